@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Tocha needs when they are missing (run as root, or through sudo).
+# Called by `make`; safe to run repeatedly: it does nothing when everything is present.
+set -euo pipefail
+packages=(cmake pkg-config g++ make libluajit-5.1-dev luajit libopenblas-dev libopenblas-openmp-dev
+          libreadline-dev catch2 zlib1g-dev)
+# Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
+if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch python3-pexpect tmux); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "[deps] installing: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "[deps] need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq || true
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,70 @@
+// Helpers shared by the C ABI implementation files: the exception guard that keeps every
+// exception on this side of the boundary (DESIGN.md decision 8) and argument unwrapping.
+#pragma once
+#include <new>
+#include <string>
+#include "core/error.h"
+#include "core/tensor.h"
+#include "tocha.h"
+
+namespace tocha {
+namespace capi {
+
+void set_error(int code, const std::string& msg);
+TensorImpl* freed_sentinel();
+
+// Borrows a tensor argument; a NULL or freed handle is an error naming the op.
+inline Tensor arg(const tocha_tensor* p, const char* op) {
+  if (!p) fail(op, "expected a tensor, got NULL");
+  if (p == freed_sentinel()) fail(op, "tensor was freed (t:free() was called on it earlier)");
+  return Tensor::share(const_cast<tocha_tensor*>(p));
+}
+inline DType arg_dtype(int d, const char* op) {
+  TOCHA_CHECK(d >= 0 && d < kNumDTypes, op, "invalid dtype ", d);
+  return DType(d);
+}
+inline DimVec arg_dims(int n, const int64_t* v, const char* op) {
+  TOCHA_CHECK(n >= 0 && n <= kMaxDims, op, "number of dimensions ", n, " is not between 0 and ", kMaxDims);
+  TOCHA_CHECK(n == 0 || v, op, "sizes pointer is NULL");
+  return DimVec(v, n);
+}
+inline Device arg_device(int type, int index, const char* op) {
+  TOCHA_CHECK(type >= 0 && type < kNumDeviceTypes && index >= 0, op, "invalid device ", type, ":", index);
+  return Device{DeviceType(type), index};
+}
+
+template <class F> void catch_all(F&& f, bool* ok) noexcept {
+  *ok = false;
+  try {
+    f();
+    *ok = true;
+  } catch (const OutOfMemory& e) {
+    set_error(TOCHA_EOOM, e.what());
+  } catch (const Error& e) {
+    set_error(TOCHA_EINVAL, e.what());
+  } catch (const std::bad_alloc&) {
+    set_error(TOCHA_EOOM, "[alloc] out of memory");
+  } catch (const std::exception& e) {
+    set_error(TOCHA_EINTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    set_error(TOCHA_EINTERNAL, "internal error: unknown exception");
+  }
+}
+
+// Runs f (returning a Tensor) and hands its reference to the caller; NULL on error.
+template <class F> tocha_tensor* guard_tensor(F&& f) noexcept {
+  tocha_tensor* out = nullptr;
+  bool ok;
+  catch_all([&] { out = f().release(); }, &ok);
+  return ok ? out : nullptr;
+}
+
+// Runs f (returning void); 0 on success, -1 on error.
+template <class F> int guard_int(F&& f) noexcept {
+  bool ok;
+  catch_all(f, &ok);
+  return ok ? 0 : -1;
+}
+
+}  // namespace capi
+}  // namespace tocha

@@ -1,0 +1,36 @@
+// Memory accounting and the CPU allocator (DESIGN.md decision 9).
+// Every storage allocation is counted per device type. Past a threshold of bytes allocated since
+// the last Lua collection (max(min_threshold, live bytes), like Torch7's heap tracking) a flag is
+// raised that the Lua side polls to run collectgarbage(); Lua's GC cannot see tensor memory.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include "core/device.h"
+
+namespace tocha {
+
+constexpr size_t kCpuAlignment = 64;
+
+struct MemoryStats {
+  int64_t live_bytes = 0;        // bytes held by live storages
+  int64_t peak_bytes = 0;        // high-water mark of live_bytes
+  int64_t allocations = 0;       // number of allocations so far
+  int64_t gc_requests = 0;       // times the GC flag was raised
+};
+
+void memory_on_alloc(DeviceType dev, size_t nbytes);
+void memory_on_free(DeviceType dev, size_t nbytes);
+MemoryStats memory_stats(DeviceType dev);
+void memory_reset_peak(DeviceType dev);
+
+// GC-pressure flag: raised by allocations, cleared by the Lua side after it collected.
+bool memory_gc_pending();
+void memory_gc_done();
+void memory_set_gc_threshold(int64_t min_bytes);  // default 256 MiB
+int64_t memory_gc_threshold();
+
+// CPU allocations: 64-byte aligned, counted. Throws OutOfMemory on failure.
+void* cpu_alloc(size_t nbytes);
+void cpu_free(void* p, size_t nbytes);
+
+}  // namespace tocha

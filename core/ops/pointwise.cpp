@@ -1,0 +1,298 @@
+// Pointwise op front-ends: every check, promotion and allocation of the pointwise families.
+// See pointwise.h and Note [Type promotion] in core/dtype.h.
+#include "core/ops/pointwise.h"
+#include "core/kernel_registry.h"
+#include "core/ops/tensor_ops.h"
+#include "core/pointwise_iter.h"
+
+namespace tocha {
+
+namespace {
+
+struct Operand {
+  const Tensor* t = nullptr;  // nullptr: the scalar s
+  double s = 0;
+};
+
+void check_out_shape(const char* op, const Tensor& out, const DimVec& shape, bool out_is_input) {
+  if (out_is_input) {
+    TOCHA_CHECK(out.sizes() == shape, op, "in-place result has size ", shape_str(out.sizes()),
+                " but the operation produces ", shape_str(shape));
+  } else {
+    resize_(out, shape);
+  }
+}
+
+// Runs the kernel of `op` for kernel dtype kt on inputs already converted to kt. The result has
+// dtype rt and the given shape; it goes into *out when given (converting and avoiding partial
+// overlap through a temporary), else into a new tensor that is returned.
+Tensor run(OpId op, DType kt, DType rt, const DimVec& shape, const Tensor* out, bool out_is_input,
+           std::initializer_list<Operand> ins, const double* params, Device dev) {
+  const char* name = op_name(op);
+  auto kernel = kernel_for<PointwiseKernel>(op, dev.type, kt);
+  Tensor target;
+  if (out) {
+    check_out_shape(name, *out, shape, out_is_input);
+    check_writable(name, *out);
+    TOCHA_CHECK(out->device() == dev, name, "result tensor is on ", out->device().str(),
+                " but the inputs are on ", dev.str());
+    bool direct = out->dtype() == rt;
+    for (const Operand& o : ins)
+      if (o.t && needs_temporary(*out, *o.t)) direct = false;
+    if (!direct) {
+      TOCHA_CHECK(can_cast(rt, out->dtype()), name, "result of type ", dtype_tensor_name(rt),
+                  " cannot be written into a ", dtype_tensor_name(out->dtype()));
+      target = empty(shape, rt, dev);
+    } else {
+      target = *out;
+    }
+  } else {
+    target = empty(shape, rt, dev);
+  }
+  PointwiseIter it;
+  it.set_output(target);
+  for (const Operand& o : ins) {
+    if (o.t) it.add_input(*o.t);
+    else it.add_scalar(o.s, kt);
+  }
+  if (params) for (int i = 0; i < 3; ++i) it.params[i] = params[i];
+  it.finish();
+  kernel(it);
+  if (out) {
+    if (!target.is_same(*out)) copy_(*out, target);
+    else out->bump_version();
+    return *out;
+  }
+  return target;
+}
+
+// Converts a tensor operand to the kernel dtype.
+Tensor as_kernel_dtype(const Tensor& t, DType kt) { return t.dtype() == kt ? t : to_dtype(t, kt); }
+
+// Broadcast shape of a and b, or Torch7's same-element-count rule (b viewed with a's shape).
+DimVec binary_shape(const char* op, const Tensor& a, Tensor* b) {
+  DimVec shape;
+  if (broadcast_shapes(a.sizes(), b->sizes(), &shape)) return shape;
+  TOCHA_CHECK(a.numel() == b->numel(), op, "sizes ", shape_str(a.sizes()), " and ", shape_str(b->sizes()),
+              " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b->numel(), ")");
+  *b = view_as_shape(contiguous(*b), a.sizes());
+  return a.sizes();
+}
+
+DType binary_kernel_dtype(OpId op, DType promoted) {
+  OpKind k = op_kind(op);
+  if (k == OpKind::BINARY_FLOAT) return float_result_dtype(promoted);
+  return promoted;
+}
+DType binary_result_dtype(OpId op, DType kt) { return op_kind(op) == OpKind::COMPARE ? DType::u8 : kt; }
+
+bool is_integer_division(OpId op) {
+  return op == OpId::fmod || op == OpId::remainder || op == OpId::floorDivide;
+}
+
+void check_binary_op(OpId op) {
+  OpKind k = op_kind(op);
+  TOCHA_CHECK(k == OpKind::BINARY || k == OpKind::BINARY_FLOAT || k == OpKind::COMPARE, op_name(op),
+              "is not a binary pointwise op");
+}
+
+void check_alpha(OpId op, DType kt, double alpha) {
+  if (alpha == 1) return;
+  TOCHA_CHECK(op == OpId::add || op == OpId::sub, op_name(op), "takes no multiplier");
+  TOCHA_CHECK(is_floating(kt) || alpha == std::floor(alpha), op_name(op), "multiplier ", alpha,
+              " must be an integer for a ", dtype_tensor_name(kt));
+}
+
+void check_no_zero_divisor(OpId op, const Tensor& b) {
+  if (is_floating(b.dtype())) return;
+  Tensor zero_mask = binary(OpId::eq, b, Scalar(0.0));
+  TOCHA_CHECK(!any_true(zero_mask), op_name(op), "integer division by zero");
+}
+
+}  // namespace
+
+void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+  TOCHA_CHECK(a.device() == b.device(), op, "expected all tensors on the same device, got ",
+              a.device().str(), " and ", b.device().str());
+}
+
+void check_writable(const char* op, const Tensor& out) {
+  for (int d = 0; d < out.dim(); ++d)
+    TOCHA_CHECK(out.stride(d) != 0 || out.size(d) <= 1, op, "cannot write into a tensor whose elements "
+                "overlap (an expanded tensor of size ", shape_str(out.sizes()), "); clone() it first");
+}
+
+bool needs_temporary(const Tensor& out, const Tensor& in) {
+  if (!out.shares_storage(in)) return false;
+  return !(out.raw_data() == in.raw_data() && out.sizes() == in.sizes() && out.strides() == in.strides());
+}
+
+// ---- unary ----------------------------------------------------------------------------------
+
+static DType unary_kernel_dtype(OpId op, DType t) {
+  OpKind k = op_kind(op);
+  TOCHA_CHECK(k == OpKind::UNARY || k == OpKind::UNARY_FLOAT, op_name(op), "is not a unary pointwise op");
+  return k == OpKind::UNARY_FLOAT ? float_result_dtype(t) : t;
+}
+
+Tensor unary(OpId op, const Tensor& a) {
+  DType kt = unary_kernel_dtype(op, a.dtype());
+  Tensor x = as_kernel_dtype(a, kt);
+  return run(op, kt, kt, a.sizes(), nullptr, false, {{&x}}, nullptr, a.device());
+}
+
+void unary_out(OpId op, const Tensor& out, const Tensor& a) {
+  DType kt = unary_kernel_dtype(op, a.dtype());
+  Tensor x = as_kernel_dtype(a, kt);
+  run(op, kt, kt, a.sizes(), &out, out.shares_storage(a), {{&x}}, nullptr, a.device());
+}
+
+// ---- binary ---------------------------------------------------------------------------------
+
+static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b, double alpha) {
+  check_binary_op(op);
+  const char* name = op_name(op);
+  check_same_device(name, a, b);
+  DType kt = binary_kernel_dtype(op, promote_types(a.dtype(), b.dtype()));
+  check_alpha(op, kt, alpha);
+  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
+  DimVec shape = binary_shape(name, x, &y);
+  if (is_integer_division(op)) check_no_zero_divisor(op, y);
+  double params[3] = {alpha, 0, 0};
+  bool in_place = out && (out->shares_storage(a) || out->shares_storage(b));
+  return run(op, kt, binary_result_dtype(op, kt), shape, out, in_place, {{&x}, {&y}}, params, a.device());
+}
+
+static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Scalar b, double alpha,
+                                 bool scalar_first) {
+  check_binary_op(op);
+  DType kt = binary_kernel_dtype(op, promote_with_scalar(a.dtype(), b.integral, b.boolean));
+  check_alpha(op, kt, alpha);
+  if (is_integer_division(op) && !is_floating(kt) && !scalar_first)
+    TOCHA_CHECK(b.v != 0, op_name(op), "integer division by zero");
+  if (is_integer_division(op) && !is_floating(kt) && scalar_first) check_no_zero_divisor(op, a);
+  Tensor x = as_kernel_dtype(a, kt);
+  double params[3] = {alpha, 0, 0};
+  bool in_place = out && out->shares_storage(a);
+  Operand s{nullptr, b.v};
+  if (scalar_first)
+    return run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {s, {&x}}, params, a.device());
+  return run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {{&x}, s}, params, a.device());
+}
+
+Tensor binary(OpId op, const Tensor& a, const Tensor& b, double alpha) { return binary_impl(op, nullptr, a, b, alpha); }
+Tensor binary(OpId op, const Tensor& a, Scalar b, double alpha) { return binary_scalar_impl(op, nullptr, a, b, alpha, false); }
+Tensor binary(OpId op, Scalar a, const Tensor& b) { return binary_scalar_impl(op, nullptr, b, a, 1, true); }
+void binary_out(OpId op, const Tensor& out, const Tensor& a, const Tensor& b, double alpha) { binary_impl(op, &out, a, b, alpha); }
+void binary_out(OpId op, const Tensor& out, const Tensor& a, Scalar b, double alpha) { binary_scalar_impl(op, &out, a, b, alpha, false); }
+void binary_out(OpId op, const Tensor& out, Scalar a, const Tensor& b) { binary_scalar_impl(op, &out, b, a, 1, true); }
+
+// ---- other pointwise ------------------------------------------------------------------------
+
+static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
+  TOCHA_CHECK(a.dtype() != DType::b8, "clamp", "cannot clamp a torch.BoolTensor");
+  if (lo && hi) TOCHA_CHECK(!(*lo > *hi), "clamp", "min ", *lo, " is greater than max ", *hi);
+  double params[3] = {lo.value_or(0), hi.value_or(0), double((lo ? 1 : 0) | (hi ? 2 : 0))};
+  return run(OpId::clamp, a.dtype(), a.dtype(), a.sizes(), out, out && out->shares_storage(a), {{&a}},
+             params, a.device());
+}
+Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi) { return clamp_impl(nullptr, a, lo, hi); }
+void clamp_out(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) { clamp_impl(&out, a, lo, hi); }
+
+static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b, const Tensor& c,
+                           double value, bool float_only) {
+  const char* name = op_name(op);
+  check_same_device(name, a, b);
+  check_same_device(name, a, c);
+  DType kt = promote_types(promote_types(a.dtype(), b.dtype()), c.dtype());
+  if (float_only) kt = float_result_dtype(kt);
+  TOCHA_CHECK(is_floating(kt) || value == std::floor(value), name, "value ", value,
+              " must be an integer for a ", dtype_tensor_name(kt));
+  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt), z = as_kernel_dtype(c, kt);
+  DimVec s1, shape;
+  TOCHA_CHECK(broadcast_shapes(x.sizes(), y.sizes(), &s1) && broadcast_shapes(s1, z.sizes(), &shape), name,
+              "sizes ", shape_str(a.sizes()), ", ", shape_str(b.sizes()), " and ", shape_str(c.sizes()),
+              " do not broadcast");
+  double params[3] = {value, 0, 0};
+  bool in_place = out && (out->shares_storage(a) || out->shares_storage(b) || out->shares_storage(c));
+  return run(op, kt, kt, shape, out, in_place, {{&x}, {&y}, {&z}}, params, a.device());
+}
+
+Tensor addcmul(const Tensor& a, double v, const Tensor& b, const Tensor& c) { return ternary_impl(OpId::addcmul, nullptr, a, b, c, v, false); }
+void addcmul_out(const Tensor& out, const Tensor& a, double v, const Tensor& b, const Tensor& c) { ternary_impl(OpId::addcmul, &out, a, b, c, v, false); }
+Tensor addcdiv(const Tensor& a, double v, const Tensor& b, const Tensor& c) { return ternary_impl(OpId::addcdiv, nullptr, a, b, c, v, true); }
+void addcdiv_out(const Tensor& out, const Tensor& a, double v, const Tensor& b, const Tensor& c) { ternary_impl(OpId::addcdiv, &out, a, b, c, v, true); }
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w) { return ternary_impl(OpId::lerp, nullptr, a, b, w, 1, true); }
+void lerp_out(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& w) { ternary_impl(OpId::lerp, &out, a, b, w, 1, true); }
+Tensor lerp(const Tensor& a, const Tensor& b, Scalar w) {
+  Tensor wt = full_like_scalar(w.v, float_result_dtype(promote_types(a.dtype(), b.dtype())), a.device());
+  return ternary_impl(OpId::lerp, nullptr, a, b, wt, 1, true);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_same_device("where", cond, a);
+  check_same_device("where", a, b);
+  TOCHA_CHECK(cond.dtype() == DType::u8 || cond.dtype() == DType::b8, "where",
+              "condition must be a ByteTensor or BoolTensor, got a ", dtype_tensor_name(cond.dtype()));
+  DType kt = promote_types(a.dtype(), b.dtype());
+  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
+  DimVec s1, shape;
+  TOCHA_CHECK(broadcast_shapes(cond.sizes(), x.sizes(), &s1) && broadcast_shapes(s1, y.sizes(), &shape), "where",
+              "sizes ", shape_str(cond.sizes()), ", ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
+              " do not broadcast");
+  return run(OpId::where, kt, kt, shape, nullptr, false, {{&cond}, {&x}, {&y}}, nullptr, a.device());
+}
+
+// ---- copy, fill, conversions ---------------------------------------------------------------
+
+void copy_(const Tensor& dst, const Tensor& src) {
+  DimVec shape;
+  Tensor s = src;
+  if (!broadcast_shapes(dst.sizes(), src.sizes(), &shape) || shape != dst.sizes()) {
+    TOCHA_CHECK(dst.numel() == src.numel(), "copy", "cannot copy a tensor of size ", shape_str(src.sizes()),
+                " into one of size ", shape_str(dst.sizes()));
+    s = view_as_shape(contiguous(src), dst.sizes());  // Torch7: same number of elements suffices
+  }
+  check_writable("copy", dst);
+  if (dst.device() != src.device()) {
+    copy_across_devices(dst, s);
+    return;
+  }
+  if (needs_temporary(dst, s)) s = clone(s);
+  auto kernel = kernel_for<PointwiseKernel>(OpId::copy, dst.device().type, dst.dtype());
+  PointwiseIter it;
+  it.set_output(dst);
+  it.add_input(s);
+  it.src_dtype = s.dtype();
+  it.finish();
+  kernel(it);
+  dst.bump_version();
+}
+
+void fill_(const Tensor& dst, double v) {
+  check_writable("fill", dst);
+  auto kernel = kernel_for<PointwiseKernel>(OpId::fill, dst.device().type, dst.dtype());
+  PointwiseIter it;
+  it.set_output(dst);
+  it.add_scalar(v, dst.dtype());
+  it.finish();
+  kernel(it);
+  dst.bump_version();
+}
+
+Tensor to_dtype(const Tensor& a, DType dt) {
+  if (a.dtype() == dt) return a;
+  Tensor r = empty(a.sizes(), dt, a.device());
+  copy_(r, a);
+  return r;
+}
+
+Tensor contiguous(const Tensor& a) { return a.is_contiguous() ? a : clone(a); }
+
+Tensor clone(const Tensor& a) {
+  Tensor r = empty(a.sizes(), a.dtype(), a.device());
+  copy_(r, a);
+  return r;
+}
+
+}  // namespace tocha

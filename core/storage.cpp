@@ -1,0 +1,75 @@
+// Storage allocation, wrapping and resizing. See storage.h.
+#include "core/storage.h"
+#include <cstring>
+#include "core/error.h"
+#include "core/memory.h"
+
+namespace tocha {
+
+namespace {
+DeviceAllocator g_allocators[kNumDeviceTypes] = {
+    {[](size_t n, int) { return cpu_alloc(n); }, [](void* p, size_t n, int) { cpu_free(p, n); },
+     [](void* dst, Device, const void* src, Device, size_t n) { std::memcpy(dst, src, n); }},
+    {nullptr, nullptr, nullptr},
+};
+const DeviceAllocator& allocator_for(Device dev) {
+  const DeviceAllocator& a = g_allocators[int(dev.type)];
+  if (!a.alloc)
+    fail("alloc", "device ", dev.str(), " is not available (Tocha was built without its backend or no device is present)");
+  return a;
+}
+}  // namespace
+
+void register_device_allocator(DeviceType t, const DeviceAllocator& a) { g_allocators[int(t)] = a; }
+const DeviceAllocator* device_allocator(DeviceType t) {
+  return g_allocators[int(t)].alloc ? &g_allocators[int(t)] : nullptr;
+}
+
+Ref<Storage> Storage::allocate(size_t nbytes, Device dev) {
+  const DeviceAllocator& a = allocator_for(dev);
+  Storage* s = new Storage();
+  s->device_ = dev;
+  try {
+    s->view_.data = static_cast<char*>(a.alloc(nbytes, dev.index));
+  } catch (...) {
+    delete s;
+    throw;
+  }
+  s->view_.nbytes = int64_t(nbytes);
+  return Ref<Storage>::adopt(s);
+}
+
+Ref<Storage> Storage::from_blob(void* data, size_t nbytes, Device dev, Deleter deleter, void* ctx) {
+  Storage* s = new Storage();
+  s->view_.data = static_cast<char*>(data);
+  s->view_.nbytes = int64_t(nbytes);
+  s->device_ = dev;
+  // A null deleter means "not ours, never free": use a no-op so owns_memory() stays false.
+  s->deleter_ = deleter ? deleter : [](void*, void*) {};
+  s->deleter_ctx_ = ctx;
+  return Ref<Storage>::adopt(s);
+}
+
+void Storage::resize(size_t nbytes) {
+  size_t old = this->nbytes();
+  if (nbytes == old) return;
+  TOCHA_CHECK(owns_memory(), "resize", "cannot resize a storage that wraps external memory (",
+              old, " bytes) to ", nbytes, " bytes");
+  const DeviceAllocator& a = allocator_for(device_);
+  void* fresh = a.alloc(nbytes, device_.index);
+  size_t keep = nbytes < old ? nbytes : old;
+  if (keep) a.copy(fresh, device_, view_.data, device_, keep);
+  a.free(view_.data, old, device_.index);
+  view_.data = static_cast<char*>(fresh);
+  view_.nbytes = int64_t(nbytes);
+}
+
+Storage::~Storage() {
+  if (deleter_) {
+    deleter_(view_.data, deleter_ctx_);
+  } else if (view_.data) {
+    g_allocators[int(device_.type)].free(view_.data, nbytes(), device_.index);
+  }
+}
+
+}  // namespace tocha

@@ -1,0 +1,122 @@
+// Strided loops over a PointwiseIter. for_each_row hands contiguous-or-strided rows of the
+// innermost dim to a body; the unary/binary/ternary kernels specialise the stride-1 and scalar
+// cases so the compiler vectorizes them. Kernels never validate: core/ already did.
+#pragma once
+#include "core/dtype.h"
+#include "core/pointwise_iter.h"
+#include "kernels/cpu/parallel.h"
+
+namespace tocha {
+namespace cpu {
+
+template <class F> F make_functor(const double* params) {
+  if constexpr (std::is_constructible<F, const double*>::value) return F(params);
+  else return F{};
+}
+
+// body(n, ptrs, strides): n elements of the innermost dim, ptrs[k] at the first element of
+// operand k, strides[k] its innermost stride in elements.
+template <class Body> void for_each_row(const PointwiseIter& it, int64_t grain, const Body& body) {
+  const int nop = it.noperands, nd = it.ndim, inner = nd - 1;
+  parallel_for(it.numel, grain, [&](int64_t begin, int64_t end) {
+    int64_t idx[kMaxDims];
+    int64_t rem = begin;
+    for (int d = nd - 1; d >= 0; --d) { idx[d] = rem % it.shape[d]; rem /= it.shape[d]; }
+    int64_t pos = begin;
+    while (pos < end) {
+      char* ptrs[kMaxOperands];
+      int64_t off[kMaxOperands];
+      for (int k = 0; k < nop; ++k) {
+        off[k] = 0;
+        for (int d = 0; d < nd; ++d) off[k] += idx[d] * it.strides[k][d];
+        ptrs[k] = it.data[k];
+      }
+      int64_t n = it.shape[inner] - idx[inner];
+      if (n > end - pos) n = end - pos;
+      body(n, ptrs, off, it.strides, inner);
+      pos += n;
+      idx[inner] += n;
+      for (int d = inner; d > 0 && idx[d] >= it.shape[d]; --d) { idx[d] = 0; ++idx[d - 1]; }
+    }
+  });
+}
+
+template <class F, class T, class R> void unary_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  using M = opmath_t<T>;
+  const F f = make_functor<F>(it.params);
+  if (it.contiguous && it.strides[1][0] == 1) {
+    R* o = reinterpret_cast<R*>(it.data[0]);
+    const T* a = reinterpret_cast<const T*>(it.data[1]);
+    parallel_for(it.numel, kGrainSize, [&](int64_t b, int64_t e) {
+#pragma omp simd
+      for (int64_t i = b; i < e; ++i) o[i] = R(f(M(a[i])));
+    });
+    return;
+  }
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    R* o = reinterpret_cast<R*>(p[0]) + off[0];
+    const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
+    int64_t so = st[0][inner], sa = st[1][inner];
+    for (int64_t i = 0; i < n; ++i) o[i * so] = R(f(M(a[i * sa])));
+  });
+}
+
+template <class F, class T, class R> void binary_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  using M = opmath_t<T>;
+  const F f = make_functor<F>(it.params);
+  if (it.contiguous) {
+    R* o = reinterpret_cast<R*>(it.data[0]);
+    const T* a = reinterpret_cast<const T*>(it.data[1]);
+    const T* b = reinterpret_cast<const T*>(it.data[2]);
+    int64_t sa = it.strides[1][0], sb = it.strides[2][0];
+    parallel_for(it.numel, kGrainSize, [&](int64_t lo, int64_t hi) {
+      if (sa == 1 && sb == 1) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(M(a[i]), M(b[i])));
+      } else if (sa == 1) {
+        const M bv = M(b[0]);
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(M(a[i]), bv));
+      } else if (sb == 1) {
+        const M av = M(a[0]);
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(av, M(b[i])));
+      } else {
+        const R v = R(f(M(a[0]), M(b[0])));
+        for (int64_t i = lo; i < hi; ++i) o[i] = v;
+      }
+    });
+    return;
+  }
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    R* o = reinterpret_cast<R*>(p[0]) + off[0];
+    const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
+    const T* b = reinterpret_cast<const T*>(p[2]) + off[2];
+    int64_t so = st[0][inner], sa = st[1][inner], sb = st[2][inner];
+    for (int64_t i = 0; i < n; ++i) o[i * so] = R(f(M(a[i * sa]), M(b[i * sb])));
+  });
+}
+
+template <class F, class T> void ternary_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  using M = opmath_t<T>;
+  const F f = make_functor<F>(it.params);
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    T* o = reinterpret_cast<T*>(p[0]) + off[0];
+    const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
+    const T* b = reinterpret_cast<const T*>(p[2]) + off[2];
+    const T* c = reinterpret_cast<const T*>(p[3]) + off[3];
+    int64_t so = st[0][inner], sa = st[1][inner], sb = st[2][inner], sc = st[3][inner];
+    if (so == 1 && sa == 1 && sb == 1 && sc == 1) {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = T(f(M(a[i]), M(b[i]), M(c[i])));
+    } else {
+      for (int64_t i = 0; i < n; ++i) o[i * so] = T(f(M(a[i * sa]), M(b[i * sb]), M(c[i * sc])));
+    }
+  });
+}
+
+}  // namespace cpu
+}  // namespace tocha

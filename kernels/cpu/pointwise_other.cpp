@@ -1,0 +1,95 @@
+// CPU kernels of the POINTWISE family: clamp, addcmul, addcdiv, lerp, where, copy and fill.
+#include <cstring>
+#include "core/kernel_registry.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/scalar_ops.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+// Value conversion between element types (f16/bf16 through float, anything to bool as != 0).
+template <class R, class T> inline R convert(T x) {
+  if constexpr (std::is_same<R, bool>::value) return opmath_t<T>(x) != opmath_t<T>(0);
+  else if constexpr (std::is_same<R, Half>::value || std::is_same<R, BFloat16>::value) return R(float(x));
+  else return R(opmath_t<T>(x));
+}
+
+template <class R, class T> void copy_loop(const PointwiseIter& it) {
+  if (it.contiguous && it.strides[1][0] == 1) {
+    R* o = reinterpret_cast<R*>(it.data[0]);
+    const T* a = reinterpret_cast<const T*>(it.data[1]);
+    parallel_for(it.numel, kGrainSize * 4, [&](int64_t b, int64_t e) {
+      if constexpr (std::is_same<R, T>::value) {
+        std::memcpy(o + b, a + b, size_t(e - b) * sizeof(T));
+      } else {
+#pragma omp simd
+        for (int64_t i = b; i < e; ++i) o[i] = convert<R>(a[i]);
+      }
+    });
+    return;
+  }
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    R* o = reinterpret_cast<R*>(p[0]) + off[0];
+    const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
+    int64_t so = st[0][inner], sa = st[1][inner];
+    for (int64_t i = 0; i < n; ++i) o[i * so] = convert<R>(a[i * sa]);
+  });
+}
+
+template <class R> void copy_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  visit_dtype(it.src_dtype, [&](auto tag) { copy_loop<R, decltype(tag)>(it); });
+}
+
+template <class T> void fill_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  T v;
+  std::memcpy(&v, it.data[1], sizeof(T));  // operand 1 is the fill value as a scalar
+  for_each_row(it, kGrainSize * 4, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    T* o = reinterpret_cast<T*>(p[0]) + off[0];
+    int64_t so = st[0][inner];
+    if (so == 1) {
+      for (int64_t i = 0; i < n; ++i) o[i] = v;
+    } else {
+      for (int64_t i = 0; i < n; ++i) o[i * so] = v;
+    }
+  });
+}
+
+// where(cond, a, b): operand 1 is a u8 (or bool, same bytes) mask.
+template <class T> void where_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    T* o = reinterpret_cast<T*>(p[0]) + off[0];
+    const uint8_t* c = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
+    const T* a = reinterpret_cast<const T*>(p[2]) + off[2];
+    const T* b = reinterpret_cast<const T*>(p[3]) + off[3];
+    int64_t so = st[0][inner], sc = st[1][inner], sa = st[2][inner], sb = st[3][inner];
+    for (int64_t i = 0; i < n; ++i) o[i * so] = c[i * sc] ? a[i * sa] : b[i * sb];
+  });
+}
+
+#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
+#define FOR_NUMERIC_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t)
+#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
+
+#define REG_COPY(T) TOCHA_REGISTER_KERNEL(copy, cpu, DTypeOf<T>::value, &copy_kernel<T>);
+#define REG_FILL(T) TOCHA_REGISTER_KERNEL(fill, cpu, DTypeOf<T>::value, &fill_kernel<T>);
+#define REG_WHERE(T) TOCHA_REGISTER_KERNEL(where, cpu, DTypeOf<T>::value, &where_kernel<T>);
+#define REG_CLAMP(T) TOCHA_REGISTER_KERNEL(clamp, cpu, DTypeOf<T>::value, (&unary_kernel<scalar::clamp_op, T, T>));
+#define REG_ADDCMUL(T) TOCHA_REGISTER_KERNEL(addcmul, cpu, DTypeOf<T>::value, (&ternary_kernel<scalar::addcmul_op, T>));
+#define REG_ADDCDIV(T) TOCHA_REGISTER_KERNEL(addcdiv, cpu, DTypeOf<T>::value, (&ternary_kernel<scalar::addcdiv_op, T>));
+#define REG_LERP(T) TOCHA_REGISTER_KERNEL(lerp, cpu, DTypeOf<T>::value, (&ternary_kernel<scalar::lerp_op, T>));
+
+FOR_ALL_TYPES(REG_COPY)
+FOR_ALL_TYPES(REG_FILL)
+FOR_ALL_TYPES(REG_WHERE)
+FOR_NUMERIC_TYPES(REG_CLAMP)
+FOR_NUMERIC_TYPES(REG_ADDCMUL)
+FOR_FLOAT_TYPES(REG_ADDCDIV)
+FOR_FLOAT_TYPES(REG_LERP)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

@@ -1,0 +1,246 @@
+// Scalar functors of the pointwise ops: one definition shared by the CPU and CUDA kernels
+// (DESIGN.md decision 3). Each functor is named <op>_op after its line in core/ops.def and works
+// on the op's compute type (float for f16/bf16, see Note [Reduced-precision math]).
+// Functors that take parameters are constructed from the PointwiseIter's params array.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include "core/half.h"
+
+namespace tocha {
+namespace scalar {
+
+template <class T> constexpr bool is_float_v = std::is_floating_point<T>::value;
+
+// ---- unary, same dtype -------------------------------------------------------------------
+struct neg_op { template <class T> TOCHA_HD T operator()(T x) const { return T(-x); } };
+struct abs_op {
+  template <class T> TOCHA_HD T operator()(T x) const {
+    if constexpr (std::is_unsigned<T>::value) return x;
+    else return x < T(0) ? T(-x) : x;
+  }
+};
+struct sign_op {
+  template <class T> TOCHA_HD T operator()(T x) const {
+    if constexpr (is_float_v<T>) { if (x != x) return x; }
+    return T((T(0) < x) - (x < T(0)));
+  }
+};
+struct floor_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::floor(x); else return x; } };
+struct ceil_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::ceil(x); else return x; } };
+// Torch7 rounds halves away from zero (C round), unlike PyTorch's round-half-even.
+struct round_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::round(x); else return x; } };
+struct trunc_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::trunc(x); else return x; } };
+struct frac_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return x - std::trunc(x); else return T(0); } };
+struct square_op { template <class T> TOCHA_HD T operator()(T x) const { return T(x * x); } };
+struct relu_op { template <class T> TOCHA_HD T operator()(T x) const { return x > T(0) ? x : T(0); } };
+
+// ---- unary, float-valued (T is float or double) --------------------------------------------
+struct exp_op { template <class T> TOCHA_HD T operator()(T x) const { return std::exp(x); } };
+struct expm1_op { template <class T> TOCHA_HD T operator()(T x) const { return std::expm1(x); } };
+struct log_op { template <class T> TOCHA_HD T operator()(T x) const { return std::log(x); } };
+struct log1p_op { template <class T> TOCHA_HD T operator()(T x) const { return std::log1p(x); } };
+struct log2_op { template <class T> TOCHA_HD T operator()(T x) const { return std::log2(x); } };
+struct log10_op { template <class T> TOCHA_HD T operator()(T x) const { return std::log10(x); } };
+struct sqrt_op { template <class T> TOCHA_HD T operator()(T x) const { return std::sqrt(x); } };
+struct rsqrt_op { template <class T> TOCHA_HD T operator()(T x) const { return T(1) / std::sqrt(x); } };
+struct cinv_op { template <class T> TOCHA_HD T operator()(T x) const { return T(1) / x; } };
+struct sin_op { template <class T> TOCHA_HD T operator()(T x) const { return std::sin(x); } };
+struct cos_op { template <class T> TOCHA_HD T operator()(T x) const { return std::cos(x); } };
+struct tan_op { template <class T> TOCHA_HD T operator()(T x) const { return std::tan(x); } };
+struct asin_op { template <class T> TOCHA_HD T operator()(T x) const { return std::asin(x); } };
+struct acos_op { template <class T> TOCHA_HD T operator()(T x) const { return std::acos(x); } };
+struct atan_op { template <class T> TOCHA_HD T operator()(T x) const { return std::atan(x); } };
+struct sinh_op { template <class T> TOCHA_HD T operator()(T x) const { return std::sinh(x); } };
+struct cosh_op { template <class T> TOCHA_HD T operator()(T x) const { return std::cosh(x); } };
+struct tanh_op { template <class T> TOCHA_HD T operator()(T x) const { return std::tanh(x); } };
+// Written so that neither branch overflows: exp of a non-positive number only.
+struct sigmoid_op {
+  template <class T> TOCHA_HD T operator()(T x) const {
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    T e = std::exp(x);
+    return e / (T(1) + e);
+  }
+};
+struct erf_op { template <class T> TOCHA_HD T operator()(T x) const { return std::erf(x); } };
+struct erfc_op { template <class T> TOCHA_HD T operator()(T x) const { return std::erfc(x); } };
+// Inverse error function: Giles' single-precision approximation, refined by two Newton steps
+// (exact to a few ulp in double).
+struct erfinv_op {
+  template <class T> TOCHA_HD T operator()(T y) const {
+    if (y <= T(-1)) return y == T(-1) ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+    if (y >= T(1)) return y == T(1) ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+    double x = double(y), w = -std::log((1.0 - x) * (1.0 + x)), p;
+    if (w < 5.0) {
+      w -= 2.5;
+      p = 2.81022636e-08; p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w;
+      p = -4.39150654e-06 + p * w; p = 0.00021858087 + p * w; p = -0.00125372503 + p * w;
+      p = -0.00417768164 + p * w; p = 0.246640727 + p * w; p = 1.50140941 + p * w;
+    } else {
+      w = std::sqrt(w) - 3.0;
+      p = -0.000200214257; p = 0.000100950558 + p * w; p = 0.00134934322 + p * w;
+      p = -0.00367342844 + p * w; p = 0.00573950773 + p * w; p = -0.0076224613 + p * w;
+      p = 0.00943887047 + p * w; p = 1.00167406 + p * w; p = 2.83297682 + p * w;
+    }
+    double r = p * x;
+    for (int i = 0; i < 2; ++i) {  // Newton: erf(r) - x = 0, erf'(r) = 2/sqrt(pi) exp(-r^2)
+      double err = std::erf(r) - x;
+      r -= err / (1.1283791670955126 * std::exp(-r * r));
+    }
+    return T(r);
+  }
+};
+struct lgamma_op { template <class T> TOCHA_HD T operator()(T x) const { return std::lgamma(x); } };
+// Digamma by recurrence up to x >= 6, then the asymptotic series; reflection for x < 0.
+struct digamma_op {
+  template <class T> TOCHA_HD T operator()(T xin) const {
+    double x = double(xin), result = 0;
+    if (x == 0) return T(std::copysign(std::numeric_limits<double>::infinity(), -x));
+    if (x < 0) {
+      if (x == std::floor(x)) return std::numeric_limits<T>::quiet_NaN();
+      const double pi = 3.14159265358979323846;
+      result = -pi / std::tan(pi * x);
+      x = 1 - x;
+    }
+    while (x < 6) { result -= 1 / x; x += 1; }
+    double f = 1 / (x * x);
+    double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))));
+    return T(result + std::log(x) - 0.5 / x + t);
+  }
+};
+
+// ---- binary ----------------------------------------------------------------------------------
+struct add_op {
+  double alpha;
+  explicit add_op(const double* p) : alpha(p[0]) {}
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (std::is_same<T, bool>::value) return a || b;
+    else return T(a + T(alpha) * b);
+  }
+};
+struct sub_op {
+  double alpha;
+  explicit sub_op(const double* p) : alpha(p[0]) {}
+  template <class T> TOCHA_HD T operator()(T a, T b) const { return T(a - T(alpha) * b); }
+};
+struct mul_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (std::is_same<T, bool>::value) return a && b;
+    else return T(a * b);
+  }
+};
+struct div_op { template <class T> TOCHA_HD T operator()(T a, T b) const { return a / b; } };
+struct pow_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return std::pow(a, b);
+    } else {
+      if (b < T(0)) {  // integer powers with negative exponents: only 1 and -1 survive
+        if (a == T(1)) return T(1);
+        if constexpr (std::is_signed<T>::value) if (a == T(-1)) return (b & 1) ? T(-1) : T(1);
+        return T(0);
+      }
+      T r = T(1);
+      using U = typename std::make_unsigned<T>::type;
+      U e = U(b);
+      T base = a;
+      while (e) { if (e & 1) r = T(r * base); base = T(base * base); e >>= 1; }
+      return r;
+    }
+  }
+};
+struct atan2_op { template <class T> TOCHA_HD T operator()(T a, T b) const { return std::atan2(a, b); } };
+// Integer division by zero returns 0 in the kernel (the front-end reports it before running);
+// x / -1 is written as a negation so INT_MIN / -1 cannot trap.
+struct fmod_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) return std::fmod(a, b);
+    else {
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed<T>::value) if (b == T(-1)) return T(0);
+      return T(a % b);
+    }
+  }
+};
+struct remainder_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      T r = std::fmod(a, b);
+      return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(r + b) : r;
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed<T>::value) if (b == T(-1)) return T(0);
+      T r = T(a % b);
+      if constexpr (std::is_signed<T>::value) if (r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+      return r;
+    }
+  }
+};
+// NaN propagates through cmax/cmin (PyTorch's maximum/minimum).
+struct cmax_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) { if (a != a) return a; if (b != b) return b; }
+    return a > b ? a : b;
+  }
+};
+struct cmin_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) { if (a != a) return a; if (b != b) return b; }
+    return a < b ? a : b;
+  }
+};
+struct floorDivide_op {
+  template <class T> TOCHA_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) return std::floor(a / b);
+    else {
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return T(-a);
+        T q = T(a / b);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) q = T(q - 1);
+        return q;
+      } else {
+        return T(a / b);
+      }
+    }
+  }
+};
+
+// ---- comparisons (result 0/1) ----------------------------------------------------------------
+struct lt_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a < b; } };
+struct le_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a <= b; } };
+struct gt_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a > b; } };
+struct ge_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a >= b; } };
+struct eq_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a == b; } };
+struct ne_op { template <class T> TOCHA_HD bool operator()(T a, T b) const { return a != b; } };
+
+// ---- other pointwise -------------------------------------------------------------------------
+// params: lo, hi, and a bit mask of which bounds are present (1 = lo, 2 = hi).
+struct clamp_op {
+  double lo, hi;
+  int which;
+  explicit clamp_op(const double* p) : lo(p[0]), hi(p[1]), which(int(p[2])) {}
+  template <class T> TOCHA_HD T operator()(T x) const {
+    if constexpr (is_float_v<T>) if (x != x) return x;
+    if ((which & 1) && double(x) < lo) return T(lo);
+    if ((which & 2) && double(x) > hi) return T(hi);
+    return x;
+  }
+};
+struct addcmul_op {
+  double value;
+  explicit addcmul_op(const double* p) : value(p[0]) {}
+  template <class T> TOCHA_HD T operator()(T a, T b, T c) const { return T(a + T(value) * b * c); }
+};
+struct addcdiv_op {
+  double value;
+  explicit addcdiv_op(const double* p) : value(p[0]) {}
+  template <class T> TOCHA_HD T operator()(T a, T b, T c) const { return T(a + T(value) * b / c); }
+};
+// lerp with a tensor weight (three inputs).
+struct lerp_op { template <class T> TOCHA_HD T operator()(T a, T b, T w) const { return T(a + w * (b - a)); } };
+
+}  // namespace scalar
+}  // namespace tocha

@@ -1,0 +1,159 @@
+-- Torch7's class system: torch.class, typename/type, isTypeOf, factory and metatable lookup.
+-- Classes are Lua tables; tensors and storages are FFI handles named by their dtype.
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+
+local metatables = {}     -- class name -> metatable
+local constructors = {}   -- class name -> constructor table
+torch._metatables = metatables
+
+-- Installs `value` at a dotted name ("nn.Linear") inside `root` (default _G).
+local function set_dotted(root, name, value)
+  local parts = {}
+  for p in name:gmatch('[^%.]+') do parts[#parts + 1] = p end
+  local t = root
+  for i = 1, #parts - 1 do
+    t[parts[i]] = t[parts[i]] or {}
+    t = t[parts[i]]
+  end
+  t[parts[#parts]] = value
+end
+
+local function metamethod_forwarders(mt, name)
+  -- Lua looks metamethods up with rawget, so inherited __tostring__/__call__/__add__... are
+  -- reached through these forwarders (luaT did the same in C).
+  mt.__tostring = function(self)
+    local f = self.__tostring__
+    if f then return f(self) end
+    return name
+  end
+  mt.__call = function(self, ...)
+    local f = self.__call__
+    if not f then error('attempt to call an object of class ' .. name, 2) end
+    return f(self, ...)
+  end
+  for _, op in ipairs({ 'add', 'sub', 'mul', 'div', 'mod', 'pow', 'unm', 'concat', 'eq', 'lt', 'le' }) do
+    mt['__' .. op] = function(a, b)
+      local obj = (type(a) == 'table' and a['__' .. op .. '__']) and a or b
+      local f = type(obj) == 'table' and obj['__' .. op .. '__']
+      if not f then error('attempt to perform ' .. op .. ' on an object of class ' .. name, 2) end
+      return f(a, b)
+    end
+  end
+end
+
+--- torch.class(name[, parentName][, module]): defines a class; returns its metatable (where
+--- methods go) and the parent's. Instances are created by calling the constructor at `name`.
+function torch.class(name, parent_name, module)
+  if type(name) ~= 'string' then lib.fail('class', 'expected a class name (string), got %s', type(name)) end
+  if type(parent_name) == 'table' and module == nil then module, parent_name = parent_name, nil end
+  if metatables[name] then lib.fail('class', 'class %s already exists', name) end
+  local parent
+  if parent_name then
+    parent = metatables[parent_name]
+    if not parent then lib.fail('class', 'parent class %s of %s does not exist', parent_name, name) end
+  end
+  local mt = { __typename = name }
+  mt.__index = mt
+  metamethod_forwarders(mt, name)
+  if parent then
+    setmetatable(mt, { __index = parent })
+    mt.__parent = parent
+  end
+  local ctor = setmetatable({}, {
+    __index = mt,
+    __newindex = mt,
+    __call = function(_, ...)
+      local self = setmetatable({}, mt)
+      local init = self.__init
+      if init then init(self, ...) end
+      return self
+    end,
+    __tostring = function() return name end,
+  })
+  metatables[name] = mt
+  constructors[name] = ctor
+  if module then
+    set_dotted(module, name:match('([^%.]+)$'), ctor)
+  else
+    set_dotted(_G, name, ctor)
+  end
+  return mt, parent
+end
+
+--- Registers an externally built metatable under a class name (tensor and storage types use it).
+function torch._register_metatable(name, mt, ctor)
+  metatables[name] = mt
+  constructors[name] = ctor
+end
+
+function torch.getmetatable(name) return metatables[name] end
+function torch.getconstructortable(name) return constructors[name] end
+function torch.setmetatable(obj, name)
+  local mt = metatables[name]
+  if not mt then lib.fail('setmetatable', 'unknown class %s', tostring(name)) end
+  return setmetatable(obj, mt)
+end
+--- A function creating an uninitialized instance of a class (deserialization uses it).
+function torch.factory(name)
+  local mt = metatables[name]
+  if not mt then return nil end
+  if constructors[name] and rawget(mt, '__factory') then return rawget(mt, '__factory') end
+  return function() return setmetatable({}, mt) end
+end
+
+--- Class name of a torch object (tensor, storage, class instance) or nil.
+function torch.typename(obj)
+  local t = type(obj)
+  if t == 'cdata' then
+    local f = torch._cdata_typename
+    return f and f(obj) or nil
+  elseif t == 'table' then
+    local mt = getmetatable(obj)
+    return mt and rawget(mt, '__typename') or nil
+  end
+  return nil
+end
+
+--- torch.typename(obj) or Lua's type(obj).
+function torch.type(obj)
+  return torch.typename(obj) or type(obj)
+end
+
+--- Whether obj's class (or one of its parents) matches a name pattern or a constructor.
+function torch.isTypeOf(obj, spec)
+  local name = torch.typename(obj)
+  if not name then return false end
+  if type(spec) == 'table' then
+    local target = rawget(getmetatable(spec) or {}, '__index')
+    local mt = getmetatable(obj)
+    while mt do
+      if mt == target then return true end
+      mt = rawget(mt, '__parent')
+    end
+    return false
+  end
+  local mt = metatables[name]
+  while mt do
+    local n = rawget(mt, '__typename')
+    if n and n:match(spec) then return true end
+    mt = rawget(mt, '__parent')
+  end
+  return name:match(spec) ~= nil
+end
+
+--- A number identifying an object (a tensor's C address, a table's address).
+function torch.pointer(obj)
+  if type(obj) == 'cdata' then
+    local p = obj.p
+    if p ~= nil then return tonumber(ffi.cast('intptr_t', p)) end
+    return tonumber(ffi.cast('intptr_t', obj))
+  end
+  local s = tostring(obj):match('0x%x+')
+  return s and tonumber(s) or nil
+end
+
+function torch.isequal(a, b) return rawequal(a, b) end
+
+return torch

@@ -1,0 +1,26 @@
+-- The torch module: require 'torch' loads the tensor library (Torch7's API on Tocha's engine)
+-- and sets the global `torch`, like Torch7.
+local torch = require 'torch.env'
+if torch._loaded then return torch end
+
+local lib = require 'torch.lib'
+torch._lib = lib
+require 'torch.class'
+require 'torch.tensor'
+require 'torch.storage'
+require 'torch.views'
+require 'torch.indexing'
+require 'torch.ops'
+require 'torch.print'
+require 'torch.utils'
+
+-- Optional op families (other files may be absent while they are being written).
+for _, name in ipairs({ 'torch.reduce', 'torch.index', 'torch.linalg', 'torch.random', 'torch.sort',
+                        'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester' }) do
+  local path = package.searchpath(name, package.path)
+  if path then require(name) end
+end
+
+torch._loaded = true
+_G.torch = torch
+return torch

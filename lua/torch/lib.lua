@@ -1,0 +1,114 @@
+-- The FFI layer: finds libtocha, declares its C ABI (the cdef the library itself carries, so it
+-- cannot drift), wraps returned tensors into handles with a C finalizer, polls the GC-pressure
+-- flag, and turns C errors into Lua errors at the user's line (DESIGN.md decisions 7-9).
+local ffi = require 'ffi'
+
+local lib = {}
+
+-- Directory holding the Lua modules (…/lua/), from this file's own path.
+local this_file = debug.getinfo(1, 'S').source:sub(2)
+lib.lua_root = this_file:match('^(.*)/torch/lib%.lua$') or '.'
+
+local function try_symbol(ns)
+  local ok, f = pcall(function() return ns.tocha_cdef end)
+  return ok and f ~= nil
+end
+
+local function load_library()
+  pcall(ffi.cdef, 'const char *tocha_cdef(void);')
+  -- 1. Linked into the host (the `tocha` executable, an embedding application).
+  if try_symbol(ffi.C) then return ffi.C end
+  -- 2. An explicit path, then the usual places relative to this file and the C path.
+  local candidates = {}
+  if os.getenv('TOCHA_LIB') then candidates[#candidates + 1] = os.getenv('TOCHA_LIB') end
+  local root = lib.lua_root
+  for _, rel in ipairs({ '/../build/libtocha.so', '/../../../lib/libtocha.so', '/../lib/libtocha.so' }) do
+    candidates[#candidates + 1] = root .. rel
+  end
+  local found = package.searchpath and package.searchpath('libtocha', package.cpath)
+  if found then candidates[#candidates + 1] = found end
+  candidates[#candidates + 1] = 'tocha'
+  local errors = {}
+  for _, path in ipairs(candidates) do
+    local ok, ns = pcall(ffi.load, path, true)
+    if ok and try_symbol(ns) then return ns end
+    errors[#errors + 1] = path .. ': ' .. tostring(ns)
+  end
+  error('torch: cannot find libtocha.so; set TOCHA_LIB to its path. Tried:\n  ' .. table.concat(errors, '\n  '), 0)
+end
+
+local C = load_library()
+if not pcall(ffi.typeof, 'tocha_handle') then
+  ffi.cdef(ffi.string(C.tocha_cdef()))
+end
+lib.C = C
+
+-- Note [Error levels]: errors are raised at the first stack frame outside Tocha's own Lua files,
+-- so `script.lua:12: [mm] a is 2x3 but b is 4x5` names the user's line even when the call went
+-- through several wrappers (fixed levels break as soon as a wrapper tail-calls).
+local root_prefix = '@' .. lib.lua_root .. '/'
+local function is_library_source(src)
+  return src:sub(1, #root_prefix) == root_prefix or src == '=[C]'
+end
+function lib.user_level()
+  local level = 3  -- 1 = user_level, 2 = its caller (raise/argerror)
+  while true do
+    local info = debug.getinfo(level, 'S')
+    if not info then return 1 end
+    if not is_library_source(info.source) then return level - 1 end
+    level = level + 1
+  end
+end
+-- Other libraries built on torch (nn, optim...) register their roots to be skipped as well.
+function lib.add_library_root(dir)
+  local prefix = '@' .. dir .. '/'
+  local prev = is_library_source
+  is_library_source = function(src) return src:sub(1, #prefix) == prefix or prev(src) end
+end
+
+-- Raises the error the last C call stored.
+function lib.raise()
+  error(ffi.string(C.tocha_last_error()), lib.user_level())
+end
+-- Raises an error about a bad call from Lua (before reaching C).
+function lib.fail(op, fmt, ...)
+  local msg = select('#', ...) > 0 and string.format(fmt, ...) or fmt
+  error('[' .. op .. '] ' .. msg, lib.user_level())
+end
+
+local Handle = ffi.typeof('tocha_handle')
+lib.Handle = Handle
+local release = ffi.cast('void(*)(tocha_handle *)', C.tocha_handle_release)
+lib.release = release
+
+-- Note [GC pressure]: Lua's collector cannot see tensor memory, so allocations raise a flag in C
+-- (core/memory.h) and every wrap() polls it; a collection frees the handles of dead tensors.
+local gc_pending, gc_done = C.tocha_memory_gc_pending, C.tocha_memory_gc_done
+local function collect()
+  collectgarbage('collect')
+  gc_done()
+end
+lib.collect = collect
+
+-- Wraps a tocha_tensor* carrying one reference into a Lua handle (NULL: raise the C error).
+function lib.wrap(p)
+  if p == nil then lib.raise() end
+  local h = ffi.gc(Handle(p), release)
+  if gc_pending() ~= 0 then collect() end
+  return h
+end
+
+-- Checks an int status from a C call.
+function lib.check(status)
+  if status ~= 0 then lib.raise() end
+end
+
+lib.dtype = { f32 = 0, f64 = 1, f16 = 2, bf16 = 3, i64 = 4, i32 = 5, u8 = 6, bool = 7 }
+lib.dtype_count = 8
+lib.FREED = C.tocha_freed_tensor()
+
+-- Scratch int64 arrays for passing sizes/strides to C without allocating per call.
+lib.dims_a = ffi.new('int64_t[16]')
+lib.dims_b = ffi.new('int64_t[16]')
+
+return lib

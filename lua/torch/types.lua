@@ -1,0 +1,165 @@
+-- Tensor and storage type names, element readers/writers by dtype, and argument helpers shared by
+-- the torch module files (sizes, dims and indices arrive 1-based from Lua and go 0-based to C).
+local ffi = require 'ffi'
+local lib = require 'torch.lib'
+local C = lib.C
+
+local types = {}
+
+local Handle = lib.Handle
+if not pcall(ffi.typeof, 'tocha_storage_handle') then
+  ffi.cdef('typedef struct tocha_storage_handle { tocha_tensor *p; } tocha_storage_handle;')
+end
+local StorageHandle = ffi.typeof('tocha_storage_handle')
+types.Handle, types.StorageHandle = Handle, StorageHandle
+
+function types.is_tensor(x) return ffi.istype(Handle, x) end
+function types.is_storage(x) return ffi.istype(StorageHandle, x) end
+local is_tensor, is_storage = types.is_tensor, types.is_storage
+
+-- dtype id -> Torch7 class suffix ("Float" ...), in the order of core/dtype.h.
+types.suffix = { [0] = 'Float', 'Double', 'Half', 'BFloat16', 'Long', 'Int', 'Byte', 'Bool' }
+types.tensor_name, types.storage_name, types.cuda_tensor_name = {}, {}, {}
+types.dtype_of_name = {}
+for id = 0, lib.dtype_count - 1 do
+  local s = types.suffix[id]
+  types.tensor_name[id] = 'torch.' .. s .. 'Tensor'
+  types.storage_name[id] = 'torch.' .. s .. 'Storage'
+  types.cuda_tensor_name[id] = s == 'Float' and 'torch.CudaTensor' or ('torch.Cuda' .. s .. 'Tensor')
+  types.dtype_of_name[types.tensor_name[id]] = id
+  types.dtype_of_name[types.cuda_tensor_name[id]] = id
+end
+types.I64 = lib.dtype.i64
+
+function types.typename(h)
+  local p = h.p
+  if p.device_type ~= 0 then return types.cuda_tensor_name[p.dtype] end
+  return types.tensor_name[p.dtype]
+end
+
+-- Element access by dtype through the data pointer (CPU); f16/bf16 go through C.
+local ptr_ct = {
+  [0] = ffi.typeof('float *'), ffi.typeof('double *'), false, false,
+  ffi.typeof('int64_t *'), ffi.typeof('int32_t *'), ffi.typeof('uint8_t *'), ffi.typeof('uint8_t *'),
+}
+types.ptr_ct = ptr_ct
+local BOOL = lib.dtype.bool
+local double_out = ffi.new('double[1]')
+
+-- Reads element at element offset `off` from the storage start of tensor p.
+function types.read(p, off)
+  local ct = ptr_ct[p.dtype]
+  if ct and p.device_type == 0 then
+    local v = ffi.cast(ct, p.storage.data)[off]
+    if p.dtype == BOOL then return v ~= 0 end
+    return tonumber(v)
+  end
+  -- f16/bf16 or device memory: let C convert.
+  lib.check(C.tocha_tensor_get_at(p, off, double_out))
+  if p.dtype == BOOL then return double_out[0] ~= 0 end
+  return double_out[0]
+end
+
+function types.write(p, off, v)
+  if type(v) == 'boolean' then v = v and 1 or 0 end
+  local ct = ptr_ct[p.dtype]
+  if ct and p.device_type == 0 then
+    if p.dtype == BOOL then v = (v ~= 0) and 1 or 0 end
+    ffi.cast(ct, p.storage.data)[off] = v
+    C.tocha_tensor_bump_version(p)
+    return
+  end
+  lib.check(C.tocha_tensor_set_at(p, off, v))
+end
+
+-- Converts a 1-based (or negative) dim to C's 0-based form; 0 and out-of-range are errors.
+function types.cdim(op, d, ndim)
+  if type(d) ~= 'number' then lib.fail(op, 'expected a dimension (number), got %s', type(d)) end
+  if d ~= math.floor(d) then lib.fail(op, 'dimension %s is not an integer', tostring(d)) end
+  local n = ndim == 0 and 1 or ndim
+  if d == 0 or d > n or d < -n then
+    lib.fail(op, 'dimension %d out of range for a %dD tensor (dims are 1-based)', d, ndim)
+  end
+  return d > 0 and d - 1 or d
+end
+
+-- Converts a 1-based (or negative) index into a 0-based one for a dim of size n.
+function types.cindex(op, i, n)
+  if type(i) ~= 'number' then lib.fail(op, 'expected an index (number), got %s', type(i)) end
+  if i ~= math.floor(i) then lib.fail(op, 'index %s is not an integer', tostring(i)) end
+  if i < 0 then i = i + n + 1 end
+  if i < 1 or i > n then lib.fail(op, 'index %d out of range for a dimension of size %d', i < 1 and i - n - 1 or i, n) end
+  return i - 1
+end
+
+local function storage_numbers(s, buf, op)
+  local p = s.p
+  local n = tonumber(p.size[0])
+  if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
+  for i = 0, n - 1 do buf[i] = types.read(p, i) end
+  return n
+end
+
+-- Reads a size list given as numbers (varargs), a LongStorage, a table of numbers or a
+-- LongTensor into buf (an int64_t[16]); returns the count.
+function types.read_sizes(op, buf, first, ...)
+  if first == nil then return 0 end
+  local tf = type(first)
+  if tf == 'number' then
+    local n = select('#', ...) + 1
+    if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
+    buf[0] = first
+    for i = 1, n - 1 do
+      local v = select(i, ...)
+      if type(v) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i + 1, type(v)) end
+      buf[i] = v
+    end
+    return n
+  elseif tf == 'table' then
+    local n = #first
+    if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
+    for i = 1, n do
+      if type(first[i]) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i, type(first[i])) end
+      buf[i - 1] = first[i]
+    end
+    return n
+  elseif is_storage(first) or is_tensor(first) then
+    if first.p.ndim ~= 1 and not (is_tensor(first) and first.p.numel == 0) then
+      lib.fail(op, 'sizes must be given as a 1D LongStorage or LongTensor')
+    end
+    return storage_numbers(first, buf, op)
+  end
+  lib.fail(op, 'expected sizes (numbers, a table or a LongStorage), got %s', tf)
+end
+
+-- The sizes of tensor p as a Lua array.
+function types.size_table(p)
+  local t = {}
+  for i = 0, p.ndim - 1 do t[i + 1] = tonumber(p.size[i]) end
+  return t
+end
+
+function types.shape_str(p)
+  if p.ndim == 0 then return '[]' end
+  local s = {}
+  for i = 0, p.ndim - 1 do s[#s + 1] = tostring(tonumber(p.size[i])) end
+  return table.concat(s, 'x')
+end
+
+-- Describes a Lua value for error messages ("torch.FloatTensor", "number", "nil"...).
+function types.describe(x)
+  if is_tensor(x) then return types.typename(x) .. ' of size ' .. types.shape_str(x.p) end
+  if is_storage(x) then return types.storage_name[x.p.dtype] end
+  local torch = package.loaded['torch.env']
+  local tn = torch and torch.typename and torch.typename(x)
+  return tn or type(x)
+end
+
+function types.check_tensor(op, x, argn)
+  if not is_tensor(x) then
+    lib.fail(op, 'expected a tensor as argument %d, got %s', argn or 1, types.describe(x))
+  end
+  return x
+end
+
+return types

@@ -1,0 +1,202 @@
+-- View methods (narrow, select, sub, transpose, permute, view, expand, unfold, squeeze...) and
+-- splitting helpers. Views share storage with their source (DESIGN.md decision 4); dims and
+-- indices are 1-based, negative counting from the end.
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, fail = lib.C, lib.wrap, lib.fail
+local is_tensor = types.is_tensor
+local cdim, cindex, check_tensor = types.cdim, types.cindex, types.check_tensor
+local dims_a = lib.dims_a
+local methods = torch._tensor_methods
+
+local function narrow(t, dim, index, size)
+  check_tensor('narrow', t, 1)
+  local p = t.p
+  local d = cdim('narrow', dim, p.ndim)
+  if type(size) ~= 'number' then fail('narrow', 'expected a size (number), got %s', types.describe(size)) end
+  local n = p.ndim > 0 and tonumber(p.size[d]) or 1
+  if type(index) ~= 'number' or index == 0 then fail('narrow', 'index %s is not a 1-based index', tostring(index)) end
+  if index < 0 then index = index + n + 1 end
+  return wrap(C.tocha_narrow(p, d, index - 1, size))
+end
+methods.narrow, torch.narrow = narrow, narrow
+
+local function select_view(t, dim, index)
+  check_tensor('select', t, 1)
+  local p = t.p
+  if p.ndim == 0 then fail('select', 'cannot select on a 0-dim tensor') end
+  local d = cdim('select', dim, p.ndim)
+  return wrap(C.tocha_select(p, d, cindex('select', index, tonumber(p.size[d]))))
+end
+methods.select, torch.select = select_view, select_view
+
+--- t:sub(d1s, d1e [, d2s, d2e ...]): inclusive ranges per dim, negative counting from the end.
+local function sub(t, ...)
+  check_tensor('sub', t, 1)
+  local n = select('#', ...)
+  if n % 2 == 1 then fail('sub', 'expected pairs of (start, end) indices') end
+  local r = t
+  for k = 1, n, 2 do
+    local d = (k + 1) / 2
+    local s, e = select(k, ...)
+    local size = tonumber(r.p.size[cdim('sub', d, r.p.ndim)])
+    if s < 0 then s = s + size + 1 end
+    if e < 0 then e = e + size + 1 end
+    if s < 1 or e > size or e < s - 1 then
+      fail('sub', 'range %d to %d is out of bounds for dimension %d of size %d', s, e, d, size)
+    end
+    r = narrow(r, d, s, e - s + 1)
+  end
+  return r
+end
+methods.sub, torch.sub = sub, sub
+
+local function transpose(t, d1, d2)
+  check_tensor('transpose', t, 1)
+  local p = t.p
+  if d1 == nil and d2 == nil then d1, d2 = 1, 2 end
+  return wrap(C.tocha_transpose(p, cdim('transpose', d1, p.ndim), cdim('transpose', d2, p.ndim)))
+end
+methods.transpose, torch.transpose = transpose, transpose
+
+function methods.t(t)
+  local nd = t.p.ndim
+  if nd > 2 then fail('t', 't() expects a tensor with at most 2 dimensions, got %dD; use transpose(d1, d2)', nd) end
+  if nd < 2 then return wrap(C.tocha_tensor_alias(t.p)) end
+  return transpose(t, 1, 2)
+end
+torch.t = methods.t
+
+local function permute(t, ...)
+  check_tensor('permute', t, 1)
+  local p = t.p
+  local n = types.read_sizes('permute', dims_a, ...)
+  if n ~= p.ndim then fail('permute', 'got %d dims for a %dD tensor', n, p.ndim) end
+  for i = 0, n - 1 do dims_a[i] = cdim('permute', tonumber(dims_a[i]), p.ndim) end
+  return wrap(C.tocha_permute(p, n, dims_a))
+end
+methods.permute, torch.permute = permute, permute
+
+--- t:view(sizes...) (one size may be -1); res:view(src, sizes...) sets res to the view.
+local function view(t, a1, ...)
+  check_tensor('view', t, 1)
+  if is_tensor(a1) then
+    local v = view(a1, ...)
+    methods.set(t, v)
+    return t
+  end
+  local n = types.read_sizes('view', dims_a, a1, ...)
+  return wrap(C.tocha_view(t.p, n, dims_a))
+end
+methods.view, torch.view = view, view
+function methods.viewAs(t, template) return view(t, check_tensor('viewAs', template, 1):size()) end
+torch.viewAs = methods.viewAs
+
+--- A view when the strides allow it, else a copy (PyTorch's reshape).
+local function reshape(t, ...)
+  check_tensor('reshape', t, 1)
+  local n = types.read_sizes('reshape', dims_a, ...)
+  return wrap(C.tocha_reshape(t.p, n, dims_a))
+end
+methods.reshape, torch.reshape = reshape, reshape
+function methods.flatten(t) return reshape(t, -1) end
+
+local function expand(t, ...)
+  check_tensor('expand', t, 1)
+  local n = types.read_sizes('expand', dims_a, ...)
+  return wrap(C.tocha_expand(t.p, n, dims_a))
+end
+methods.expand, torch.expand = expand, expand
+function methods.expandAs(t, template) return expand(t, check_tensor('expandAs', template, 1):size()) end
+torch.expandAs = methods.expandAs
+
+local function unfold(t, dim, size, step)
+  check_tensor('unfold', t, 1)
+  if type(size) ~= 'number' or type(step) ~= 'number' then fail('unfold', 'expected (dim, size, step) numbers') end
+  return wrap(C.tocha_unfold(t.p, cdim('unfold', dim, t.p.ndim), size, step))
+end
+methods.unfold, torch.unfold = unfold, unfold
+
+-- squeeze/unsqueeze return views (PyTorch); Torch7's method form changed the tensor in place.
+local function squeeze(t, dim)
+  check_tensor('squeeze', t, 1)
+  if dim == nil then return wrap(C.tocha_squeeze(t.p)) end
+  return wrap(C.tocha_squeeze_dim(t.p, cdim('squeeze', dim, t.p.ndim)))
+end
+methods.squeeze, torch.squeeze = squeeze, squeeze
+
+local function unsqueeze(t, dim)
+  check_tensor('unsqueeze', t, 1)
+  return wrap(C.tocha_unsqueeze(t.p, cdim('unsqueeze', dim, t.p.ndim + 1)))
+end
+methods.unsqueeze, torch.unsqueeze = unsqueeze, unsqueeze
+
+--- A view with explicit sizes, strides and a 1-based storage offset.
+function methods.asStrided(t, sizes, strides, offset)
+  local n = types.read_sizes('asStrided', dims_a, sizes)
+  local st = ffi.new('int64_t[16]')
+  if types.read_sizes('asStrided', st, strides) ~= n then fail('asStrided', 'sizes and strides differ in length') end
+  return wrap(C.tocha_as_strided(t.p, n, dims_a, st, (offset or t:storageOffset()) - 1))
+end
+
+--- Splits along dim (default 1) into views of at most `size` elements each.
+local function split(t, size, dim, dim2)
+  local result
+  if type(t) == 'table' then  -- Torch7's torch.split(result, t, size, dim)
+    result, t, size, dim = t, size, dim, dim2
+    for k in pairs(result) do result[k] = nil end
+  end
+  check_tensor('split', t, 1)
+  result = result or {}
+  dim = dim or 1
+  if type(size) ~= 'number' or size < 1 then fail('split', 'split size must be a positive number, got %s', tostring(size)) end
+  local n = t:size(dim)
+  local start = 1
+  while start <= n do
+    local len = math.min(size, n - start + 1)
+    result[#result + 1] = narrow(t, dim, start, len)
+    start = start + len
+  end
+  return result
+end
+methods.split, torch.split = split, split
+
+local function chunk(t, nchunks, dim)
+  check_tensor('chunk', t, 1)
+  dim = dim or 1
+  if type(nchunks) ~= 'number' or nchunks < 1 then fail('chunk', 'number of chunks must be positive, got %s', tostring(nchunks)) end
+  return split(t, math.max(1, math.ceil(t:size(dim) / nchunks)), dim)
+end
+methods.chunk, torch.chunk = chunk, chunk
+
+--- A copy of t tiled `sizes` times along each dim (Torch7's repeatTensor).
+function methods.repeatTensor(t, ...)
+  check_tensor('repeatTensor', t, 1)
+  local reps = {}
+  local n = types.read_sizes('repeatTensor', dims_a, ...)
+  for i = 0, n - 1 do reps[i + 1] = tonumber(dims_a[i]) end
+  if n < t:dim() then fail('repeatTensor', 'got %d repeat counts for a %dD tensor', n, t:dim()) end
+  local src = t:contiguous()
+  local shape = types.size_table(src.p)
+  while #shape < n do table.insert(shape, 1, 1) end
+  src = src:view(shape)
+  -- View the result as (r1, s1, r2, s2, ...) and copy the source expanded over the r dims.
+  local out_shape, inter, src_inter = {}, {}, {}
+  for i = 1, n do
+    out_shape[i] = shape[i] * reps[i]
+    inter[#inter + 1] = reps[i]
+    inter[#inter + 1] = shape[i]
+    src_inter[#src_inter + 1] = 1
+    src_inter[#src_inter + 1] = shape[i]
+  end
+  local result = t.new(out_shape)
+  if result:nElement() > 0 then
+    result:view(inter):copy(src:view(src_inter):expand(inter))
+  end
+  return result
+end
+torch.repeatTensor = methods.repeatTensor
+
+return torch
