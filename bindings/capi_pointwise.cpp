@@ -43,11 +43,11 @@ tocha_tensor* tocha_add_alpha(const tocha_tensor* a, double alpha, const tocha_t
 int tocha_add_alpha_out(tocha_tensor* out, const tocha_tensor* a, double alpha, const tocha_tensor* b) noexcept {
   return guard_int([&] { binary_out(OpId::add, arg(out, "add"), arg(a, "add"), arg(b, "add"), alpha); });
 }
-tocha_tensor* tocha_sub_alpha(const tocha_tensor* a, double alpha, const tocha_tensor* b) noexcept {
-  return guard_tensor([&] { return binary(OpId::sub, arg(a, "csub"), arg(b, "csub"), alpha); });
+tocha_tensor* tocha_csub_alpha(const tocha_tensor* a, double alpha, const tocha_tensor* b) noexcept {
+  return guard_tensor([&] { return binary(OpId::csub, arg(a, "csub"), arg(b, "csub"), alpha); });
 }
-int tocha_sub_alpha_out(tocha_tensor* out, const tocha_tensor* a, double alpha, const tocha_tensor* b) noexcept {
-  return guard_int([&] { binary_out(OpId::sub, arg(out, "csub"), arg(a, "csub"), arg(b, "csub"), alpha); });
+int tocha_csub_alpha_out(tocha_tensor* out, const tocha_tensor* a, double alpha, const tocha_tensor* b) noexcept {
+  return guard_int([&] { binary_out(OpId::csub, arg(out, "csub"), arg(a, "csub"), arg(b, "csub"), alpha); });
 }
 
 static std::optional<double> bound(int has, double v) { return has ? std::optional<double>(v) : std::nullopt; }

@@ -24,8 +24,8 @@
 /* a + alpha * b and a - alpha * b (Torch7's add(x, value, y) and csub). */
 TOCHA_API tocha_tensor *tocha_add_alpha(const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_add_alpha_out(tocha_tensor *out, const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
-TOCHA_API tocha_tensor *tocha_sub_alpha(const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
-TOCHA_API int tocha_sub_alpha_out(tocha_tensor *out, const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_csub_alpha(const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_csub_alpha_out(tocha_tensor *out, const tocha_tensor *a, double alpha, const tocha_tensor *b) TOCHA_NOEXCEPT;
 /* Bounds are applied when has_lo / has_hi are non-zero. */
 TOCHA_API tocha_tensor *tocha_clamp(const tocha_tensor *a, int has_lo, double lo, int has_hi, double hi) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_clamp_out(tocha_tensor *out, const tocha_tensor *a, int has_lo, double lo, int has_hi, double hi) TOCHA_NOEXCEPT;

@@ -120,9 +120,9 @@ struct add_op {
     else return T(a + T(alpha) * b);
   }
 };
-struct sub_op {
+struct csub_op {
   double alpha;
-  explicit sub_op(const double* p) : alpha(p[0]) {}
+  explicit csub_op(const double* p) : alpha(p[0]) {}
   template <class T> TOCHA_HD T operator()(T a, T b) const { return T(a - T(alpha) * b); }
 };
 struct mul_op {

@@ -98,7 +98,7 @@ void check_binary_op(OpId op) {
 
 void check_alpha(OpId op, DType kt, double alpha) {
   if (alpha == 1) return;
-  TOCHA_CHECK(op == OpId::add || op == OpId::sub, op_name(op), "takes no multiplier");
+  TOCHA_CHECK(op == OpId::add || op == OpId::csub, op_name(op), "takes no multiplier");
   TOCHA_CHECK(is_floating(kt) || alpha == std::floor(alpha), op_name(op), "multiplier ", alpha,
               " must be an integer for a ", dtype_tensor_name(kt));
 }

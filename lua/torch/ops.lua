@@ -122,16 +122,16 @@ local function install_scaled(name, plain, scaled, scaled_out)
   methods[name .. '_'] = methods[name]
 end
 do
-  local add, sub = torch.add, torch.sub
+  local add, csub = torch.add, torch.csub
   install_scaled('add', function(res, a, b) if res then return add(res, a, b) end return add(a, b) end,
     C.tocha_add_alpha, C.tocha_add_alpha_out)
-  install_scaled('sub', function(res, a, b) if res then return sub(res, a, b) end return sub(a, b) end,
-    C.tocha_sub_alpha, C.tocha_sub_alpha_out)
+  install_scaled('csub', function(res, a, b) if res then return csub(res, a, b) end return csub(a, b) end,
+    C.tocha_csub_alpha, C.tocha_csub_alpha_out)
 end
 
 -- Torch7 names for the tensor-tensor forms and other aliases.
 for alias, name in pairs({ cmul = 'mul', cdiv = 'div', cpow = 'pow', cfmod = 'fmod', cremainder = 'remainder',
-                           csub = 'sub', mod = 'fmod', cmod = 'fmod' }) do
+                           mod = 'fmod', cmod = 'fmod' }) do
   torch[alias] = torch[name]
   methods[alias] = methods[name]
   methods[alias .. '_'] = methods[name]
@@ -234,7 +234,7 @@ methods.equal = torch.equal
 -- ---- operators -------------------------------------------------------------------------------
 local mt = torch._tensor_mt
 mt.__add = function(a, b) return torch.add(a, b) end
-mt.__sub = function(a, b) return torch.sub(a, b) end
+mt.__sub = function(a, b) return torch.csub(a, b) end
 mt.__div = function(a, b) return torch.div(a, b) end
 mt.__mod = function(a, b) return torch.remainder(a, b) end
 mt.__pow = function(a, b) return torch.pow(a, b) end

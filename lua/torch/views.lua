@@ -191,7 +191,7 @@ function methods.repeatTensor(t, ...)
     src_inter[#src_inter + 1] = 1
     src_inter[#src_inter + 1] = shape[i]
   end
-  local result = t.new(out_shape)
+  local result = t.new(torch.LongStorage(out_shape))
   if result:nElement() > 0 then
     result:view(inter):copy(src:view(src_inter):expand(inter))
   end
