@@ -78,5 +78,9 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 
 #include "tocha_tensor.h"
 #include "tocha_pointwise.h"
+#include "tocha_reduce.h"
+#include "tocha_index.h"
+#include "tocha_linalg.h"
+#include "tocha_random.h"
 
 #endif
