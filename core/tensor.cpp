@@ -78,7 +78,9 @@ Tensor empty(const DimVec& sizes, DType dt, Device device) {
 }
 
 Tensor alias_with(const Tensor& t, const DimVec& sizes, const DimVec& strides, int64_t offset) {
-  return make_view(t.storage(), t.dtype(), sizes, strides, offset);
+  Tensor r = make_view(t.storage(), t.dtype(), sizes, strides, offset);
+  r.impl()->is_view = true;
+  return r;
 }
 
 }  // namespace tocha

@@ -18,6 +18,7 @@ struct TensorImpl : public tocha_tensor {
   std::atomic<int> refs{1};
   Ref<Storage> storage_ref;
   std::unique_ptr<AutogradMeta> autograd;
+  bool is_view = false;  // made by a view op over another tensor's storage (see prepare_in_place)
 
   TensorImpl();
   ~TensorImpl();

@@ -1,8 +1,12 @@
 // Pointwise op front-ends: every check, promotion and allocation of the pointwise families.
 // See pointwise.h and Note [Type promotion] in core/dtype.h.
 #include "core/ops/pointwise.h"
+#include "core/autograd/grad_mode.h"
+#include "core/autograd/record.h"
+#include "core/autograd/vjp.h"
 #include "core/kernel_registry.h"
 #include "core/ops/tensor_ops.h"
+#include "core/ops/views.h"
 #include "core/pointwise_iter.h"
 
 namespace tocha {
@@ -69,16 +73,6 @@ Tensor run(OpId op, DType kt, DType rt, const DimVec& shape, const Tensor* out, 
 // Converts a tensor operand to the kernel dtype.
 Tensor as_kernel_dtype(const Tensor& t, DType kt) { return t.dtype() == kt ? t : to_dtype(t, kt); }
 
-// Broadcast shape of a and b, or Torch7's same-element-count rule (b viewed with a's shape).
-DimVec binary_shape(const char* op, const Tensor& a, Tensor* b) {
-  DimVec shape;
-  if (broadcast_shapes(a.sizes(), b->sizes(), &shape)) return shape;
-  TOCHA_CHECK(a.numel() == b->numel(), op, "sizes ", shape_str(a.sizes()), " and ", shape_str(b->sizes()),
-              " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b->numel(), ")");
-  *b = view_as_shape(contiguous(*b), a.sizes());
-  return a.sizes();
-}
-
 DType binary_kernel_dtype(OpId op, DType promoted) {
   OpKind k = op_kind(op);
   if (k == OpKind::BINARY_FLOAT) return float_result_dtype(promoted);
@@ -135,49 +129,131 @@ static DType unary_kernel_dtype(OpId op, DType t) {
   return k == OpKind::UNARY_FLOAT ? float_result_dtype(t) : t;
 }
 
+// Note [Recording pointwise ops]: a front-end decides whether to record before computing (for
+// in-place ops that may refuse or need a copy of an input the formula reads), computes with
+// recording off (so internal conversions and copies are never recorded), then records one node
+// whose edges come from the caller's tensors and saves what pointwise_save_spec asks for.
+namespace {
+using autograd::GradModeGuard;
+
+struct Recorder {
+  bool on = false;
+  autograd::SaveSpec spec;
+  Tensor saved[3];
+
+  Recorder(OpId op, const Tensor* out, std::initializer_list<const Tensor*> inputs, int scalar_pos) {
+    on = out ? autograd::prepare_in_place(op_name(op), *out, inputs) : autograd::needs_record(inputs);
+    if (!on) return;
+    spec = autograd::pointwise_save_spec(op, scalar_pos);
+    int k = 0;
+    for (const Tensor* t : inputs) {
+      if (k < 3 && spec.input[k] && t && t->defined()) {
+        // The kernel is about to overwrite an input the formula needs: keep a copy.
+        GradModeGuard off(false);
+        saved[k] = out && out->shares_storage(*t) ? clone(*t) : *t;
+      }
+      ++k;
+    }
+  }
+
+  void finish(OpId op, std::initializer_list<const Tensor*> inputs, const Tensor& result, int scalar_pos,
+              double d0 = 0, double d1 = 0, int64_t i1 = 0) {
+    if (!on) return;
+    auto node = autograd::record(op, inputs, {&result});
+    for (int k = 0; k < 3; ++k) node->save(saved[k]);
+    node->save(spec.output ? result : Tensor(), true, 0);
+    node->attrs.i[0] = scalar_pos;
+    node->attrs.i[1] = i1;
+    node->attrs.d[0] = d0;
+    node->attrs.d[1] = d1;
+  }
+};
+}  // namespace
+
 Tensor unary(OpId op, const Tensor& a) {
-  DType kt = unary_kernel_dtype(op, a.dtype());
-  Tensor x = as_kernel_dtype(a, kt);
-  return run(op, kt, kt, a.sizes(), nullptr, false, {{&x}}, nullptr, a.device());
+  Recorder rec(op, nullptr, {&a}, 0);
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    DType kt = unary_kernel_dtype(op, a.dtype());
+    Tensor x = as_kernel_dtype(a, kt);
+    r = run(op, kt, kt, a.sizes(), nullptr, false, {{&x}}, nullptr, a.device());
+  }
+  rec.finish(op, {&a}, r, 0);
+  return r;
 }
 
 void unary_out(OpId op, const Tensor& out, const Tensor& a) {
-  DType kt = unary_kernel_dtype(op, a.dtype());
-  Tensor x = as_kernel_dtype(a, kt);
-  run(op, kt, kt, a.sizes(), &out, out.shares_storage(a), {{&x}}, nullptr, a.device());
+  Recorder rec(op, &out, {&a}, 0);
+  {
+    GradModeGuard off(false);
+    DType kt = unary_kernel_dtype(op, a.dtype());
+    Tensor x = as_kernel_dtype(a, kt);
+    run(op, kt, kt, a.sizes(), &out, out.shares_storage(a), {{&x}}, nullptr, a.device());
+  }
+  rec.finish(op, {&a}, out, 0);
 }
 
 // ---- binary ---------------------------------------------------------------------------------
 
-static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b, double alpha) {
+static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, double alpha) {
   check_binary_op(op);
   const char* name = op_name(op);
-  check_same_device(name, a, b);
-  DType kt = binary_kernel_dtype(op, promote_types(a.dtype(), b.dtype()));
-  check_alpha(op, kt, alpha);
-  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
-  DimVec shape = binary_shape(name, x, &y);
-  if (is_integer_division(op)) check_no_zero_divisor(op, y);
-  double params[3] = {alpha, 0, 0};
-  bool in_place = out && (out->shares_storage(a) || out->shares_storage(b));
-  return run(op, kt, binary_result_dtype(op, kt), shape, out, in_place, {{&x}, {&y}}, params, a.device());
+  check_same_device(name, a, b_in);
+  // Torch7's same-element-count rule reshapes b; that reshape is part of the differentiable path.
+  Tensor b = b_in;
+  DimVec shape;
+  if (!broadcast_shapes(a.sizes(), b.sizes(), &shape)) {
+    TOCHA_CHECK(a.numel() == b.numel(), name, "sizes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
+                " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b.numel(), ")");
+    b = reshape(b, a.sizes());
+    shape = a.sizes();
+  }
+  bool differentiable = op_differentiable(op);
+  Recorder rec(op, out, {&a, &b}, 0);
+  if (!differentiable) rec.on = false;
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    DType kt = binary_kernel_dtype(op, promote_types(a.dtype(), b.dtype()));
+    check_alpha(op, kt, alpha);
+    Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
+    if (is_integer_division(op)) check_no_zero_divisor(op, y);
+    double params[3] = {alpha, 0, 0};
+    bool in_place = out && (out->shares_storage(a) || out->shares_storage(b));
+    r = run(op, kt, binary_result_dtype(op, kt), shape, out, in_place, {{&x}, {&y}}, params, a.device());
+  }
+  if (!differentiable && out) autograd::prepare_in_place(name, *out, {});
+  rec.finish(op, {&a, &b}, r, 0, alpha);
+  return r;
 }
 
 static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Scalar b, double alpha,
                                  bool scalar_first) {
   check_binary_op(op);
-  DType kt = binary_kernel_dtype(op, promote_with_scalar(a.dtype(), b.integral, b.boolean));
-  check_alpha(op, kt, alpha);
-  if (is_integer_division(op) && !is_floating(kt) && !scalar_first)
-    TOCHA_CHECK(b.v != 0, op_name(op), "integer division by zero");
-  if (is_integer_division(op) && !is_floating(kt) && scalar_first) check_no_zero_divisor(op, a);
-  Tensor x = as_kernel_dtype(a, kt);
-  double params[3] = {alpha, 0, 0};
-  bool in_place = out && out->shares_storage(a);
-  Operand s{nullptr, b.v};
-  if (scalar_first)
-    return run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {s, {&x}}, params, a.device());
-  return run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {{&x}, s}, params, a.device());
+  int pos = scalar_first ? 2 : 1;
+  Recorder rec(op, out, {&a}, pos);
+  if (!op_differentiable(op)) rec.on = false;
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    DType kt = binary_kernel_dtype(op, promote_with_scalar(a.dtype(), b.integral, b.boolean));
+    check_alpha(op, kt, alpha);
+    if (is_integer_division(op) && !is_floating(kt) && !scalar_first)
+      TOCHA_CHECK(b.v != 0, op_name(op), "integer division by zero");
+    if (is_integer_division(op) && !is_floating(kt) && scalar_first) check_no_zero_divisor(op, a);
+    Tensor x = as_kernel_dtype(a, kt);
+    double params[3] = {alpha, 0, 0};
+    bool in_place = out && out->shares_storage(a);
+    Operand s{nullptr, b.v};
+    if (scalar_first)
+      r = run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {s, {&x}}, params, a.device());
+    else
+      r = run(op, kt, binary_result_dtype(op, kt), a.sizes(), out, in_place, {{&x}, s}, params, a.device());
+  }
+  // add/csub keep alpha in d[0] for tensor operands; with a Lua number d[0] is that number.
+  rec.finish(op, {&a}, r, pos, b.v);
+  return r;
 }
 
 Tensor binary(OpId op, const Tensor& a, const Tensor& b, double alpha) { return binary_impl(op, nullptr, a, b, alpha); }
@@ -193,8 +269,15 @@ static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<doubl
   TOCHA_CHECK(a.dtype() != DType::b8, "clamp", "cannot clamp a torch.BoolTensor");
   if (lo && hi) TOCHA_CHECK(!(*lo > *hi), "clamp", "min ", *lo, " is greater than max ", *hi);
   double params[3] = {lo.value_or(0), hi.value_or(0), double((lo ? 1 : 0) | (hi ? 2 : 0))};
-  return run(OpId::clamp, a.dtype(), a.dtype(), a.sizes(), out, out && out->shares_storage(a), {{&a}},
-             params, a.device());
+  Recorder rec(OpId::clamp, out, {&a}, 0);
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    r = run(OpId::clamp, a.dtype(), a.dtype(), a.sizes(), out, out && out->shares_storage(a), {{&a}}, params,
+            a.device());
+  }
+  rec.finish(OpId::clamp, {&a}, r, 0, params[0], params[1], int64_t(params[2]));
+  return r;
 }
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi) { return clamp_impl(nullptr, a, lo, hi); }
 void clamp_out(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) { clamp_impl(&out, a, lo, hi); }
@@ -208,14 +291,21 @@ static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Te
   if (float_only) kt = float_result_dtype(kt);
   TOCHA_CHECK(is_floating(kt) || value == std::floor(value), name, "value ", value,
               " must be an integer for a ", dtype_tensor_name(kt));
-  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt), z = as_kernel_dtype(c, kt);
   DimVec s1, shape;
-  TOCHA_CHECK(broadcast_shapes(x.sizes(), y.sizes(), &s1) && broadcast_shapes(s1, z.sizes(), &shape), name,
+  TOCHA_CHECK(broadcast_shapes(a.sizes(), b.sizes(), &s1) && broadcast_shapes(s1, c.sizes(), &shape), name,
               "sizes ", shape_str(a.sizes()), ", ", shape_str(b.sizes()), " and ", shape_str(c.sizes()),
               " do not broadcast");
   double params[3] = {value, 0, 0};
   bool in_place = out && (out->shares_storage(a) || out->shares_storage(b) || out->shares_storage(c));
-  return run(op, kt, kt, shape, out, in_place, {{&x}, {&y}, {&z}}, params, a.device());
+  Recorder rec(op, out, {&a, &b, &c}, 0);
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    Tensor xx = as_kernel_dtype(a, kt), yy = as_kernel_dtype(b, kt), zz = as_kernel_dtype(c, kt);
+    r = run(op, kt, kt, shape, out, in_place, {{&xx}, {&yy}, {&zz}}, params, a.device());
+  }
+  rec.finish(op, {&a, &b, &c}, r, 0, value);
+  return r;
 }
 
 Tensor addcmul(const Tensor& a, double v, const Tensor& b, const Tensor& c) { return ternary_impl(OpId::addcmul, nullptr, a, b, c, v, false); }
@@ -235,17 +325,24 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   TOCHA_CHECK(cond.dtype() == DType::u8 || cond.dtype() == DType::b8, "where",
               "condition must be a ByteTensor or BoolTensor, got a ", dtype_tensor_name(cond.dtype()));
   DType kt = promote_types(a.dtype(), b.dtype());
-  Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
   DimVec s1, shape;
-  TOCHA_CHECK(broadcast_shapes(cond.sizes(), x.sizes(), &s1) && broadcast_shapes(s1, y.sizes(), &shape), "where",
+  TOCHA_CHECK(broadcast_shapes(cond.sizes(), a.sizes(), &s1) && broadcast_shapes(s1, b.sizes(), &shape), "where",
               "sizes ", shape_str(cond.sizes()), ", ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
               " do not broadcast");
-  return run(OpId::where, kt, kt, shape, nullptr, false, {{&cond}, {&x}, {&y}}, nullptr, a.device());
+  Recorder rec(OpId::where, nullptr, {&cond, &a, &b}, 0);
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
+    r = run(OpId::where, kt, kt, shape, nullptr, false, {{&cond}, {&x}, {&y}}, nullptr, a.device());
+  }
+  rec.finish(OpId::where, {&cond, &a, &b}, r, 0);
+  return r;
 }
 
 // ---- copy, fill, conversions ---------------------------------------------------------------
 
-void copy_(const Tensor& dst, const Tensor& src) {
+static void copy_raw(const Tensor& dst, const Tensor& src) {
   DimVec shape;
   Tensor s = src;
   if (!broadcast_shapes(dst.sizes(), src.sizes(), &shape) || shape != dst.sizes()) {
@@ -269,7 +366,24 @@ void copy_(const Tensor& dst, const Tensor& src) {
   dst.bump_version();
 }
 
+void copy_(const Tensor& dst, const Tensor& src) {
+  bool rec = autograd::prepare_in_place("copy", dst, {&src});
+  {
+    GradModeGuard off(false);
+    copy_raw(dst, src);
+  }
+  if (!rec) return;
+  // The old values of dst get no gradient; src gets dst's (summed back if it was broadcast).
+  Tensor src_view = src;
+  if (src.numel() == dst.numel() && src.sizes() != dst.sizes()) {
+    DimVec shape;
+    if (!broadcast_shapes(dst.sizes(), src.sizes(), &shape) || shape != dst.sizes()) src_view = reshape(src, dst.sizes());
+  }
+  autograd::record(OpId::copy, {&dst, &src_view}, {&dst});
+}
+
 void fill_(const Tensor& dst, double v) {
+  bool had_history = autograd::prepare_in_place("fill", dst, {});
   check_writable("fill", dst);
   auto kernel = kernel_for<PointwiseKernel>(OpId::fill, dst.device().type, dst.dtype());
   PointwiseIter it;
@@ -278,12 +392,18 @@ void fill_(const Tensor& dst, double v) {
   it.finish();
   kernel(it);
   dst.bump_version();
+  // The new values do not depend on anything: drop the history (the gradient is zero).
+  if (had_history) autograd::detach_(dst);
 }
 
 Tensor to_dtype(const Tensor& a, DType dt) {
   if (a.dtype() == dt) return a;
   Tensor r = empty(a.sizes(), dt, a.device());
-  copy_(r, a);
+  {
+    GradModeGuard off(false);
+    copy_raw(r, a);
+  }
+  if (autograd::needs_record(a) && is_floating(dt)) autograd::record(OpId::copy, {&a}, {&r});
   return r;
 }
 
@@ -291,7 +411,11 @@ Tensor contiguous(const Tensor& a) { return a.is_contiguous() ? a : clone(a); }
 
 Tensor clone(const Tensor& a) {
   Tensor r = empty(a.sizes(), a.dtype(), a.device());
-  copy_(r, a);
+  {
+    GradModeGuard off(false);
+    copy_raw(r, a);
+  }
+  if (autograd::needs_record(a)) autograd::record(OpId::copy, {&a}, {&r});
   return r;
 }
 

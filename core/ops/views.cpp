@@ -1,9 +1,25 @@
 // View front-ends. See views.h.
 #include "core/ops/views.h"
+#include "core/autograd/record.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/tensor_ops.h"
 
 namespace tocha {
+
+namespace {
+// Records view op `op` from t to r with integer attributes (see formulas/views.cpp).
+Tensor recorded(OpId op, const Tensor& t, Tensor r, int64_t i0 = 0, int64_t i1 = 0, int64_t i2 = 0,
+                const DimVec* shape = nullptr) {
+  if (autograd::needs_record(t)) {
+    auto node = autograd::record(op, {&t}, {&r});
+    node->attrs.i[0] = i0;
+    node->attrs.i[1] = i1;
+    node->attrs.i[2] = i2;
+    if (shape) node->attrs.shape = *shape;
+  }
+  return r;
+}
+}  // namespace
 
 Tensor narrow(const Tensor& t, int64_t dim_, int64_t start, int64_t length) {
   TOCHA_CHECK(t.dim() > 0, "narrow", "cannot narrow a 0-dim tensor");
@@ -15,7 +31,7 @@ Tensor narrow(const Tensor& t, int64_t dim_, int64_t start, int64_t length) {
               " (tensor of size ", shape_str(t.sizes()), ")");
   DimVec sizes = t.sizes();
   sizes[d] = length;
-  return alias_with(t, sizes, t.strides(), t.storage_offset() + start * t.stride(d));
+  return recorded(OpId::narrow, t, alias_with(t, sizes, t.strides(), t.storage_offset() + start * t.stride(d)), d, start);
 }
 
 Tensor select(const Tensor& t, int64_t dim_, int64_t index) {
@@ -29,7 +45,7 @@ Tensor select(const Tensor& t, int64_t dim_, int64_t index) {
   int64_t offset = t.storage_offset() + index * t.stride(d);
   sizes.erase(d);
   strides.erase(d);
-  return alias_with(t, sizes, strides, offset);
+  return recorded(OpId::select, t, alias_with(t, sizes, strides, offset), d, index);
 }
 
 Tensor transpose(const Tensor& t, int64_t d1_, int64_t d2_) {
@@ -38,12 +54,12 @@ Tensor transpose(const Tensor& t, int64_t d1_, int64_t d2_) {
   DimVec sizes = t.sizes(), strides = t.strides();
   std::swap(sizes[d1], sizes[d2]);
   std::swap(strides[d1], strides[d2]);
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::transpose, t, alias_with(t, sizes, strides, t.storage_offset()), d1, d2);
 }
 
 Tensor permute(const Tensor& t, const DimVec& dims) {
   TOCHA_CHECK(dims.size() == t.dim(), "permute", "got ", dims.size(), " dims for a ", t.dim(), "D tensor");
-  DimVec sizes, strides;
+  DimVec sizes, strides, perm;
   bool seen[kMaxDims] = {};
   for (int i = 0; i < dims.size(); ++i) {
     int d = wrap_dim(dims[i], t.dim(), "permute");
@@ -51,8 +67,9 @@ Tensor permute(const Tensor& t, const DimVec& dims) {
     seen[d] = true;
     sizes.push_back(t.size(d));
     strides.push_back(t.stride(d));
+    perm.push_back(d);
   }
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::permute, t, alias_with(t, sizes, strides, t.storage_offset()), 0, 0, 0, &perm);
 }
 
 DimVec infer_size(const char* op, const DimVec& sizes, int64_t numel) {
@@ -114,15 +131,16 @@ Tensor view(const Tensor& t, const DimVec& sizes_) {
   DimVec st;
   TOCHA_CHECK(view_strides(t.sizes(), t.strides(), sizes, &st), "view", "cannot view a non-contiguous tensor of size ",
               shape_str(t.sizes()), " as ", shape_str(sizes), "; call contiguous() first or use reshape");
-  return alias_with(t, sizes, st, t.storage_offset());
+  return recorded(OpId::view, t, alias_with(t, sizes, st, t.storage_offset()));
 }
 
 Tensor reshape(const Tensor& t, const DimVec& sizes_) {
   DimVec sizes = infer_size("reshape", sizes_, t.numel());
   DimVec st;
-  if (view_strides(t.sizes(), t.strides(), sizes, &st)) return alias_with(t, sizes, st, t.storage_offset());
+  if (view_strides(t.sizes(), t.strides(), sizes, &st))
+    return recorded(OpId::view, t, alias_with(t, sizes, st, t.storage_offset()));
   Tensor c = clone(t);
-  return alias_with(c, sizes, contiguous_strides(sizes), 0);
+  return recorded(OpId::view, c, alias_with(c, sizes, contiguous_strides(sizes), 0));
 }
 
 Tensor expand(const Tensor& t, const DimVec& sizes_) {
@@ -145,7 +163,7 @@ Tensor expand(const Tensor& t, const DimVec& sizes_) {
       strides[i] = 0;
     }
   }
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::expand, t, alias_with(t, sizes, strides, t.storage_offset()));
 }
 
 Tensor unfold(const Tensor& t, int64_t dim_, int64_t size, int64_t step) {
@@ -160,14 +178,14 @@ Tensor unfold(const Tensor& t, int64_t dim_, int64_t size, int64_t step) {
   strides[d] = st * step;
   sizes.push_back(size);
   strides.push_back(st);
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::unfold, t, alias_with(t, sizes, strides, t.storage_offset()), d, size, step);
 }
 
 Tensor squeeze(const Tensor& t) {
   DimVec sizes, strides;
   for (int d = 0; d < t.dim(); ++d)
     if (t.size(d) != 1) { sizes.push_back(t.size(d)); strides.push_back(t.stride(d)); }
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::view, t, alias_with(t, sizes, strides, t.storage_offset()));
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim_) {
@@ -175,7 +193,7 @@ Tensor squeeze(const Tensor& t, int64_t dim_) {
   int d = wrap_dim(dim_, t.dim(), "squeeze");
   DimVec sizes = t.sizes(), strides = t.strides();
   if (sizes[d] == 1) { sizes.erase(d); strides.erase(d); }
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::view, t, alias_with(t, sizes, strides, t.storage_offset()));
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim_) {
@@ -184,12 +202,20 @@ Tensor unsqueeze(const Tensor& t, int64_t dim_) {
   int64_t st = d < t.dim() ? t.size(d) * t.stride(d) : 1;
   sizes.insert(d, 1);
   strides.insert(d, st);
-  return alias_with(t, sizes, strides, t.storage_offset());
+  return recorded(OpId::view, t, alias_with(t, sizes, strides, t.storage_offset()));
 }
 
 Tensor as_strided(const Tensor& t, const DimVec& sizes, const DimVec& strides, int64_t offset) {
   Tensor r = alias_with(t, DimVec{}, DimVec{}, 0);
   set_storage_(r, t.storage(), offset, sizes, strides);
+  if (autograd::needs_record(t)) {
+    auto node = autograd::record(OpId::asStrided, {&t}, {&r});
+    node->attrs.shape = sizes;
+    node->attrs.shape2 = strides;
+    node->attrs.i[0] = offset;
+    node->attrs.i[1] = t.storage_offset();
+    node->attrs.shape3 = t.strides();
+  }
   return r;
 }
 

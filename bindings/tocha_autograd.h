@@ -1,0 +1,51 @@
+/* tocha_autograd.h -- C ABI of autograd: requires-grad flags, .grad, backward, grad, grad mode,
+ * hooks and Lua-defined nodes. Included by tocha.h; see its conventions. */
+#ifndef TOCHA_AUTOGRAD_ABI_H
+#define TOCHA_AUTOGRAD_ABI_H
+
+/* Marks a leaf as requiring grad (or not); a tensor with history cannot be changed. */
+TOCHA_API int tocha_tensor_set_requires_grad(tocha_tensor *t, int flag) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_tensor_is_leaf(const tocha_tensor *t) TOCHA_NOEXCEPT;
+/* Sets *grad to a new reference to t's gradient, or NULL when there is none. */
+TOCHA_API int tocha_tensor_get_grad(const tocha_tensor *t, tocha_tensor **grad) TOCHA_NOEXCEPT;
+/* Replaces t's gradient (same size and dtype as t); NULL clears it. */
+TOCHA_API int tocha_tensor_set_grad(tocha_tensor *t, const tocha_tensor *grad) TOCHA_NOEXCEPT;
+/* Name of the op that produced t ("mul", ...), NULL for leaves. */
+TOCHA_API const char *tocha_tensor_grad_fn(const tocha_tensor *t) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_tensor_detach(const tocha_tensor *t) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_tensor_detach_(tocha_tensor *t) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_tensor_retain_grad(tocha_tensor *t) TOCHA_NOEXCEPT;
+TOCHA_API uint32_t tocha_tensor_version(const tocha_tensor *t) TOCHA_NOEXCEPT;
+/* Gradient hooks, identified by keys the caller chooses (the Lua side maps them to functions). */
+TOCHA_API int tocha_tensor_add_hook(tocha_tensor *t, int64_t key) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_tensor_remove_hook(tocha_tensor *t, int64_t key) TOCHA_NOEXCEPT;
+
+/* d(outputs)/d(leaves) accumulated into .grad; grads[i] may be NULL for one-element outputs. */
+TOCHA_API int tocha_backward(int n, tocha_tensor **outputs, tocha_tensor **grads, int retain_graph,
+                             int create_graph) TOCHA_NOEXCEPT;
+/* d(outputs)/d(inputs) into results[0..nin) (new references; NULL for unused inputs). */
+TOCHA_API int tocha_autograd_grad(int nout, tocha_tensor **outputs, tocha_tensor **grads, int nin,
+                                  tocha_tensor **inputs, int retain_graph, int create_graph, int allow_unused,
+                                  tocha_tensor **results) TOCHA_NOEXCEPT;
+
+/* Grad mode is per thread; returns the previous mode. */
+TOCHA_API int tocha_set_grad_enabled(int on) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_is_grad_enabled(void) TOCHA_NOEXCEPT;
+TOCHA_API void tocha_set_anomaly_enabled(int on) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_is_anomaly_enabled(void) TOCHA_NOEXCEPT;
+
+/* Calls back into the host language (see core/autograd/lua_callbacks.h). */
+typedef int (*tocha_lua_node_fn)(int64_t key, int ngrads, tocha_tensor **grads, int nresults,
+                                 tocha_tensor **results);
+typedef tocha_tensor *(*tocha_lua_hook_fn)(int64_t key, tocha_tensor *grad, int *failed);
+typedef const char *(*tocha_lua_trace_fn)(void);
+TOCHA_API void tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook,
+                                            tocha_lua_trace_fn trace) TOCHA_NOEXCEPT;
+TOCHA_API void tocha_autograd_set_callback_error(const char *msg) TOCHA_NOEXCEPT;
+/* Records a node whose backward is the host's function `key`: the outputs get it as history. */
+TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin, tocha_tensor **inputs, int nout,
+                                        tocha_tensor **outputs) TOCHA_NOEXCEPT;
+/* Keys of Lua nodes and hooks that no longer exist (their host-side state can be dropped). */
+TOCHA_API int tocha_autograd_drain_released(int64_t *keys, int max) TOCHA_NOEXCEPT;
+
+#endif

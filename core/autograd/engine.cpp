@@ -1,0 +1,264 @@
+// The backward engine. See engine.h.
+#include "core/autograd/engine.h"
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+#include "core/autograd/grad_mode.h"
+#include "core/autograd/lua_callbacks.h"
+#include "core/autograd/meta.h"
+#include "core/autograd/node.h"
+#include "core/autograd/record.h"
+#include "core/ops/pointwise.h"
+#include "core/ops/tensor_ops.h"
+
+namespace tocha {
+namespace autograd {
+
+namespace {
+
+struct Capture {
+  int slot;
+  int index;  // position in the result vector
+};
+
+struct ReadyOrder {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
+};
+
+// Adds g into buffer slot (out of place, so that a gradient handed to several consumers is
+// never modified behind their back).
+void accumulate(Grads& buffer, int slot, const Tensor& g) {
+  if (!g.defined()) return;
+  if (int(buffer.size()) <= slot) buffer.resize(size_t(slot) + 1);
+  Tensor& cur = buffer[size_t(slot)];
+  cur = cur.defined() ? binary(OpId::add, cur, g) : g;
+}
+
+void check_finite(const Node& node, const Tensor& g, int k) {
+  if (!g.defined() || !is_floating(g.dtype())) return;
+  Tensor bad = binary(OpId::ne, g, g);                                       // NaN
+  Tensor inf = binary(OpId::eq, unary(OpId::abs, g), Scalar(INFINITY));    // +-Inf
+  if (!any_true(bad) && !any_true(inf)) return;
+  std::string where = node.forward_trace.empty() ? std::string("(location unknown)") : node.forward_trace;
+  fail("backward", "the gradient of input ", k + 1, " computed by the backward of ", node.name(),
+       " contains NaN or Inf; ", node.name(), " was called at: ", where);
+}
+
+// Note [Gradient layout]: formulas return gradients in the broadcast shape and the promoted
+// dtype of the op; the engine reduces them to each input's shape and casts them to its dtype
+// once, here, so no formula has to.
+Tensor to_input_layout(const Tensor& g, const InputMeta& m) {
+  if (!g.defined()) return g;
+  Tensor r = g;
+  if (r.sizes() != m.shape) r = sum_to(r, m.shape);
+  if (r.dtype() != m.dtype) r = to_dtype(r, m.dtype);
+  return r;
+}
+
+Tensor run_hooks(const std::vector<int64_t>& hooks, Tensor g) {
+  for (int64_t key : hooks) g = lua_hook(key, g);
+  return g;
+}
+
+class GraphTask {
+ public:
+  GraphTask(BackwardOptions opts) : opts_(opts) {}
+
+  void discover(const std::vector<Edge>& roots) {
+    std::vector<Node*> stack;
+    for (const Edge& e : roots)
+      if (e.valid() && seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      order_.push_back(n);
+      for (const Edge& e : n->next) {
+        if (!e.valid()) continue;
+        deps_[e.node.get()]++;
+        if (seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
+      }
+    }
+  }
+
+  // grad(): only nodes from which a captured slot can be reached need to run.
+  void restrict_to_captures() {
+    restricted_ = true;
+    // order_ is a DFS pre-order; walk it backwards so children are decided before parents
+    // (a DAG's children can appear after their parent in pre-order).
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+        Node* n = *it;
+        if (needed_.count(n)) continue;
+        bool need = captures_.count(n) > 0;
+        for (const Edge& e : n->next)
+          if (e.valid() && needed_.count(e.node.get())) need = true;
+        if (need) { needed_.insert(n); changed = true; }
+      }
+    }
+  }
+
+  void add_capture(Node* n, int slot, int index) { captures_[n].push_back(Capture{slot, index}); }
+  void seed(const Edge& e, const Tensor& g) { accumulate(buffers_[e.node.get()], e.input_nr, g); }
+
+  void run(const std::vector<Edge>& roots, std::vector<Tensor>* results) {
+    std::priority_queue<Node*, std::vector<Node*>, ReadyOrder> ready;
+    std::unordered_set<Node*> queued;
+    for (const Edge& e : roots)
+      if (e.valid() && deps_[e.node.get()] == 0 && queued.insert(e.node.get()).second) ready.push(e.node.get());
+    while (!ready.empty()) {
+      Node* n = ready.top();
+      ready.pop();
+      Grads grads = std::move(buffers_[n]);
+      buffers_.erase(n);
+      grads.resize(std::max(grads.size(), n->outputs.size()));
+      for (size_t s = 0; s < grads.size() && s < n->pre_hooks.size(); ++s)
+        if (!n->pre_hooks[s].empty() && grads[s].defined()) grads[s] = run_hooks(n->pre_hooks[s], grads[s]);
+      for (size_t s = 0; s < n->retain_slot.size(); ++s)
+        if (n->retain_slot[s] && s < grads.size() && grads[s].defined()) {
+          if (n->retained.size() <= s) n->retained.resize(s + 1);
+          n->retained[s] = n->retained[s].defined() && !opts_.create_graph
+                               ? binary(OpId::add, n->retained[s], grads[s]) : grads[s];
+        }
+      bool is_capture_leaf = false;
+      auto cap = captures_.find(n);
+      if (cap != captures_.end()) {
+        for (const Capture& c : cap->second)
+          if (size_t(c.slot) < grads.size()) (*results)[size_t(c.index)] = grads[size_t(c.slot)];
+        is_capture_leaf = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+      }
+      bool run_it = !is_capture_leaf && (!restricted_ || needed_.count(n));
+      bool any = false;
+      for (const Tensor& g : grads) any = any || g.defined();
+      Grads out;
+      if (run_it && any) {
+        out = n->apply(grads);
+        if (!opts_.retain_graph) n->release_saved();
+      }
+      for (size_t k = 0; k < n->next.size(); ++k) {
+        const Edge& e = n->next[k];
+        if (!e.valid()) continue;
+        if (k < out.size() && out[k].defined()) {
+          Tensor g = to_input_layout(out[k], n->inputs[k]);
+          if (anomaly_enabled()) check_finite(*n, g, int(k));
+          accumulate(buffers_[e.node.get()], e.input_nr, g);
+        }
+        if (--deps_[e.node.get()] == 0 && queued.insert(e.node.get()).second) ready.push(e.node.get());
+      }
+    }
+  }
+
+ private:
+  BackwardOptions opts_;
+  std::unordered_set<Node*> seen_;
+  std::vector<Node*> order_;
+  std::unordered_map<Node*, int> deps_;
+  std::unordered_map<Node*, Grads> buffers_;
+  std::unordered_map<Node*, std::vector<Capture>> captures_;
+  std::unordered_set<Node*> needed_;
+  bool restricted_ = false;
+};
+
+// The gradient to start from: given, or ones for a one-element root.
+Tensor root_grad(const Tensor& root, const Tensor& given, size_t i) {
+  if (given.defined()) {
+    TOCHA_CHECK(given.sizes() == root.sizes(), "backward", "gradient ", i + 1, " has size ", shape_str(given.sizes()),
+                " but output ", i + 1, " has size ", shape_str(root.sizes()));
+    return given;
+  }
+  TOCHA_CHECK(root.numel() == 1, "backward", "a gradient must be given for output ", i + 1, " of size ",
+              shape_str(root.sizes()), " (only one-element outputs get an implicit gradient of 1)");
+  return full(root.sizes(), 1, root.dtype(), root.device());
+}
+
+std::vector<Edge> root_edges(const std::vector<Tensor>& roots) {
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    TOCHA_CHECK(roots[i].requires_grad(), "backward", "output ", i + 1, " (size ", shape_str(roots[i].sizes()),
+                ") does not require grad and has no history: nothing to differentiate");
+    edges.push_back(gradient_edge(roots[i]));
+  }
+  return edges;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots, BackwardOptions opts) {
+  GradModeGuard mode(opts.create_graph);
+  std::vector<Edge> edges = root_edges(roots);
+  GraphTask task(opts);
+  task.discover(edges);
+  for (size_t i = 0; i < roots.size(); ++i)
+    task.seed(edges[i], root_grad(roots[i], i < grad_roots.size() ? grad_roots[i] : Tensor(), i));
+  task.run(edges, nullptr);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+                         const std::vector<Tensor>& inputs, BackwardOptions opts, bool allow_unused) {
+  GradModeGuard mode(opts.create_graph);
+  std::vector<Edge> edges = root_edges(outputs);
+  GraphTask task(opts);
+  task.discover(edges);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TOCHA_CHECK(inputs[i].requires_grad(), "grad", "input ", i + 1, " (size ", shape_str(inputs[i].sizes()),
+                ") does not require grad");
+    Edge e = gradient_edge(inputs[i]);
+    task.add_capture(e.node.get(), e.input_nr, int(i));
+  }
+  task.restrict_to_captures();
+  for (size_t i = 0; i < outputs.size(); ++i)
+    task.seed(edges[i], root_grad(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(), i));
+  std::vector<Tensor> results(inputs.size());
+  task.run(edges, &results);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (results[i].defined()) {
+      results[i] = to_input_layout(results[i], InputMeta{inputs[i].sizes(), inputs[i].dtype(), inputs[i].device()});
+    } else {
+      TOCHA_CHECK(allow_unused, "grad", "input ", i + 1, " was not used to compute the outputs; pass allowUnused=true "
+                  "to get nil for it");
+    }
+  }
+  return results;
+}
+
+}  // namespace autograd
+
+// ---- node kinds whose apply lives with the engine ------------------------------------------------
+
+// Note [Gradient accumulation]: the first gradient of a leaf is stored as a fresh tensor; later
+// ones are added in place, so .grad keeps its identity (nn's gradWeight is weight.grad, and
+// getParameters() re-points .grad into a flat tensor). Under createGraph the sum is out of place
+// so the graph of the gradient is kept.
+Grads AccumulateGrad::apply(const Grads& grad_outputs) {
+  Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[0];
+  if (!g.defined()) return {};
+  AutogradMeta& m = autograd::meta(leaf);
+  g = autograd::run_hooks(m.hooks, g);
+  if (!pre_hooks.empty()) g = autograd::run_hooks(pre_hooks[0], g);
+  if (!g.defined()) return {};
+  if (g.dtype() != leaf.dtype()) g = to_dtype(g, leaf.dtype());
+  if (!m.grad.defined()) {
+    m.grad = autograd::grad_enabled() ? g : clone(g);
+  } else if (autograd::grad_enabled()) {
+    m.grad = binary(OpId::add, m.grad, g);
+  } else {
+    binary_out(OpId::add, m.grad, m.grad, g);
+  }
+  return {};
+}
+
+Grads LuaNode::apply(const Grads& grad_outputs) {
+  TOCHA_CHECK(!released, "backward", "trying to backward through ", label, " a second time: its saved state was "
+              "freed by the first backward; pass retainGraph=true to the first backward to keep it");
+  return autograd::lua_node_apply(key, grad_outputs, int(next.size()));
+}
+
+LuaNode::~LuaNode() { autograd::queue_release(key); }
+void LuaNode::release_saved() {
+  Node::release_saved();
+  released = true;
+}
+
+}  // namespace tocha

@@ -1,0 +1,190 @@
+// Vector-Jacobian products of reductions, scans and selections.
+// Node layout (set by the front-ends in core/ops/reduce*.cpp, scan.cpp, sort.cpp):
+//   attrs.i[0] dim (0-based), i[1] 1 for a reduction over all elements, i[2] keepdim,
+//   i[3] the index base of saved indices; attrs.d[0] p (norm/dist) or unbiased (var/std);
+//   saved[0] the input, saved[1] the output, saved[2] the indices (when the op has them).
+#include <cmath>
+#include "core/autograd/formula_ops.h"
+#include "core/autograd/vjp.h"
+#include "core/ops/index.h"
+#include "core/ops/join.h"
+#include "core/ops/index_scatter.h"
+#include "core/ops/reduce.h"
+#include "core/ops/scan.h"
+
+namespace tocha {
+namespace autograd {
+
+using namespace f;
+
+namespace {
+
+int dim_of(const Node& n) { return int(n.attrs.i[0]); }
+bool over_all(const Node& n) { return n.attrs.i[1] != 0; }
+bool keepdim(const Node& n) { return n.attrs.i[2] != 0; }
+const DimVec& in_shape(const Node& n) { return n.inputs[0].shape; }
+
+// g (the gradient of a reduced result) broadcast back over the input's shape.
+Tensor expand_back(const Node& n, Tensor g) {
+  if (!over_all(n) && !keepdim(n) && !in_shape(n).empty()) g = unsqueeze(g, dim_of(n));
+  if (over_all(n)) g = reshape(g, DimVec::filled(in_shape(n).size(), 1));
+  return expand(g, in_shape(n));
+}
+// The reduced output, broadcastable against the input.
+Tensor kept(const Node& n, Tensor y) {
+  if (!over_all(n) && !keepdim(n) && !in_shape(n).empty()) y = unsqueeze(y, dim_of(n));
+  if (over_all(n)) y = reshape(y, DimVec::filled(in_shape(n).size(), 1));
+  return y;
+}
+int64_t reduced_count(const Node& n) {
+  if (over_all(n)) return shape_numel(in_shape(n));
+  return in_shape(n).empty() ? 1 : in_shape(n)[dim_of(n)];
+}
+// Scatters the gradient of selected elements (values + indices along dim) into zeros.
+Tensor scatter_back(Node& n, const Tensor& g) {
+  Tensor idx = n.saved_tensor(2);
+  int d = dim_of(n);
+  Tensor gg = g, ii = idx;
+  if (!keepdim(n) && gg.dim() < int(in_shape(n).size())) {
+    gg = unsqueeze(gg, d);
+    ii = unsqueeze(ii, d);
+  }
+  return scatter_add(zeros(in_shape(n), g.dtype(), g.device()), d, ii, gg, n.attrs.i[3]);
+}
+// Reverses dim d (index_select with descending indices).
+Tensor flip(const Tensor& t, int d) {
+  int64_t len = t.size(d);
+  Tensor idx = empty({len}, DType::i64);
+  int64_t* p = idx.data<int64_t>();
+  for (int64_t k = 0; k < len; ++k) p[k] = len - 1 - k;
+  return index_select(t, d, idx, 0);
+}
+// Gradient of the p-norm of x (its value y) for p > 0.
+Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g) {
+  if (p == 0) return zeros_like(x);
+  if (p == 1) return mul(g, sign(x));
+  if (std::isinf(p)) {
+    Tensor hit = mask(OpId::eq, unary(OpId::abs, x), y, x.dtype());
+    Tensor count = sum(hit);  // ties share the gradient
+    return div(mul(mul(g, sign(x)), hit), count);
+  }
+  if (p == 2) {
+    Tensor safe = where(binary(OpId::eq, y, Scalar(0.0)), zeros_like(y), div(1.0, y));
+    return mul(mul(x, g), safe);
+  }
+  Tensor ax = unary(OpId::abs, x);
+  Tensor num = mul(mul(sign(x), pow(ax, p - 1)), g);
+  Tensor den = pow(y, p - 1);
+  Tensor safe = where(binary(OpId::eq, den, Scalar(0.0)), zeros_like(den), div(1.0, den));
+  return mul(num, safe);
+}
+
+}  // namespace
+
+Grads vjp_sum(Node& n, const Grads& g) { return {expand_back(n, g[0])}; }
+
+Grads vjp_mean(Node& n, const Grads& g) { return {div(expand_back(n, g[0]), double(reduced_count(n)))}; }
+
+// The product of all other elements, as exclusive cumulative products from both sides, so that
+// zeros in the input are handled exactly.
+Grads vjp_prod(Node& n, const Grads& g) {
+  Tensor x = n.saved_tensor(0);
+  int d = dim_of(n);
+  Tensor xs = over_all(n) ? reshape(x, {x.numel()}) : x;
+  if (over_all(n)) d = 0;
+  if (xs.dim() == 0) return {expand_back(n, g[0])};
+  int64_t len = xs.size(d);
+  DimVec one = xs.sizes();
+  one[d] = 1;
+  Tensor ones_slice = ones(one, xs.dtype(), xs.device());
+  Tensor left = len > 1 ? cat({ones_slice, narrow(cumprod(xs, d), d, 0, len - 1)}, d) : ones_slice;
+  Tensor rx = flip(xs, d);
+  Tensor right = len > 1 ? flip(cat({ones_slice, narrow(cumprod(rx, d), d, 0, len - 1)}, d), d) : ones_slice;
+  Tensor others = mul(left, right);
+  if (over_all(n)) others = reshape(others, in_shape(n));
+  return {mul(expand_back(n, g[0]), others)};
+}
+
+Grads vjp_var(Node& n, const Grads& g) {
+  Tensor x = n.saved_tensor(0);
+  double denom = double(reduced_count(n)) - (n.attrs.d[0] != 0 ? 1.0 : 0.0);
+  Tensor m = over_all(n) ? mean(x) : mean(x, dim_of(n), true);
+  Tensor c = f::sub(x, over_all(n) ? reshape(m, DimVec::filled(x.dim(), 1)) : m);
+  return {mul(expand_back(n, g[0]), mul(c, 2.0 / denom))};
+}
+
+Grads vjp_std(Node& n, const Grads& g) {
+  Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+  double denom = double(reduced_count(n)) - (n.attrs.d[0] != 0 ? 1.0 : 0.0);
+  Tensor m = over_all(n) ? mean(x) : mean(x, dim_of(n), true);
+  Tensor c = f::sub(x, over_all(n) ? reshape(m, DimVec::filled(x.dim(), 1)) : m);
+  Tensor yk = kept(n, y);
+  Tensor safe = where(binary(OpId::eq, yk, Scalar(0.0)), zeros_like(yk), div(1.0 / denom, yk));
+  return {mul(expand_back(n, g[0]), mul(c, safe))};
+}
+
+Grads vjp_norm(Node& n, const Grads& g) {
+  Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+  return {norm_grad(x, kept(n, y), n.attrs.d[0], expand_back(n, g[0]))};
+}
+
+Grads vjp_dist(Node& n, const Grads& g) {
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(2), y = n.saved_tensor(1);
+  Tensor diff = f::sub(a, b);
+  DimVec ones_shape = DimVec::filled(diff.dim(), 1);
+  Tensor ga = norm_grad(diff, reshape(y, ones_shape), n.attrs.d[0], expand(reshape(g[0], ones_shape), diff.sizes()));
+  return {ga, neg(ga)};
+}
+
+Grads vjp_logsumexp(Node& n, const Grads& g) {
+  Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+  return {mul(expand_back(n, g[0]), exp(f::sub(x, kept(n, y))))};
+}
+
+// Reductions that select one element: over all elements, ties share the gradient equally;
+// along a dim, the gradient goes to the index that was returned.
+static Grads selection(Node& n, const Grads& g) {
+  if (over_all(n)) {
+    Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+    Tensor hit = mask(OpId::eq, x, expand(reshape(y, DimVec::filled(x.dim(), 1)), x.sizes()), g[0].dtype());
+    return {div(mul(hit, expand_back(n, g[0])), sum(hit))};
+  }
+  return {scatter_back(n, g[0])};
+}
+Grads vjp_max(Node& n, const Grads& g) { return selection(n, g); }
+Grads vjp_min(Node& n, const Grads& g) { return selection(n, g); }
+Grads vjp_median(Node& n, const Grads& g) { return selection(n, g); }
+Grads vjp_mode(Node& n, const Grads& g) { return selection(n, g); }
+Grads vjp_kthvalue(Node& n, const Grads& g) { return selection(n, g); }
+Grads vjp_sort(Node& n, const Grads& g) { return {scatter_back(n, g[0])}; }
+Grads vjp_topk(Node& n, const Grads& g) { return {scatter_back(n, g[0])}; }
+
+Grads vjp_cumsum(Node& n, const Grads& g) {
+  int d = dim_of(n);
+  return {flip(cumsum(flip(g[0], d), d), d)};
+}
+
+// sum_{k >= i} g_k y_k / x_i (inputs without zeros; a zero makes this formula undefined).
+Grads vjp_cumprod(Node& n, const Grads& g) {
+  int d = dim_of(n);
+  Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+  Tensor rev = flip(cumsum(flip(mul(g[0], y), d), d), d);
+  return {div(rev, x)};
+}
+
+Grads vjp_cross(Node& n, const Grads& g) {
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(2);
+  std::optional<int64_t> d = int64_t(dim_of(n));
+  return {n.needs_input_grad(0) ? cross(b, g[0], d) : Tensor(), n.needs_input_grad(1) ? cross(g[0], a, d) : Tensor()};
+}
+
+Grads vjp_trace(Node& n, const Grads& g) {
+  const DimVec& s = in_shape(n);
+  Tensor e = zeros(s, g[0].dtype(), g[0].device());
+  int64_t k = s[0] < s[1] ? s[0] : s[1];
+  fill_(as_strided(e, {k}, {s[1] + 1}, 0), 1);
+  return {mul(e, g[0])};
+}
+
+}  // namespace autograd
+}  // namespace tocha

@@ -1,0 +1,37 @@
+// The calls the autograd engine makes back into Lua: backward of Lua-defined nodes
+// (torch.autograd.Function, nn modules as coarse nodes), gradient hooks, and the caller's
+// location for anomaly detection. The Lua side registers them once (lua/torch/autograd.lua);
+// the Lua functions catch their own errors and report them through set_callback_error, because
+// a Lua error must never unwind through C++ frames.
+#pragma once
+#include <cstdint>
+#include <string>
+#include "core/autograd/node.h"
+#include "core/tensor_header.h"
+
+namespace tocha {
+namespace autograd {
+
+// Returns 0, or -1 after set_callback_error. grads[i] are borrowed (NULL: no gradient); the
+// callback stores in results[j] a new reference or NULL for each of the node's inputs.
+using LuaNodeFn = int (*)(int64_t key, int ngrads, tocha_tensor** grads, int nresults, tocha_tensor** results);
+// Returns a new reference to the replacement gradient, NULL to keep it, or sets *failed.
+using LuaHookFn = tocha_tensor* (*)(int64_t key, tocha_tensor* grad, int* failed);
+// Returns a description of the Lua stack (the user's line) for anomaly reports.
+using LuaTraceFn = const char* (*)();
+
+void set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace);
+void set_callback_error(const std::string& msg);
+
+Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs);
+// Runs hook `key` on grad; returns the (possibly replaced) gradient.
+Tensor lua_hook(int64_t key, const Tensor& grad);
+std::string lua_forward_trace();
+// Keys whose Lua-side state (a Function's ctx, a hook function) can be dropped. Destructors run
+// at any time (even inside Lua's GC), so they queue keys instead of calling Lua; the Lua side
+// drains the queue when it creates nodes or hooks.
+void queue_release(int64_t key);
+int drain_released(int64_t* out, int max);
+
+}  // namespace autograd
+}  // namespace tocha

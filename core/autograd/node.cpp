@@ -1,0 +1,72 @@
+// Node bookkeeping: saving and unpacking tensors with version checks, the vjp dispatch, and the
+// leaf accumulator.
+#include "core/autograd/node.h"
+#include <atomic>
+#include "core/autograd/meta.h"
+#include "core/autograd/lua_callbacks.h"
+#include "core/autograd/record.h"
+#include "core/autograd/vjp.h"
+#include "core/error.h"
+
+namespace tocha {
+
+namespace {
+std::atomic<uint64_t> g_sequence{0};
+}
+
+Node::Node(OpId o) : op(o), sequence_nr(g_sequence.fetch_add(1, std::memory_order_relaxed)) {}
+Node::~Node() {
+  for (auto& hooks : pre_hooks)
+    for (int64_t key : hooks) autograd::queue_release(key);
+}
+
+std::string Node::name() const { return op_name(op); }
+
+Grads Node::apply(const Grads& grad_outputs) { return autograd::run_vjp(*this, grad_outputs); }
+
+void Node::save(const Tensor& t, bool is_output, int output_nr) {
+  SavedTensor s;
+  if (t.defined()) {
+    s.version = t.version();
+    // An output keeps its history through this node; store a bare alias to avoid the cycle
+    // node -> saved output -> meta -> grad_fn (this node).
+    s.data = is_output ? alias_with(t, t.sizes(), t.strides(), t.storage_offset()) : t;
+  }
+  s.is_output = is_output;
+  s.output_nr = output_nr;
+  saved.push_back(std::move(s));
+}
+
+Tensor Node::saved_tensor(int k) {
+  TOCHA_CHECK(!released, "backward", "trying to backward through the graph of ", name(),
+              " a second time: its saved tensors were freed by the first backward; pass retainGraph=true "
+              "to the first backward to keep them");
+  TOCHA_ASSERT(k >= 0 && k < int(saved.size()));
+  SavedTensor& s = saved[k];
+  if (!s.data.defined()) return s.data;
+  TOCHA_CHECK(s.data.version() == s.version, "backward",
+              "a tensor of size ", shape_str(s.data.sizes()), " needed to compute the gradient of ", name(),
+              " was modified by an in-place operation after ", name(), " saved it (version ", s.data.version(),
+              ", saved at version ", s.version, "); clone() it before modifying it, or modify a copy");
+  if (!s.is_output) return s.data;
+  Tensor out = alias_with(s.data, s.data.sizes(), s.data.strides(), s.data.storage_offset());
+  autograd::set_history(out, shared_from_this(), s.output_nr);
+  return out;
+}
+
+void Node::release_saved() {
+  if (saved.empty()) return;
+  saved.clear();
+  saved.shrink_to_fit();
+  released = true;
+}
+
+AccumulateGrad::AccumulateGrad(const Tensor& l) : Node(OpId::COUNT), leaf(l) {
+  InputMeta m{l.sizes(), l.dtype(), l.device()};
+  outputs.push_back(m);
+  pre_hooks.resize(1);
+}
+
+LuaNode::LuaNode(int64_t k, std::string l) : Node(OpId::COUNT), key(k), label(std::move(l)) {}
+
+}  // namespace tocha

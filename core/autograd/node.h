@@ -1,0 +1,102 @@
+// Graph nodes of the dynamic autograd tape (DESIGN.md decision 5). A Node remembers what the
+// vector-Jacobian formula of its op needs (saved tensors with their versions, attributes, input
+// shapes) and where the input gradients go (edges to the nodes that produced the inputs, or to
+// the accumulators of leaves).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include "core/op_id.h"
+#include "core/tensor.h"
+
+namespace tocha {
+
+struct Node;
+using Grads = std::vector<Tensor>;  // an undefined Tensor means "no gradient" (zero)
+
+struct Edge {
+  std::shared_ptr<Node> node;
+  int input_nr = 0;  // which output slot of `node` receives the gradient
+  bool valid() const { return bool(node); }
+};
+
+// Shape, dtype and device of a forward input: the engine reduces broadcast gradients to the
+// shape and casts them to the dtype (Note [Gradient layout] in engine.cpp).
+struct InputMeta {
+  DimVec shape;
+  DType dtype = DType::f32;
+  Device device;
+};
+
+// A tensor saved for backward. Outputs are stored without their history (a saved output holding
+// its grad_fn would be a reference cycle) and get it back when unpacked.
+struct SavedTensor {
+  Tensor data;
+  uint32_t version = 0;
+  bool is_output = false;
+  int output_nr = 0;
+};
+
+// Op attributes a formula needs (dims, scalars, shapes); meaning is per op.
+struct Attrs {
+  int64_t i[4] = {0, 0, 0, 0};
+  double d[3] = {0, 0, 0};
+  DimVec shape;
+  DimVec shape2;
+  DimVec shape3;
+};
+
+struct Node : std::enable_shared_from_this<Node> {
+  explicit Node(OpId op);
+  virtual ~Node();
+
+  OpId op;
+  std::vector<Edge> next;           // one per differentiable tensor input, in forward order
+  std::vector<InputMeta> inputs;    // same length as next
+  std::vector<InputMeta> outputs;   // metadata of each output (zeros for missing gradients)
+  std::vector<SavedTensor> saved;
+  Attrs attrs;
+  uint64_t sequence_nr;             // creation order; later nodes run first when both are ready
+  std::string forward_trace;        // where the forward op was called (anomaly detection)
+  std::vector<std::vector<int64_t>> pre_hooks;  // Lua hook keys per output slot
+  std::vector<Tensor> retained;     // gradients kept per output slot (retainGrad)
+  std::vector<bool> retain_slot;
+  bool released = false;            // saved tensors freed by a backward without retainGraph
+
+  // Computes the gradients of the inputs from those of the outputs.
+  virtual Grads apply(const Grads& grad_outputs);
+  virtual std::string name() const;
+  // Whether the formula of input k may be skipped (its edge leads nowhere).
+  bool needs_input_grad(int k) const { return k < int(next.size()) && next[k].valid(); }
+
+  // Saves t for backward (an output of this node when is_output).
+  void save(const Tensor& t, bool is_output = false, int output_nr = 0);
+  // The k-th saved tensor, checked against in-place modification since it was saved.
+  Tensor saved_tensor(int k);
+  // Frees the saved tensors (after a backward that does not retain the graph).
+  virtual void release_saved();
+};
+
+// The sink of a leaf: adds incoming gradients into leaf.grad (in place when it exists, so .grad
+// may alias other storage, see Note [Gradient accumulation] in engine.cpp).
+struct AccumulateGrad : Node {
+  explicit AccumulateGrad(const Tensor& leaf);
+  Tensor leaf;
+  Grads apply(const Grads& grad_outputs) override;
+  std::string name() const override { return "AccumulateGrad"; }
+};
+
+// A node whose backward is Lua code (torch.autograd.Function, nn modules as coarse nodes):
+// apply() calls back into Lua with `key` (see lua_callbacks.h).
+struct LuaNode : Node {
+  LuaNode(int64_t key, std::string label);
+  ~LuaNode() override;
+  int64_t key;
+  std::string label;
+  Grads apply(const Grads& grad_outputs) override;
+  std::string name() const override { return label; }
+  void release_saved() override;
+};
+
+}  // namespace tocha

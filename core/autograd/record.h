@@ -1,0 +1,43 @@
+// What op front-ends call to put a node on the tape (step 4 of DESIGN.md decision 2).
+#pragma once
+#include <initializer_list>
+#include "core/autograd/node.h"
+
+namespace tocha {
+namespace autograd {
+
+// True when grad mode is on and one of the tensors requires grad: the op must be recorded.
+bool needs_record(std::initializer_list<const Tensor*> inputs);
+inline bool needs_record(const Tensor& a) { return needs_record({&a}); }
+inline bool needs_record(const Tensor& a, const Tensor& b) { return needs_record({&a, &b}); }
+
+// Creates a node for `op` with edges from the given inputs (undefined tensors and inputs that do
+// not require grad get no edge) and makes it the grad_fn of each output. Returns the node so the
+// caller can save tensors and attributes.
+std::shared_ptr<Node> record(OpId op, std::initializer_list<const Tensor*> inputs,
+                             std::initializer_list<const Tensor*> outputs);
+// Same for a node built by the caller (e.g. a LuaNode).
+void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
+             const std::vector<Tensor>& outputs);
+
+// Before an in-place op on `t`: refuses what autograd cannot follow (an in-place op on a view
+// that requires grad). In-place updates of leaves are allowed and not recorded (Note [In-place
+// updates of leaves]). Returns true when the op must be recorded as a new history of t.
+bool prepare_in_place(const char* op, const Tensor& t, std::initializer_list<const Tensor*> inputs);
+
+// The edge a gradient for t should flow along (its grad_fn slot, or its leaf accumulator).
+Edge gradient_edge(const Tensor& t);
+// Makes `node` (output slot nr) the history of t.
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, int nr);
+
+}  // namespace autograd
+}  // namespace tocha
+
+namespace tocha {
+namespace autograd {
+// Removes t's history in place (it becomes a leaf that does not require grad).
+void detach_(const Tensor& t);
+// A new tensor sharing t's storage, without history.
+Tensor detach(const Tensor& t);
+}  // namespace autograd
+}  // namespace tocha
