@@ -82,5 +82,6 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_index.h"
 #include "tocha_linalg.h"
 #include "tocha_random.h"
+#include "tocha_serialize.h"
 
 #endif

@@ -16,7 +16,8 @@ require 'torch.utils'
 
 -- Optional op families (other files may be absent while they are being written).
 for _, name in ipairs({ 'torch.reduce', 'torch.index', 'torch.linalg', 'torch.random', 'torch.sort',
-                        'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester' }) do
+                        'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester',
+                        'torch.serialize' }) do
   local path = package.searchpath(name, package.path)
   if path then require(name) end
 end
