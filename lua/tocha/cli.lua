@@ -19,10 +19,14 @@ local function traceback(msg)
   local ok, lib = pcall(require, 'torch.lib')
   if not ok then return text end
   local root = lib.lua_root
-  local out = {}
-  for line in text:gmatch('[^\n]+') do
+  -- Only the frames are filtered: the message itself may name a Tocha file and must stay whole.
+  local head, frames = text:match('^(.*\nstack traceback:)(.*)$')
+  if not head then return text end
+  local out = { head }
+  for line in frames:gmatch('[^\n]+') do
     local hidden = line:find(root, 1, true) or line:find("%[C%]: in function 'error'")
       or line:find("%[C%]: in function 'xpcall'") or line:find("%[C%]: at 0x")
+      or line:find('^%s*%[builtin#%d+%]:')
     if not hidden then out[#out + 1] = line end
   end
   return table.concat(out, '\n')
@@ -47,6 +51,9 @@ return function(argv)
       if not argv[i + 1] then io.stderr:write('tocha: ', a, ' needs an argument\n', usage, '\n') return 1 end
       actions[#actions + 1] = { a, argv[i + 1] }
       i = i + 2
+    elseif a:match('^%-[el].') then  -- attached forms, as in th: -lnn, -e'print(1)'
+      actions[#actions + 1] = { a:sub(1, 2), a:sub(3) }
+      i = i + 1
     elseif a == '-i' then interactive, i = true, i + 1
     elseif a == '-q' then quiet, i = true, i + 1
     elseif a == '-h' or a == '--help' then print(usage) return 0

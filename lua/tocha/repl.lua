@@ -10,6 +10,10 @@ local function show(...)
   end
 end
 
+local function pack(...) return { n = select('#', ...), ... } end
+-- Incomplete input ends with "near '<eof>'" (lua.c's test); "'<eof>' expected near 'end'" is an error.
+local function incomplete(err) return err ~= nil and err:sub(-7) == "'<eof>'" end
+
 function M.run(opts)
   opts = opts or {}
   if not opts.quiet then
@@ -23,20 +27,32 @@ function M.run(opts)
     if not line then io.write('\n') return 0 end
     local src = buffer and (buffer .. '\n' .. line) or line
     local quiet = src:match(';%s*$') ~= nil
-    local chunk, err = loadstring('return ' .. src, '=stdin')
-    if not chunk then chunk, err = loadstring(src, '=stdin') end
-    if not chunk and err and err:find("<eof>") then
+    -- An expression first (its values are printed), then a statement.
+    local chunk, expr_err = loadstring('return ' .. src, '=stdin')
+    local err, packed = nil, false
+    if chunk then
+      -- Run it wrapped so that `error("e")` is not a tail call (LuaJIT would drop the chunk's
+      -- frame, and the error its position) and so that nil results are counted.
+      local wrapped = loadstring('return (function(...) return { n = select("#", ...), ... } end)('
+        .. src:gsub(';%s*$', '') .. '\n)', '=stdin')
+      if wrapped then chunk, packed = wrapped, true end
+    else
+      chunk, err = loadstring(src, '=stdin')
+    end
+    if not chunk and (incomplete(err) or incomplete(expr_err)) then
       buffer = src
     else
       buffer = nil
       if not chunk then
         io.stderr:write(err, '\n')
       else
-        local res = { xpcall(chunk, opts.traceback or debug.traceback) }
+        local res = pack(xpcall(chunk, opts.traceback or debug.traceback))
         if not res[1] then
           io.stderr:write(tostring(res[2]), '\n')
-        elseif #res > 1 and not quiet then
-          show(unpack(res, 2, table.maxn(res)))
+        else
+          -- The expression wrapper returns its values packed; a statement's `return` returns them.
+          res = packed and res[2] or pack(unpack(res, 2, res.n))
+          if res.n > 0 and not quiet then show(unpack(res, 1, res.n)) end
         end
       end
     end

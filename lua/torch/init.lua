@@ -14,12 +14,14 @@ require 'torch.ops'
 require 'torch.print'
 require 'torch.utils'
 
--- Optional op families (other files may be absent while they are being written).
-for _, name in ipairs({ 'torch.reduce', 'torch.index', 'torch.linalg', 'torch.random', 'torch.sort',
-                        'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester',
-                        'torch.autograd', 'torch.gradcheck' }) do
-  local path = package.searchpath(name, package.path)
-  if path then require(name) end
+for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
+                        'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
+                        'torch.gradcheck' }) do
+  require(name)
+end
+-- Being written (loaded when present).
+for _, name in ipairs({ 'torch.serialize' }) do
+  if package.searchpath(name, package.path) then require(name) end
 end
 
 torch._loaded = true

@@ -45,7 +45,13 @@ end
 function Tester:_record(ok, message, level)
   self.assertions = self.assertions + 1
   if not ok then
-    local info = debug.getinfo((level or 3), 'Sl')
+    -- The assert methods tail-call _record, so fixed levels land in xpcall: take the first
+    -- frame outside this file instead.
+    local here, lvl, info = debug.getinfo(1, 'S').source, level or 2, nil
+    repeat
+      info = debug.getinfo(lvl, 'Sl')
+      lvl = lvl + 1
+    until not info or info.source ~= here
     local where = info and (info.short_src .. ':' .. (info.currentline or '?')) or '?'
     table.insert(self.current_failures, where .. ': ' .. message)
     if self.earlyAbort then error('__tester_early_abort__', 0) end

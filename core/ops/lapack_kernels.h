@@ -1,0 +1,34 @@
+// Kernel signatures of the LAPACK op family: the contract between core/ops/lapack*.cpp and
+// kernels/cpu/lapack*.cpp. Matrices are column-major with a leading dimension (the front-ends
+// make column-major working copies, Note [Row-major LAPACK]). Kernels work in place and return
+// LAPACK's info: 0 on success, > 0 for a numerical failure that the front-end reports.
+#pragma once
+#include <cstdint>
+
+namespace tocha {
+
+// Solves A X = B (A n x n, B n x nrhs): B becomes X and A its LU factors (getrf + getrs).
+using GesvKernel = int (*)(int64_t n, int64_t nrhs, void* a, int64_t lda, void* b, int64_t ldb);
+// Least squares / least norm solution of A X = B for a full-rank m x n A (gels); B has
+// max(m, n) rows and its first n rows become X.
+using GelsKernel = int (*)(int64_t m, int64_t n, int64_t nrhs, void* a, int64_t lda, void* b, int64_t ldb);
+// A becomes A^-1 (getrf + getri).
+using InverseKernel = int (*)(int64_t n, void* a, int64_t lda);
+// Cholesky factor in the `upper` (A = U^T U) or lower (A = L L^T) triangle of A, reading only that
+// triangle; the other one is set to zero.
+using PotrfKernel = int (*)(bool upper, int64_t n, void* a, int64_t lda);
+// Solves A X = B given A's Cholesky factor in the `upper` or lower triangle of chol; B becomes X.
+using PotrsKernel = int (*)(bool upper, int64_t n, int64_t nrhs, const void* chol, int64_t ldc, void* b,
+                            int64_t ldb);
+// Eigenvalues (ascending) of a symmetric A, read from its `upper` or lower triangle, into w; with
+// `vectors`, A becomes the orthonormal eigenvectors (column j for w[j]).
+using SymeigKernel = int (*)(bool vectors, bool upper, int64_t n, void* a, int64_t lda, void* w);
+// A = U diag(S) VT with k = min(m, n) singular values (descending) in s. `all`: U is m x m and VT
+// n x n; otherwise U is m x k and VT k x n. A is destroyed.
+using SvdKernel = int (*)(bool all, int64_t m, int64_t n, void* a, int64_t lda, void* s, void* u, int64_t ldu,
+                          void* vt, int64_t ldvt);
+// Reduced QR of an m x n A with k = min(m, n): R (k x n, upper triangular) goes into r, and the
+// first k columns of A become Q (m x k, orthonormal columns).
+using QrKernel = int (*)(int64_t m, int64_t n, void* a, int64_t lda, void* r, int64_t ldr);
+
+}  // namespace tocha

@@ -1,0 +1,24 @@
+// Signatures of the random kernels, registered per (op, device, dtype). Outputs are contiguous
+// and every parameter was validated by the front-ends (core/ops/random.cpp); kernels follow
+// Note [Random streams] in core/ops/random_dist.h.
+#pragma once
+#include <cstdint>
+#include "core/rng.h"
+
+namespace tocha {
+
+// uniform {a, b}, normal {mean, std}, logNormal {mu, sigma of the underlying normal},
+// exponential {lambda}, cauchy {median, sigma}, geometric {p}: fills n elements at out.
+using RandomFillKernel = void (*)(void* out, int64_t n, Generator& gen, const double* params);
+// bernoulli: probability p for every element, or probs[i] (n contiguous doubles) when non-null.
+using BernoulliKernel = void (*)(void* out, int64_t n, Generator& gen, double p, const double* probs);
+// random: integers in [lo, lo + range); range 0 means 2^64.
+using RandomIntKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t lo, uint64_t range);
+// randperm: a permutation of base .. base + n - 1.
+using RandpermKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t base);
+// multinomial: probs is rows x k contiguous (the kernel's dtype), out rows x n int64 indices
+// (plus base). Rows have a positive sum and, without replacement, at least n non-zero weights.
+using MultinomialKernel = void (*)(int64_t* out, const void* probs, int64_t rows, int64_t k, int64_t n,
+                                   bool replacement, int64_t base, Generator& gen);
+
+}  // namespace tocha

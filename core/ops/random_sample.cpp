@@ -1,0 +1,115 @@
+// Sampling front-ends: multinomial (weights validated row by row) and randperm. See random.h.
+#include <cmath>
+#include "core/kernel_registry.h"
+#include "core/ops/pointwise.h"
+#include "core/ops/random.h"
+#include "core/ops/random_kernels.h"
+#include "core/ops/tensor_ops.h"
+
+namespace tocha {
+
+namespace {
+
+// Largest integer a dtype holds exactly (the bound on the indices it can receive).
+int64_t exact_int_max(DType dt) {
+  switch (dt) {
+    case DType::u8: return 255;
+    case DType::i32: return INT32_MAX;
+    case DType::i64: return INT64_MAX;
+    case DType::f32: return int64_t(1) << 24;
+    case DType::f64: return int64_t(1) << 53;
+    case DType::f16: return 2048;
+    case DType::bf16: return 256;
+    default: return 0;
+  }
+}
+
+void check_index_dtype(const char* op, DType dt, int64_t largest) {
+  TOCHA_CHECK(dt != DType::b8, op, "cannot store indices in a torch.BoolTensor");
+  TOCHA_CHECK(largest <= exact_int_max(dt), op, "indices up to ", largest, " do not fit a ", dtype_tensor_name(dt),
+              "; use a torch.LongTensor");
+}
+
+// Checks every row of weights (rows x k, contiguous CPU): finite, non-negative, a positive sum,
+// and enough non-zero weights to draw n without replacement.
+template <class T> void check_weights(const T* w, int64_t rows, int64_t k, int64_t n, bool replacement) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    int64_t nonzero = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      double v = double(opmath_t<T>(w[r * k + j]));
+      TOCHA_CHECK(std::isfinite(v) && v >= 0, "multinomial", "weights must be finite and non-negative, got ", v,
+                  " at row ", r + 1, ", column ", j + 1);
+      sum += v;
+      nonzero += v > 0;
+    }
+    TOCHA_CHECK(sum > 0, "multinomial", "the weights of row ", r + 1, " sum to zero");
+    TOCHA_CHECK(replacement || nonzero >= n, "multinomial", "cannot draw ", n, " samples without replacement from row ",
+                r + 1, ", which has only ", nonzero, " non-zero weights");
+  }
+}
+
+}  // namespace
+
+void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int64_t n, bool replacement,
+                     int64_t base) {
+  TOCHA_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial", "expects a 1D or 2D tensor of weights, got size ",
+              shape_str(probs.sizes()));
+  TOCHA_CHECK(is_floating(probs.dtype()), "multinomial", "expects floating-point weights, got a ",
+              dtype_tensor_name(probs.dtype()));
+  int64_t k = probs.size(probs.dim() - 1), rows = probs.dim() == 2 ? probs.size(0) : 1;
+  TOCHA_CHECK(k > 0, "multinomial", "the weights have no categories (size ", shape_str(probs.sizes()), ")");
+  TOCHA_CHECK(n > 0, "multinomial", "number of samples must be positive, got ", n);
+  TOCHA_CHECK(replacement || n <= k, "multinomial", "cannot draw ", n, " samples without replacement from ", k,
+              " categories");
+  check_index_dtype("multinomial", out.dtype(), base + k - 1);
+  check_writable("multinomial", out);
+  // Weights as a contiguous CPU tensor of their own dtype (the kernel reads that dtype).
+  Tensor w = probs;
+  if (!w.is_cpu()) { w = empty(probs.sizes(), probs.dtype()); copy_(w, probs); }
+  w = contiguous(w);
+  visit_dtype(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same<T, bool>::value) check_weights(w.data<T>(), rows, k, n, replacement);
+  });
+  DimVec shape = probs.dim() == 2 ? DimVec{rows, n} : DimVec{n};
+  auto kernel = kernel_for<MultinomialKernel>(OpId::multinomial, DeviceType::cpu, w.dtype());
+  resize_(out, shape);
+  bool direct = out.is_cpu() && out.is_contiguous() && out.dtype() == DType::i64 && !out.shares_storage(probs);
+  Tensor target = direct ? out : empty(shape, DType::i64);
+  kernel(target.data<int64_t>(), w.data<void>(), rows, k, n, replacement, base, gen);
+  if (direct) out.bump_version();
+  else copy_(out, target);
+}
+
+Tensor multinomial(const Tensor& probs, Generator& gen, int64_t n, bool replacement, int64_t base) {
+  Tensor out = empty(DimVec{0}, DType::i64);
+  multinomial_out(out, probs, gen, n, replacement, base);
+  return out;
+}
+
+void randperm_out(const Tensor& out, int64_t n, Generator& gen, int64_t base) {
+  TOCHA_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
+  TOCHA_CHECK(base >= 0 && base <= INT64_MAX - n, "randperm", "invalid index base ", base);
+  check_index_dtype("randperm", out.dtype(), n + base - 1);
+  check_writable("randperm", out);
+  resize_(out, DimVec{n});
+  if (n == 0) return;
+  auto kernel = kernel_for<RandpermKernel>(OpId::randperm, DeviceType::cpu, out.dtype());
+  if (out.is_cpu() && out.is_contiguous()) {
+    kernel(out.raw_data(), n, gen, base);
+    out.bump_version();
+    return;
+  }
+  Tensor tmp = empty(DimVec{n}, out.dtype());
+  kernel(tmp.raw_data(), n, gen, base);
+  copy_(out, tmp);
+}
+
+Tensor randperm(int64_t n, Generator& gen, DType dt, int64_t base) {
+  Tensor out = empty(DimVec{0}, dt);
+  randperm_out(out, n, gen, base);
+  return out;
+}
+
+}  // namespace tocha

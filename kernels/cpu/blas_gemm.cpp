@@ -1,0 +1,171 @@
+// CPU kernels of the matrix-matrix products (mm, addmm, bmm, baddbmm, addbmm): cblas_?gemm for
+// f32/f64 on strided views, float GEMM on converted copies for f16/bf16, plain loops for integers.
+#include <algorithm>
+#include <vector>
+#include <cblas.h>
+#include "core/kernel_registry.h"
+#include "core/ops/linalg_kernels.h"
+#include "kernels/cpu/blas_util.h"
+#include "kernels/cpu/parallel.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+// Multiply-adds below which a product is too small for OpenBLAS's own threads to pay off, so a
+// batch of them is split over the pool instead (OpenBLAS runs single-threaded inside a region).
+constexpr int64_t kSmallGemm = 64 * 64 * 64;
+
+void gemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+              blasint(n), blasint(k), float(alpha), a, blasint(lda), b, blasint(ldb), float(beta), c, blasint(ldc));
+}
+void gemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+               const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+              blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+}
+
+// The same product with C transposed: C^T = B^T A^T. Lets BLAS write a column-major C in place.
+GemmArgs transposed(const GemmArgs& g) {
+  GemmArgs t = g;
+  t.m = g.n;
+  t.n = g.m;
+  t.a = g.b;
+  t.a_bs = g.b_bs;
+  t.a_rs = g.b_cs;
+  t.a_cs = g.b_rs;
+  t.b = g.a;
+  t.b_bs = g.a_bs;
+  t.b_rs = g.a_cs;
+  t.b_cs = g.a_rs;
+  t.c_rs = g.c_cs;
+  t.c_cs = g.c_rs;
+  return t;
+}
+
+// Number of distinct result matrices: one when every product accumulates into C (addbmm).
+int64_t num_results(const GemmArgs& g) { return g.c_bs == 0 ? 1 : g.batch; }
+
+// C = beta * C for every result matrix (an empty product); beta == 0 writes zeros.
+template <class T> void scale_results(const GemmArgs& g) {
+  for (int64_t r = 0; r < num_results(g); ++r)
+    scale_matrix(static_cast<T*>(g.c) + r * g.c_bs, g.m, g.n, g.c_rs, g.c_cs, g.beta);
+}
+
+template <class T> void gemm_blas(const GemmArgs& in) {
+  if (in.m == 0 || in.n == 0) return;
+  bool tc = false, ta = false, tb = false;
+  int64_t ldc = 1, lda = 1, ldb = 1;
+  blas_layout(in.m, in.n, in.c_rs, in.c_cs, &tc, &ldc);
+  const GemmArgs g = tc ? transposed(in) : in;
+  if (g.k == 0 || g.batch == 0) return scale_results<T>(g);
+  blas_layout(g.m, g.n, g.c_rs, g.c_cs, &tc, &ldc);
+  blas_layout(g.m, g.k, g.a_rs, g.a_cs, &ta, &lda);
+  blas_layout(g.k, g.n, g.b_rs, g.b_cs, &tb, &ldb);
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  auto product = [&](int64_t i, double beta) {
+    gemm_call(ta, tb, g.m, g.n, g.k, g.alpha, a + i * g.a_bs, lda, b + i * g.b_bs, ldb, beta, c + i * g.c_bs, ldc);
+  };
+  if (g.c_bs == 0) {  // one result: products accumulate (addbmm), beta applies once
+    for (int64_t i = 0; i < g.batch; ++i) product(i, i == 0 ? g.beta : 1.0);
+    return;
+  }
+  const int64_t work = g.m * g.n * g.k;
+  if (g.batch > 1 && work < kSmallGemm) {
+    parallel_for(g.batch, std::max<int64_t>(1, kSmallGemm / work), [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) product(i, g.beta);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < g.batch; ++i) product(i, g.beta);
+}
+
+// Note [Reduced-precision GEMM]: f16/bf16 operands are widened into float buffers, multiplied by
+// sgemm (accumulating the batch of addbmm in float), and rounded once when stored.
+template <class T> void gemm_reduced(const GemmArgs& g) {
+  if (g.m == 0 || g.n == 0) return;
+  if (g.k == 0 || g.batch == 0) return scale_results<T>(g);
+  std::vector<float> af(size_t(g.m * g.k)), bf(size_t(g.k * g.n)), cf(size_t(g.m * g.n));
+  const bool sum = g.c_bs == 0;
+  for (int64_t r = 0; r < num_results(g); ++r) {
+    int64_t first = sum ? 0 : r, last = sum ? g.batch : r + 1;
+    for (int64_t i = first; i < last; ++i) {
+      const T* a = static_cast<const T*>(g.a) + i * g.a_bs;
+      const T* b = static_cast<const T*>(g.b) + i * g.b_bs;
+      for (int64_t p = 0; p < g.m; ++p)
+        for (int64_t q = 0; q < g.k; ++q) af[size_t(p * g.k + q)] = float(a[p * g.a_rs + q * g.a_cs]);
+      for (int64_t p = 0; p < g.k; ++p)
+        for (int64_t q = 0; q < g.n; ++q) bf[size_t(p * g.n + q)] = float(b[p * g.b_rs + q * g.b_cs]);
+      gemm_call(false, false, g.m, g.n, g.k, 1.0, af.data(), g.k, bf.data(), g.n, i == first ? 0.0 : 1.0,
+                cf.data(), g.n);
+    }
+    T* c = static_cast<T*>(g.c) + r * g.c_bs;
+    const float alpha = float(g.alpha), beta = float(g.beta);
+    for (int64_t p = 0; p < g.m; ++p)
+      for (int64_t q = 0; q < g.n; ++q) {
+        T& v = c[p * g.c_rs + q * g.c_cs];
+        float prod = alpha * cf[size_t(p * g.n + q)];
+        v = T(beta == 0 ? prod : beta * float(v) + prod);
+      }
+  }
+}
+
+// Integer products accumulate in the element type (wrapping like PyTorch's CPU kernels). Rows of
+// all results are split over the pool; each row accumulates into a private buffer.
+template <class T> void gemm_loops(const GemmArgs& g) {
+  if (g.m == 0 || g.n == 0) return;
+  if (g.k == 0 || g.batch == 0) return scale_results<T>(g);
+  const bool sum = g.c_bs == 0;
+  const int64_t rows = num_results(g) * g.m;
+  const int64_t row_work = std::max<int64_t>(1, g.n * g.k * (sum ? g.batch : 1));
+  const T alpha = multiplier<T>(g.alpha), beta = multiplier<T>(g.beta);
+  parallel_for(rows, std::max<int64_t>(1, kGrainSize / row_work), [&](int64_t lo, int64_t hi) {
+    std::vector<T> acc(size_t(g.n));
+    for (int64_t row = lo; row < hi; ++row) {
+      int64_t r = row / g.m, i = row % g.m;
+      std::fill(acc.begin(), acc.end(), T(0));
+      int64_t first = sum ? 0 : r, last = sum ? g.batch : r + 1;
+      for (int64_t bi = first; bi < last; ++bi) {
+        const T* a = static_cast<const T*>(g.a) + bi * g.a_bs + i * g.a_rs;
+        const T* b = static_cast<const T*>(g.b) + bi * g.b_bs;
+        for (int64_t p = 0; p < g.k; ++p) {
+          const T av = a[p * g.a_cs];
+          const T* bp = b + p * g.b_rs;
+          if (g.b_cs == 1) {
+            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = T(acc[size_t(j)] + av * bp[j]);
+          } else {
+            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = T(acc[size_t(j)] + av * bp[j * g.b_cs]);
+          }
+        }
+      }
+      T* c = static_cast<T*>(g.c) + r * g.c_bs + i * g.c_rs;
+      for (int64_t j = 0; j < g.n; ++j) {
+        T& v = c[j * g.c_cs];
+        v = g.beta == 0 ? T(alpha * acc[size_t(j)]) : T(beta * v + alpha * acc[size_t(j)]);
+      }
+    }
+  });
+}
+
+#define REG_GEMM(op)                                                        \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::f32, &gemm_blas<float>);            \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::f64, &gemm_blas<double>);           \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::f16, &gemm_reduced<Half>);          \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::bf16, &gemm_reduced<BFloat16>);     \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i64, &gemm_loops<int64_t>);         \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i32, &gemm_loops<int32_t>);         \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::u8, &gemm_loops<uint8_t>);
+
+REG_GEMM(mm)
+REG_GEMM(addmm)
+REG_GEMM(bmm)
+REG_GEMM(baddbmm)
+REG_GEMM(addbmm)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

@@ -1,0 +1,137 @@
+// CPU kernels of the mask ops: maskedFill (a pointwise kernel) and the two passes of
+// Note [Mask scan] for nonzero, maskedSelect and maskedCopy, parallel over chunks.
+#include <algorithm>
+#include <cstring>
+#include "core/kernel_registry.h"
+#include "core/ops/index_geometry.h"
+#include "kernels/cpu/loops.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+template <class T> inline bool is_nonzero(T x) {
+  if constexpr (std::is_same<T, bool>::value) return x;
+  else return opmath_t<T>(x) != opmath_t<T>(0);  // NaN counts as non-zero
+}
+
+// Calls body(n, off) for the rows that make up elements [begin, end) of it, in order: n elements
+// starting at element offsets off[k], stepping it.strides[k][it.ndim - 1].
+template <class Body> void for_rows_in(const PointwiseIter& it, int64_t begin, int64_t end, const Body& body) {
+  const int nd = it.ndim, inner = nd - 1;
+  int64_t idx[kMaxDims];
+  int64_t rem = begin;
+  for (int d = nd - 1; d >= 0; --d) { idx[d] = rem % it.shape[d]; rem /= it.shape[d]; }
+  int64_t pos = begin;
+  while (pos < end) {
+    int64_t off[kMaxOperands];
+    for (int k = 0; k < it.noperands; ++k) {
+      off[k] = 0;
+      for (int d = 0; d < nd; ++d) off[k] += idx[d] * it.strides[k][d];
+    }
+    int64_t n = std::min(it.shape[inner] - idx[inner], end - pos);
+    body(n, off);
+    pos += n;
+    idx[inner] += n;
+    for (int d = inner; d > 0 && idx[d] >= it.shape[d]; --d) { idx[d] = 0; ++idx[d - 1]; }
+  }
+}
+
+// Runs f(chunk, begin, end) for every chunk of the scan, in parallel.
+template <class F> void for_chunks(const PointwiseIter& it, const MaskScan& sc, const F& f) {
+  parallel_for(sc.nchunks, 1, [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) f(c, c * sc.chunk, std::min(it.numel, (c + 1) * sc.chunk));
+  });
+}
+
+// Count pass (every dtype, masks included) and nonzero's write pass.
+template <class T> void nonzero_kernel(const PointwiseIter& it, const MaskScan& sc) {
+  const int64_t st = it.strides[0][it.ndim - 1];
+  for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
+    if (sc.count_only) {
+      int64_t cnt = 0;
+      for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
+        const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
+        if (st == 1) {
+          for (int64_t j = 0; j < n; ++j) cnt += is_nonzero(x[j]);
+        } else {
+          for (int64_t j = 0; j < n; ++j) cnt += is_nonzero(x[j * st]);
+        }
+      });
+      sc.counts[c] = cnt;
+      return;
+    }
+    // Coordinates of element b in the caller's (uncoalesced) shape, advanced one element at a time.
+    const int nd = sc.ndim;
+    int64_t coord[kMaxDims];
+    int64_t rem = b;
+    for (int d = nd - 1; d >= 0; --d) { coord[d] = rem % sc.shape[d]; rem /= sc.shape[d]; }
+    int64_t* out = reinterpret_cast<int64_t*>(sc.flat) + sc.counts[c] * nd;
+    for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
+      const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
+      for (int64_t j = 0; j < n; ++j) {
+        if (is_nonzero(x[j * st]))
+          for (int d = 0; d < nd; ++d) *out++ = coord[d] + sc.index_base;
+        for (int d = nd - 1; d >= 0 && ++coord[d] == sc.shape[d]; --d) coord[d] = 0;
+      }
+    });
+  });
+}
+
+// Operand 0 is the mask (u8 or bool bytes), operand 1 the data.
+template <class T> void masked_select_kernel(const PointwiseIter& it, const MaskScan& sc) {
+  const int64_t sm = it.strides[0][it.ndim - 1], sx = it.strides[1][it.ndim - 1];
+  for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
+    T* out = reinterpret_cast<T*>(sc.flat) + sc.counts[c];
+    for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
+      const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
+      const T* x = reinterpret_cast<const T*>(it.data[1]) + off[1];
+      for (int64_t j = 0; j < n; ++j)
+        if (m[j * sm]) *out++ = x[j * sx];
+    });
+  });
+}
+
+template <class T> void masked_copy_kernel(const PointwiseIter& it, const MaskScan& sc) {
+  const int64_t sm = it.strides[0][it.ndim - 1], sx = it.strides[1][it.ndim - 1];
+  for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
+    const T* src = reinterpret_cast<const T*>(sc.flat) + sc.counts[c];
+    for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
+      const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
+      T* x = reinterpret_cast<T*>(it.data[1]) + off[1];
+      for (int64_t j = 0; j < n; ++j)
+        if (m[j * sm]) x[j * sx] = *src++;
+    });
+  });
+}
+
+// Operand 0 is the tensor, 1 the mask, 2 the fill value (a scalar of the tensor's dtype).
+template <class T> void masked_fill_kernel(const PointwiseIter& it) {
+  if (it.numel == 0) return;
+  T v;
+  std::memcpy(&v, it.data[2], sizeof(T));
+  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+    T* o = reinterpret_cast<T*>(p[0]) + off[0];
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
+    const int64_t so = st[0][inner], sm = st[1][inner];
+    if (so == 1 && sm == 1) {
+      for (int64_t j = 0; j < n; ++j) o[j] = m[j] ? v : o[j];
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        if (m[j * sm]) o[j * so] = v;
+    }
+  });
+}
+
+#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
+#define REG_MASK(T)                                                                            \
+  TOCHA_REGISTER_KERNEL(nonzero, cpu, DTypeOf<T>::value, &nonzero_kernel<T>);                \
+  TOCHA_REGISTER_KERNEL(maskedSelect, cpu, DTypeOf<T>::value, &masked_select_kernel<T>);     \
+  TOCHA_REGISTER_KERNEL(maskedCopy, cpu, DTypeOf<T>::value, &masked_copy_kernel<T>);         \
+  TOCHA_REGISTER_KERNEL(maskedFill, cpu, DTypeOf<T>::value, &masked_fill_kernel<T>);
+
+FOR_ALL_TYPES(REG_MASK)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

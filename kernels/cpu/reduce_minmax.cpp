@@ -1,0 +1,143 @@
+// CPU kernels of max and min (values only, or values and indices along a dim) and histc.
+// NaN propagates: a NaN beats every number, and the first NaN's index is returned (PyTorch).
+// Functors follow Note [Reduction functors] in kernels/cpu/reduce_loops.h.
+#include <limits>
+#include "core/kernel_registry.h"
+#include "kernels/cpu/reduce_loops.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+template <class M> inline bool is_nan(M v) {
+  if constexpr (std::is_floating_point<M>::value) return v != v;
+  else return false;
+}
+// Whether v should replace cur: larger (smaller) or a NaN replacing a number.
+template <bool kMax, class M> inline bool better(M v, M cur) {
+  return (kMax ? v > cur : v < cur) || (is_nan(v) && !is_nan(cur));
+}
+
+template <class M, bool kMax> constexpr M worst() {
+  if constexpr (std::numeric_limits<M>::has_infinity)
+    return kMax ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
+  else return kMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
+}
+
+template <class T, bool kMax> struct MinMaxOp {
+  using M = opmath_t<T>;
+  using acc_t = M;
+  static constexpr bool kIndex = false;
+  M identity() const { return worst<M, kMax>(); }
+  M reduce(M a, T x, int64_t) const {
+    M v = M(x);
+    return better<kMax>(v, a) ? v : a;
+  }
+  // A contiguous run: lanes of plain max (a > b ? a : b compiles to maxps) and, apart, lanes
+  // that remember a NaN; both vectorize, unlike one select with a NaN test.
+  M reduce_segment(const T* p, int64_t n, int64_t) const {
+    M best[kLanes], nan[kLanes];
+    for (int l = 0; l < kLanes; ++l) { best[l] = identity(); nan[l] = M(0); }
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+#pragma GCC unroll 8
+      for (int l = 0; l < kLanes; ++l) {
+        M v = M(p[i + l]);
+        best[l] = (kMax ? v > best[l] : v < best[l]) ? v : best[l];
+        nan[l] = is_nan(v) ? M(1) : nan[l];
+      }
+    }
+    M acc = identity();
+    for (int l = 0; l < kLanes; ++l) {
+      if (nan[l] != M(0)) return std::numeric_limits<M>::quiet_NaN();
+      acc = better<kMax>(best[l], acc) ? best[l] : acc;
+    }
+    for (; i < n; ++i) acc = reduce(acc, p[i], i);
+    return acc;
+  }
+  M combine(M a, M b) const { return better<kMax>(b, a) ? b : a; }
+  M project(M a) const { return a; }
+};
+
+template <class M> struct ValueIndex {
+  M v;
+  int64_t i;  // -1: nothing seen yet
+};
+template <class T, bool kMax> struct ArgMinMaxOp {
+  using M = opmath_t<T>;
+  using acc_t = ValueIndex<M>;
+  static constexpr bool kIndex = true;
+  acc_t identity() const { return {M(0), -1}; }
+  // Strictly better only: among equal values the first index stays.
+  acc_t reduce(acc_t a, T x, int64_t i) const {
+    M v = M(x);
+    return (a.i < 0 || better<kMax>(v, a.v)) ? acc_t{v, i} : a;
+  }
+  // A contiguous run: the vectorized extreme first, then the first position holding it.
+  acc_t reduce_segment(const T* p, int64_t n, int64_t i0) const {
+    if (n == 0) return identity();
+    M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
+    int64_t k = 0;
+    if (is_nan(best)) {
+      while (!is_nan(M(p[k]))) ++k;
+    } else {
+      while (M(p[k]) != best) ++k;
+    }
+    return {best, i0 + k};
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    if (better<kMax>(b.v, a.v)) return b;
+    if (better<kMax>(a.v, b.v)) return a;
+    return b.i < a.i ? b : a;  // equal values (or both NaN): the earlier index
+  }
+  M project(acc_t a) const { return a.v; }
+};
+
+template <class T, bool kMax> void minmax_kernel(const ReduceIter& it) {
+  if (it.noperands >= 3) reduce_kernel<ArgMinMaxOp<T, kMax>, T, T>(it, ArgMinMaxOp<T, kMax>{});
+  else reduce_kernel<MinMaxOp<T, kMax>, T, T>(it, MinMaxOp<T, kMax>{});
+}
+template <class T> void max_kernel(const ReduceIter& it) { minmax_kernel<T, true>(it); }
+template <class T> void min_kernel(const ReduceIter& it) { minmax_kernel<T, false>(it); }
+
+// histc: counts of the input (all dims reduced) in nbins equal bins over [lo, hi]; values outside
+// (and NaN) are ignored, hi falls in the last bin. data[1] is the contiguous histogram of dtype
+// T; params = {nbins, lo, hi}. Counts are integers, so per-thread histograms merge exactly.
+template <class T> void histc_kernel(const ReduceIter& it) {
+  const int64_t nbins = int64_t(it.params[0]);
+  const double lo = it.params[1], hi = it.params[2], width = hi - lo;
+  const T* in = reinterpret_cast<const T*>(it.data[0]);
+  std::vector<int64_t> total(size_t(nbins), 0);
+  parallel_for(it.n_red, kGrainSize, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> local(size_t(nbins), 0);
+    walk_reduced(it, 0, in, b, e, [&](const T* p, int64_t n, int64_t st, int64_t) {
+      for (int64_t i = 0; i < n; ++i) {
+        double v = double(opmath_t<T>(p[i * st]));
+        if (!(v >= lo && v <= hi)) continue;
+        int64_t bin = int64_t((v - lo) / width * double(nbins));
+        local[size_t(bin < nbins ? bin : nbins - 1)]++;
+      }
+    });
+#pragma omp critical(tocha_histc)
+    for (int64_t j = 0; j < nbins; ++j) total[size_t(j)] += local[size_t(j)];
+  });
+  T* hist = reinterpret_cast<T*>(it.data[1]);
+  for (int64_t j = 0; j < nbins; ++j) hist[j] = cast_result<T>(double(total[size_t(j)]));
+}
+
+#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
+#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
+#define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
+#define REG_MAX(T) REG(max, T)
+#define REG_MIN(T) REG(min, T)
+#define REG_HISTC(T) REG(histc, T)
+
+FOR_ALL_TYPES(REG_MAX)
+FOR_ALL_TYPES(REG_MIN)
+FOR_FLOAT_TYPES(REG_HISTC)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

@@ -1,0 +1,171 @@
+// CPU kernels of the floating reductions: norm (p = 0, 1, 2, inf, -inf or any p), var and std
+// (Welford's algorithm, merged with Chan's formula), logsumexp (online, one pass). The front-end
+// converts integer inputs to a float dtype first. Functors follow Note [Reduction functors].
+#include <cmath>
+#include <limits>
+#include "core/kernel_registry.h"
+#include "kernels/cpu/reduce_loops.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+template <class A> constexpr A kInf = std::numeric_limits<A>::infinity();
+
+// The common shape of the p-norms: acc = fold(acc, |x|), result = finish(acc).
+template <class T, class A, class Derived> struct NormBase {
+  using acc_t = A;
+  static constexpr bool kIndex = false;
+  A identity() const { return A(0); }
+  A reduce(A a, T x, int64_t) const { return static_cast<const Derived*>(this)->fold(a, std::abs(A(opmath_t<T>(x)))); }
+  A combine(A a, A b) const { return a + b; }
+  A project(A a) const { return a; }
+};
+template <class T, class A> struct Norm0Op : NormBase<T, A, Norm0Op<T, A>> {
+  A fold(A a, A v) const { return a + A(v != A(0)); }
+};
+template <class T, class A> struct Norm1Op : NormBase<T, A, Norm1Op<T, A>> {
+  A fold(A a, A v) const { return a + v; }
+};
+template <class T, class A> struct Norm2Op : NormBase<T, A, Norm2Op<T, A>> {
+  A fold(A a, A v) const { return a + v * v; }
+  A project(A a) const { return std::sqrt(a); }
+};
+template <class T, class A> struct NormPOp : NormBase<T, A, NormPOp<T, A>> {
+  A p;
+  explicit NormPOp(A pp) : p(pp) {}
+  A fold(A a, A v) const { return a + std::pow(v, p); }
+  A project(A a) const { return std::pow(a, A(1) / p); }
+};
+// max |x| and min |x|; NaN wins (v != v) so it propagates.
+template <class T, class A> struct NormInfOp : NormBase<T, A, NormInfOp<T, A>> {
+  A fold(A a, A v) const { return (v > a || v != v) ? v : a; }
+  A combine(A a, A b) const { return fold(a, b); }
+};
+template <class T, class A> struct NormNegInfOp : NormBase<T, A, NormNegInfOp<T, A>> {
+  A identity() const { return kInf<A>; }
+  A fold(A a, A v) const { return (v < a || v != v) ? v : a; }
+  A combine(A a, A b) const { return fold(a, b); }
+};
+
+template <class T> void norm_kernel(const ReduceIter& it) {
+  using A = typename SumTypes<T>::acc;
+  const double p = it.params[0];
+  if (p == 2) reduce_kernel<Norm2Op<T, A>, T, T>(it, Norm2Op<T, A>{});
+  else if (p == 1) reduce_kernel<Norm1Op<T, A>, T, T>(it, Norm1Op<T, A>{});
+  else if (p == 0) reduce_kernel<Norm0Op<T, A>, T, T>(it, Norm0Op<T, A>{});
+  else if (p == kInf<double>) reduce_kernel<NormInfOp<T, A>, T, T>(it, NormInfOp<T, A>{});
+  else if (p == -kInf<double>) reduce_kernel<NormNegInfOp<T, A>, T, T>(it, NormNegInfOp<T, A>{});
+  else reduce_kernel<NormPOp<T, A>, T, T>(it, NormPOp<T, A>(A(p)));
+}
+
+template <class A> struct Moments {
+  A n, mean, m2;
+};
+// Welford: one pass, no catastrophic cancellation. params[0] is the correction (1: unbiased).
+template <class T, class A, bool kSqrt> struct VarOp {
+  using acc_t = Moments<A>;
+  static constexpr bool kIndex = false;
+  A correction;
+  explicit VarOp(double c) : correction(A(c)) {}
+  acc_t identity() const { return {A(0), A(0), A(0)}; }
+  acc_t reduce(acc_t a, T x, int64_t) const {
+    A v = A(opmath_t<T>(x));
+    A n = a.n + A(1);
+    A d = v - a.mean;
+    A mean = a.mean + d / n;
+    return {n, mean, a.m2 + d * (v - mean)};
+  }
+  // A contiguous run in two vectorized passes: the mean, then the squared deviations from it.
+  acc_t reduce_segment(const T* p, int64_t n, int64_t) const {
+    if (n == 0) return identity();
+    auto plus = [](A a, A b) { return a + b; };
+    A mean = lane_fold<A>(p, n, A(0), [](A v) { return v; }, plus) / A(n);
+    A m2 = lane_fold<A>(p, n, A(0), [mean](A v) { return (v - mean) * (v - mean); }, plus);
+    return {A(n), mean, m2};
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if (a.n == A(0)) return b;
+    if (b.n == A(0)) return a;
+    A n = a.n + b.n;
+    A d = b.mean - a.mean;
+    return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n)};
+  }
+  A project(acc_t a) const {
+    A denom = a.n - correction;
+    A v = denom > A(0) ? a.m2 / denom : std::numeric_limits<A>::quiet_NaN();
+    return kSqrt ? std::sqrt(v) : v;
+  }
+};
+
+template <class T> void var_kernel(const ReduceIter& it) {
+  using A = typename SumTypes<T>::acc;
+  reduce_kernel<VarOp<T, A, false>, T, T>(it, VarOp<T, A, false>(it.params[0]));
+}
+template <class T> void std_kernel(const ReduceIter& it) {
+  using A = typename SumTypes<T>::acc;
+  reduce_kernel<VarOp<T, A, true>, T, T>(it, VarOp<T, A, true>(it.params[0]));
+}
+
+// log(sum(exp(x))) as a running (max m, sum s of exp(x - m)); NaN sticks, -inf adds nothing.
+template <class A> struct LseAcc {
+  A m, s;
+};
+// exp runs in the input's compute type (float for f32: twice as fast as double, and exact enough
+// for a float result); the sum accumulates in A.
+template <class T, class A> struct LogSumExpOp {
+  using acc_t = LseAcc<A>;
+  using M = opmath_t<T>;
+  static constexpr bool kIndex = false;
+  static A expm(A d) { return A(std::exp(M(d))); }
+  acc_t identity() const { return {-kInf<A>, A(0)}; }
+  acc_t reduce(acc_t a, T x, int64_t) const {
+    A v = A(opmath_t<T>(x));
+    if (a.m != a.m) return a;
+    if (v != v) return {v, A(1)};
+    if (v == a.m) return {a.m, a.s + A(1)};  // also +inf twice (inf - inf would be NaN)
+    if (v < a.m) return v == -kInf<A> ? a : acc_t{a.m, a.s + expm(v - a.m)};
+    return {v, a.s * expm(a.m - v) + A(1)};
+  }
+  // A contiguous run in two passes: the (NaN-propagating) max, then the sum of exp(x - max).
+  acc_t reduce_segment(const T* p, int64_t n, int64_t) const {
+    auto id = [](A v) { return v; };
+    auto plus = [](A a, A b) { return a + b; };
+    A m = lane_fold<A>(p, n, -kInf<A>, id, [](A a, A v) { return (v > a || v != v) ? v : a; });
+    if (m != m) return {m, A(1)};
+    if (m == -kInf<A>) return identity();  // empty, or only -inf: adds nothing
+    if (m == kInf<A>) return {m, lane_fold<A>(p, n, A(0), [](A v) { return A(v == kInf<A>); }, plus)};
+    return {m, lane_fold<A>(p, n, A(0), [m](A v) { return expm(v - m); }, plus)};
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if (a.m != a.m) return a;
+    if (b.m != b.m) return b;
+    if (a.s == A(0)) return b;
+    if (b.s == A(0)) return a;
+    if (a.m == b.m) return {a.m, a.s + b.s};
+    if (a.m > b.m) return {a.m, a.s + b.s * expm(b.m - a.m)};
+    return {b.m, b.s + a.s * expm(a.m - b.m)};
+  }
+  A project(acc_t a) const { return a.m + std::log(a.s); }
+};
+
+template <class T> void logsumexp_kernel(const ReduceIter& it) {
+  using A = typename SumTypes<T>::acc;
+  reduce_kernel<LogSumExpOp<T, A>, T, T>(it, LogSumExpOp<T, A>{});
+}
+
+#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
+#define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
+#define REG_NORM(T) REG(norm, T)
+#define REG_VAR(T) REG(var, T)
+#define REG_STD(T) REG(std, T)
+#define REG_LSE(T) REG(logsumexp, T)
+
+FOR_FLOAT_TYPES(REG_NORM)
+FOR_FLOAT_TYPES(REG_VAR)
+FOR_FLOAT_TYPES(REG_STD)
+FOR_FLOAT_TYPES(REG_LSE)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

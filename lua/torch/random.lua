@@ -1,0 +1,260 @@
+-- Random numbers (Torch7's random.md): torch.Generator objects, seeds and RNG state, scalar draws
+-- (torch.uniform()...), in-place fills (x:uniform()...), torch.multinomial and torch.randperm.
+-- Every function takes an optional torch.Generator as its first argument (after self for methods).
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
+local is_tensor, describe = types.is_tensor, types.describe
+local methods = torch._tensor_methods
+
+-- ---- generators ----------------------------------------------------------------------------
+
+local Generator = torch.class('torch.Generator', torch)
+local release_generator = C.tocha_generator_release
+
+--- torch.Generator(): an independent Mersenne Twister, seeded from /dev/urandom (Torch7).
+function Generator:__init()
+  local g = C.tocha_generator_new()
+  if g == nil then lib.raise() end
+  self._g = ffi.gc(g, release_generator)
+end
+
+local function is_gen(x) return type(x) == 'table' and getmetatable(x) == Generator end
+torch._is_generator = is_gen
+
+-- Splits an optional leading generator off the arguments: returns its C pointer (nil for the
+-- default generator) and the remaining arguments.
+local function gen_and_args(a1, ...)
+  if is_gen(a1) then return a1._g, ... end
+  return nil, a1, ...
+end
+torch._gen_and_args = gen_and_args
+
+local u64_out = ffi.new('uint64_t[1]')
+local i64_out = ffi.new('int64_t[1]')
+local d_out = ffi.new('double[1]')
+local TWO63 = 2 ^ 63
+
+-- A seed from Lua: an integer number in [-2^63, 2^64) (negative seeds wrap, as in C), or a
+-- 64-bit cdata integer.
+local function seed_arg(op, n)
+  if type(n) == 'cdata' and (ffi.istype('uint64_t', n) or ffi.istype('int64_t', n)) then return n end
+  if type(n) ~= 'number' then fail(op, 'expected a seed (an integer), got %s', describe(n)) end
+  if n ~= math.floor(n) or n < -TWO63 or n >= 2 * TWO63 then
+    fail(op, 'seed must be an integer in [-2^63, 2^64), got %s', tostring(n))
+  end
+  if n < 0 then return ffi.cast('uint64_t', ffi.new('int64_t', n)) end
+  return ffi.new('uint64_t', n)
+end
+
+-- Seeds round-trip: one given as a negative number comes back negative.
+local function seed_number(v)
+  if v >= 0x8000000000000000ULL then return tonumber(ffi.cast('int64_t', v)) end
+  return tonumber(v)
+end
+
+--- torch.manualSeed([gen,] n): seeds the generator; the same seed gives the same numbers.
+function torch.manualSeed(...)
+  local g, n = gen_and_args(...)
+  check(C.tocha_generator_manual_seed(g, seed_arg('manualSeed', n)))
+end
+--- torch.seed([gen]): seeds from /dev/urandom and returns the seed.
+function torch.seed(...)
+  local g = gen_and_args(...)
+  check(C.tocha_generator_seed(g, u64_out))
+  return seed_number(u64_out[0])
+end
+--- torch.initialSeed([gen]): the last seed given to manualSeed or seed.
+function torch.initialSeed(...)
+  local g = gen_and_args(...)
+  check(C.tocha_generator_initial_seed(g, u64_out))
+  return seed_number(u64_out[0])
+end
+--- torch.getRNGState([gen]): a ByteTensor snapshot of the whole generator state.
+function torch.getRNGState(...)
+  local g = gen_and_args(...)
+  return wrap(C.tocha_generator_get_state(g))
+end
+--- torch.setRNGState([gen,] state): restores a snapshot (checked: type, size and checksum).
+function torch.setRNGState(...)
+  local g, state = gen_and_args(...)
+  if not is_tensor(state) then
+    fail('setRNGState', 'expected a torch.ByteTensor from getRNGState, got %s', describe(state))
+  end
+  check(C.tocha_generator_set_state(g, state.p))
+  return state
+end
+
+-- Methods mirroring the torch.* functions, and a copy of the state.
+function Generator:manualSeed(n) torch.manualSeed(self, n) return self end
+function Generator:seed() return torch.seed(self) end
+function Generator:initialSeed() return torch.initialSeed(self) end
+function Generator:getRNGState() return torch.getRNGState(self) end
+function Generator:setRNGState(state) torch.setRNGState(self, state) return self end
+--- g:clone(): a new generator that continues exactly as g would.
+function Generator:clone()
+  local c = torch.Generator()
+  check(C.tocha_generator_copy(c._g, self._g))
+  return c
+end
+-- Serialization hooks (Torch7's object write/read protocol): the state tensor.
+function Generator:write(file) file:writeObject(torch.getRNGState(self)) end
+function Generator:read(file)
+  self:__init()
+  torch.setRNGState(self, file:readObject())
+end
+
+-- ---- argument helpers ------------------------------------------------------------------------
+
+local function number(op, v, default, what)
+  if v == nil then
+    if default == nil then fail(op, 'expected %s (a number)', what) end
+    return default
+  end
+  if type(v) ~= 'number' then fail(op, '%s must be a number, got %s', what, describe(v)) end
+  return v
+end
+
+local function integer(op, v, what)
+  if type(v) ~= 'number' then fail(op, 'expected %s (an integer), got %s', what, describe(v)) end
+  if v ~= math.floor(v) or v < -TWO63 or v >= TWO63 then fail(op, '%s must be an integer, got %s', what, tostring(v)) end
+  return v
+end
+
+local function no_more(op, v)
+  if v ~= nil then fail(op, 'too many arguments (unexpected %s)', describe(v)) end
+end
+
+-- ---- distributions: x:f([gen,] params) fills x; torch.f([gen,] params) draws a number ----------
+
+-- names: the parameters' names; defaults: their defaults (nil: required).
+local function install_distribution(name, cfill, cdraw, names, defaults)
+  local n1, n2, d1, d2 = names[1], names[2], defaults[1], defaults[2]
+  local function fill(x, g, a, b, extra)
+    a = number(name, a, d1, n1)
+    if n2 then
+      no_more(name, extra)
+      check(cfill(x.p, g, a, number(name, b, d2, n2)))
+    else
+      no_more(name, b)
+      check(cfill(x.p, g, a))
+    end
+    return x
+  end
+  methods[name] = function(x, ...)
+    local g, a, b, extra = gen_and_args(...)
+    return fill(x, g, a, b, extra)
+  end
+  methods[name .. '_'] = methods[name]
+  torch[name] = function(...)
+    local g, a1, a2, a3, a4 = gen_and_args(...)
+    if is_tensor(a1) then return fill(a1, g, a2, a3, a4) end
+    local a = number(name, a1, d1, n1)
+    if n2 then
+      no_more(name, a3)
+      check(cdraw(g, a, number(name, a2, d2, n2), d_out))
+    else
+      no_more(name, a2)
+      check(cdraw(g, a, d_out))
+    end
+    return d_out[0]
+  end
+end
+
+install_distribution('uniform', C.tocha_uniform_, C.tocha_draw_uniform, { 'a', 'b' }, { 0, 1 })
+install_distribution('normal', C.tocha_normal_, C.tocha_draw_normal, { 'mean', 'std' }, { 0, 1 })
+install_distribution('exponential', C.tocha_exponential_, C.tocha_draw_exponential, { 'lambda' }, { 1 })
+install_distribution('cauchy', C.tocha_cauchy_, C.tocha_draw_cauchy, { 'median', 'sigma' }, { 0, 1 })
+install_distribution('logNormal', C.tocha_log_normal_, C.tocha_draw_log_normal, { 'mean', 'std' }, { 1, 2 })
+install_distribution('geometric', C.tocha_geometric_, C.tocha_draw_geometric, { 'p' }, { 0.5 })
+
+-- bernoulli: p is a number (default 0.5) or, for fills, a tensor of per-element probabilities.
+local function bernoulli_fill(x, g, p, extra)
+  no_more('bernoulli', extra)
+  if is_tensor(p) then check(C.tocha_bernoulli_tensor_(x.p, g, p.p))
+  else check(C.tocha_bernoulli_(x.p, g, number('bernoulli', p, 0.5, 'p'))) end
+  return x
+end
+function methods.bernoulli(x, ...)
+  local g, p, extra = gen_and_args(...)
+  return bernoulli_fill(x, g, p, extra)
+end
+methods.bernoulli_ = methods.bernoulli
+function torch.bernoulli(...)
+  local g, a1, a2, a3 = gen_and_args(...)
+  if is_tensor(a1) then return bernoulli_fill(a1, g, a2, a3) end
+  no_more('bernoulli', a2)
+  check(C.tocha_draw_bernoulli(g, number('bernoulli', a1, 0.5, 'p'), d_out))
+  return d_out[0]
+end
+
+-- random: () is Torch7's default range, (b) is [1, b], (a, b) is [a, b], inclusive.
+local function random_fill(x, g, a, b, extra)
+  no_more('random', extra)
+  if a == nil then check(C.tocha_random_default_(x.p, g))
+  elseif b == nil then check(C.tocha_random_(x.p, g, 1, integer('random', a, 'b')))
+  else check(C.tocha_random_(x.p, g, integer('random', a, 'a'), integer('random', b, 'b'))) end
+  return x
+end
+function methods.random(x, ...)
+  local g, a, b, extra = gen_and_args(...)
+  return random_fill(x, g, a, b, extra)
+end
+methods.random_ = methods.random
+--- torch.random([gen,] [a,] [b]): an integer in [0, 2^32) (no bounds), [1, b] or [a, b].
+function torch.random(...)
+  local g, a1, a2, a3, a4 = gen_and_args(...)
+  if is_tensor(a1) then return random_fill(a1, g, a2, a3, a4) end
+  no_more('random', a3)
+  local lo, hi
+  if a1 == nil then lo, hi = 0, 4294967295
+  elseif a2 == nil then lo, hi = 1, integer('random', a1, 'b')
+  else lo, hi = integer('random', a1, 'a'), integer('random', a2, 'b') end
+  check(C.tocha_draw_integer(g, lo, hi, i64_out))
+  return tonumber(i64_out[0])
+end
+
+-- ---- sampling ---------------------------------------------------------------------------------
+
+--- torch.multinomial([res,] [gen,] probs, n [, replacement=false]): n 1-based LongTensor indices
+--- drawn from each row of a 1D or 2D tensor of non-negative weights.
+function torch.multinomial(a1, a2, a3, a4, a5, a6)
+  local res
+  if is_tensor(a1) and (is_tensor(a2) or (is_gen(a2) and is_tensor(a3))) then
+    res, a1, a2, a3, a4, a5 = a1, a2, a3, a4, a5, a6
+  end
+  local g, probs, n, replacement, extra = gen_and_args(a1, a2, a3, a4, a5)
+  no_more('multinomial', extra)
+  if not is_tensor(probs) then fail('multinomial', 'expected a tensor of weights, got %s', describe(probs)) end
+  n = integer('multinomial', n, 'the number of samples')
+  if replacement ~= nil and type(replacement) ~= 'boolean' then
+    fail('multinomial', 'replacement must be a boolean, got %s', describe(replacement))
+  end
+  local repl = replacement and 1 or 0
+  if res then
+    check(C.tocha_multinomial_out(res.p, probs.p, g, n, repl, 1))
+    return res
+  end
+  return wrap(C.tocha_multinomial(probs.p, g, n, repl, 1))
+end
+-- probs:multinomial(n) draws from probs; res:multinomial(probs, n) writes into res.
+methods.multinomial = torch.multinomial
+
+--- torch.randperm([res,] [gen,] n): a random permutation of 1..n (a LongTensor unless res).
+function torch.randperm(a1, a2, a3, a4)
+  local res
+  if is_tensor(a1) then res, a1, a2, a3 = a1, a2, a3, a4 end
+  local g, n, extra = gen_and_args(a1, a2, a3)
+  no_more('randperm', extra)
+  n = integer('randperm', n, 'n')
+  if res then
+    check(C.tocha_randperm_out(res.p, n, g, 1))
+    return res
+  end
+  return wrap(C.tocha_randperm(n, g, lib.dtype.i64, 1))
+end
+methods.randperm = torch.randperm
+
+return torch

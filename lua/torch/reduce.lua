@@ -1,0 +1,237 @@
+-- Reductions and scans with Torch7's call forms: torch.f([res,] x [, dim]) keeps a reduced dim
+-- as size 1; without a dim the result is a Lua number (a boolean for all/any); methods x:f(...)
+-- are the same calls with x first (x:sum(2) is a new tensor; res:sum(x, 2) fills res).
+-- Dims are 1-based. Sort-like ops (sort, topk, median, mode, kthvalue) live in sort.lua.
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
+local is_tensor, describe, cdim, check_tensor = types.is_tensor, types.describe, types.cdim, types.check_tensor
+local methods = torch._tensor_methods
+
+local op_id = {}
+for i = 0, C.tocha_op_count() - 1 do op_id[ffi.string(C.tocha_op_name(i))] = i end
+
+-- Helpers shared with sort.lua.
+local util = {}
+torch._reduce_util = util
+
+local value_buf = ffi.new('double[1]')
+--- A full reduction as a Lua number (accumulated in double in C).
+function util.value(name, x, param)
+  check(C.tocha_reduce_value(op_id[name], x.p, param or 0, value_buf))
+  return value_buf[0]
+end
+
+local pair = ffi.new('tocha_tensor *[2]')
+--- Calls f(..., pair, pair + 1) and wraps the (values, indices) it returns.
+function util.pair(f, ...)
+  check(f(...))
+  return wrap(pair[0]), wrap(pair[1])
+end
+util.pair_ptr = pair
+
+--- Number of leading tensor arguments (Torch7's optional result tensors come first).
+function util.leading_tensors(...)
+  local n = 0
+  for i = 1, select('#', ...) do
+    if not is_tensor((select(i, ...))) then break end
+    n = n + 1
+  end
+  return n
+end
+
+local function check_number(name, v, what)
+  if type(v) ~= 'number' then fail(name, '%s must be a number, got %s', what, describe(v)) end
+  return v
+end
+util.check_number = check_number
+
+-- torch.f([res,] x [, dim]): sum, prod, mean, logsumexp (numbers), all, any (booleans).
+local function install_reduction(name, boolean)
+  local f_dim, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
+  local function apply(res, x, dim)
+    check_tensor(name, x, res and 2 or 1)
+    if dim == nil then
+      if res then fail(name, 'a result tensor needs a dimension') end
+      local v = util.value(name, x)
+      if boolean then return v ~= 0 end
+      return v
+    end
+    local d = cdim(name, dim, x.p.ndim)
+    if res then check(f_out(res.p, x.p, d, 1)) return res end
+    return wrap(f_dim(x.p, d, 1))
+  end
+  local function entry(a1, a2, a3)
+    if is_tensor(a2) then return apply(a1, a2, a3) end
+    return apply(nil, a1, a2)
+  end
+  torch[name], methods[name] = entry, entry
+end
+install_reduction('sum')
+install_reduction('prod')
+install_reduction('mean')
+install_reduction('logsumexp')
+install_reduction('all', true)
+install_reduction('any', true)
+
+-- torch.var([res,] x [, dim] [, flag]): flag = true divides by n (biased), default by n - 1.
+local function install_variance(name)
+  local f_dim, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
+  local function apply(res, x, dim, flag)
+    check_tensor(name, x, res and 2 or 1)
+    if type(dim) == 'boolean' then dim, flag = nil, dim end
+    if flag ~= nil and type(flag) ~= 'boolean' then fail(name, 'flag must be a boolean, got %s', describe(flag)) end
+    local unbiased = flag and 0 or 1
+    if dim == nil then
+      if res then fail(name, 'a result tensor needs a dimension') end
+      return util.value(name, x, unbiased)
+    end
+    local d = cdim(name, dim, x.p.ndim)
+    if res then check(f_out(res.p, x.p, d, unbiased, 1)) return res end
+    return wrap(f_dim(x.p, d, unbiased, 1))
+  end
+  local function entry(a1, a2, a3, a4)
+    if is_tensor(a2) then return apply(a1, a2, a3, a4) end
+    return apply(nil, a1, a2, a3)
+  end
+  torch[name], methods[name] = entry, entry
+end
+install_variance('var')
+install_variance('std')
+
+-- torch.norm([res,] x [, p] [, dim]): p = 2 by default; p = 0 counts non-zeros, math.huge is max |x|.
+local function norm_apply(res, x, p, dim)
+  check_tensor('norm', x, res and 2 or 1)
+  p = check_number('norm', p == nil and 2 or p, 'p')
+  if dim == nil then
+    if res then fail('norm', 'a result tensor needs a dimension') end
+    return util.value('norm', x, p)
+  end
+  local d = cdim('norm', dim, x.p.ndim)
+  if res then check(C.tocha_norm_out(res.p, x.p, p, d, 1)) return res end
+  return wrap(C.tocha_norm(x.p, p, d, 1))
+end
+function torch.norm(a1, a2, a3, a4)
+  if is_tensor(a2) then return norm_apply(a1, a2, a3, a4) end
+  return norm_apply(nil, a1, a2, a3)
+end
+methods.norm = torch.norm
+
+--- torch.dist(x, y [, p]): the p-norm of x - y, a number.
+function torch.dist(x, y, p)
+  check_tensor('dist', x, 1)
+  check_tensor('dist', y, 2)
+  p = check_number('dist', p == nil and 2 or p, 'p')
+  check(C.tocha_dist_value(x.p, y.p, p, value_buf))
+  return value_buf[0]
+end
+methods.dist = torch.dist
+
+--- torch.trace(x): the sum of a matrix's diagonal, a number.
+function torch.trace(x)
+  check_tensor('trace', x, 1)
+  return util.value('trace', x)
+end
+methods.trace = torch.trace
+
+-- torch.max([resval, resind,] x [, dim]): a number, or (values, LongTensor indices) along dim.
+-- torch.max(x, y) with two tensors is the elementwise maximum (cmax), as in PyTorch.
+local function install_minmax(name, elementwise)
+  local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
+  local function entry(...)
+    local n = util.leading_tensors(...)
+    local resval, resind, x, dim
+    if n >= 3 then resval, resind, x, dim = ...
+    elseif n == 2 then
+      local a, b, c = ...
+      if c == nil then return torch[elementwise](a, b) end
+      resval, x, dim = a, b, c
+    else x, dim = ... end
+    check_tensor(name, x, 1)
+    if dim == nil then
+      if resval then fail(name, 'result tensors need a dimension') end
+      return util.value(name, x)
+    end
+    local d = cdim(name, dim, x.p.ndim)
+    if resval then
+      resind = resind or torch.LongTensor()
+      check(f_out(resval.p, resind.p, x.p, d, 1, 1))
+      return resval, resind
+    end
+    return util.pair(f, x.p, d, 1, 1, pair, pair + 1)
+  end
+  torch[name], methods[name] = entry, entry
+end
+install_minmax('max', 'cmax')
+install_minmax('min', 'cmin')
+
+-- torch.cumsum([res,] x [, dim]): running sums along dim (default 1, as in Torch7).
+local function install_scan(name)
+  local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
+  local function apply(res, x, dim)
+    check_tensor(name, x, res and 2 or 1)
+    local d = cdim(name, dim == nil and 1 or dim, x.p.ndim)
+    if res then check(f_out(res.p, x.p, d)) return res end
+    return wrap(f(x.p, d))
+  end
+  local function entry(a1, a2, a3)
+    if is_tensor(a2) then return apply(a1, a2, a3) end
+    return apply(nil, a1, a2)
+  end
+  torch[name], methods[name] = entry, entry
+end
+install_scan('cumsum')
+install_scan('cumprod')
+
+-- torch.cross([res,] a, b [, dim]): without dim, the first dim of size 3.
+local function cross_apply(res, a, b, dim)
+  check_tensor('cross', a, 1)
+  check_tensor('cross', b, 2)
+  local has, d = 0, 0
+  if dim ~= nil then has, d = 1, cdim('cross', dim, a.p.ndim) end
+  if res then check(C.tocha_cross_out(res.p, a.p, b.p, has, d)) return res end
+  return wrap(C.tocha_cross(a.p, b.p, has, d))
+end
+function torch.cross(...)
+  if util.leading_tensors(...) >= 3 then return cross_apply(...) end
+  return cross_apply(nil, ...)
+end
+methods.cross = torch.cross
+
+-- torch.renorm([res,] x, p, dim, maxnorm); x:renorm(p, dim, maxnorm) works in place (Torch7).
+local function renorm_apply(res, x, p, dim, maxnorm)
+  check_tensor('renorm', x, res and 2 or 1)
+  check_number('renorm', p, 'p')
+  check_number('renorm', maxnorm, 'maxnorm')
+  local d = cdim('renorm', dim, x.p.ndim)
+  if res then check(C.tocha_renorm_out(res.p, x.p, p, d, maxnorm)) return res end
+  return wrap(C.tocha_renorm(x.p, p, d, maxnorm))
+end
+function torch.renorm(a1, a2, ...)
+  if is_tensor(a2) then return renorm_apply(a1, a2, ...) end
+  return renorm_apply(nil, a1, a2, ...)
+end
+function methods.renorm(self, a1, ...)
+  if is_tensor(a1) then return renorm_apply(self, a1, ...) end
+  return renorm_apply(self, self, a1, ...)
+end
+methods.renorm_ = methods.renorm
+
+-- torch.histc([res,] x [, nbins [, min [, max]]]): 100 bins over the data's range by default.
+local function histc_apply(res, x, nbins, lo, hi)
+  check_tensor('histc', x, res and 2 or 1)
+  nbins = check_number('histc', nbins == nil and 100 or nbins, 'nbins')
+  lo = check_number('histc', lo == nil and 0 or lo, 'min')
+  hi = check_number('histc', hi == nil and 0 or hi, 'max')
+  if res then check(C.tocha_histc_out(res.p, x.p, nbins, lo, hi)) return res end
+  return wrap(C.tocha_histc(x.p, nbins, lo, hi))
+end
+function torch.histc(a1, a2, ...)
+  if is_tensor(a2) then return histc_apply(a1, a2, ...) end
+  return histc_apply(nil, a1, a2, ...)
+end
+methods.histc = torch.histc
+
+return torch

@@ -1,0 +1,150 @@
+// maskedFill / maskedCopy / maskedSelect / nonzero against naive row-major loops: every dtype,
+// Byte and Bool masks, broadcast and same-element-count masks, strided tensors and sizes that
+// span several scan chunks.
+#include "core/ops/index_mask.h"
+#include "test_index_util.h"
+
+using namespace tocha;
+using namespace index_test;
+
+namespace {
+
+// A mask of dtype dt (u8 or b8) with a pseudo-random pattern, about one element in three true.
+Tensor random_mask(const DimVec& sizes, DType dt, uint32_t seed) {
+  Tensor m = empty(sizes, dt);
+  uint32_t s = seed;
+  for (int64_t i = 0; i < m.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    m.data<uint8_t>()[i] = ((s >> 16) % 3) == 0;
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("maskedSelect and maskedFill follow row-major order for every dtype", "[index][mask]") {
+  for (DType dt : all_dtypes()) {
+    INFO(dtype_name(dt));
+    for (DType mdt : {DType::u8, DType::b8}) {
+      for (bool contiguous : {true, false}) {
+        Tensor x = contiguous ? filled({5, 6, 3}, dt) : strided({5, 6, 3}, dt);
+        Tensor m = contiguous ? random_mask({5, 6, 3}, mdt, 11) : transpose(random_mask({6, 5, 3}, mdt, 11), 0, 1);
+        Tensor sel = masked_select(x, m);
+        std::vector<double> expect;
+        for (int64_t i = 0; i < x.numel(); ++i)
+          if (item_at(m, i) != 0) expect.push_back(item_at(x, i));
+        REQUIRE(sel.sizes() == DimVec({int64_t(expect.size())}));
+        for (size_t i = 0; i < expect.size(); ++i) REQUIRE(item_at(sel, int64_t(i)) == expect[i]);
+
+        Tensor f = contiguous ? clone(x) : transpose(clone(transpose(x, 0, 1)), 0, 1);
+        masked_fill_(f, m, 1);
+        for (int64_t i = 0; i < x.numel(); ++i)
+          REQUIRE(item_at(f, i) == (item_at(m, i) != 0 ? 1.0 : item_at(x, i)));
+      }
+    }
+  }
+}
+
+TEST_CASE("masks broadcast (PyTorch) or match the element count (Torch7)", "[index][mask]") {
+  Tensor x = filled({3, 4}, DType::f32);
+  Tensor row = empty({4}, DType::u8);  // broadcasts over rows
+  for (int i = 0; i < 4; ++i) row.data<uint8_t>()[i] = i % 2;
+  Tensor f = masked_fill(x, row, 9);
+  for_each_index({3, 4}, [&](const DimVec& p) { CHECK(at(f, p) == (p[1] % 2 ? 9 : at(x, p))); });
+  CHECK(masked_select(x, row).numel() == 6);
+  // Same number of elements, other shape: Torch7's rule, the mask read in row-major order.
+  Tensor flat = random_mask({12}, DType::u8, 5);
+  Tensor g = masked_fill(x, flat, 7);
+  for (int64_t i = 0; i < 12; ++i) CHECK(item_at(g, i) == (item_at(flat, i) ? 7 : item_at(x, i)));
+  // maskedSelect broadcasts both ways: a 3x1 tensor with a 1x4 mask selects from 3x4.
+  Tensor col = filled({3, 1}, DType::f64);
+  Tensor s = masked_select(col, row);
+  REQUIRE(s.numel() == 6);
+  CHECK(item_at(s, 0) == item_at(col, 0));
+  CHECK(item_at(s, 2) == item_at(col, 1));
+  // A value that does not fit the dtype's category is converted (Bool: non-zero is true).
+  Tensor b = masked_fill(zeros({2}, DType::b8), full({2}, 1, DType::b8), 3);
+  CHECK(item_at(b, 0) == 1);
+}
+
+TEST_CASE("maskedCopy consumes source elements in order", "[index][mask]") {
+  for (DType dt : all_dtypes()) {
+    INFO(dtype_name(dt));
+    Tensor x = strided({4, 5}, dt);
+    Tensor m = random_mask({4, 5}, DType::b8, 3);
+    Tensor src = filled({30}, dt, 8);
+    Tensor r = masked_copy(x, m, src);
+    int64_t k = 0;
+    for (int64_t i = 0; i < 20; ++i) {
+      double want = item_at(m, i) ? item_at(src, k++) : item_at(x, i);
+      REQUIRE(item_at(r, i) == want);
+    }
+  }
+  // The source may be of another dtype and shape; it needs at least as many elements as true ones.
+  Tensor x = zeros({2, 3}, DType::f32);
+  Tensor all = ones({2, 3}, DType::u8);
+  masked_copy_(x, all, filled({3, 2}, DType::i64));
+  check_same(x, to_dtype(view(filled({3, 2}, DType::i64), {2, 3}), DType::f32));
+  CHECK_THROWS_WITH(masked_copy_(x, all, ones({5}, DType::f32)),
+                    "[maskedCopy] mask has 6 true elements but src has only 5 (size 5)");
+  // Copying a tensor into itself through a mask reads the original values.
+  Tensor y = filled({6}, DType::f64);
+  Tensor y0 = clone(y);
+  masked_copy_(y, ones({6}, DType::u8), y);
+  check_same(y, y0);
+}
+
+TEST_CASE("mask scans span several chunks", "[index][mask]") {
+  const int64_t n = 300001;  // several scan chunks, the last one short
+  Tensor x = empty({n}, DType::f64);
+  Tensor m = empty({n}, DType::b8);
+  for (int64_t i = 0; i < n; ++i) {
+    x.data<double>()[i] = double(i);
+    m.data<bool>()[i] = (i % 7) == 3;
+  }
+  Tensor s = masked_select(x, m);
+  REQUIRE(s.numel() == (n - 3 + 6) / 7);
+  for (int64_t k = 0; k < s.numel(); ++k) REQUIRE(s.data<double>()[k] == double(7 * k + 3));
+  Tensor nz = nonzero(m, 1);
+  REQUIRE(nz.sizes() == DimVec({s.numel(), 1}));
+  for (int64_t k = 0; k < s.numel(); ++k) REQUIRE(nz.data<int64_t>()[k] == 7 * k + 4);
+  Tensor src = empty({s.numel()}, DType::f64);
+  for (int64_t k = 0; k < s.numel(); ++k) src.data<double>()[k] = -double(k);
+  masked_copy_(x, m, src);
+  for (int64_t i = 0; i < n; ++i) REQUIRE(x.data<double>()[i] == (i % 7 == 3 ? -double(i / 7) : double(i)));
+}
+
+TEST_CASE("nonzero lists coordinates in row-major order", "[index][mask]") {
+  for (DType dt : all_dtypes()) {
+    INFO(dtype_name(dt));
+    Tensor x = strided({4, 3, 2}, dt, 21);
+    Tensor nz = nonzero(x, 0);
+    std::vector<DimVec> expect;
+    for_each_index(x.sizes(), [&](const DimVec& p) { if (at(x, p) != 0) expect.push_back(p); });
+    REQUIRE(nz.dtype() == DType::i64);
+    REQUIRE(nz.sizes() == DimVec({int64_t(expect.size()), 3}));
+    for (size_t r = 0; r < expect.size(); ++r)
+      for (int d = 0; d < 3; ++d) REQUIRE(nz.data<int64_t>()[r * 3 + size_t(d)] == expect[r][d]);
+  }
+  Tensor nan = full({2, 2}, NAN, DType::f32);  // NaN is non-zero
+  CHECK(nonzero(nan, 0).size(0) == 4);
+  CHECK(nonzero(zeros({3, 0}, DType::f32), 1).sizes() == DimVec({0, 2}));
+  CHECK(nonzero(zeros({2, 2}, DType::f32), 1).sizes() == DimVec({0, 2}));
+  CHECK(nonzero(full({}, 5, DType::f32), 1).sizes() == DimVec({1, 0}));
+  Tensor out = empty({1}, DType::i64);
+  nonzero_out(out, longs({0, 3, 0, 4}), 1);
+  check_same(out, longs({2, 4}, {2, 1}));
+  CHECK_THROWS_WITH(nonzero_out(empty({1}, DType::f32), out, 1),
+                    "[nonzero] result must be a torch.LongTensor, got a torch.FloatTensor");
+}
+
+TEST_CASE("mask ops reject bad masks with clear messages", "[index][mask]") {
+  Tensor x = filled({2, 3}, DType::f32);
+  CHECK_THROWS_WITH(masked_fill(x, ones({2, 3}, DType::f32), 1),
+                    "[maskedFill] mask must be a torch.ByteTensor or torch.BoolTensor, got a torch.FloatTensor");
+  CHECK_THROWS_WITH(masked_fill(x, ones({4}, DType::u8), 1),
+                    "[maskedFill] mask of size 4 does not broadcast to the tensor's size 2x3 and has a different "
+                    "number of elements (4 vs 6)");
+  CHECK_THROWS_WITH(masked_select(x, ones({5}, DType::b8)), Catch::Contains("[maskedSelect] mask of size 5"));
+  CHECK_THROWS_WITH(masked_copy(x, ones({2, 3}, DType::i64), x), Catch::Contains("[maskedCopy] mask must be"));
+}
