@@ -110,6 +110,23 @@ struct digamma_op {
     return T(result + std::log(x) - 0.5 / x + t);
   }
 };
+// Trigamma (the derivative of digamma) by recurrence up to x >= 6, then the asymptotic series;
+// reflection for x < 0.
+struct trigamma_op {
+  template <class T> TOCHA_HD T operator()(T xin) const {
+    double x = double(xin), result = 0;
+    const double pi = 3.14159265358979323846;
+    if (x <= 0 && x == std::floor(x)) return std::numeric_limits<T>::infinity();
+    if (x < 0) {
+      double s = std::sin(pi * x);
+      return T(pi * pi / (s * s) - trigamma_op()(T(1 - x)));
+    }
+    while (x < 6) { result += 1 / (x * x); x += 1; }
+    double f = 1 / (x * x);
+    double t = 1 / x + f / 2 + f / x * (1.0 / 6 + f * (-1.0 / 30 + f * (1.0 / 42 + f * (-1.0 / 30))));
+    return T(result + t);
+  }
+};
 
 // ---- binary ----------------------------------------------------------------------------------
 struct add_op {

@@ -28,10 +28,10 @@ void refresh_flag(const Tensor& t) {
   else t.impl()->flags &= ~TOCHA_FLAG_REQUIRES_GRAD;
 }
 
-bool needs_record(std::initializer_list<const Tensor*> inputs) {
+bool needs_record(const Tensor* const* begin, const Tensor* const* end) {
   if (!grad_enabled()) return false;
-  for (const Tensor* t : inputs)
-    if (t && t->defined() && t->requires_grad()) return true;
+  for (const Tensor* const* p = begin; p != end; ++p)
+    if (*p && (*p)->defined() && (*p)->requires_grad()) return true;
   return false;
 }
 
@@ -73,13 +73,13 @@ static void add_outputs(const std::shared_ptr<Node>& node, const std::vector<con
   if (anomaly_enabled()) node->forward_trace = lua_forward_trace();
 }
 
-std::shared_ptr<Node> record(OpId op, std::initializer_list<const Tensor*> inputs,
-                             std::initializer_list<const Tensor*> outputs) {
+std::shared_ptr<Node> record(OpId op, const std::vector<const Tensor*>& inputs,
+                             const std::vector<const Tensor*>& outputs) {
   auto node = std::make_shared<Node>(op);
   node->next.reserve(inputs.size());
   node->inputs.reserve(inputs.size());
   for (const Tensor* t : inputs) add_input(*node, *t);
-  add_outputs(node, std::vector<const Tensor*>(outputs));
+  add_outputs(node, outputs);
   return node;
 }
 
@@ -97,14 +97,14 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
 // An in-place op on a tensor with history is recorded as that tensor's new history. Views are
 // the exception autograd cannot follow (their base would not see the new history), so an
 // in-place op on a view that would need recording is refused.
-bool prepare_in_place(const char* op, const Tensor& t, std::initializer_list<const Tensor*> inputs) {
+bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begin, const Tensor* const* end) {
   if (!grad_enabled()) return false;
   AutogradMeta* m = meta_if(t);
   bool t_is_leaf_param = m && m->requires_grad && !m->grad_fn;
   if (t_is_leaf_param) return false;
   bool any = t.requires_grad();
-  for (const Tensor* in : inputs)
-    if (in && in->defined() && in->requires_grad()) any = true;
+  for (const Tensor* const* p = begin; p != end; ++p)
+    if (*p && (*p)->defined() && (*p)->requires_grad()) any = true;
   if (!any) return false;
   TOCHA_CHECK(!t.impl()->is_view, op, "in-place operation on a view (of size ", shape_str(t.sizes()),
               ") with inputs that require grad: autograd cannot follow it into the viewed tensor; "
@@ -130,6 +130,35 @@ void detach_(const Tensor& t) {
 Tensor detach(const Tensor& t) {
   Tensor r = make_view(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
   return r;
+}
+
+}  // namespace autograd
+}  // namespace tocha
+
+namespace tocha {
+namespace autograd {
+
+Recording::Recording(OpId op, const Tensor* out, const std::vector<const Tensor*>& inputs)
+    : op_(op), prev_mode_(grad_enabled()) {
+  if (op_differentiable(op)) {
+    on_ = out ? prepare_in_place(op_name(op), *out, inputs) : needs_record(inputs);
+  } else if (out && prepare_in_place(op_name(op), *out, {})) {
+    detach_out_ = out;
+  }
+  set_grad_enabled(false);
+}
+
+Recording::~Recording() {
+  if (!restored_) set_grad_enabled(prev_mode_);
+}
+
+std::shared_ptr<Node> Recording::finish(const std::vector<const Tensor*>& inputs,
+                                        const std::vector<const Tensor*>& outputs) {
+  set_grad_enabled(prev_mode_);
+  restored_ = true;
+  if (detach_out_) detach_(*detach_out_);
+  if (!on_) return nullptr;
+  return record(op_, inputs, outputs);
 }
 
 }  // namespace autograd

@@ -7,15 +7,16 @@ namespace tocha {
 namespace autograd {
 
 // True when grad mode is on and one of the tensors requires grad: the op must be recorded.
-bool needs_record(std::initializer_list<const Tensor*> inputs);
-inline bool needs_record(const Tensor& a) { return needs_record({&a}); }
-inline bool needs_record(const Tensor& a, const Tensor& b) { return needs_record({&a, &b}); }
+bool needs_record(const Tensor* const* begin, const Tensor* const* end);
+inline bool needs_record(std::initializer_list<const Tensor*> in) { return needs_record(in.begin(), in.end()); }
+inline bool needs_record(const std::vector<const Tensor*>& in) { return needs_record(in.data(), in.data() + in.size()); }
+inline bool needs_record(const Tensor& a) { const Tensor* p = &a; return needs_record(&p, &p + 1); }
 
 // Creates a node for `op` with edges from the given inputs (undefined tensors and inputs that do
 // not require grad get no edge) and makes it the grad_fn of each output. Returns the node so the
 // caller can save tensors and attributes.
-std::shared_ptr<Node> record(OpId op, std::initializer_list<const Tensor*> inputs,
-                             std::initializer_list<const Tensor*> outputs);
+std::shared_ptr<Node> record(OpId op, const std::vector<const Tensor*>& inputs,
+                             const std::vector<const Tensor*>& outputs);
 // Same for a node built by the caller (e.g. a LuaNode).
 void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
              const std::vector<Tensor>& outputs);
@@ -23,7 +24,13 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
 // Before an in-place op on `t`: refuses what autograd cannot follow (an in-place op on a view
 // that requires grad). In-place updates of leaves are allowed and not recorded (Note [In-place
 // updates of leaves]). Returns true when the op must be recorded as a new history of t.
-bool prepare_in_place(const char* op, const Tensor& t, std::initializer_list<const Tensor*> inputs);
+bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begin, const Tensor* const* end);
+inline bool prepare_in_place(const char* op, const Tensor& t, std::initializer_list<const Tensor*> in) {
+  return prepare_in_place(op, t, in.begin(), in.end());
+}
+inline bool prepare_in_place(const char* op, const Tensor& t, const std::vector<const Tensor*>& in) {
+  return prepare_in_place(op, t, in.data(), in.data() + in.size());
+}
 
 // The edge a gradient for t should flow along (its grad_fn slot, or its leaf accumulator).
 Edge gradient_edge(const Tensor& t);
@@ -39,5 +46,36 @@ namespace autograd {
 void detach_(const Tensor& t);
 // A new tensor sharing t's storage, without history.
 Tensor detach(const Tensor& t);
+}  // namespace autograd
+}  // namespace tocha
+
+namespace tocha {
+namespace autograd {
+
+// Note [Recording an op]: the pattern every differentiable front-end follows.
+//   Recording rec(OpId::gather, nullptr, {&input});   // decides, then turns grad mode off
+//   Tensor r = ...compute with any helpers...;        // nothing inside is recorded
+//   if (auto n = rec.finish({&input}, {&r})) { n->attrs... ; n->save(...); }
+// `out` is the tensor an in-place or `res` form writes into (see prepare_in_place); its old
+// history becomes the node's input edge when it is one of `inputs`.
+class Recording {
+ public:
+  Recording(OpId op, const Tensor* out, const std::vector<const Tensor*>& inputs);
+  ~Recording();
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+  bool active() const { return on_; }
+  // Records the node when active (restoring grad mode first); nullptr otherwise.
+  std::shared_ptr<Node> finish(const std::vector<const Tensor*>& inputs,
+                               const std::vector<const Tensor*>& outputs);
+
+ private:
+  OpId op_;
+  bool on_ = false;
+  bool prev_mode_;
+  bool restored_ = false;
+  const Tensor* detach_out_ = nullptr;  // a non-differentiable op overwrote a tensor with history
+};
+
 }  // namespace autograd
 }  // namespace tocha

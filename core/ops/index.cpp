@@ -1,6 +1,7 @@
 // index / indexCopy / indexAdd / indexFill front-ends: checks, then one IndexIter kernel call
 // (Note [Index iteration]). See index.h.
 #include "core/ops/index.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
 #include "core/ops/pointwise.h"
@@ -19,7 +20,7 @@ void run_index_kernel(OpId op, const DimVec& shape, int dim, const Tensor& self,
   kernel(it);
 }
 
-Tensor index_select_impl(const Tensor* out, const Tensor& src_, int64_t dim, const Tensor& index, int64_t base) {
+Tensor index_select_compute(const Tensor* out, const Tensor& src_, int64_t dim, const Tensor& index, int64_t base) {
   const char* op = "index";
   check_same_device(op, src_, index);
   Tensor idx = index_as_long(op, index, 1);
@@ -77,7 +78,7 @@ Tensor check_index_source(const char* op, const Tensor& self, int64_t dim, const
   return s;
 }
 
-void index_update_(OpId opid, const Tensor& self_, int64_t dim, const Tensor& index, const Tensor& src, int64_t base) {
+void index_update_compute(OpId opid, const Tensor& self_, int64_t dim, const Tensor& index, const Tensor& src, int64_t base) {
   const char* op = op_name(opid);
   check_same_device(op, self_, index);
   Tensor idx = index_as_long(op, index, 1);
@@ -88,6 +89,27 @@ void index_update_(OpId opid, const Tensor& self_, int64_t dim, const Tensor& in
   check_index_values(op, idx, base, self.size(d), d);
   run_index_kernel(opid, s.sizes(), d, self, &s, 0, idx, base);
   self.bump_version();
+}
+
+// Records the node of an index op (Note [Recording an op]): the dim, the index base and the index.
+void describe(const std::shared_ptr<Node>& n, int64_t dim, int ndim, const Tensor& index, int64_t base) {
+  if (!n) return;
+  n->attrs.i[0] = wrap_dim(dim, ndim > 0 ? ndim : 1, "index");
+  n->attrs.i[1] = base;
+  n->save(index);
+}
+
+Tensor index_select_impl(const Tensor* out, const Tensor& src, int64_t dim, const Tensor& index, int64_t base) {
+  autograd::Recording rec(OpId::index, out, {&src});
+  Tensor r = index_select_compute(out, src, dim, index, base);
+  describe(rec.finish({&src}, {&r}), dim, src.dim(), index, base);
+  return r;
+}
+
+void index_update_(OpId opid, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, int64_t base) {
+  autograd::Recording rec(opid, &self, {&self, &src});
+  index_update_compute(opid, self, dim, index, src, base);
+  describe(rec.finish({&self, &src}, {&self}), dim, self.dim(), index, base);
 }
 
 }  // namespace
@@ -117,7 +139,15 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   return r;
 }
 
+static void index_fill_compute(const Tensor& self_, int64_t dim, const Tensor& index, double value, int64_t base);
+
 void index_fill_(const Tensor& self_, int64_t dim, const Tensor& index, double value, int64_t base) {
+  autograd::Recording rec(OpId::indexFill, &self_, {&self_});
+  index_fill_compute(self_, dim, index, value, base);
+  describe(rec.finish({&self_}, {&self_}), dim, self_.dim(), index, base);
+}
+
+static void index_fill_compute(const Tensor& self_, int64_t dim, const Tensor& index, double value, int64_t base) {
   const char* op = "indexFill";
   check_same_device(op, self_, index);
   check_writable(op, self_);

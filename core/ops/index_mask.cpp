@@ -1,6 +1,7 @@
 // maskedFill / maskedCopy / maskedSelect / nonzero front-ends. The last three run the two-pass
 // scan of Note [Mask scan]. See index_mask.h.
 #include "core/ops/index_mask.h"
+#include "core/autograd/record.h"
 #include <algorithm>
 #include <vector>
 #include "core/kernel_registry.h"
@@ -70,7 +71,7 @@ void finish_out(const Tensor* out, const Tensor& target) {
   }
 }
 
-Tensor masked_select_impl(const Tensor* out, const Tensor& self, const Tensor& mask_) {
+Tensor masked_select_compute(const Tensor* out, const Tensor& self, const Tensor& mask_) {
   const char* op = "maskedSelect";
   check_mask(op, mask_, self);
   DimVec shape;
@@ -132,7 +133,7 @@ Tensor nonzero_impl(const Tensor* out, const Tensor& x, int64_t base) {
 
 }  // namespace
 
-void masked_fill_(const Tensor& self, const Tensor& mask_, double value) {
+static void masked_fill_compute(const Tensor& self, const Tensor& mask_, double value) {
   const char* op = "maskedFill";
   check_writable(op, self);
   Tensor mask = mask_like(op, mask_, self);
@@ -146,13 +147,24 @@ void masked_fill_(const Tensor& self, const Tensor& mask_, double value) {
   kernel_for<PointwiseKernel>(OpId::maskedFill, self.device().type, self.dtype())(it);
   self.bump_version();
 }
+// Records mask ops (Note [Recording an op]); the mask is saved for the formula.
+static void save_mask(const std::shared_ptr<Node>& n, const Tensor& mask) {
+  if (n) n->save(mask);
+}
+
+void masked_fill_(const Tensor& self, const Tensor& mask, double value) {
+  autograd::Recording rec(OpId::maskedFill, &self, {&self});
+  masked_fill_compute(self, mask, value);
+  save_mask(rec.finish({&self}, {&self}), mask);
+}
+
 Tensor masked_fill(const Tensor& self, const Tensor& mask, double value) {
   Tensor r = clone(self);
   masked_fill_(r, mask, value);
   return r;
 }
 
-void masked_copy_(const Tensor& self, const Tensor& mask_, const Tensor& src) {
+static void masked_copy_compute(const Tensor& self, const Tensor& mask_, const Tensor& src) {
   const char* op = "maskedCopy";
   check_writable(op, self);
   check_same_device(op, self, src);
@@ -176,9 +188,22 @@ void masked_copy_(const Tensor& self, const Tensor& mask_, const Tensor& src) {
   kernel_for<MaskKernel>(OpId::maskedCopy, self.device().type, self.dtype())(it, scan);
   self.bump_version();
 }
+void masked_copy_(const Tensor& self, const Tensor& mask, const Tensor& src) {
+  autograd::Recording rec(OpId::maskedCopy, &self, {&self, &src});
+  masked_copy_compute(self, mask, src);
+  save_mask(rec.finish({&self, &src}, {&self}), mask);
+}
+
 Tensor masked_copy(const Tensor& self, const Tensor& mask, const Tensor& src) {
   Tensor r = clone(self);
   masked_copy_(r, mask, src);
+  return r;
+}
+
+static Tensor masked_select_impl(const Tensor* out, const Tensor& self, const Tensor& mask) {
+  autograd::Recording rec(OpId::maskedSelect, out, {&self});
+  Tensor r = masked_select_compute(out, self, mask);
+  save_mask(rec.finish({&self}, {&r}), mask);
   return r;
 }
 

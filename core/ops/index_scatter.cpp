@@ -1,6 +1,7 @@
 // gather / scatter / scatterAdd front-ends: shape and index checks, then one IndexIter kernel
 // call over the index's shape (Note [Index iteration]). See index_scatter.h.
 #include "core/ops/index_scatter.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
 #include "core/ops/pointwise.h"
@@ -37,7 +38,7 @@ void check_not_larger(const char* op, const Tensor& idx, const Tensor& t, int sk
   }
 }
 
-Tensor gather_impl(const Tensor* out, const Tensor& input_, int64_t dim, const Tensor& index, int64_t base) {
+Tensor gather_compute(const Tensor* out, const Tensor& input_, int64_t dim, const Tensor& index, int64_t base) {
   const char* op = "gather";
   Tensor idx = as_vector_if_scalar(checked_index(op, input_, index, "input"));
   Tensor input = as_vector_if_scalar(input_);
@@ -70,8 +71,8 @@ Tensor gather_impl(const Tensor* out, const Tensor& input_, int64_t dim, const T
 }
 
 // scatter and scatterAdd; src null: scatter the value.
-void scatter_impl(OpId opid, const Tensor& self_, int64_t dim, const Tensor& index, const Tensor* src_,
-                  double value, int64_t base) {
+void scatter_compute(OpId opid, const Tensor& self_, int64_t dim, const Tensor& index, const Tensor* src_,
+                     double value, int64_t base) {
   const char* op = op_name(opid);
   check_writable(op, self_);
   Tensor idx = as_vector_if_scalar(checked_index(op, self_, index, "the tensor"));
@@ -93,6 +94,29 @@ void scatter_impl(OpId opid, const Tensor& self_, int64_t dim, const Tensor& ind
   if (idx.shares_storage(self)) idx = clone(idx);
   run_kernel(opid, self, src_ ? &src : nullptr, value, idx, d, base);
   self.bump_version();
+}
+
+void describe(const std::shared_ptr<Node>& n, int64_t dim, int ndim, const Tensor& index, int64_t base) {
+  if (!n) return;
+  n->attrs.i[0] = wrap_dim(dim, ndim > 0 ? ndim : 1, "scatter");
+  n->attrs.i[1] = base;
+  n->save(index);
+}
+
+Tensor gather_impl(const Tensor* out, const Tensor& input, int64_t dim, const Tensor& index, int64_t base) {
+  autograd::Recording rec(OpId::gather, out, {&input});
+  Tensor r = gather_compute(out, input, dim, index, base);
+  describe(rec.finish({&input}, {&r}), dim, input.dim(), index, base);
+  return r;
+}
+
+void scatter_impl(OpId opid, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, double value,
+                  int64_t base) {
+  std::vector<const Tensor*> inputs{&self};
+  if (src) inputs.push_back(src);
+  autograd::Recording rec(opid, &self, inputs);
+  scatter_compute(opid, self, dim, index, src, value, base);
+  describe(rec.finish(inputs, {&self}), dim, self.dim(), index, base);
 }
 
 }  // namespace

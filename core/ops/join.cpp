@@ -1,6 +1,7 @@
 // cat and stack front-ends: checks, promotion, then one cat kernel call for the contiguous inputs
 // of the result's dtype and strided copies for the others. See join.h.
 #include "core/ops/join.h"
+#include "core/autograd/record.h"
 #include <algorithm>
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -49,7 +50,7 @@ void fill_cat(const Tensor& target, const std::vector<const Tensor*>& inputs, in
   target.bump_version();
 }
 
-Tensor cat_impl(const Tensor* out, const std::vector<Tensor>& tensors, int64_t dim) {
+Tensor cat_compute(const Tensor* out, const std::vector<Tensor>& tensors, int64_t dim, int* dim_used) {
   const char* op = "cat";
   TOCHA_CHECK(!tensors.empty(), op, "expected at least one tensor");
   DType rt = tensors[0].dtype();
@@ -76,6 +77,7 @@ Tensor cat_impl(const Tensor* out, const std::vector<Tensor>& tensors, int64_t d
     // Torch7: a dim one past the inputs' last makes a new trailing dim.
     if (dim == maxnd && maxnd < kMaxDims) d = maxnd;
     else d = wrap_dim(dim, maxnd, op);
+    *dim_used = d;
     const int nd = std::max(maxnd, d + 1);
     // Torch7: inputs with fewer dims count as having trailing dims of size 1.
     padded.reserve(used.size());
@@ -122,6 +124,16 @@ Tensor cat_impl(const Tensor* out, const std::vector<Tensor>& tensors, int64_t d
     fill_cat(*out, used, d);
   }
   return *out;
+}
+
+Tensor cat_impl(const Tensor* out, const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  autograd::Recording rec(OpId::cat, out, inputs);
+  int d = 0;
+  Tensor r = cat_compute(out, tensors, dim, &d);
+  if (auto n = rec.finish(inputs, {&r})) n->attrs.i[0] = d;
+  return r;
 }
 
 std::vector<Tensor> unsqueezed_for_stack(const std::vector<Tensor>& tensors, int64_t dim) {

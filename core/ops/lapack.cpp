@@ -7,6 +7,7 @@
 // results into new row-major tensors or the caller's. The O(n^2) copies are small next to the
 // O(n^3) factorizations, and they leave the inputs untouched, so results may alias inputs.
 #include "core/ops/lapack.h"
+#include "core/autograd/record.h"
 #include <algorithm>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
@@ -97,7 +98,7 @@ Tensor identity(int64_t n, DType dt) {
   return e;
 }
 
-GesvResult gesv_impl(const Tensor* x_out, const Tensor* lu_out, const Tensor& B, const Tensor& A) {
+GesvResult gesv_compute(const Tensor* x_out, const Tensor* lu_out, const Tensor& B, const Tensor& A) {
   check_matrix("gesv", "A", A, true);
   check_rhs("gesv", B, "A", A);
   if (x_out) check_results("gesv", {x_out, lu_out}, A);
@@ -111,7 +112,7 @@ GesvResult gesv_impl(const Tensor* x_out, const Tensor* lu_out, const Tensor& B,
   return {deliver(x_out, b.view()), deliver(lu_out, a.view())};
 }
 
-GelsResult gels_impl(const Tensor* x_out, const Tensor* f_out, const Tensor& B, const Tensor& A) {
+GelsResult gels_compute(const Tensor* x_out, const Tensor* f_out, const Tensor& B, const Tensor& A) {
   check_matrix("gels", "A", A, false);
   check_rhs("gels", B, "A", A);
   if (x_out) check_results("gels", {x_out, f_out}, A);
@@ -131,7 +132,7 @@ GelsResult gels_impl(const Tensor* x_out, const Tensor* f_out, const Tensor& B, 
   return {deliver(x_out, x.view()), deliver(f_out, a.view())};
 }
 
-Tensor inverse_impl(const Tensor* out, const Tensor& A) {
+Tensor inverse_compute(const Tensor* out, const Tensor& A) {
   check_matrix("inverse", "A", A, true);
   if (out) check_results("inverse", {out}, A);
   auto kernel = kernel_for<InverseKernel>(OpId::inverse, A.device().type, A.dtype());
@@ -144,7 +145,7 @@ Tensor inverse_impl(const Tensor* out, const Tensor& A) {
   return deliver(out, a.view());
 }
 
-Tensor potrf_impl(const Tensor* out, const Tensor& A, bool upper) {
+Tensor potrf_compute(const Tensor* out, const Tensor& A, bool upper) {
   check_matrix("potrf", "A", A, true);
   if (out) check_results("potrf", {out}, A);
   auto kernel = kernel_for<PotrfKernel>(OpId::potrf, A.device().type, A.dtype());
@@ -158,7 +159,7 @@ Tensor potrf_impl(const Tensor* out, const Tensor& A, bool upper) {
   return deliver(out, a.view());
 }
 
-Tensor potrs_impl(const Tensor* out, const Tensor& B, const Tensor& chol, bool upper) {
+Tensor potrs_compute(const Tensor* out, const Tensor& B, const Tensor& chol, bool upper) {
   check_matrix("potrs", "chol", chol, true);
   check_rhs("potrs", B, "chol", chol);
   if (out) check_results("potrs", {out}, chol);
@@ -168,7 +169,7 @@ Tensor potrs_impl(const Tensor* out, const Tensor& B, const Tensor& chol, bool u
   return deliver(out, b.view());
 }
 
-SymeigResult symeig_impl(const Tensor* e_out, const Tensor* v_out, const Tensor& A, bool vectors, bool upper) {
+SymeigResult symeig_compute(const Tensor* e_out, const Tensor* v_out, const Tensor& A, bool vectors, bool upper) {
   check_matrix("symeig", "A", A, true);
   if (e_out) check_results("symeig", {e_out, v_out}, A);
   auto kernel = kernel_for<SymeigKernel>(OpId::symeig, A.device().type, A.dtype());
@@ -183,7 +184,7 @@ SymeigResult symeig_impl(const Tensor* e_out, const Tensor* v_out, const Tensor&
   return {deliver(e_out, w), deliver(v_out, v)};
 }
 
-SvdResult svd_impl(const Tensor* u_out, const Tensor* s_out, const Tensor* v_out, const Tensor& A, bool some) {
+SvdResult svd_compute(const Tensor* u_out, const Tensor* s_out, const Tensor* v_out, const Tensor& A, bool some) {
   check_matrix("svd", "A", A, false);
   if (u_out) check_results("svd", {u_out, s_out, v_out}, A);
   auto kernel = kernel_for<SvdKernel>(OpId::svd, A.device().type, A.dtype());
@@ -203,7 +204,7 @@ SvdResult svd_impl(const Tensor* u_out, const Tensor* s_out, const Tensor* v_out
   return {deliver(u_out, u.view()), deliver(s_out, s), deliver(v_out, transpose(vt.view(), 0, 1))};
 }
 
-QrResult qr_impl(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
+QrResult qr_compute(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
   check_matrix("qr", "A", A, false);
   if (q_out) check_results("qr", {q_out, r_out}, A);
   auto kernel = kernel_for<QrKernel>(OpId::qr, A.device().type, A.dtype());
@@ -212,6 +213,65 @@ QrResult qr_impl(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
   ColMajor a = col_major_copy(A), r = col_major_empty(k, n, A.dtype());
   check_info_args("qr", kernel(m, n, a.data(), a.ld, r.data(), r.ld));
   return {deliver(q_out, narrow(a.view(), 1, 0, k)), deliver(r_out, r.view())};
+}
+
+// Note [Recording LAPACK ops]: gesv and inverse are differentiable (gesv: inputs (B, A), saved
+// A in slot 1 and X in slot 2; inverse: the result in slot 1); the others run with recording
+// off so their results never carry a partial history.
+GesvResult gesv_impl(const Tensor* x_out, const Tensor* lu_out, const Tensor& B, const Tensor& A) {
+  autograd::Recording rec(OpId::gesv, x_out, {&B, &A});
+  GesvResult r = gesv_compute(x_out, lu_out, B, A);
+  if (auto n = rec.finish({&B, &A}, {&r.solution})) {
+    n->save(Tensor());
+    n->save(A);
+    n->save(r.solution, true);
+  }
+  return r;
+}
+Tensor inverse_impl(const Tensor* out, const Tensor& A) {
+  autograd::Recording rec(OpId::inverse, out, {&A});
+  Tensor r = inverse_compute(out, A);
+  if (auto n = rec.finish({&A}, {&r})) {
+    n->save(Tensor());
+    n->save(r, true);
+  }
+  return r;
+}
+GelsResult gels_impl(const Tensor* x_out, const Tensor* f_out, const Tensor& B, const Tensor& A) {
+  autograd::Recording rec(OpId::gels, x_out, {&B, &A});
+  GelsResult r = gels_compute(x_out, f_out, B, A);
+  rec.finish({&B, &A}, {&r.solution});
+  return r;
+}
+Tensor potrf_impl(const Tensor* out, const Tensor& A, bool upper) {
+  autograd::Recording rec(OpId::potrf, out, {&A});
+  Tensor r = potrf_compute(out, A, upper);
+  rec.finish({&A}, {&r});
+  return r;
+}
+Tensor potrs_impl(const Tensor* out, const Tensor& B, const Tensor& chol, bool upper) {
+  autograd::Recording rec(OpId::potrs, out, {&B, &chol});
+  Tensor r = potrs_compute(out, B, chol, upper);
+  rec.finish({&B, &chol}, {&r});
+  return r;
+}
+SymeigResult symeig_impl(const Tensor* e_out, const Tensor* v_out, const Tensor& A, bool vectors, bool upper) {
+  autograd::Recording rec(OpId::symeig, e_out, {&A});
+  SymeigResult r = symeig_compute(e_out, v_out, A, vectors, upper);
+  rec.finish({&A}, {&r.values});
+  return r;
+}
+SvdResult svd_impl(const Tensor* u_out, const Tensor* s_out, const Tensor* v_out, const Tensor& A, bool some) {
+  autograd::Recording rec(OpId::svd, s_out, {&A});
+  SvdResult r = svd_compute(u_out, s_out, v_out, A, some);
+  rec.finish({&A}, {&r.s});
+  return r;
+}
+QrResult qr_impl(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
+  autograd::Recording rec(OpId::qr, q_out, {&A});
+  QrResult r = qr_compute(q_out, r_out, A);
+  rec.finish({&A}, {&r.q});
+  return r;
 }
 
 }  // namespace

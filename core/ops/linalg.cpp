@@ -2,6 +2,7 @@
 // BLAS-readable operands (views pass through with a transpose flag; other layouts are copied) and
 // the kernel call. See linalg.h and linalg_util.h.
 #include "core/ops/linalg.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/linalg_util.h"
 #include "core/ops/views.h"
@@ -27,8 +28,8 @@ Tensor flat_vector(const Tensor& t) {
 
 // ---- matrix-matrix: mm, addmm, bmm, baddbmm, addbmm ------------------------------------------
 
-Tensor gemm_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& a,
-                 const Tensor& b) {
+Tensor gemm_compute(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& a,
+                    const Tensor& b) {
   const char* op = op_name(id);
   const bool batched = id == OpId::bmm || id == OpId::baddbmm || id == OpId::addbmm;
   const bool sum = id == OpId::addbmm;
@@ -77,8 +78,8 @@ Tensor gemm_impl(OpId id, const Tensor* out, double beta, const Tensor* M, doubl
 
 // ---- matrix-vector: mv, addmv ------------------------------------------------------------------
 
-Tensor gemv_impl(OpId id, const Tensor* out, double beta, const Tensor* v1, double alpha, const Tensor& mat,
-                 const Tensor& vec) {
+Tensor gemv_compute(OpId id, const Tensor* out, double beta, const Tensor* v1, double alpha, const Tensor& mat,
+                    const Tensor& vec) {
   const char* op = op_name(id);
   const char* nv = v1 ? "vec2" : "vec";
   check_dim(op, "mat", mat, 2);
@@ -107,8 +108,8 @@ Tensor gemv_impl(OpId id, const Tensor* out, double beta, const Tensor* v1, doub
 
 // ---- outer product: ger, addr ------------------------------------------------------------------
 
-Tensor ger_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& vec1,
-                const Tensor& vec2) {
+Tensor ger_compute(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& vec1,
+                   const Tensor& vec2) {
   const char* op = op_name(id);
   check_dim(op, "vec1", vec1, 1);
   check_dim(op, "vec2", vec2, 1);
@@ -132,9 +133,44 @@ Tensor ger_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double
   return run_product(op, out, shape, vec1.dtype(), vec1.device(), M, beta, {&vec1, &vec2}, launch);
 }
 
+// Note [Recording products]: every product records inputs (M, a, b) — or (a, b) without an
+// addend — and saves a and b in slots 1 and 2 (slot 0 stays empty) for the formulas in
+// core/autograd/formulas/linalg.cpp; d[0] is beta and d[1] alpha.
+using Compute = Tensor (*)(OpId, const Tensor*, double, const Tensor*, double, const Tensor&, const Tensor&);
+Tensor recorded_product(Compute compute, OpId id, const Tensor* out, double beta, const Tensor* M, double alpha,
+                        const Tensor& a, const Tensor& b) {
+  std::vector<const Tensor*> inputs;
+  if (M) inputs.push_back(M);
+  inputs.push_back(&a);
+  inputs.push_back(&b);
+  autograd::Recording rec(id, out, inputs);
+  Tensor r = compute(id, out, beta, M, alpha, a, b);
+  if (auto n = rec.finish(inputs, {&r})) {
+    n->save(Tensor());
+    n->save(a);
+    n->save(b);
+    n->attrs.d[0] = beta;
+    n->attrs.d[1] = alpha;
+  }
+  return r;
+}
+Tensor gemm_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& a,
+                 const Tensor& b) {
+  return recorded_product(gemm_compute, id, out, beta, M, alpha, a, b);
+}
+Tensor gemv_impl(OpId id, const Tensor* out, double beta, const Tensor* v1, double alpha, const Tensor& mat,
+                 const Tensor& vec) {
+  return recorded_product(gemv_compute, id, out, beta, v1, alpha, mat, vec);
+}
+Tensor ger_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& vec1,
+                const Tensor& vec2) {
+  return recorded_product(ger_compute, id, out, beta, M, alpha, vec1, vec2);
+}
+
 }  // namespace
 
 Tensor dot(const Tensor& x, const Tensor& y) {
+  autograd::Recording rec(OpId::dot, nullptr, {&x, &y});
   check_same_type("dot", "x", x, "y", y);
   TOCHA_CHECK(x.numel() == y.numel(), "dot", "x has ", x.numel(), " elements but y has ", y.numel(),
               " (sizes ", shape_str(x.sizes()), " and ", shape_str(y.sizes()), ")");
@@ -144,6 +180,11 @@ Tensor dot(const Tensor& x, const Tensor& y) {
   Tensor r = empty(DimVec{}, x.dtype(), x.device());
   int64_t n = x.numel();
   kernel(n, a.raw_data(), blas_inc(n, a.stride(0)), b.raw_data(), blas_inc(n, b.stride(0)), r.raw_data());
+  if (auto node = rec.finish({&x, &y}, {&r})) {
+    node->save(Tensor());
+    node->save(x);
+    node->save(y);
+  }
   return r;
 }
 

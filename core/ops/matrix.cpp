@@ -1,6 +1,7 @@
 // diag, tril and triu front-ends. diag is a strided diagonal view plus a copy; tril/triu run the
 // triangle kernel. See matrix.h.
 #include "core/ops/matrix.h"
+#include "core/autograd/record.h"
 #include <algorithm>
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -41,7 +42,7 @@ void finish(const Tensor* out, const Tensor& target) {
   copy_(*out, target);
 }
 
-Tensor diag_impl(const Tensor* out, const Tensor& x, int64_t k) {
+Tensor diag_compute(const Tensor* out, const Tensor& x, int64_t k) {
   const char* op = "diag";
   TOCHA_CHECK(x.dim() == 1 || x.dim() == 2, op, "expected a vector or a matrix, got a tensor of size ",
               shape_str(x.sizes()));
@@ -60,7 +61,7 @@ Tensor diag_impl(const Tensor* out, const Tensor& x, int64_t k) {
   return target;
 }
 
-Tensor triangle_impl(OpId opid, const Tensor* out, const Tensor& x, int64_t k) {
+Tensor triangle_compute(OpId opid, const Tensor* out, const Tensor& x, int64_t k) {
   const char* op = op_name(opid);
   TOCHA_CHECK(x.dim() >= 2, op, "expected a matrix (or a batch of matrices), got a tensor of size ",
               shape_str(x.sizes()));
@@ -90,6 +91,17 @@ Tensor triangle_impl(OpId opid, const Tensor* out, const Tensor& x, int64_t k) {
   finish(out, target);
   return out ? *out : target;
 }
+
+// Records diag/tril/triu (Note [Recording an op]) with the offset k.
+Tensor recorded(OpId op, const Tensor* out, const Tensor& x, int64_t k) {
+  autograd::Recording rec(op, out, {&x});
+  Tensor r = op == OpId::diag ? diag_compute(out, x, k) : triangle_compute(op, out, x, k);
+  if (out) r = *out;
+  if (auto n = rec.finish({&x}, {&r})) n->attrs.i[2] = k;
+  return r;
+}
+Tensor diag_impl(const Tensor* out, const Tensor& x, int64_t k) { return recorded(OpId::diag, out, x, k); }
+Tensor triangle_impl(OpId op, const Tensor* out, const Tensor& x, int64_t k) { return recorded(op, out, x, k); }
 
 }  // namespace
 

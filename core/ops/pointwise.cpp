@@ -141,7 +141,13 @@ struct Recorder {
   autograd::SaveSpec spec;
   Tensor saved[3];
 
+  const Tensor* detach_out = nullptr;  // a non-differentiable op overwrote a tensor with history
+
   Recorder(OpId op, const Tensor* out, std::initializer_list<const Tensor*> inputs, int scalar_pos) {
+    if (!op_differentiable(op)) {
+      if (out && autograd::prepare_in_place(op_name(op), *out, {})) detach_out = out;
+      return;
+    }
     on = out ? autograd::prepare_in_place(op_name(op), *out, inputs) : autograd::needs_record(inputs);
     if (!on) return;
     spec = autograd::pointwise_save_spec(op, scalar_pos);
@@ -158,6 +164,7 @@ struct Recorder {
 
   void finish(OpId op, std::initializer_list<const Tensor*> inputs, const Tensor& result, int scalar_pos,
               double d0 = 0, double d1 = 0, int64_t i1 = 0) {
+    if (detach_out) autograd::detach_(*detach_out);
     if (!on) return;
     auto node = autograd::record(op, inputs, {&result});
     for (int k = 0; k < 3; ++k) node->save(saved[k]);
@@ -209,9 +216,7 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
     b = reshape(b, a.sizes());
     shape = a.sizes();
   }
-  bool differentiable = op_differentiable(op);
   Recorder rec(op, out, {&a, &b}, 0);
-  if (!differentiable) rec.on = false;
   Tensor r;
   {
     GradModeGuard off(false);
@@ -223,7 +228,6 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
     bool in_place = out && (out->shares_storage(a) || out->shares_storage(b));
     r = run(op, kt, binary_result_dtype(op, kt), shape, out, in_place, {{&x}, {&y}}, params, a.device());
   }
-  if (!differentiable && out) autograd::prepare_in_place(name, *out, {});
   rec.finish(op, {&a, &b}, r, 0, alpha);
   return r;
 }
@@ -233,7 +237,6 @@ static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Sc
   check_binary_op(op);
   int pos = scalar_first ? 2 : 1;
   Recorder rec(op, out, {&a}, pos);
-  if (!op_differentiable(op)) rec.on = false;
   Tensor r;
   {
     GradModeGuard off(false);

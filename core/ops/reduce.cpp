@@ -1,6 +1,7 @@
 // Front-ends of the reductions over all elements or one dim: dtype rules, empty-input checks,
 // output allocation and kernel dispatch. See reduce.h and Note [Reduction results].
 #include "core/ops/reduce.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/sort.h"
@@ -34,7 +35,7 @@ void check_not_empty(OpId op, const Tensor& a, uint32_t mask) {
 }
 
 // The one path of every plain reduction: over the dims in `mask`, into *out when given.
-Tensor reduce_impl(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double param, const Tensor* out) {
+Tensor reduce_compute(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double param, const Tensor* out) {
   const char* name = op_name(op);
   if (op == OpId::max || op == OpId::min) check_not_empty(op, a, mask);
   Tensor x = computes_in_float(op) ? to_dtype(a, float_result_dtype(a.dtype())) : a;
@@ -47,6 +48,24 @@ Tensor reduce_impl(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double
   kernel(it);
   finish_out(out, target);
   return out ? *out : target;
+}
+
+// What the formula of a reduction reads besides shapes (Note [Recording an op]).
+bool saves_values(OpId op) { return op != OpId::sum && op != OpId::mean; }
+
+Tensor reduce_impl(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double param, const Tensor* out) {
+  autograd::Recording rec(op, out, {&a});
+  Tensor r = reduce_compute(op, a, mask, keepdim, param, out);
+  if (auto n = rec.finish({&a}, {&r})) {
+    n->attrs.i[0] = mask;
+    n->attrs.i[2] = keepdim;
+    n->attrs.d[0] = param;
+    if (saves_values(op)) {
+      n->save(a);
+      n->save(r, true);
+    }
+  }
+  return r;
 }
 
 double correction(bool unbiased) { return unbiased ? 1.0 : 0.0; }
@@ -68,6 +87,10 @@ TOCHA_REDUCTION_FRONTENDS(logsumexp)
 TOCHA_REDUCTION_FRONTENDS(all)
 TOCHA_REDUCTION_FRONTENDS(any)
 #undef TOCHA_REDUCTION_FRONTENDS
+
+Tensor sum_dims(const Tensor& a, uint32_t mask, bool keepdim) {
+  return reduce_impl(OpId::sum, a, mask, keepdim, 0, nullptr);
+}
 
 Tensor var(const Tensor& a, bool unbiased) {
   return reduce_impl(OpId::var, a, all_dims_mask(a), false, correction(unbiased), nullptr);

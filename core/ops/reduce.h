@@ -22,6 +22,8 @@ namespace tocha {
 
 Tensor sum(const Tensor& a);
 Tensor sum(const Tensor& a, int64_t dim, bool keepdim);
+// Sum over the dims whose bits are set in mask (bit d for dim d).
+Tensor sum_dims(const Tensor& a, uint32_t mask, bool keepdim);
 void sum_out(const Tensor& out, const Tensor& a, int64_t dim, bool keepdim);
 Tensor prod(const Tensor& a);
 Tensor prod(const Tensor& a, int64_t dim, bool keepdim);

@@ -1,6 +1,7 @@
 // Building a ReduceIter: splitting dims into kept and reduced, ordering and coalescing them.
 // See reduce_iter.h.
 #include "core/ops/reduce_iter.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/tensor_ops.h"
@@ -154,9 +155,9 @@ void finish_out(const Tensor* out, const Tensor& target) {
   copy_(*out, target);
 }
 
-ValuesIndices run_values_indices(OpId op, const Tensor& a, int dim, int64_t out_len, bool keepdim,
-                                 int64_t index_base, const double* params, const Tensor* values_out,
-                                 const Tensor* indices_out) {
+static ValuesIndices compute_values_indices(OpId op, const Tensor& a, int dim, int64_t out_len, bool keepdim,
+                                            int64_t index_base, const double* params, const Tensor* values_out,
+                                            const Tensor* indices_out) {
   const char* name = op_name(op);
   auto kernel = kernel_for<ReduceKernel>(op, a.device().type, a.dtype());
   uint32_t mask = a.dim() == 0 ? 0u : 1u << dim;
@@ -175,6 +176,23 @@ ValuesIndices run_values_indices(OpId op, const Tensor& a, int dim, int64_t out_
   finish_out(values_out, v);
   finish_out(indices_out, i);
   return {values_out ? *values_out : v, indices_out ? *indices_out : i};
+}
+
+// Values are differentiable (the gradient goes back to the returned indices); indices are not.
+ValuesIndices run_values_indices(OpId op, const Tensor& a, int dim, int64_t out_len, bool keepdim,
+                                 int64_t index_base, const double* params, const Tensor* values_out,
+                                 const Tensor* indices_out) {
+  autograd::Recording rec(op, values_out, {&a});
+  ValuesIndices r = compute_values_indices(op, a, dim, out_len, keepdim, index_base, params, values_out, indices_out);
+  if (auto n = rec.finish({&a}, {&r.values})) {
+    n->attrs.i[0] = a.dim() == 0 ? 0 : int64_t(1) << dim;
+    n->attrs.i[2] = keepdim || out_len != 1;
+    n->attrs.i[3] = index_base;
+    n->save(a);
+    n->save(r.values, true);
+    n->save(r.indices);
+  }
+  return r;
 }
 
 }  // namespace tocha

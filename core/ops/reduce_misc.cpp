@@ -1,6 +1,7 @@
 // Front-ends of the reductions built on others: dist (norm of a difference), trace (sum of the
 // diagonal view), renorm (norms along all dims but one, then a broadcast scale) and histc.
 #include <cmath>
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/reduce.h"
@@ -8,7 +9,17 @@
 
 namespace tocha {
 
-Tensor dist(const Tensor& a, const Tensor& b, double p) { return norm(binary(OpId::csub, a, b), p); }
+Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  autograd::Recording rec(OpId::dist, nullptr, {&a, &b});
+  Tensor r = norm(binary(OpId::csub, a, b), p);
+  if (auto n = rec.finish({&a, &b}, {&r})) {
+    n->attrs.d[0] = p;
+    n->save(a);
+    n->save(r, true);
+    n->save(b);
+  }
+  return r;
+}
 double dist_value(const Tensor& a, const Tensor& b, double p) {
   return reduce_value(OpId::norm, binary(OpId::csub, a, b), p);
 }
@@ -19,7 +30,12 @@ static Tensor diagonal_view(const Tensor& a, const char* op) {
   int64_t n = a.size(0) < a.size(1) ? a.size(0) : a.size(1);
   return alias_with(a, DimVec{n}, DimVec{a.stride(0) + a.stride(1)}, a.storage_offset());
 }
-Tensor trace(const Tensor& a) { return sum(diagonal_view(a, "trace")); }
+Tensor trace(const Tensor& a) {
+  autograd::Recording rec(OpId::trace, nullptr, {&a});
+  Tensor r = sum(diagonal_view(a, "trace"));
+  rec.finish({&a}, {&r});
+  return r;
+}
 double trace_value(const Tensor& a) { return reduce_value(OpId::sum, diagonal_view(a, "trace")); }
 
 // Torch7's renorm: a slice whose norm exceeds maxnorm is multiplied by maxnorm / (norm + 1e-7).
@@ -39,11 +55,17 @@ static Tensor renorm_factors(const Tensor& a, double p, int64_t dim, double maxn
   Tensor one = full_like_scalar(1, a.dtype(), a.device());
   return where(binary(OpId::gt, norms, Scalar(maxnorm)), scale, one);
 }
+// renorm is not differentiable: the Recording keeps its internal ops off the tape.
 Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm) {
-  return binary(OpId::mul, a, renorm_factors(a, p, dim, maxnorm));
+  autograd::Recording rec(OpId::renorm, nullptr, {&a});
+  Tensor r = binary(OpId::mul, a, renorm_factors(a, p, dim, maxnorm));
+  rec.finish({&a}, {&r});
+  return r;
 }
 void renorm_out(const Tensor& out, const Tensor& a, double p, int64_t dim, double maxnorm) {
+  autograd::Recording rec(OpId::renorm, &out, {&a});
   binary_out(OpId::mul, out, a, renorm_factors(a, p, dim, maxnorm));
+  rec.finish({&a}, {&out});
 }
 
 static Tensor histc_impl(const Tensor* out, const Tensor& a, int64_t nbins, double lo, double hi) {

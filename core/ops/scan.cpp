@@ -1,5 +1,6 @@
 // Front-ends of cumsum, cumprod and cross: dim checks, result dtype, kernel dispatch. See scan.h.
 #include "core/ops/scan.h"
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/reduce_iter.h"
@@ -8,9 +9,8 @@ namespace tocha {
 
 namespace {
 
-Tensor scan_impl(OpId op, const Tensor* out, const Tensor& a, int64_t dim) {
+Tensor scan_compute(OpId op, const Tensor* out, const Tensor& a, uint32_t mask) {
   const char* name = op_name(op);
-  uint32_t mask = dim_mask(a, dim, name);
   auto kernel = kernel_for<ReduceKernel>(op, a.device().type, a.dtype());
   DType rt = is_floating(a.dtype()) ? a.dtype() : DType::i64;
   Tensor target = prepare_out(name, out, a.sizes(), rt, a);
@@ -18,6 +18,22 @@ Tensor scan_impl(OpId op, const Tensor* out, const Tensor& a, int64_t dim) {
   kernel(it);
   finish_out(out, target);
   return out ? *out : target;
+}
+
+Tensor scan_impl(OpId op, const Tensor* out, const Tensor& a, int64_t dim) {
+  uint32_t mask = dim_mask(a, dim, op_name(op));
+  autograd::Recording rec(op, out, {&a});
+  Tensor r = scan_compute(op, out, a, mask);
+  if (auto n = rec.finish({&a}, {&r})) {
+    int d = 0;
+    while (d < kMaxDims && !(mask & (1u << d))) ++d;
+    n->attrs.i[0] = d < kMaxDims ? d : 0;
+    if (op == OpId::cumprod) {
+      n->save(a);
+      n->save(r, true);
+    }
+  }
+  return r;
 }
 
 Tensor cross_impl(const Tensor* out, const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
@@ -36,13 +52,21 @@ Tensor cross_impl(const Tensor* out, const Tensor& a, const Tensor& b, std::opti
       if (a.size(i) == 3) d = i;
     TOCHA_CHECK(d >= 0, "cross", "no dimension of size 3 in a tensor of size ", shape_str(a.sizes()));
   }
+  autograd::Recording rec(OpId::cross, out, {&a, &b});
   auto kernel = kernel_for<ReduceKernel>(OpId::cross, a.device().type, dt);
   Tensor x = to_dtype(a, dt), y = to_dtype(b, dt);
   Tensor target = prepare_out("cross", out, a.sizes(), dt, a, &b);
   ReduceIter it = make_reduce_iter(x, {&target, &y}, 1u << d);
   kernel(it);
   finish_out(out, target);
-  return out ? *out : target;
+  Tensor r = out ? *out : target;
+  if (auto n = rec.finish({&a, &b}, {&r})) {
+    n->attrs.i[0] = d;
+    n->save(a);
+    n->save(Tensor());
+    n->save(b);
+  }
+  return r;
 }
 
 }  // namespace

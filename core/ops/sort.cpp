@@ -3,6 +3,7 @@
 #include "core/ops/sort.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/tensor_ops.h"
+#include "core/ops/views.h"
 
 namespace tocha {
 
@@ -77,7 +78,7 @@ void median_out(const Tensor& values, const Tensor& indices, const Tensor& a, in
 Tensor median(const Tensor& a) {
   TOCHA_CHECK(a.numel() > 0, "median", "cannot take the median of a tensor with no elements (size ",
               shape_str(a.sizes()), ")");
-  Tensor flat = view_as_shape(contiguous(a), DimVec{a.numel()});
+  Tensor flat = reshape(a, DimVec{a.numel()});  // recorded, so the gradient reaches a
   return select_impl(OpId::median, flat, 0, false, 0, 0, nullptr, nullptr).values;
 }
 

@@ -44,38 +44,41 @@ function autograd.gradcheck(fn, inputs, opts)
     error('[gradcheck] ' .. msg, 2)
   end
 
+  -- Analytical Jacobians first (one backward per output element, all from one graph), then
+  -- numerical ones: perturbing the inputs in place would invalidate the graph's saved tensors.
   local outs = run(fn, inputs)
+  local targets = {}
+  for w = 1, #wrt do targets[w] = wrt[w].tensor end
+  local analytic = {}
   for oi, o in ipairs(outs) do
     local m = o:nElement()
-    -- Analytical Jacobian rows: d out[j] / d input, one backward per output element.
-    local analytic = {}
-    for w = 1, #wrt do analytic[w] = torch.DoubleTensor(m, wrt[w].tensor:nElement()):zero() end
+    analytic[oi] = {}
+    for w = 1, #wrt do analytic[oi][w] = torch.DoubleTensor(m, wrt[w].tensor:nElement()):zero() end
     if o:needsGrad() then
-      local targets = {}
-      for w = 1, #wrt do targets[w] = wrt[w].tensor end
       for j = 1, m do
         local go = o.new(o:size()):zero()
         go:view(-1)[j] = 1
         local gs = autograd.grad({ o }, targets, { go }, { retainGraph = true, allowUnused = true })
         for w = 1, #wrt do
-          if gs[w] then analytic[w][j]:copy(gs[w]:double():contiguous():view(-1)) end
+          if gs[w] then analytic[oi][w][j]:copy(gs[w]:double():contiguous():view(-1)) end
         end
       end
     end
-    -- Numerical Jacobian columns by central differences.
-    for w = 1, #wrt do
-      local x = wrt[w].tensor
-      local flat = x:view(-1)
-      for k = 1, x:nElement() do
-        local orig = flat[k]
-        flat[k] = orig + eps
-        local plus = evaluate(fn, inputs)[oi]
-        flat[k] = orig - eps
-        local minus = evaluate(fn, inputs)[oi]
-        flat[k] = orig
-        for j = 1, m do
-          local numeric = (plus[j] - minus[j]) / (2 * eps)
-          local a = analytic[w][j][k]
+  end
+  for w = 1, #wrt do
+    local x = wrt[w].tensor
+    local flat = x:view(-1)
+    for k = 1, x:nElement() do
+      local orig = flat[k]
+      flat[k] = orig + eps
+      local plus = evaluate(fn, inputs)
+      flat[k] = orig - eps
+      local minus = evaluate(fn, inputs)
+      flat[k] = orig
+      for oi = 1, #outs do
+        for j = 1, outs[oi]:nElement() do
+          local numeric = (plus[oi][j] - minus[oi][j]) / (2 * eps)
+          local a = analytic[oi][w][j][k]
           if math.abs(a - numeric) > atol + rtol * math.abs(numeric) or a ~= a then
             return report(string.format('gradient of output %d element %d with respect to input %d element %d: '
               .. 'analytical %.10g, numerical %.10g', oi, j, wrt[w].index, k, a, numeric))
@@ -104,10 +107,14 @@ function autograd.gradgradcheck(fn, inputs, grad_outputs, opts)
   end
   for _, g in ipairs(grad_outputs) do g:requiresGrad() end
   local n = table.maxn(inputs)
+  local first_grads_recorded
   local all = {}
   for i = 1, n do all[i] = inputs[i] end
   for k, g in ipairs(grad_outputs) do all[n + k] = g end
   local function first_grads(...)
+    return torch.enableGrad(first_grads_recorded, ...)
+  end
+  function first_grads_recorded(...)
     local args = { ... }
     local ins, targets = {}, {}
     for i = 1, n do ins[i] = args[i] end

@@ -15,12 +15,14 @@ local function describe_args(args, n)
   return '(' .. table.concat(parts, ', ') .. ')'
 end
 
---- torch.dot(x, y): the sum of x[i] * y[i] as a number (tensors with equal element counts).
+--- torch.dot(x, y): the sum of x[i] * y[i] as a number (tensors with equal element counts); a
+--- 0-dim tensor when an input requires grad (Note [Full reductions under autograd]).
 function torch.dot(x, y)
   if not is_tensor(x) or not is_tensor(y) then
     fail('dot', 'expected two tensors, got %s and %s', describe(x), describe(y))
   end
   local r = wrap(C.tocha_dot(x.p, y.p))
+  if torch._reduce_util.tracked(x) or torch._reduce_util.tracked(y) then return r end
   return types.read(r.p, r.p.storage_offset)
 end
 methods.dot = torch.dot

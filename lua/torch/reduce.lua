@@ -18,8 +18,29 @@ local util = {}
 torch._reduce_util = util
 
 local value_buf = ffi.new('double[1]')
---- A full reduction as a Lua number (accumulated in double in C).
+local REQUIRES_GRAD = 2
+
+-- Note [Full reductions under autograd]: Torch7 returns a Lua number for a reduction over all
+-- elements; when the input requires grad and grad mode is on, the result is a 0-dim tensor
+-- instead, so that `loss = (x*w):sum(); loss:backward()` works.
+local function tracked(x)
+  return bit.band(x.p.flags, REQUIRES_GRAD) ~= 0 and C.tocha_is_grad_enabled() ~= 0
+end
+util.tracked = tracked
+local as_tensor = {
+  var = function(x, param) return C.tocha_var_all(x.p, param) end,
+  std = function(x, param) return C.tocha_std_all(x.p, param) end,
+  norm = function(x, param) return C.tocha_norm_all(x.p, param) end,
+  trace = function(x) return C.tocha_trace(x.p) end,
+}
+--- A full reduction as a Lua number (accumulated in double in C), or a 0-dim tensor when x
+--- requires grad (Note [Full reductions under autograd]).
 function util.value(name, x, param)
+  if tracked(x) then
+    local f = as_tensor[name]
+    if f then return wrap(f(x, param or 0)) end
+    return wrap(C['tocha_' .. name .. '_all'](x.p))
+  end
   check(C.tocha_reduce_value(op_id[name], x.p, param or 0, value_buf))
   return value_buf[0]
 end
@@ -56,7 +77,7 @@ local function install_reduction(name, boolean)
     if dim == nil then
       if res then fail(name, 'a result tensor needs a dimension') end
       local v = util.value(name, x)
-      if boolean then return v ~= 0 end
+      if boolean and type(v) == 'number' then return v ~= 0 end
       return v
     end
     local d = cdim(name, dim, x.p.ndim)
@@ -124,6 +145,7 @@ function torch.dist(x, y, p)
   check_tensor('dist', x, 1)
   check_tensor('dist', y, 2)
   p = check_number('dist', p == nil and 2 or p, 'p')
+  if tracked(x) or tracked(y) then return wrap(C.tocha_dist(x.p, y.p, p)) end
   check(C.tocha_dist_value(x.p, y.p, p, value_buf))
   return value_buf[0]
 end

@@ -44,7 +44,7 @@ end
 
 function tests.scalarRootAndSum()
   local x = leaf({ 1, 2, 3 })
-  local s = (x * x):sum()
+  local s = torch.cmul(x, x):sum()
   tester:assert(torch.isTensor(s), 'sum of a tensor requiring grad is a tensor')
   s:backward()
   tester:eq(x.grad, D({ 2, 4, 6 }), 1e-12)
@@ -104,11 +104,13 @@ function tests.hooksAndRetainGrad()
   tester:eq(hh.grad, D({ 10, 10 }))
   local leaf_hook = leaf({ 1 })
   local handle = leaf_hook:registerHook(function(g) return g * 2 end)
-  (leaf_hook * 1):backward(D({ 1 }))
+  local once = leaf_hook * 1
+  once:backward(D({ 1 }))
   tester:eq(leaf_hook.grad, D({ 2 }))
   handle.remove()
   leaf_hook:zeroGrad()
-  (leaf_hook * 1):backward(D({ 1 }))
+  local twice = leaf_hook * 1
+  twice:backward(D({ 1 }))
   tester:eq(leaf_hook.grad, D({ 1 }))
   local bad = leaf({ 1 })
   local b2 = bad * 1
@@ -152,7 +154,7 @@ function tests.inPlaceModificationIsDetected()
   b:add(1):mul(3)   -- b = 3 (2a + 1)
   b:backward(D({ 1, 1 }))
   tester:eq(a.grad, D({ 6, 6 }))
-  local v = (leaf({ 1, 2, 3 }) * 1)
+  local v = leaf({ 1, 2, 3 }) * 1
   tester:assertErrorPattern(function() v:narrow(1, 1, 2):add(leaf({ 1, 1 })) end, 'view')
 end
 
@@ -215,7 +217,7 @@ function tests.gradcheckPointwise()
   tester:assert(gc(torch.acos, { leaf({ 0.1, -0.5 }) }), 'acos')
   tester:assert(gc(torch.erfinv, { leaf({ 0.1, -0.5 }) }), 'erfinv')
   tester:assert(gc(torch.relu, { leaf({ 0.3, -0.5 }) }), 'relu')
-  local a, b = leaf({ { 0.5, 1.2 }, { 2.0, 0.7 } }), leaf({ 1.3, 0.4 })
+  local a, b = leaf({ { 0.5, 1.3 }, { 2.1, 0.7 } }), leaf({ 1.3, 0.45 })
   for _, name in ipairs({ 'add', 'csub', 'mul', 'div', 'pow', 'atan2', 'cmax', 'cmin', 'fmod', 'remainder' }) do
     tester:assert(gc(torch[name], { a, b }), name)
     tester:assert(gc(function(x) return torch[name](x, 0.75) end, { a }), name .. ' with a number')
@@ -231,7 +233,7 @@ function tests.gradcheckPointwise()
   tester:assert(gc(function(x, y, w) return torch.lerp(x, y, w) end, { a, b, c }), 'lerp')
   local mask = torch.ByteTensor({ { 1, 0 }, { 0, 1 } })
   tester:assert(gc(function(x, y) return torch.where(mask, x, y) end, { a, leaf({ { 5, 6 }, { 7, 8 } }) }), 'where')
-  tester:assert(gc(function(x) return x:float():double() end, { a }), 'dtype conversion')
+  tester:assert(gc(function(x) return x:float():double() end, { a }, { eps = 1e-3, atol = 1e-3 }), 'dtype conversion')
 end
 
 tester:add(tests)

@@ -84,10 +84,11 @@ Grads vjp_cat(Node& n, const Grads& g) {
   int64_t offset = 0;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const DimVec& s = n.inputs[k].shape;
-    int64_t len = s.empty() ? 0 : s[d];
     // Torch7 accepts empty tensors of any shape among the inputs; they get no gradient.
     if (shape_numel(s) == 0) { r.push_back(Tensor()); continue; }
-    r.push_back(n.needs_input_grad(int(k)) ? narrow(g[0], d, offset, len) : Tensor());
+    // Inputs with fewer dims count as having trailing dims of size 1 (Torch7).
+    int64_t len = d < s.size() ? s[d] : 1;
+    r.push_back(n.needs_input_grad(int(k)) ? reshape(narrow(g[0], d, offset, len), s) : Tensor());
     offset += len;
   }
   return r;

@@ -1,7 +1,7 @@
 // Vector-Jacobian products of BLAS and LAPACK ops.
-// Node layout (set by the front-ends in core/ops/linalg.cpp and lapack.cpp): the saved slots
-// hold the inputs in forward order (saved[k] for input k) and then the output when the formula
-// needs it; attrs.d[0] beta and d[1] alpha for the add* ops.
+// Node layout (Note [Recording products] in core/ops/linalg.cpp): inputs (M, a, b) for the add*
+// ops and (a, b) otherwise; a and b are saved in slots 1 and 2; attrs.d[0] beta, d[1] alpha.
+// gesv and inverse save A in slot 1 and their solution/result in slot 2.
 #include "core/autograd/formula_ops.h"
 #include "core/autograd/vjp.h"
 #include "core/ops/lapack.h"
@@ -20,25 +20,27 @@ double beta(const Node& n) { return n.attrs.d[0]; }
 double alpha(const Node& n) { return n.attrs.d[1]; }
 }  // namespace
 
+// dot flattens its inputs (Torch7): each gradient takes the other input's values in its own shape.
 Grads vjp_dot(Node& n, const Grads& g) {
-  return {n.needs_input_grad(0) ? mul(n.saved_tensor(1), g[0]) : Tensor(),
-          n.needs_input_grad(1) ? mul(n.saved_tensor(0), g[0]) : Tensor()};
+  Tensor x = n.saved_tensor(1), y = n.saved_tensor(2);
+  return {n.needs_input_grad(0) ? reshape(mul(y, g[0]), x.sizes()) : Tensor(),
+          n.needs_input_grad(1) ? reshape(mul(x, g[0]), y.sizes()) : Tensor()};
 }
 Grads vjp_mv(Node& n, const Grads& g) {
-  return {n.needs_input_grad(0) ? ger(g[0], n.saved_tensor(1)) : Tensor(),
-          n.needs_input_grad(1) ? mv(t2(n.saved_tensor(0)), g[0]) : Tensor()};
+  return {n.needs_input_grad(0) ? ger(g[0], n.saved_tensor(2)) : Tensor(),
+          n.needs_input_grad(1) ? mv(t2(n.saved_tensor(1)), g[0]) : Tensor()};
 }
 Grads vjp_mm(Node& n, const Grads& g) {
-  return {n.needs_input_grad(0) ? mm(g[0], t2(n.saved_tensor(1))) : Tensor(),
-          n.needs_input_grad(1) ? mm(t2(n.saved_tensor(0)), g[0]) : Tensor()};
+  return {n.needs_input_grad(0) ? mm(g[0], t2(n.saved_tensor(2))) : Tensor(),
+          n.needs_input_grad(1) ? mm(t2(n.saved_tensor(1)), g[0]) : Tensor()};
 }
 Grads vjp_bmm(Node& n, const Grads& g) {
-  return {n.needs_input_grad(0) ? bmm(g[0], tb(n.saved_tensor(1))) : Tensor(),
-          n.needs_input_grad(1) ? bmm(tb(n.saved_tensor(0)), g[0]) : Tensor()};
+  return {n.needs_input_grad(0) ? bmm(g[0], tb(n.saved_tensor(2))) : Tensor(),
+          n.needs_input_grad(1) ? bmm(tb(n.saved_tensor(1)), g[0]) : Tensor()};
 }
 Grads vjp_ger(Node& n, const Grads& g) {
-  return {n.needs_input_grad(0) ? mv(g[0], n.saved_tensor(1)) : Tensor(),
-          n.needs_input_grad(1) ? mv(t2(g[0]), n.saved_tensor(0)) : Tensor()};
+  return {n.needs_input_grad(0) ? mv(g[0], n.saved_tensor(2)) : Tensor(),
+          n.needs_input_grad(1) ? mv(t2(g[0]), n.saved_tensor(1)) : Tensor()};
 }
 // addmm(beta, M, alpha, A, B): inputs (M, A, B), saved A and B in slots 1 and 2.
 Grads vjp_addmm(Node& n, const Grads& g) {
@@ -71,14 +73,10 @@ Grads vjp_baddbmm(Node& n, const Grads& g) {
 }
 // gesv(B, A) = A^-1 B: inputs (B, A); saved A (slot 1) and the solution X (slot 2).
 Grads vjp_gesv(Node& n, const Grads& g) {
-  Tensor a = n.saved_tensor(1), x = n.saved_tensor(2);
-  Tensor gx = g[0];
-  bool vector = gx.dim() == 1;
-  Tensor gb = gesv(vector ? unsqueeze(gx, 1) : gx, t2(a)).solution;
-  Tensor xs = vector ? unsqueeze(x, 1) : x;
-  Grads r{n.needs_input_grad(0) ? (vector ? squeeze(gb, 1) : gb) : Tensor(),
-          n.needs_input_grad(1) ? neg(mm(gb, t2(xs))) : Tensor()};
-  return r;
+  Tensor a = n.saved_tensor(1), x = n.saved_tensor(2);  // X is n x k (a vector B gives n x 1)
+  Tensor gb = gesv(g[0], t2(a)).solution;              // A^-T g
+  return {n.needs_input_grad(0) ? reshape(gb, n.inputs[0].shape) : Tensor(),
+          n.needs_input_grad(1) ? neg(mm(gb, t2(x))) : Tensor()};
 }
 // inverse(A) = Y: dA = -Y^T g Y^T.
 Grads vjp_inverse(Node& n, const Grads& g) {

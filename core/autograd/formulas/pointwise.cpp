@@ -17,7 +17,8 @@ SaveSpec pointwise_save_spec(OpId op, int scalar_pos) {
   switch (op) {
     case OpId::abs: case OpId::square: case OpId::log: case OpId::log1p: case OpId::log2:
     case OpId::log10: case OpId::sin: case OpId::cos: case OpId::asin: case OpId::acos: case OpId::atan:
-    case OpId::sinh: case OpId::cosh: case OpId::erf: case OpId::erfc: case OpId::lgamma: case OpId::clamp:
+    case OpId::sinh: case OpId::cosh: case OpId::erf: case OpId::erfc: case OpId::lgamma: case OpId::digamma:
+    case OpId::clamp:
       in(0); break;
     case OpId::relu: case OpId::exp: case OpId::expm1: case OpId::sqrt: case OpId::rsqrt: case OpId::cinv:
     case OpId::tan: case OpId::tanh: case OpId::sigmoid: case OpId::erfinv:
@@ -103,6 +104,7 @@ Grads vjp_erfinv(Node& n, const Grads& g) {
   return {mul(g[0], mul(exp(square(out(n))), std::sqrt(M_PI) / 2))};
 }
 Grads vjp_lgamma(Node& n, const Grads& g) { return {mul(g[0], digamma(in(n, 0)))}; }
+Grads vjp_digamma(Node& n, const Grads& g) { return {mul(g[0], unary(OpId::trigamma, in(n, 0)))}; }
 
 // ---- binary ------------------------------------------------------------------------------------
 Grads vjp_add(Node& n, const Grads& g) {

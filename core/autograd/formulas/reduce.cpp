@@ -1,8 +1,9 @@
 // Vector-Jacobian products of reductions, scans and selections.
-// Node layout (set by the front-ends in core/ops/reduce*.cpp, scan.cpp, sort.cpp):
-//   attrs.i[0] dim (0-based), i[1] 1 for a reduction over all elements, i[2] keepdim,
-//   i[3] the index base of saved indices; attrs.d[0] p (norm/dist) or unbiased (var/std);
-//   saved[0] the input, saved[1] the output, saved[2] the indices (when the op has them).
+// Node layout (set by the front-ends in core/ops/reduce*.cpp, reduce_iter.cpp, scan.cpp):
+//   reductions, selections, sort/topk: attrs.i[0] the mask of reduced dims (bit d for dim d; all
+//   dims for a reduction over every element), i[2] keepdim, i[3] the index base of saved indices;
+//   scans and cross: attrs.i[0] the dim. attrs.d[0] p (norm/dist) or the correction (var/std).
+//   saved[0] the input, saved[1] the output, saved[2] the indices or the second input.
 #include <cmath>
 #include "core/autograd/formula_ops.h"
 #include "core/autograd/vjp.h"
@@ -19,29 +20,43 @@ using namespace f;
 
 namespace {
 
-int dim_of(const Node& n) { return int(n.attrs.i[0]); }
-bool over_all(const Node& n) { return n.attrs.i[1] != 0; }
-bool keepdim(const Node& n) { return n.attrs.i[2] != 0; }
+uint32_t mask_of(const Node& n) { return uint32_t(n.attrs.i[0]); }
 const DimVec& in_shape(const Node& n) { return n.inputs[0].shape; }
+bool keepdim(const Node& n) { return n.attrs.i[2] != 0; }
+// The one reduced dim of a selection, sort or topk (0 for a 0-dim input).
+int dim_of(const Node& n) {
+  for (int d = 0; d < kMaxDims; ++d)
+    if (mask_of(n) & (1u << d)) return d;
+  return 0;
+}
+// The scan dim.
+int scan_dim(const Node& n) { return int(n.attrs.i[0]); }
 
-// g (the gradient of a reduced result) broadcast back over the input's shape.
-Tensor expand_back(const Node& n, Tensor g) {
-  if (!over_all(n) && !keepdim(n) && !in_shape(n).empty()) g = unsqueeze(g, dim_of(n));
-  if (over_all(n)) g = reshape(g, DimVec::filled(in_shape(n).size(), 1));
-  return expand(g, in_shape(n));
-}
-// The reduced output, broadcastable against the input.
+// The reduced result y reshaped so it broadcasts against the input (size 1 on reduced dims).
 Tensor kept(const Node& n, Tensor y) {
-  if (!over_all(n) && !keepdim(n) && !in_shape(n).empty()) y = unsqueeze(y, dim_of(n));
-  if (over_all(n)) y = reshape(y, DimVec::filled(in_shape(n).size(), 1));
-  return y;
+  const DimVec& s = in_shape(n);
+  if (keepdim(n)) return y;
+  DimVec k = s;
+  for (int d = 0; d < s.size(); ++d)
+    if (mask_of(n) & (1u << d)) k[d] = 1;
+  return reshape(y, k);
 }
+// g (the gradient of a reduced result) broadcast back over the input's shape.
+Tensor expand_back(const Node& n, const Tensor& g) { return expand(kept(n, g), in_shape(n)); }
 int64_t reduced_count(const Node& n) {
-  if (over_all(n)) return shape_numel(in_shape(n));
-  return in_shape(n).empty() ? 1 : in_shape(n)[dim_of(n)];
+  int64_t c = 1;
+  for (int d = 0; d < in_shape(n).size(); ++d)
+    if (mask_of(n) & (1u << d)) c *= in_shape(n)[d];
+  return c;
+}
+bool over_all(const Node& n) {
+  for (int d = 0; d < in_shape(n).size(); ++d)
+    if (!(mask_of(n) & (1u << d))) return false;
+  return true;
 }
 // Scatters the gradient of selected elements (values + indices along dim) into zeros.
 Tensor scatter_back(Node& n, const Tensor& g) {
+  if (in_shape(n).empty()) return reshape(g, in_shape(n));
   Tensor idx = n.saved_tensor(2);
   int d = dim_of(n);
   Tensor gg = g, ii = idx;
@@ -79,6 +94,12 @@ Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g) {
   return mul(num, safe);
 }
 
+// The mean over the reduced dims, broadcastable against x.
+Tensor centre(const Node& n, const Tensor& x) {
+  if (over_all(n)) return reshape(mean(x), DimVec::filled(x.dim(), 1));
+  return mean(x, dim_of(n), true);
+}
+
 }  // namespace
 
 Grads vjp_sum(Node& n, const Grads& g) { return {expand_back(n, g[0])}; }
@@ -92,6 +113,7 @@ Grads vjp_prod(Node& n, const Grads& g) {
   int d = dim_of(n);
   Tensor xs = over_all(n) ? reshape(x, {x.numel()}) : x;
   if (over_all(n)) d = 0;
+  TOCHA_CHECK(over_all(n) || (mask_of(n) & (mask_of(n) - 1)) == 0, "backward", "prod over several dims");
   if (xs.dim() == 0) return {expand_back(n, g[0])};
   int64_t len = xs.size(d);
   DimVec one = xs.sizes();
@@ -107,17 +129,15 @@ Grads vjp_prod(Node& n, const Grads& g) {
 
 Grads vjp_var(Node& n, const Grads& g) {
   Tensor x = n.saved_tensor(0);
-  double denom = double(reduced_count(n)) - (n.attrs.d[0] != 0 ? 1.0 : 0.0);
-  Tensor m = over_all(n) ? mean(x) : mean(x, dim_of(n), true);
-  Tensor c = f::sub(x, over_all(n) ? reshape(m, DimVec::filled(x.dim(), 1)) : m);
+  double denom = double(reduced_count(n)) - n.attrs.d[0];
+  Tensor c = f::sub(x, centre(n, x));
   return {mul(expand_back(n, g[0]), mul(c, 2.0 / denom))};
 }
 
 Grads vjp_std(Node& n, const Grads& g) {
   Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-  double denom = double(reduced_count(n)) - (n.attrs.d[0] != 0 ? 1.0 : 0.0);
-  Tensor m = over_all(n) ? mean(x) : mean(x, dim_of(n), true);
-  Tensor c = f::sub(x, over_all(n) ? reshape(m, DimVec::filled(x.dim(), 1)) : m);
+  double denom = double(reduced_count(n)) - n.attrs.d[0];
+  Tensor c = f::sub(x, centre(n, x));
   Tensor yk = kept(n, y);
   Tensor safe = where(binary(OpId::eq, yk, Scalar(0.0)), zeros_like(yk), div(1.0 / denom, yk));
   return {mul(expand_back(n, g[0]), mul(c, safe))};
@@ -160,13 +180,13 @@ Grads vjp_sort(Node& n, const Grads& g) { return {scatter_back(n, g[0])}; }
 Grads vjp_topk(Node& n, const Grads& g) { return {scatter_back(n, g[0])}; }
 
 Grads vjp_cumsum(Node& n, const Grads& g) {
-  int d = dim_of(n);
+  int d = scan_dim(n);
   return {flip(cumsum(flip(g[0], d), d), d)};
 }
 
 // sum_{k >= i} g_k y_k / x_i (inputs without zeros; a zero makes this formula undefined).
 Grads vjp_cumprod(Node& n, const Grads& g) {
-  int d = dim_of(n);
+  int d = scan_dim(n);
   Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
   Tensor rev = flip(cumsum(flip(mul(g[0], y), d), d), d);
   return {div(rev, x)};
@@ -174,7 +194,7 @@ Grads vjp_cumprod(Node& n, const Grads& g) {
 
 Grads vjp_cross(Node& n, const Grads& g) {
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(2);
-  std::optional<int64_t> d = int64_t(dim_of(n));
+  std::optional<int64_t> d = int64_t(scan_dim(n));
   return {n.needs_input_grad(0) ? cross(b, g[0], d) : Tensor(), n.needs_input_grad(1) ? cross(g[0], a, d) : Tensor()};
 }
 
