@@ -48,4 +48,17 @@ TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin,
 /* Keys of Lua nodes and hooks that no longer exist (their host-side state can be dropped). */
 TOCHA_API int tocha_autograd_drain_released(int64_t *keys, int max) TOCHA_NOEXCEPT;
 
+/* Composite ops (core/ops/composite.h); dims are 0-based. */
+TOCHA_API tocha_tensor *tocha_softmax(const tocha_tensor *x, int dim) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_log_softmax(const tocha_tensor *x, int dim) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_gelu(const tocha_tensor *x) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_silu(const tocha_tensor *x) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_elu(const tocha_tensor *x, double alpha, double scale) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_selu(const tocha_tensor *x) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_leaky_relu(const tocha_tensor *x, double slope) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_softplus(const tocha_tensor *x, double beta, double threshold) TOCHA_NOEXCEPT;
+/* weight and bias may be NULL. */
+TOCHA_API tocha_tensor *tocha_layer_norm(const tocha_tensor *x, int ndims, const tocha_tensor *weight,
+                                         const tocha_tensor *bias, double eps) TOCHA_NOEXCEPT;
+
 #endif

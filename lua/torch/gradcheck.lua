@@ -6,9 +6,15 @@ local types = require 'torch.types'
 local is_tensor, describe, fail = types.is_tensor, types.describe, lib.fail
 local autograd = torch.autograd
 
+-- The tensor results of fn; a number (a full reduction without autograd) counts as a
+-- one-element tensor so the graph run and the numerical runs see the same outputs.
 local function tensors_of(list)
   local out = {}
-  for i = 1, table.maxn(list) do if is_tensor(list[i]) then out[#out + 1] = list[i] end end
+  for i = 1, table.maxn(list) do
+    local v = list[i]
+    if is_tensor(v) then out[#out + 1] = v
+    elseif type(v) == 'number' then out[#out + 1] = torch.DoubleTensor({ v }) end
+  end
   return out
 end
 
@@ -67,14 +73,15 @@ function autograd.gradcheck(fn, inputs, opts)
   end
   for w = 1, #wrt do
     local x = wrt[w].tensor
-    local flat = x:view(-1)
-    for k = 1, x:nElement() do
-      local orig = flat[k]
-      flat[k] = orig + eps
+    local offsets = {}  -- row-major element order, valid for any strides
+    torch._each_offset(x.p, function(off) offsets[#offsets + 1] = off end)
+    for k = 1, #offsets do
+      local orig = types.read(x.p, offsets[k])
+      types.write(x.p, offsets[k], orig + eps)
       local plus = evaluate(fn, inputs)
-      flat[k] = orig - eps
+      types.write(x.p, offsets[k], orig - eps)
       local minus = evaluate(fn, inputs)
-      flat[k] = orig
+      types.write(x.p, offsets[k], orig)
       for oi = 1, #outs do
         for j = 1, outs[oi]:nElement() do
           local numeric = (plus[oi][j] - minus[oi][j]) / (2 * eps)

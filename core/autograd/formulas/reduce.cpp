@@ -74,13 +74,13 @@ Tensor flip(const Tensor& t, int d) {
   for (int64_t k = 0; k < len; ++k) p[k] = len - 1 - k;
   return index_select(t, d, idx, 0);
 }
-// Gradient of the p-norm of x (its value y) for p > 0.
-Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g) {
+// Gradient of the p-norm of x (its value y, broadcastable against x) over the dims in `dims`.
+Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g, uint32_t dims) {
   if (p == 0) return zeros_like(x);
   if (p == 1) return mul(g, sign(x));
   if (std::isinf(p)) {
     Tensor hit = mask(OpId::eq, unary(OpId::abs, x), y, x.dtype());
-    Tensor count = sum(hit);  // ties share the gradient
+    Tensor count = sum_dims(hit, dims, true);  // ties within a slice share its gradient
     return div(mul(mul(g, sign(x)), hit), count);
   }
   if (p == 2) {
@@ -145,14 +145,15 @@ Grads vjp_std(Node& n, const Grads& g) {
 
 Grads vjp_norm(Node& n, const Grads& g) {
   Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-  return {norm_grad(x, kept(n, y), n.attrs.d[0], expand_back(n, g[0]))};
+  return {norm_grad(x, kept(n, y), n.attrs.d[0], expand_back(n, g[0]), mask_of(n))};
 }
 
 Grads vjp_dist(Node& n, const Grads& g) {
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(2), y = n.saved_tensor(1);
   Tensor diff = f::sub(a, b);
   DimVec ones_shape = DimVec::filled(diff.dim(), 1);
-  Tensor ga = norm_grad(diff, reshape(y, ones_shape), n.attrs.d[0], expand(reshape(g[0], ones_shape), diff.sizes()));
+  uint32_t all = diff.dim() == 0 ? 0u : uint32_t((uint64_t(1) << diff.dim()) - 1);
+  Tensor ga = norm_grad(diff, reshape(y, ones_shape), n.attrs.d[0], expand(reshape(g[0], ones_shape), diff.sizes()), all);
   return {ga, neg(ga)};
 }
 

@@ -1,0 +1,104 @@
+// Composite ops. See composite.h. Every step is a recorded front-end, so autograd follows them.
+#include "core/ops/composite.h"
+#include <cmath>
+#include "core/autograd/record.h"
+#include "core/ops/pointwise.h"
+#include "core/ops/reduce.h"
+#include "core/ops/tensor_ops.h"
+#include "core/ops/views.h"
+
+namespace tocha {
+
+namespace {
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
+Tensor mul(const Tensor& a, double s) { return binary(OpId::mul, a, Scalar(s)); }
+Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::csub, a, b); }
+
+void check_float(const char* op, const Tensor& x) {
+  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+}
+
+// x minus its max along dim; the max is detached (softmax does not depend on the shift).
+Tensor shifted(const char* op, const Tensor& x, int64_t dim) {
+  check_float(op, x);
+  if (x.dim() == 0) return sub(x, autograd::detach(x));
+  int d = wrap_dim(dim, x.dim(), op);
+  TOCHA_CHECK(x.size(d) > 0, op, "cannot normalize over dimension ", d + 1, " of size 0");
+  Tensor m = autograd::detach(max(x, d, true, 0).values);
+  return sub(x, m);
+}
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) {
+  Tensor e = unary(OpId::exp, shifted("softmax", x, dim));
+  if (x.dim() == 0) return binary(OpId::div, e, e);
+  return binary(OpId::div, e, sum(e, wrap_dim(dim, x.dim(), "softmax"), true));
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  Tensor s = shifted("logSoftmax", x, dim);
+  if (x.dim() == 0) return sub(s, s);
+  Tensor lse = unary(OpId::log, sum(unary(OpId::exp, s), wrap_dim(dim, x.dim(), "logSoftmax"), true));
+  return sub(s, lse);
+}
+
+Tensor gelu(const Tensor& x) {
+  check_float("gelu", x);
+  Tensor phi = binary(OpId::add, mul(unary(OpId::erf, mul(x, M_SQRT1_2)), 0.5), Scalar(0.5));
+  return mul(x, phi);
+}
+
+Tensor silu(const Tensor& x) {
+  check_float("silu", x);
+  return mul(x, unary(OpId::sigmoid, x));
+}
+
+Tensor elu(const Tensor& x, double alpha, double scale) {
+  check_float("elu", x);
+  Tensor neg = mul(unary(OpId::expm1, clamp(x, std::nullopt, 0.0)), alpha);
+  Tensor r = where(binary(OpId::gt, x, Scalar(0.0)), x, neg);
+  return scale == 1.0 ? r : mul(r, scale);
+}
+
+Tensor selu(const Tensor& x) {
+  return elu(x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946);
+}
+
+Tensor leaky_relu(const Tensor& x, double slope) {
+  check_float("leakyRelu", x);
+  return where(binary(OpId::gt, x, Scalar(0.0)), x, mul(x, slope));
+}
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  check_float("softplus", x);
+  TOCHA_CHECK(beta > 0, "softplus", "beta must be positive, got ", beta);
+  Tensor bx = mul(x, beta);
+  // log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for every z.
+  Tensor soft = add(unary(OpId::relu, bx), unary(OpId::log1p, unary(OpId::exp, unary(OpId::neg, unary(OpId::abs, bx)))));
+  soft = mul(soft, 1.0 / beta);
+  return where(binary(OpId::gt, bx, Scalar(threshold)), x, soft);
+}
+
+Tensor layer_norm(const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias, double eps) {
+  check_float("layerNorm", x);
+  TOCHA_CHECK(ndims >= 1 && ndims <= x.dim(), "layerNorm", "cannot normalize over the last ", ndims,
+              " dims of a tensor of size ", shape_str(x.sizes()));
+  DimVec norm_shape(x.sizes().data() + (x.dim() - ndims), ndims);
+  for (const Tensor* p : {&weight, &bias})
+    if (p->defined())
+      TOCHA_CHECK(p->sizes() == norm_shape, "layerNorm", "weight and bias must have size ", shape_str(norm_shape),
+                  ", got ", shape_str(p->sizes()));
+  uint32_t mask = 0;
+  for (int d = x.dim() - ndims; d < x.dim(); ++d) mask |= 1u << d;
+  int64_t n = shape_numel(norm_shape);
+  Tensor mean = mul(sum_dims(x, mask, true), 1.0 / double(n));
+  Tensor c = sub(x, mean);
+  Tensor var = mul(sum_dims(unary(OpId::square, c), mask, true), 1.0 / double(n));
+  Tensor y = mul(c, unary(OpId::rsqrt, binary(OpId::add, var, Scalar(eps))));
+  if (weight.defined()) y = mul(y, weight);
+  if (bias.defined()) y = add(y, bias);
+  return y;
+}
+
+}  // namespace tocha

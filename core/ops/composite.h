@@ -1,0 +1,25 @@
+// Composite ops nn needs, built from recorded primitives (so they need no formula of their own and
+// double backward works): softmax family, smooth activations, layer normalization.
+#pragma once
+#include "core/tensor.h"
+
+namespace tocha {
+
+// exp(x - max) / sum(exp(x - max)) along dim (the max is a constant shift: detached).
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+// x * Phi(x) with the exact (erf) form, PyTorch's default GELU.
+Tensor gelu(const Tensor& x);
+// x * sigmoid(x).
+Tensor silu(const Tensor& x);
+// scale * (x > 0 ? x : alpha * (exp(x) - 1)); selu is elu with its fixed alpha and scale.
+Tensor elu(const Tensor& x, double alpha, double scale = 1.0);
+Tensor selu(const Tensor& x);
+// x > 0 ? x : slope * x.
+Tensor leaky_relu(const Tensor& x, double slope);
+// log(1 + exp(beta x)) / beta, linear above threshold (like PyTorch).
+Tensor softplus(const Tensor& x, double beta, double threshold);
+// Normalizes over the last `ndims` dims, then applies the optional weight and bias.
+Tensor layer_norm(const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias, double eps);
+
+}  // namespace tocha

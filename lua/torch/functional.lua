@@ -1,0 +1,50 @@
+-- Composite functions nn builds on (softmax family, smooth activations, layer norm), as torch
+-- functions. They are made of recorded primitives, so they are differentiable to any order.
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, fail = lib.C, lib.wrap, lib.fail
+local check_tensor, cdim = types.check_tensor, types.cdim
+local methods = torch._tensor_methods
+
+local function default_dim(x) return x.p.ndim == 0 and 1 or x.p.ndim end
+
+--- torch.softmax(x [, dim = last]): exp(x) / sum(exp(x)) along dim.
+function torch.softmax(x, dim)
+  check_tensor('softmax', x)
+  return wrap(C.tocha_softmax(x.p, cdim('softmax', dim or default_dim(x), x.p.ndim)))
+end
+--- torch.logSoftmax(x [, dim = last]): log(softmax(x)), computed stably.
+function torch.logSoftmax(x, dim)
+  check_tensor('logSoftmax', x)
+  return wrap(C.tocha_log_softmax(x.p, cdim('logSoftmax', dim or default_dim(x), x.p.ndim)))
+end
+--- torch.gelu(x): x * Phi(x) (the erf form).
+function torch.gelu(x) return wrap(C.tocha_gelu(check_tensor('gelu', x).p)) end
+--- torch.silu(x): x * sigmoid(x).
+function torch.silu(x) return wrap(C.tocha_silu(check_tensor('silu', x).p)) end
+--- torch.elu(x [, alpha = 1]): x for x > 0, alpha * (exp(x) - 1) otherwise.
+function torch.elu(x, alpha) return wrap(C.tocha_elu(check_tensor('elu', x).p, alpha or 1, 1)) end
+--- torch.selu(x): the self-normalizing ELU (fixed alpha and scale).
+function torch.selu(x) return wrap(C.tocha_selu(check_tensor('selu', x).p)) end
+--- torch.leakyRelu(x [, slope = 0.01]): x for x > 0, slope * x otherwise.
+function torch.leakyRelu(x, slope) return wrap(C.tocha_leaky_relu(check_tensor('leakyRelu', x).p, slope or 0.01)) end
+--- torch.softplus(x [, beta = 1] [, threshold = 20]): log(1 + exp(beta x)) / beta.
+function torch.softplus(x, beta, threshold)
+  return wrap(C.tocha_softplus(check_tensor('softplus', x).p, beta or 1, threshold or 20))
+end
+--- torch.layerNorm(x, ndims [, weight] [, bias] [, eps = 1e-5]): normalizes over the last ndims dims.
+function torch.layerNorm(x, ndims, weight, bias, eps)
+  check_tensor('layerNorm', x)
+  if type(ndims) ~= 'number' then fail('layerNorm', 'expected the number of normalized dims, got %s', types.describe(ndims)) end
+  if weight ~= nil then check_tensor('layerNorm', weight, 3) end
+  if bias ~= nil then check_tensor('layerNorm', bias, 4) end
+  return wrap(C.tocha_layer_norm(x.p, ndims, weight and weight.p or nil, bias and bias.p or nil, eps or 1e-5))
+end
+
+for _, name in ipairs({ 'softmax', 'logSoftmax', 'gelu', 'silu', 'elu', 'selu', 'leakyRelu', 'softplus' }) do
+  local f = torch[name]
+  methods[name] = function(x, ...) return f(x, ...) end
+end
+
+return torch
