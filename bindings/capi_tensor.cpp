@@ -105,7 +105,10 @@ tocha_tensor* tocha_tensor_from_blob(void* data, int ndim, const int64_t* sizes,
     DType dt = arg_dtype(dtype, "fromBlob");
     DimVec sz = arg_dims(ndim, sizes, "fromBlob");
     DimVec st = strides ? arg_dims(ndim, strides, "fromBlob") : contiguous_strides(sz);
+    shape_numel(sz, "fromBlob");
+    for (int d = 0; d < st.size(); ++d) TOCHA_CHECK(st[d] >= 0, "fromBlob", "negative stride ", st[d]);
     int64_t n = required_storage_elems(sz, st, 0);
+    TOCHA_CHECK(n <= INT64_MAX / int64_t(dtype_size(dt)), "fromBlob", "size ", shape_str(sz), " is too large");
     auto storage = Storage::from_blob(data, size_t(n) * dtype_size(dt), Device{}, deleter, ctx);
     return make_view(storage, dt, sz, st, 0);
   });

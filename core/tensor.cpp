@@ -31,12 +31,15 @@ bool geometry_is_contiguous(const DimVec& sizes, const DimVec& strides) {
 }
 
 int64_t required_storage_elems(const DimVec& sizes, const DimVec& strides, int64_t offset) {
-  int64_t last = offset;
+  // Computed in 128 bits: huge sizes or strides from the user must not wrap around and pass a
+  // bounds check (the result saturates at INT64_MAX, which no storage can hold).
+  __int128 last = offset;
   for (int i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
-    last += (sizes[i] - 1) * strides[i];
+    last += (__int128(sizes[i]) - 1) * __int128(strides[i]);
   }
-  return last + 1;
+  last += 1;
+  return last > __int128(INT64_MAX) ? INT64_MAX : int64_t(last);
 }
 
 void TensorImpl::set_geometry(const DimVec& sizes, const DimVec& strides, int64_t offset) {

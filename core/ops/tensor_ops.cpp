@@ -17,7 +17,9 @@ void resize_(const Tensor& t, const DimVec& sizes) {
   if (t.sizes() == sizes) return;
   int64_t n = shape_numel(sizes, "resize");
   TensorImpl* impl = t.impl();
-  int64_t need = (impl->storage_offset + n) * int64_t(t.elsize());
+  int64_t es = int64_t(t.elsize());
+  TOCHA_CHECK(n <= (INT64_MAX / es) - impl->storage_offset, "resize", "size ", shape_str(sizes), " is too large");
+  int64_t need = (impl->storage_offset + n) * es;
   if (!impl->storage_ref) {
     impl->set_storage(Storage::allocate(size_t(need), t.device()));
   } else if (int64_t(impl->storage_ref->nbytes()) < need) {
@@ -30,6 +32,7 @@ void set_storage_(const Tensor& t, const Ref<Storage>& storage, int64_t offset, 
                   const DimVec& strides) {
   TOCHA_CHECK(offset >= 0, "set", "negative storage offset ", offset);
   TOCHA_CHECK(sizes.size() == strides.size(), "set", "got ", sizes.size(), " sizes but ", strides.size(), " strides");
+  shape_numel(sizes, "set");  // rejects negative sizes before anything changes
   int64_t need = required_storage_elems(sizes, strides, offset);
   int64_t have = storage ? int64_t(storage->nbytes() / t.elsize()) : 0;
   TOCHA_CHECK(need <= have, "set", "a view of size ", shape_str(sizes), " at offset ", offset + 1,
