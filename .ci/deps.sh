@@ -3,9 +3,9 @@
 # Called by `make`; safe to run repeatedly: it does nothing when everything is present.
 set -euo pipefail
 packages=(cmake pkg-config g++ make libluajit-5.1-dev luajit libopenblas-dev libopenblas-openmp-dev
-          libreadline-dev catch2 zlib1g-dev)
+          libreadline-dev catch2 zlib1g-dev python3)
 # Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
-if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch python3-pexpect tmux); fi
+if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

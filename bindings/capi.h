@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/tensor.h"
 #include "tocha.h"
 
@@ -36,6 +37,8 @@ inline Device arg_device(int type, int index, const char* op) {
 template <class F> void catch_all(F&& f, bool* ok) noexcept {
   *ok = false;
   try {
+    // A pending Ctrl-C fails the next entry point (Note [Interrupts], core/interrupt.cpp).
+    if (interrupt_pending()) interrupt_check();
     f();
     *ok = true;
   } catch (const OutOfMemory& e) {

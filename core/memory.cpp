@@ -12,6 +12,10 @@ struct Counters {
 };
 Counters g_counters[kNumDeviceTypes];
 std::atomic<int64_t> g_since_gc{0};
+// Live bytes right after the last collection: the baseline the next trigger is measured against
+// (like Lua's own pause). Live bytes themselves include the garbage a collection would free, so
+// comparing against them would never trigger.
+std::atomic<int64_t> g_live_after_gc{0};
 std::atomic<int64_t> g_min_threshold{int64_t(256) << 20};
 std::atomic<int> g_gc_pending{0};
 }  // namespace
@@ -24,7 +28,8 @@ void memory_on_alloc(DeviceType dev, size_t nbytes) {
   while (live > peak && !c.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
   int64_t since = g_since_gc.fetch_add(int64_t(nbytes), std::memory_order_relaxed) + int64_t(nbytes);
   int64_t threshold = g_min_threshold.load(std::memory_order_relaxed);
-  if (live > threshold) threshold = live;
+  int64_t baseline = g_live_after_gc.load(std::memory_order_relaxed);
+  if (baseline > threshold) threshold = baseline;
   if (since > threshold && !g_gc_pending.load(std::memory_order_relaxed)) {
     g_gc_pending.store(1, std::memory_order_relaxed);
     c.gc_requests.fetch_add(1, std::memory_order_relaxed);
@@ -52,6 +57,9 @@ void memory_reset_peak(DeviceType dev) {
 
 bool memory_gc_pending() { return g_gc_pending.load(std::memory_order_relaxed) != 0; }
 void memory_gc_done() {
+  int64_t live = 0;
+  for (const Counters& c : g_counters) live += c.live.load(std::memory_order_relaxed);
+  g_live_after_gc.store(live, std::memory_order_relaxed);
   g_since_gc.store(0, std::memory_order_relaxed);
   g_gc_pending.store(0, std::memory_order_relaxed);
 }

@@ -1,7 +1,8 @@
 // Memory accounting and the CPU allocator (DESIGN.md decision 9).
 // Every storage allocation is counted per device type. Past a threshold of bytes allocated since
-// the last Lua collection (max(min_threshold, live bytes), like Torch7's heap tracking) a flag is
-// raised that the Lua side polls to run collectgarbage(); Lua's GC cannot see tensor memory.
+// the last Lua collection (max(min_threshold, live bytes after that collection), like Torch7's heap
+// tracking) a flag is raised that the Lua side polls to run collectgarbage(); Lua's GC cannot see
+// tensor memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>

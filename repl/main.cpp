@@ -1,11 +1,14 @@
 // The `tocha` executable: runs scripts like Torch7's `th` (arg set, torch preloaded), evaluates
-// -e statements, loads -l libraries, and opens the REPL (repl/repl.lua) when there is no script
-// or with -i. A thin C++ host: argument handling lives in Lua (lua/tocha/cli.lua).
+// -e statements, loads -l libraries, and opens the REPL (lua/tocha/repl.lua) when there is no
+// script or with -i. A thin C++ host: argument handling lives in Lua (lua/tocha/cli.lua); the
+// host adds the readline and Ctrl-C modules the REPL needs (host_modules.h).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unistd.h>
+
+#include "repl/host_modules.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -45,6 +48,14 @@ int traceback(lua_State* L) {
   return 1;
 }
 
+void preload(lua_State* L, const char* name, lua_CFunction open) {
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, open);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,6 +65,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   luaL_openlibs(L);
+#ifdef TOCHA_HAVE_READLINE
+  preload(L, "tocha.readline", tocha_repl::open_readline);
+#endif
+  preload(L, "tocha.sigint", tocha_repl::open_sigint);
   std::string dir = lua_dir();
   std::string code = "package.path = '" + dir + "/?.lua;" + dir + "/?/init.lua;' .. package.path";
   if (luaL_dostring(L, code.c_str()) != 0) {

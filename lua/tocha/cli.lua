@@ -11,26 +11,15 @@ Options:
   -h, --help       show this help
   --version        show the version
 
-With no script, tocha opens the REPL. In a script, `arg` holds the arguments (arg[0] is the
-script) and `torch` is loaded, as in Torch7's th.]==]
+With no script, tocha opens the REPL (type ? there for help). In a script, `arg` holds the
+arguments (arg[0] is the script) and `torch` is loaded, as in Torch7's th.
 
-local function traceback(msg)
-  local text = debug.traceback(tostring(msg), 2)
-  local ok, lib = pcall(require, 'torch.lib')
-  if not ok then return text end
-  local root = lib.lua_root
-  -- Only the frames are filtered: the message itself may name a Tocha file and must stay whole.
-  local head, frames = text:match('^(.*\nstack traceback:)(.*)$')
-  if not head then return text end
-  local out = { head }
-  for line in frames:gmatch('[^\n]+') do
-    local hidden = line:find(root, 1, true) or line:find("%[C%]: in function 'error'")
-      or line:find("%[C%]: in function 'xpcall'") or line:find("%[C%]: at 0x")
-      or line:find('^%s*%[builtin#%d+%]:')
-    if not hidden then out[#out + 1] = line end
-  end
-  return table.concat(out, '\n')
-end
+Environment:
+  TOCHA_HISTORY       the REPL's history file (default ~/.tocha_history; "" keeps none)
+  TOCHA_HISTORY_SIZE  how many lines it keeps (default 1000)
+  NO_COLOR            set and not empty: no colours in the REPL]==]
+
+local traceback = require('tocha.traceback').traceback
 _G.__tocha_traceback = traceback
 
 local function run_chunk(chunk, ...)

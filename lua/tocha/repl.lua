@@ -1,60 +1,127 @@
--- A minimal line-reading REPL (the full one — readline, completion, help — is issue 8's):
--- evaluates expressions and statements, prints results, continues incomplete input.
+-- The REPL (Torch7's trepl, with IPython's comforts): reads lines (input.lua), runs the REPL's
+-- commands (commands.lua) or Lua (eval.lua), prints results (pretty.lua) and errors with the
+-- library's frames hidden, and keeps going, with all state kept, until Ctrl-D.
+local colors = require 'tocha.colors'
+local commands = require 'tocha.commands'
+local eval = require 'tocha.eval'
+local input = require 'tocha.input'
+local pretty = require 'tocha.pretty'
+local traceback = require 'tocha.traceback'
+
 local M = {}
 
-local function show(...)
-  local n = select('#', ...)
-  for i = 1, n do
-    local v = select(i, ...)
-    io.write(tostring(v), i < n and '\t' or '\n')
+local Session = {}
+Session.__index = Session
+
+-- Ctrl-C handling from the host, or stand-ins when running under a plain luajit.
+local function sigint_module(interactive)
+  local ok, sig = pcall(require, 'tocha.sigint')
+  if ok and interactive then
+    sig.install()
+    return sig
   end
+  return { reset = function() end }
 end
 
-local function pack(...) return { n = select('#', ...), ... } end
--- Incomplete input ends with "near '<eof>'" (lua.c's test); "'<eof>' expected near 'end'" is an error.
-local function incomplete(err) return err ~= nil and err:sub(-7) == "'<eof>'" end
+function Session:show_error(err)
+  io.stdout:flush()
+  local text = tostring(err)
+  -- The terminal echoed ^C where the command's output stopped: start on a line of our own.
+  if self.interactive and text:find('[interrupt] interrupted', 1, true) then io.stderr:write('\n') end
+  local head, rest = text:match('^([^\n]*)(.*)$')
+  io.stderr:write(colors.paint('red', head), rest, '\n')
+end
+
+function Session:show_results(res)
+  if res.n == 0 then return end
+  _G._LAST = res[res.n]
+  io.stdout:write(pretty.results(res.n, res), '\n')
+end
+
+-- Runs one complete piece of Lua code (its results shown unless it ends with `;`).
+function Session:run_chunk(chunk, kind, silent)
+  self.sigint.reset()
+  local t0 = self.timer and commands.clock and commands.clock:time().real
+  local ok, res = eval.run(chunk, kind, traceback.repl_traceback)
+  self.sigint.reset()
+  if not ok then self:show_error(res)
+  elseif not silent then
+    local shown, err = pcall(self.show_results, self, res)
+    if not shown then self:show_error(err) end
+  end
+  if t0 then
+    io.stdout:write(colors.paint('Black', string.format('%80s', string.format('[%0.4fs]',
+      commands.clock:time().real - t0))), '\n')
+  end
+  io.stdout:flush()
+end
+
+-- Runs complete code given at once (%time uses it); an incomplete piece is an error.
+function Session:execute(src)
+  local chunk, kind = eval.compile(src)
+  if not chunk then
+    self:show_error(kind == 'incomplete' and 'stdin: incomplete code' or kind)
+    return
+  end
+  self:run_chunk(chunk, kind, eval.silent(src))
+end
+
+-- Feeds one typed line; returns the prompt for the next one.
+function Session:feed(line)
+  if not self.buffer then
+    if line:match('^%s*$') then return self.prompt end
+    if commands.handle(self, line) then return self.prompt end
+    line = line:gsub('^%s*=', 'return ', 1)  -- Lua 5.1's `=expr`
+  end
+  local src = self.buffer and (self.buffer .. '\n' .. line) or line
+  local chunk, kind = eval.compile(src)
+  if kind == 'incomplete' then
+    self.buffer = src
+    return self.continuation
+  end
+  self.buffer = nil
+  if not chunk then self:show_error(kind)
+  else self:run_chunk(chunk, kind, eval.silent(src)) end
+  return self.prompt
+end
 
 function M.run(opts)
   opts = opts or {}
-  if not opts.quiet then
-    print('Tocha ' .. torch.version() .. ' — Lua tensors on ' .. jit.version .. '. Ctrl-D exits.')
+  local interactive = colors.isatty(0)
+  colors.enable(colors.wanted())
+  commands.init()
+  local self = setmetatable({
+    prompt = 'tocha> ', continuation = '   ..> ', timer = false, interactive = interactive,
+    input = input.new({ terminal = interactive, editing = colors.isatty(1) }), sigint = sigint_module(interactive),
+  }, Session)
+  _G.print = pretty.print
+  _G.help = require('tocha.help').help
+  if interactive and not opts.quiet then
+    print(colors.paint('bold', 'Tocha ' .. torch.version()) .. ' on ' .. jit.version
+      .. '. Type ? for help, Ctrl-D to exit.')
   end
-  local buffer = nil
+  local prompt = self.prompt
   while true do
-    io.write(buffer and '..> ' or 'tocha> ')
-    io.flush()
-    local line = io.read('*l')
-    if not line then io.write('\n') return 0 end
-    local src = buffer and (buffer .. '\n' .. line) or line
-    local quiet = src:match(';%s*$') ~= nil
-    -- An expression first (its values are printed), then a statement.
-    local chunk, expr_err = loadstring('return ' .. src, '=stdin')
-    local err, packed = nil, false
-    if chunk then
-      -- Run it wrapped so that `error("e")` is not a tail call (LuaJIT would drop the chunk's
-      -- frame, and the error its position) and so that nil results are counted.
-      local wrapped = loadstring('return (function(...) return { n = select("#", ...), ... } end)('
-        .. src:gsub(';%s*$', '') .. '\n)', '=stdin')
-      if wrapped then chunk, packed = wrapped, true end
-    else
-      chunk, err = loadstring(src, '=stdin')
+    self.sigint.reset()
+    local line = self.input:read(prompt)
+    if line == nil then
+      if interactive then io.stdout:write('\n') end
+      -- Input that ends inside a statement is an error, not something to drop silently.
+      if self.buffer then self:show_error(select(2, loadstring(self.buffer, '=stdin'))) end
+      return 0
     end
-    if not chunk and (incomplete(err) or incomplete(expr_err)) then
-      buffer = src
+    if line == false then  -- Ctrl-C: drop the line and any unfinished statement
+      self.buffer = nil
+      prompt = self.prompt
     else
-      buffer = nil
-      if not chunk then
-        io.stderr:write(err, '\n')
-      else
-        local res = pack(xpcall(chunk, opts.traceback or debug.traceback))
-        if not res[1] then
-          io.stderr:write(tostring(res[2]), '\n')
-        else
-          -- The expression wrapper returns its values packed; a statement's `return` returns them.
-          res = packed and res[2] or pack(unpack(res, 2, res.n))
-          if res.n > 0 and not quiet then show(unpack(res, 1, res.n)) end
-        end
+      self.input:remember(line)
+      -- Protected: a Ctrl-C can also land in the REPL's own code (between two commands).
+      local ok, next_prompt = pcall(self.feed, self, line)
+      if not ok then
+        self.buffer = nil
+        self:show_error(next_prompt)
       end
+      prompt = ok and next_prompt or self.prompt
     end
   end
 end

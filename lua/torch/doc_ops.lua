@@ -1,0 +1,108 @@
+-- Docs of the pointwise ops that lua/torch/ops.lua installs in loops from the op table
+-- (core/ops.def), keyed by op name: a loop-made function has no source line of its own for a
+-- `---` comment. tests/lua/test_repl_doc.lua runs every example and checks that every op has one.
+local doc = require 'torch.doc'
+
+-- name = { what it computes, example }: torch.f([res,] x); x:f() works in place.
+local unary = {
+  neg = { '-x', 'torch.neg(torch.Tensor({1, -2}))' },
+  abs = { '|x|', 'torch.abs(torch.Tensor({-1.5, 2}))' },
+  sign = { 'the sign of x: -1, 0 or 1', 'torch.sign(torch.Tensor({-3, 0, 2}))' },
+  floor = { 'x rounded down', 'torch.floor(torch.Tensor({1.5, -1.5}))' },
+  ceil = { 'x rounded up', 'torch.ceil(torch.Tensor({1.5, -1.5}))' },
+  round = { 'x rounded to the nearest integer, halves away from zero', 'torch.round(torch.Tensor({0.5, 1.4}))' },
+  trunc = { 'x rounded toward zero', 'torch.trunc(torch.Tensor({1.7, -1.7}))' },
+  frac = { 'the fractional part x - trunc(x)', 'torch.frac(torch.Tensor({1.25, -1.25}))' },
+  square = { 'x * x', 'torch.square(torch.Tensor({2, -3}))' },
+  relu = { 'max(x, 0)', 'torch.relu(torch.Tensor({-1, 2}))' },
+  exp = { 'e^x', 'torch.exp(torch.zeros(2))' },
+  expm1 = { 'e^x - 1, accurate near 0', 'torch.expm1(torch.Tensor({1e-8}))' },
+  log = { 'the natural logarithm of x', 'torch.log(torch.Tensor({1, math.exp(1)}))' },
+  log1p = { 'log(1 + x), accurate near 0', 'torch.log1p(torch.Tensor({1e-8}))' },
+  log2 = { 'the base-2 logarithm of x', 'torch.log2(torch.Tensor({1, 8}))' },
+  log10 = { 'the base-10 logarithm of x', 'torch.log10(torch.Tensor({1, 100}))' },
+  sqrt = { 'the square root of x', 'torch.sqrt(torch.Tensor({4, 9}))' },
+  rsqrt = { '1 / sqrt(x)', 'torch.rsqrt(torch.Tensor({4, 16}))' },
+  cinv = { '1 / x', 'torch.cinv(torch.Tensor({2, 4}))' },
+  sin = { 'the sine of x (radians)', 'torch.sin(torch.Tensor({0, math.pi / 2}))' },
+  cos = { 'the cosine of x (radians)', 'torch.cos(torch.Tensor({0, math.pi}))' },
+  tan = { 'the tangent of x (radians)', 'torch.tan(torch.Tensor({0, math.pi / 4}))' },
+  asin = { 'the arc sine of x', 'torch.asin(torch.Tensor({0, 1}))' },
+  acos = { 'the arc cosine of x', 'torch.acos(torch.Tensor({1, 0}))' },
+  atan = { 'the arc tangent of x', 'torch.atan(torch.Tensor({0, 1}))' },
+  sinh = { 'the hyperbolic sine of x', 'torch.sinh(torch.Tensor({0, 1}))' },
+  cosh = { 'the hyperbolic cosine of x', 'torch.cosh(torch.Tensor({0, 1}))' },
+  tanh = { 'the hyperbolic tangent of x', 'torch.tanh(torch.Tensor({-1, 0, 1}))' },
+  sigmoid = { '1 / (1 + e^-x)', 'torch.sigmoid(torch.Tensor({-1, 0, 1}))' },
+  erf = { 'the error function of x', 'torch.erf(torch.Tensor({0, 1}))' },
+  erfc = { '1 - erf(x)', 'torch.erfc(torch.Tensor({0, 1}))' },
+  erfinv = { 'the inverse error function of x (x in (-1, 1))', 'torch.erfinv(torch.Tensor({0, 0.5}))' },
+  lgamma = { 'log |Gamma(x)|', 'torch.lgamma(torch.Tensor({1, 5}))' },
+  digamma = { "the digamma function of x (Gamma'(x) / Gamma(x))", 'torch.digamma(torch.Tensor({1, 2}))' },
+  trigamma = { 'the trigamma function of x (the derivative of digamma)', 'torch.trigamma(torch.Tensor({1, 2}))' },
+}
+local unary_float = { exp = 1, expm1 = 1, log = 1, log1p = 1, log2 = 1, log10 = 1, sqrt = 1, rsqrt = 1,
+  cinv = 1, sin = 1, cos = 1, tan = 1, asin = 1, acos = 1, atan = 1, sinh = 1, cosh = 1, tanh = 1,
+  sigmoid = 1, erf = 1, erfc = 1, erfinv = 1, lgamma = 1, digamma = 1, trigamma = 1 }
+
+-- name = { what it computes, example }: torch.f([res,] a, b), a and b tensors (broadcast) or numbers.
+local binary = {
+  mul = { 'a * b elementwise (cmul is the same; a tensor product is torch.mm or the * operator)', 'torch.mul(torch.Tensor({1, 2}), 3)' },
+  div = { 'a / b elementwise, computed in a floating-point type (cdiv is the same)', 'torch.div(torch.Tensor({1, 2}), 4)' },
+  pow = { 'a ^ b elementwise (cpow is the same)', 'torch.pow(torch.Tensor({2, 3}), 2)' },
+  atan2 = { 'the angle of the point (b, a): atan(a / b) in the right quadrant', 'torch.atan2(torch.Tensor({1}), torch.Tensor({-1}))' },
+  fmod = { "C's fmod: the remainder of a / b with a's sign (mod, cmod and cfmod are the same)", 'torch.fmod(torch.Tensor({-3, 3}), 2)' },
+  remainder = { "the remainder of a / b with b's sign, as Lua's % (cremainder is the same; the % operator uses it)", 'torch.remainder(torch.Tensor({-3, 3}), 2)' },
+  cmax = { 'the larger of a and b, elementwise (torch.max(a, b) with two tensors is the same)', 'torch.cmax(torch.Tensor({1, 5}), 3)' },
+  cmin = { 'the smaller of a and b, elementwise (torch.min(a, b) with two tensors is the same)', 'torch.cmin(torch.Tensor({1, 5}), 3)' },
+  floorDivide = { 'floor(a / b) elementwise', 'torch.floorDivide(torch.Tensor({7, -7}), 2)' },
+}
+local compare = {
+  lt = 'a < b', le = 'a <= b', gt = 'a > b', ge = 'a >= b', eq = 'a == b', ne = 'a ~= b',
+}
+local aliases = { cmul = 'mul', cdiv = 'div', cpow = 'pow', cfmod = 'fmod', cremainder = 'remainder', mod = 'fmod', cmod = 'fmod' }
+
+local calls = ' torch.%s(x) returns a new tensor, torch.%s(res, x) writes into res, and x:%s() works in place.'
+for name, d in pairs(unary) do
+  local float = unary_float[name] and ' Integer tensors give a floating-point result.' or ''
+  doc.register('torch.' .. name, 'torch.' .. name .. '([res,] x)',
+    'Elementwise ' .. d[1] .. '.' .. float .. calls:format(name, name, name), d[2])
+end
+
+local bcalls = ' a and b are tensors (broadcast against each other) or numbers; torch.%s(res, a, b) writes'
+  .. ' into res, and x:%s(y) works in place on x.'
+for name, d in pairs(binary) do
+  doc.register('torch.' .. name, 'torch.' .. name .. '([res,] a, b)', d[1]:sub(1, 1):upper() .. d[1]:sub(2) .. '.'
+    .. bcalls:format(name, name), d[2])
+end
+for name, what in pairs(compare) do
+  doc.register('torch.' .. name, 'torch.' .. name .. '([res,] a, b)', 'The mask ' .. what
+    .. ' elementwise, a ByteTensor of 0s and 1s; a and b are tensors (broadcast) or numbers. a:' .. name
+    .. '(b) returns a new mask; res:' .. name .. '(a, b) fills res.', 'torch.' .. name .. '(torch.Tensor({1, 2, 3}), 2)')
+end
+for alias, name in pairs(aliases) do
+  local d = binary[name]
+  doc.register('torch.' .. alias, 'torch.' .. alias .. '([res,] a, b)', "Torch7's name for torch." .. name .. ': '
+    .. d[1]:gsub(' %([^()]*%)$', '') .. '.' .. bcalls:format(alias, alias), (d[2]:gsub('torch%.' .. name .. '%(', 'torch.' .. alias .. '(')))
+end
+
+doc.register('torch.add', 'torch.add([res,] a, [value,] b)', 'a + value * b elementwise (value defaults to 1); a and b'
+  .. ' are tensors (broadcast) or numbers. x:add(y) and x:add(value, y) work in place; the + operator uses it.',
+  'torch.add(torch.ones(2), 2, torch.Tensor({1, 2}))')
+doc.register('torch.csub', 'torch.csub([res,] a, [value,] b)', 'a - value * b elementwise (value defaults to 1); a and'
+  .. ' b are tensors (broadcast) or numbers. x:csub(y) works in place; the - operator uses it.',
+  'torch.csub(torch.ones(2), torch.Tensor({1, 2}))')
+doc.register('torch.addcmul', 'torch.addcmul([res,] x, [value,] t1, t2)', 'x + value * t1 * t2 elementwise (value'
+  .. ' defaults to 1). x:addcmul(value, t1, t2) works in place.',
+  'torch.addcmul(torch.zeros(2), 0.5, torch.ones(2), torch.Tensor({2, 4}))')
+doc.register('torch.addcdiv', 'torch.addcdiv([res,] x, [value,] t1, t2)', 'x + value * t1 / t2 elementwise (value'
+  .. ' defaults to 1). x:addcdiv(value, t1, t2) works in place.',
+  'torch.addcdiv(torch.zeros(2), 2, torch.ones(2), torch.Tensor({2, 4}))')
+doc.register('torch.clamp', 'torch.clamp([res,] x, min, max)', 'x limited to [min, max] elementwise; either bound may be'
+  .. ' nil (no limit on that side). x:clamp(min, max) works in place.', 'torch.clamp(torch.Tensor({-1, 0.5, 2}), 0, 1)')
+doc.register('torch.lerp', 'torch.lerp([res,] a, b, weight)', 'Linear interpolation a + weight * (b - a), weight a'
+  .. ' number or a tensor. a:lerp(b, weight) works in place.', 'torch.lerp(torch.zeros(2), torch.ones(2), 0.25)')
+
+-- The names documented here, for the coverage test.
+return { unary = unary, binary = binary, compare = compare, aliases = aliases,
+         others = { 'add', 'csub', 'addcmul', 'addcdiv', 'clamp', 'lerp' } }
