@@ -108,7 +108,14 @@ autograd._callbacks = { node_cb, hook_cb, trace_cb }  -- keep them alive
 C.tocha_autograd_set_callbacks(node_cb, hook_cb, trace_cb)
 
 -- ---- grad mode ---------------------------------------------------------------------------------
+--- torch.setGradEnabled(on): turns grad mode on (true) or off (false or nil) for this thread; while
+--- it is off, operations record no autograd graph and full reductions return numbers. See
+--- torch.noGrad and torch.enableGrad to change it around one function call.
+--- Example: torch.setGradEnabled(true)
 function torch.setGradEnabled(on) C.tocha_set_grad_enabled(on and 1 or 0) end
+--- torch.isGradEnabled(): true when grad mode is on (operations on tensors that require grad
+--- record an autograd graph), false after torch.setGradEnabled(false).
+--- Example: torch.isGradEnabled()
 function torch.isGradEnabled() return C.tocha_is_grad_enabled() ~= 0 end
 
 local function with_mode(on, fn, ...)

@@ -88,8 +88,17 @@ function torch._register_metatable(name, mt, ctor)
   constructors[name] = ctor
 end
 
+--- torch.getmetatable(name): the metatable of the class called name (where its methods live), e.g.
+--- 'torch.Timer' or 'torch.FloatTensor', or nil when no such class exists.
+--- Example: torch.getmetatable('torch.Timer')
 function torch.getmetatable(name) return metatables[name] end
+--- torch.getconstructortable(name): the constructor table of the class called name (the value
+--- that is called to make an instance, e.g. torch.Timer), or nil when no such class exists.
+--- Example: torch.getconstructortable('torch.Timer') == torch.Timer
 function torch.getconstructortable(name) return constructors[name] end
+--- torch.setmetatable(obj, name): makes the table obj an instance of the class called name (its
+--- constructor is not run) and returns obj; an unknown class is an error.
+--- Example: torch.typename(torch.setmetatable({}, 'torch.Timer'))
 function torch.setmetatable(obj, name)
   local mt = metatables[name]
   if not mt then lib.fail('setmetatable', 'unknown class %s', tostring(name)) end
@@ -154,6 +163,9 @@ function torch.pointer(obj)
   return s and tonumber(s) or nil
 end
 
+--- torch.isequal(a, b): true when a and b are the same Lua value (rawequal: no __eq metamethod
+--- runs, so two distinct tensors with equal contents are not equal).
+--- Example: torch.isequal(torch.Timer, torch.Timer)
 function torch.isequal(a, b) return rawequal(a, b) end
 
 return torch

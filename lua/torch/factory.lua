@@ -177,8 +177,15 @@ local function like(op, x)
   return wrap(C.tocha_tensor_empty(p.ndim, p.size, p.dtype, p.device_type, p.device_index))
 end
 
+--- torch.emptyLike(x): a new uninitialized tensor with x's type, device and sizes (its contents
+--- are arbitrary; the data is not copied).
+--- Example: torch.emptyLike(torch.LongTensor(2, 3)):size()
 function torch.emptyLike(x) return like('emptyLike', x) end
+--- torch.zerosLike(x): a new tensor of zeros with x's type, device and sizes.
+--- Example: torch.zerosLike(torch.ones(2, 3))
 function torch.zerosLike(x) return like('zerosLike', x):zero() end
+--- torch.onesLike(x): a new tensor of ones with x's type, device and sizes.
+--- Example: torch.onesLike(torch.IntTensor(2, 2))
 function torch.onesLike(x) return like('onesLike', x):fill(1) end
 --- torch.fullLike(x, value).
 function torch.fullLike(x, value)

@@ -52,7 +52,19 @@ local function install_solver(name)
   end
   methods[name] = torch[name]
 end
+--- torch.gesv([resb, resa,] B, A): solves A X = B for a square non-singular A (n x n) and B
+--- (n x k; a 1D B of size n counts as n x 1). Returns two new tensors, X (n x k) and the LU
+--- factorization of A (unit-lower L below the diagonal, U on and above it, rows pivoted); with
+--- resb and resa given, they are resized, filled and returned. Float and Double tensors only;
+--- B:gesv(A) is the same as torch.gesv(B, A).
+--- Example: torch.gesv(torch.Tensor({{2}, {4}}), torch.Tensor({{2, 0}, {0, 4}}))
 install_solver('gesv')
+--- torch.gels([resb, resa,] B, A): the least-squares (m >= n) or least-norm (m < n) solution of
+--- A X = B for a full-rank A (m x n) and B (m x k; a 1D B of size m counts as m x 1). Returns two
+--- new tensors: X (max(m, n) x k), whose first n rows hold the solution (for m > n the rest give
+--- the residuals), and A as LAPACK leaves it (its QR or LQ factors); with resb and resa given,
+--- they are resized, filled and returned. Float and Double tensors only; B:gels(A) is the same.
+--- Example: torch.gels(torch.Tensor({{1}, {2}, {3}}), torch.Tensor({{1, 0}, {0, 1}, {1, 1}}))
 install_solver('gels')
 
 --- torch.inverse([res,] A)

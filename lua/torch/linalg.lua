@@ -53,9 +53,26 @@ local function install_product(name, na, nb)
     return apply(nil, self, a1)
   end
 end
+--- torch.mv([res,] mat, vec): the matrix-vector product of mat (n x m) and vec (m), a new 1D
+--- tensor of size n, or res resized and filled (then returned). res:mv(mat, vec) fills res;
+--- mat:mv(vec) returns a new tensor.
+--- Example: torch.mv(torch.Tensor({{1, 2}, {3, 4}}), torch.Tensor({1, 1}))
 install_product('mv', 'mat', 'vec')
+--- torch.mm([res,] a, b): the matrix product of a (n x m) and b (m x p), a new n x p tensor, or
+--- res resized and filled (then returned). res:mm(a, b) fills res; a:mm(b) returns a new tensor.
+--- The * operator on two matrices is the same product.
+--- Example: torch.mm(torch.ones(2, 3), torch.ones(3, 4))
 install_product('mm', 'a', 'b')
+--- torch.bmm([res,] batch1, batch2): batched matrix product: batch1 (b x n x m) times batch2
+--- (b x m x p) is a new b x n x p tensor whose slice i is batch1[i] * batch2[i], or res resized
+--- and filled (then returned). res:bmm(batch1, batch2) fills res; batch1:bmm(batch2) returns a
+--- new tensor.
+--- Example: torch.bmm(torch.ones(5, 2, 3), torch.ones(5, 3, 4)):size()
 install_product('bmm', 'batch1', 'batch2')
+--- torch.ger([res,] vec1, vec2): the outer product of vec1 (n) and vec2 (m), a new n x m tensor
+--- with element (i, j) = vec1[i] * vec2[j], or res resized and filled (then returned).
+--- res:ger(vec1, vec2) fills res; vec1:ger(vec2) returns a new tensor.
+--- Example: torch.ger(torch.Tensor({1, 2}), torch.Tensor({1, 2, 3}))
 install_product('ger', 'vec1', 'vec2')
 
 -- Reads the optional multipliers and the addend from args[first..last]: ([v1,] M, [v2,]).
@@ -121,10 +138,32 @@ local function install_add_product(name, nm, na, nb)
   end
   methods[name .. '_'] = methods[name]
 end
+--- torch.addmm([res,] [v1,] M, [v2,] mat1, mat2): v1 * M + v2 * (mat1 x mat2) for M (n x p),
+--- mat1 (n x m) and mat2 (m x p); v1 and v2 default to 1. Returns a new tensor, or res filled.
+--- The method M:addmm([v1,] [v2,] mat1, mat2) updates M in place (as does M:addmm_).
+--- Example: torch.addmm(torch.zeros(2, 2), torch.ones(2, 3), torch.ones(3, 2))
 install_add_product('addmm', 'M', 'mat1', 'mat2')
+--- torch.addmv([res,] [v1,] vec1, [v2,] mat, vec2): v1 * vec1 + v2 * (mat x vec2) for vec1 (n),
+--- mat (n x m) and vec2 (m); v1 and v2 default to 1. Returns a new tensor, or res filled.
+--- The method vec1:addmv([v1,] [v2,] mat, vec2) updates vec1 in place (as does vec1:addmv_).
+--- Example: torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3))
 install_add_product('addmv', 'vec1', 'mat', 'vec2')
+--- torch.addr([res,] [v1,] M, [v2,] vec1, vec2): v1 * M + v2 * the outer product of vec1 (n) and
+--- vec2 (m), for M (n x m); v1 and v2 default to 1. Returns a new tensor, or res filled. The
+--- method M:addr([v1,] [v2,] vec1, vec2) updates M in place (as does M:addr_).
+--- Example: torch.addr(torch.zeros(2, 2), torch.Tensor({1, 2}), torch.Tensor({1, 2}))
 install_add_product('addr', 'M', 'vec1', 'vec2')
+--- torch.addbmm([res,] [v1,] M, [v2,] batch1, batch2): v1 * M + v2 * the sum over i of
+--- batch1[i] x batch2[i], for batch1 (b x n x m), batch2 (b x m x p) and M (n x p); v1 and v2
+--- default to 1. Returns a new tensor, or res filled. The method M:addbmm([v1,] [v2,] batch1,
+--- batch2) updates M in place (as does M:addbmm_).
+--- Example: torch.addbmm(torch.zeros(2, 2), torch.ones(4, 2, 3), torch.ones(4, 3, 2))
 install_add_product('addbmm', 'M', 'batch1', 'batch2')
+--- torch.baddbmm([res,] [v1,] M, [v2,] batch1, batch2): v1 * M + v2 * bmm(batch1, batch2), per
+--- batch: slice i is v1 * M[i] + v2 * batch1[i] x batch2[i], for batch1 (b x n x m), batch2
+--- (b x m x p) and M (b x n x p); v1 and v2 default to 1. Returns a new tensor, or res filled.
+--- The method M:baddbmm([v1,] [v2,] batch1, batch2) updates M in place (as does M:baddbmm_).
+--- Example: torch.baddbmm(torch.zeros(4, 2, 2), torch.ones(4, 2, 3), torch.ones(4, 3, 2)):size()
 install_add_product('baddbmm', 'M', 'batch1', 'batch2')
 
 require 'torch.lapack'

@@ -163,11 +163,39 @@ local function install_distribution(name, cfill, cdraw, names, defaults)
   end
 end
 
+--- torch.uniform([gen,] [x,] [a, b]): a number drawn uniformly from [a, b) (default [0, 1)); given
+--- a floating tensor x, fills x in place with such draws and returns x. gen is an optional
+--- torch.Generator (else the default one). x:uniform([gen,] [a, b]) is the same fill.
+--- Example: torch.uniform(torch.Tensor(3), -1, 1)
 install_distribution('uniform', C.tocha_uniform_, C.tocha_draw_uniform, { 'a', 'b' }, { 0, 1 })
+--- torch.normal([gen,] [x,] [mean, std]): a number drawn from the normal distribution with mean
+--- (default 0) and standard deviation std (default 1); given a floating tensor x, fills x in place
+--- and returns x. gen is an optional torch.Generator. x:normal([gen,] [mean, std]) is the same fill.
+--- Example: torch.normal(torch.Tensor(3), 10, 2)
 install_distribution('normal', C.tocha_normal_, C.tocha_draw_normal, { 'mean', 'std' }, { 0, 1 })
+--- torch.exponential([gen,] [x,] [lambda]): a number drawn from the exponential distribution with
+--- rate lambda (default 1, mean 1 / lambda); given a floating tensor x, fills x in place and
+--- returns x. gen is an optional torch.Generator. x:exponential([gen,] [lambda]) is the same fill.
+--- Example: torch.exponential(torch.Tensor(3), 2)
 install_distribution('exponential', C.tocha_exponential_, C.tocha_draw_exponential, { 'lambda' }, { 1 })
+--- torch.cauchy([gen,] [x,] [median, sigma]): a number drawn from the Cauchy distribution with
+--- location median (default 0) and scale sigma (default 1); given a floating tensor x, fills x in
+--- place and returns x. gen is an optional torch.Generator. x:cauchy([gen,] [median, sigma]) is
+--- the same fill.
+--- Example: torch.cauchy(torch.Tensor(3), 0, 1)
 install_distribution('cauchy', C.tocha_cauchy_, C.tocha_draw_cauchy, { 'median', 'sigma' }, { 0, 1 })
+--- torch.logNormal([gen,] [x,] [mean, std]): a number drawn from the log-normal distribution
+--- whose values have mean (default 1) and standard deviation std (default 2), both positive (as
+--- in Torch7, not the parameters of the underlying normal); given a floating tensor x, fills x in
+--- place and returns x. gen is an optional torch.Generator. x:logNormal([gen,] [mean, std]) is
+--- the same fill.
+--- Example: torch.logNormal(torch.Tensor(3), 1, 0.5)
 install_distribution('logNormal', C.tocha_log_normal_, C.tocha_draw_log_normal, { 'mean', 'std' }, { 1, 2 })
+--- torch.geometric([gen,] [x,] [p]): an integer i >= 1 drawn with probability (1 - p) * p^(i - 1)
+--- (Torch7's geometric; p in (0, 1), default 0.5); given a numeric tensor x (any type but bool),
+--- fills x in place and returns x. gen is an optional torch.Generator. x:geometric([gen,] [p]) is
+--- the same fill.
+--- Example: torch.geometric(torch.LongTensor(4), 0.5)
 install_distribution('geometric', C.tocha_geometric_, C.tocha_draw_geometric, { 'p' }, { 0.5 })
 
 -- bernoulli: p is a number (default 0.5) or, for fills, a tensor of per-element probabilities.
@@ -182,6 +210,11 @@ function methods.bernoulli(x, ...)
   return bernoulli_fill(x, g, p, extra)
 end
 methods.bernoulli_ = methods.bernoulli
+--- torch.bernoulli([gen,] [x,] [p]): 1 with probability p (default 0.5), else 0, as a number;
+--- given a tensor x (any type, bool included), fills x in place and returns x, where p may also
+--- be a tensor of per-element probabilities (broadcast to x or with as many elements). gen is an
+--- optional torch.Generator. x:bernoulli([gen,] [p]) is the same fill.
+--- Example: torch.bernoulli(torch.Tensor(4), torch.Tensor({0, 1, 0, 1}))
 function torch.bernoulli(...)
   local g, a1, a2, a3 = gen_and_args(...)
   if is_tensor(a1) then return bernoulli_fill(a1, g, a2, a3) end

@@ -90,11 +90,37 @@ local function install_reduction(name, boolean)
   end
   torch[name], methods[name] = entry, entry
 end
+--- torch.sum([res,] x [, dim]): the sum of all elements as a Lua number (a 0-dim tensor when x requires grad), or the sums
+--- along dim (1-based) as a new tensor with that dim kept as size 1 (a LongTensor for integer
+--- and byte tensors; res is resized and filled instead when given). x:sum(dim) is the same.
+--- Example: torch.sum(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 2)
 install_reduction('sum')
+--- torch.prod([res,] x [, dim]): the product of all elements as a Lua number (a 0-dim tensor when x requires grad),
+--- or the products along dim (1-based) as a new tensor with that dim kept as size 1 (a
+--- LongTensor for integer and byte tensors; res is resized and filled instead when given).
+--- x:prod(dim) is the same.
+--- Example: torch.prod(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 2)
 install_reduction('prod')
+--- torch.mean([res,] x [, dim]): the mean of all elements as a Lua number (a 0-dim tensor when x requires grad), or
+--- the means along dim (1-based) as a new tensor with that dim kept as size 1 (res is resized and
+--- filled instead when given); integer tensors give the default floating type. x:mean(dim) is
+--- the same.
+--- Example: torch.mean(torch.Tensor({{1, 2}, {3, 4}}), 1)
 install_reduction('mean')
+--- torch.logsumexp([res,] x [, dim]): log(sum(exp(x))) computed without overflow, over all
+--- elements as a Lua number (a 0-dim tensor when x requires grad), or along dim (1-based) as a new tensor with that dim
+--- kept as size 1 (res is resized and filled instead when given). x:logsumexp(dim) is the same.
+--- Example: torch.logsumexp(torch.Tensor({{0, 0}, {1, 1}}), 2)
 install_reduction('logsumexp')
+--- torch.all([res,] x [, dim]): true when every element of x is non-zero (a Lua boolean), or
+--- along dim (1-based) a new ByteTensor of 1s and 0s with that dim kept as size 1 (res is
+--- resized and filled instead when given). x:all(dim) is the same.
+--- Example: torch.all(torch.Tensor({{1, 2}, {0, 3}}):gt(0), 2)
 install_reduction('all', true)
+--- torch.any([res,] x [, dim]): true when some element of x is non-zero (a Lua boolean), or
+--- along dim (1-based) a new ByteTensor of 1s and 0s with that dim kept as size 1 (res is
+--- resized and filled instead when given). x:any(dim) is the same.
+--- Example: torch.any(torch.Tensor({{1, 2}, {0, 3}}):gt(2), 2)
 install_reduction('any', true)
 
 -- torch.var([res,] x [, dim] [, flag]): flag = true divides by n (biased), default by n - 1.
@@ -119,7 +145,16 @@ local function install_variance(name)
   end
   torch[name], methods[name] = entry, entry
 end
+--- torch.var([res,] x [, dim] [, flag]): the variance of all elements as a Lua number (a 0-dim tensor when x requires grad),
+--- or along dim (1-based) as a new tensor with that dim kept as size 1 (res is resized and
+--- filled instead when given). It divides by n - 1 by default, by n when flag is true.
+--- Example: torch.var(torch.Tensor({{1, 2, 3}, {4, 6, 8}}), 2)
 install_variance('var')
+--- torch.std([res,] x [, dim] [, flag]): the standard deviation (the square root of var) of all
+--- elements as a Lua number (a 0-dim tensor when x requires grad), or along dim (1-based) as a new tensor with that
+--- dim kept as size 1 (res is resized and filled instead when given). It divides by n - 1 by
+--- default, by n when flag is true.
+--- Example: torch.std(torch.Tensor({1, 2, 3, 4}), true)
 install_variance('std')
 
 -- torch.norm([res,] x [, p] [, dim]): p = 2 by default; p = 0 counts non-zeros, math.huge is max |x|.
@@ -134,6 +169,11 @@ local function norm_apply(res, x, p, dim)
   if res then check(C.tocha_norm_out(res.p, x.p, p, d, 1)) return res end
   return wrap(C.tocha_norm(x.p, p, d, 1))
 end
+--- torch.norm([res,] x [, p] [, dim]): the p-norm (p = 2 by default) of all elements as
+--- a Lua number (a 0-dim tensor when x requires grad), or along dim (1-based) as a new tensor with that dim kept as
+--- size 1 (res is resized and filled instead when given). p = 0 counts the non-zero elements and
+--- p = math.huge gives the largest |x|. x:norm(p, dim) is the same.
+--- Example: torch.norm(torch.Tensor({{3, 4}, {6, 8}}), 2, 2)
 function torch.norm(a1, a2, a3, a4)
   if is_tensor(a2) then return norm_apply(a1, a2, a3, a4) end
   return norm_apply(nil, a1, a2, a3)
@@ -186,7 +226,17 @@ local function install_minmax(name, elementwise)
   end
   torch[name], methods[name] = entry, entry
 end
+--- torch.max([resval, resind,] x [, dim]): the largest element as a Lua number (a 0-dim tensor
+--- when x requires grad); with dim (1-based), two new tensors with that dim kept as size 1: the
+--- maxima and their 1-based positions along dim (a LongTensor), or resval and resind filled.
+--- torch.max(a, b) with two tensors is the elementwise maximum, as torch.cmax.
+--- Example: torch.max(torch.Tensor({{1, 3}, {4, 2}}), 2)
 install_minmax('max', 'cmax')
+--- torch.min([resval, resind,] x [, dim]): the smallest element as a Lua number (a 0-dim tensor
+--- when x requires grad); with dim (1-based), two new tensors with that dim kept as size 1: the
+--- minima and their 1-based positions along dim (a LongTensor), or resval and resind filled.
+--- torch.min(a, b) with two tensors is the elementwise minimum, as torch.cmin.
+--- Example: torch.min(torch.Tensor({{1, 3}, {4, 2}}), 2)
 install_minmax('min', 'cmin')
 
 -- torch.cumsum([res,] x [, dim]): running sums along dim (default 1, as in Torch7).
@@ -204,7 +254,15 @@ local function install_scan(name)
   end
   torch[name], methods[name] = entry, entry
 end
+--- torch.cumsum([res,] x [, dim]): the running sums of x along dim (1-based, default 1): a new
+--- tensor of x's size whose element i along dim is the sum of elements 1..i (integer and byte
+--- tensors give a LongTensor), or res resized and filled. x:cumsum(dim) is the same.
+--- Example: torch.cumsum(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 2)
 install_scan('cumsum')
+--- torch.cumprod([res,] x [, dim]): the running products of x along dim (1-based, default 1): a
+--- new tensor of x's size whose element i along dim is the product of elements 1..i (integer and
+--- byte tensors give a LongTensor), or res resized and filled. x:cumprod(dim) is the same.
+--- Example: torch.cumprod(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 2)
 install_scan('cumprod')
 
 -- torch.cross([res,] a, b [, dim]): without dim, the first dim of size 3.
@@ -216,6 +274,10 @@ local function cross_apply(res, a, b, dim)
   if res then check(C.tocha_cross_out(res.p, a.p, b.p, has, d)) return res end
   return wrap(C.tocha_cross(a.p, b.p, has, d))
 end
+--- torch.cross([res,] a, b [, dim]): the cross product of the 3-vectors of a and b along dim
+--- (1-based; by default the first dim of size 3), a new tensor of a's size, or res resized and
+--- filled. a:cross(b [, dim]) is the same.
+--- Example: torch.cross(torch.Tensor({1, 0, 0}), torch.Tensor({0, 1, 0}))
 function torch.cross(...)
   if util.leading_tensors(...) >= 3 then return cross_apply(...) end
   return cross_apply(nil, ...)
@@ -231,6 +293,11 @@ local function renorm_apply(res, x, p, dim, maxnorm)
   if res then check(C.tocha_renorm_out(res.p, x.p, p, d, maxnorm)) return res end
   return wrap(C.tocha_renorm(x.p, p, d, maxnorm))
 end
+--- torch.renorm([res,] x, p, dim, maxnorm): a new tensor (or res filled) where each slice of x
+--- along dim (x:select(dim, i), dim 1-based) whose p-norm exceeds maxnorm is scaled down to norm
+--- maxnorm; the other slices are copied unchanged. The method x:renorm(p, dim, maxnorm) changes
+--- x in place.
+--- Example: torch.renorm(torch.Tensor({{3, 4}, {1, 0}}), 2, 1, 1)
 function torch.renorm(a1, a2, ...)
   if is_tensor(a2) then return renorm_apply(a1, a2, ...) end
   return renorm_apply(nil, a1, a2, ...)
@@ -250,6 +317,11 @@ local function histc_apply(res, x, nbins, lo, hi)
   if res then check(C.tocha_histc_out(res.p, x.p, nbins, lo, hi)) return res end
   return wrap(C.tocha_histc(x.p, nbins, lo, hi))
 end
+--- torch.histc([res,] x [, nbins [, min [, max]]]): a histogram of x's values: a new 1D tensor of
+--- the default floating type (or res filled) counting the elements in each of nbins (default
+--- 100) equal-width bins from min to max. When min and max are equal (both 0 by default) the
+--- range is x's smallest to largest value; values outside the range are not counted.
+--- Example: torch.histc(torch.Tensor({1, 2, 2, 3}), 3)
 function torch.histc(a1, a2, ...)
   if is_tensor(a2) then return histc_apply(a1, a2, ...) end
   return histc_apply(nil, a1, a2, ...)

@@ -51,7 +51,13 @@ function torch._cdata_typename(x)
   if is_storage(x) then return types.storage_name[x.p.dtype] end
   return nil
 end
+--- torch.isTensor(x): true when x is a tensor of any type (torch.FloatTensor, torch.LongTensor...),
+--- false for anything else (storages, numbers, tables).
+--- Example: torch.isTensor(torch.ones(2)), torch.isTensor(42)
 function torch.isTensor(x) return is_tensor(x) end
+--- torch.isStorage(x): true when x is a storage of any type (torch.FloatStorage,
+--- torch.LongStorage...), false for anything else (tensors included).
+--- Example: torch.isStorage(torch.LongStorage({2, 3})), torch.isStorage(torch.ones(2))
 function torch.isStorage(x) return is_storage(x) end
 
 -- ---- construction --------------------------------------------------------------------------
@@ -206,6 +212,9 @@ function torch.setdefaulttensortype(name)
   default_dtype = dt
   torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
 end
+--- torch.getdefaulttensortype(): the name of the type torch.Tensor builds, 'torch.FloatTensor'
+--- unless changed with torch.setdefaulttensortype.
+--- Example: torch.getdefaulttensortype()
 function torch.getdefaulttensortype() return types.tensor_name[default_dtype] end
 function torch._default_dtype() return default_dtype end
 

@@ -14,6 +14,10 @@ TestSuite.__newindex = function(t, k, v)
   rawget(t, '__tests')[k] = v
   table.insert(rawget(t, '__order'), k)
 end
+--- torch.TestSuite(): a new empty suite, a table where test functions are stored by name
+--- (tests.name = function() ... end); assigning a non-function or a name already defined is an
+--- error. Hand it to Tester:add, which runs the tests in the order they were defined.
+--- Example: local tests = torch.TestSuite(); function tests.adds() assert(1 + 1 == 2) end; return tests
 function torch.TestSuite()
   local s = { __tests = {}, __order = {} }
   return setmetatable(s, {
@@ -28,6 +32,11 @@ local Tester = {}
 Tester.__index = Tester
 Tester.__typename = 'torch.Tester'
 
+--- torch.Tester(): a new test runner (Torch7's API). Add tests with tester:add(fn [, name]),
+--- a table or a TestSuite; check with tester:assert(cond [, msg]), asserteq, assertlt,
+--- assertError... and assertalmosteq, assertTensorEq... (these take a tolerance and a message in
+--- either order); tester:run([names]) prints one line per test and raises an error if any failed.
+--- Example: local t = torch.Tester(); t:add(function() t:asserteq(1 + 1, 2) end, 'adds'); t:run()
 function torch.Tester()
   return setmetatable({ tests = {}, names = {}, disabled = {}, earlyAbort = false, rethrow = false,
                         summaryOnly = false, assertions = 0, failures = {}, errors = {} }, Tester)

@@ -87,10 +87,16 @@ end
 -- Torch7's utils.c: tic() returns a time stamp, toc(t) the seconds since it. The argument of toc
 -- is optional here (the last tic), which MATLAB users expect.
 local last_tic
+--- torch.tic(): the current time in seconds, a number from a monotonic clock (Torch7's utils);
+--- also remembered for torch.toc().
+--- Example: torch.tic()
 function torch.tic()
   last_tic = real_now()
   return last_tic
 end
+--- torch.toc([t]): the seconds elapsed since time stamp t from torch.tic() (default: the last
+--- torch.tic() call), a number.
+--- Example: local t = torch.tic(); return torch.toc(t)
 function torch.toc(t)
   t = t or last_tic
   if type(t) ~= 'number' then lib.fail('toc', 'expected a time stamp from torch.tic(), got %s', type(t)) end

@@ -5,6 +5,8 @@ local lib = require 'torch.lib'
 local C, fail = lib.C, lib.fail
 
 torch._VERSION = ffi.string(C.tocha_version())
+--- torch.version(): Tocha's version, a string such as '0.1.0' (also in torch._VERSION).
+--- Example: torch.version()
 function torch.version() return torch._VERSION end
 
 --- Threads used by CPU kernels and OpenBLAS (one shared pool).
@@ -12,7 +14,12 @@ function torch.setnumthreads(n)
   if type(n) ~= 'number' or n < 1 then fail('setnumthreads', 'expected a positive number, got %s', tostring(n)) end
   C.tocha_set_num_threads(n)
 end
+--- torch.getnumthreads(): the number of threads CPU kernels and OpenBLAS use (set with
+--- torch.setnumthreads).
+--- Example: torch.getnumthreads()
 function torch.getnumthreads() return C.tocha_get_num_threads() end
+--- torch.getnumcores(): the number of CPU cores of the machine, a number.
+--- Example: torch.getnumcores()
 function torch.getnumcores() return C.tocha_num_cores() end
 
 --- Live/peak tensor bytes and allocation counts per device ('cpu' or 'cuda').
@@ -25,8 +32,15 @@ function torch.memoryStats(device)
 end
 --- Bytes allocated since the last collection that trigger one (at least; grows with live bytes).
 function torch.setGCThreshold(bytes) C.tocha_memory_set_gc_threshold(bytes) end
+--- torch.getGCThreshold(): the minimum GC threshold in bytes (default 256 MiB, set with
+--- torch.setGCThreshold): once this many tensor bytes, or the live bytes after the last
+--- collection if more, have been allocated since that collection, Tocha runs the Lua GC.
+--- Example: torch.getGCThreshold()
 function torch.getGCThreshold() return tonumber(C.tocha_memory_gc_threshold()) end
 
+--- torch.isatty([f]): true when the Lua file f (io.stdout by default; io.stderr and io.stdin are
+--- also recognized, any other file is treated as stdout) is a terminal.
+--- Example: torch.isatty(io.stdout)
 function torch.isatty(f)
   f = f or io.stdout
   local fd = f == io.stderr and 2 or (f == io.stdin and 0 or 1)
@@ -35,11 +49,28 @@ function torch.isatty(f)
 end
 
 -- Torch7's environment helpers.
+--- torch.getenv(f): the environment table of function f (Lua 5.1's getfenv; Torch7's helper).
+--- Example: torch.getenv(function() end) == _G
 function torch.getenv(f) return getfenv(f) end
+--- torch.setenv(f, env): sets the environment table of function f to env and returns f (Lua 5.1's
+--- setfenv; Torch7's helper).
+--- Example: torch.setenv(function() return answer end, { answer = 42 })()
 function torch.setenv(f, env) return setfenv(f, env) end
+--- torch.include(package, file): runs the Lua file `file` of the installed package `package`
+--- (the file at torch.packageLuaPath(package) .. '/' .. file) with dofile; returns nothing.
+--- Example: torch.include('torch', 'env.lua')
 function torch.include(package, file) dofile(lib.lua_root .. '/' .. package .. '/' .. file) end
+--- torch.packageLuaPath(name): the directory holding package name's Lua files, a string (the
+--- Lua module root of this installation followed by /name).
+--- Example: torch.packageLuaPath('torch')
 function torch.packageLuaPath(name) return lib.lua_root .. '/' .. name end
+--- torch.updateerrorhandlers(): does nothing; kept for Torch7 scripts (Tocha's errors need no
+--- handler update).
+--- Example: torch.updateerrorhandlers()
 function torch.updateerrorhandlers() end
+--- torch.setheaptracking(enabled): does nothing; kept for Torch7 scripts (Tocha tells Lua's GC
+--- about tensor memory without it; see torch.memoryStats and torch.setGCThreshold).
+--- Example: torch.setheaptracking(true)
 function torch.setheaptracking() end
 
 return torch

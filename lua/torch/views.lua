@@ -11,6 +11,10 @@ local cdim, cindex, check_tensor = types.cdim, types.cindex, types.check_tensor
 local dims_a = lib.dims_a
 local methods = torch._tensor_methods
 
+--- torch.narrow(x, dim, index, size): a view of x restricted to size elements along dim, starting
+--- at element index (1-based; a negative index counts from the end). It shares x's storage.
+--- x:narrow(dim, index, size) is the same.
+--- Example: torch.narrow(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 2, 2, 2)
 local function narrow(t, dim, index, size)
   check_tensor('narrow', t, 1)
   local p = t.p
@@ -23,6 +27,10 @@ local function narrow(t, dim, index, size)
 end
 methods.narrow, torch.narrow = narrow, narrow
 
+--- torch.select(x, dim, index): the slice of x at index along dim (both 1-based; a negative index
+--- counts from the end), a view sharing x's storage with one dim fewer. x:select(dim, index) is
+--- the same.
+--- Example: torch.select(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 1, 2)
 local function select_view(t, dim, index)
   check_tensor('select', t, 1)
   local p = t.p
@@ -53,6 +61,10 @@ local function sub(t, ...)
 end
 methods.sub, torch.sub = sub, sub
 
+--- torch.transpose(x [, dim1, dim2]): a view of x with dims dim1 and dim2 (1-based, default 1 and
+--- 2) swapped; it shares x's storage and is usually not contiguous. x:transpose(dim1, dim2) is
+--- the same.
+--- Example: torch.transpose(torch.Tensor({{1, 2, 3}, {4, 5, 6}}), 1, 2)
 local function transpose(t, d1, d2)
   check_tensor('transpose', t, 1)
   local p = t.p
@@ -61,6 +73,9 @@ local function transpose(t, d1, d2)
 end
 methods.transpose, torch.transpose = transpose, transpose
 
+--- torch.t(x): the transpose of a matrix as a view (x:transpose(1, 2)); a 1D or 0-dim x gives a
+--- view of the same shape. Tensors with more than 2 dims are an error. x:t() is the same.
+--- Example: torch.t(torch.Tensor({{1, 2, 3}, {4, 5, 6}}))
 function methods.t(t)
   local nd = t.p.ndim
   if nd > 2 then fail('t', 't() expects a tensor with at most 2 dimensions, got %dD; use transpose(d1, d2)', nd) end
@@ -69,6 +84,9 @@ function methods.t(t)
 end
 torch.t = methods.t
 
+--- torch.permute(x, dims...): a view of x with its dims reordered: dim i of the result is dim
+--- dims[i] of x (1-based, one for each dim of x). x:permute(dims...) is the same.
+--- Example: torch.permute(torch.zeros(2, 3, 4), 3, 1, 2):size()
 local function permute(t, ...)
   check_tensor('permute', t, 1)
   local p = t.p
@@ -91,6 +109,9 @@ local function view(t, a1, ...)
   return wrap(C.tocha_view(t.p, n, dims_a))
 end
 methods.view, torch.view = view, view
+--- torch.viewAs(x, template): x:view(template:size()), a view of x with template's sizes (the
+--- element counts must match and x's strides must allow a view). x:viewAs(template) is the same.
+--- Example: torch.viewAs(torch.range(1, 6), torch.zeros(2, 3))
 function methods.viewAs(t, template) return view(t, check_tensor('viewAs', template, 1):size()) end
 torch.viewAs = methods.viewAs
 
@@ -103,15 +124,26 @@ end
 methods.reshape, torch.reshape = reshape, reshape
 function methods.flatten(t) return reshape(t, -1) end
 
+--- torch.expand(x, sizes...): a view of x repeated along its size-1 dims (stride 0, no copy) to
+--- the given sizes, as numbers, a table or a LongStorage; new leading dims may be added.
+--- Writing into the result writes the shared elements. x:expand(sizes...) is the same.
+--- Example: torch.expand(torch.Tensor({{1}, {2}}), 2, 3)
 local function expand(t, ...)
   check_tensor('expand', t, 1)
   local n = types.read_sizes('expand', dims_a, ...)
   return wrap(C.tocha_expand(t.p, n, dims_a))
 end
 methods.expand, torch.expand = expand, expand
+--- torch.expandAs(x, template): x:expand(template:size()), a view of x expanded to template's
+--- sizes. x:expandAs(template) is the same.
+--- Example: torch.expandAs(torch.Tensor({{1}, {2}}), torch.zeros(2, 3))
 function methods.expandAs(t, template) return expand(t, check_tensor('expandAs', template, 1):size()) end
 torch.expandAs = methods.expandAs
 
+--- torch.unfold(x, dim, size, step): a view of all slices of length size along dim (1-based),
+--- taken every step elements: dim then has floor((n - size) / step) + 1 entries and a new last
+--- dim of length size holds each slice. x:unfold(dim, size, step) is the same.
+--- Example: torch.unfold(torch.range(1, 5), 1, 2, 1)
 local function unfold(t, dim, size, step)
   check_tensor('unfold', t, 1)
   if type(size) ~= 'number' or type(step) ~= 'number' then fail('unfold', 'expected (dim, size, step) numbers') end
@@ -120,6 +152,10 @@ end
 methods.unfold, torch.unfold = unfold, unfold
 
 -- squeeze/unsqueeze return views (PyTorch); Torch7's method form changed the tensor in place.
+--- torch.squeeze(x [, dim]): a view of x without its size-1 dims, or without dim (1-based) only
+--- when it has size 1 (otherwise the same shape). x:squeeze() also returns a new view and leaves
+--- x unchanged (Torch7 squeezed x in place).
+--- Example: torch.squeeze(torch.zeros(2, 1, 3)):size()
 local function squeeze(t, dim)
   check_tensor('squeeze', t, 1)
   if dim == nil then return wrap(C.tocha_squeeze(t.p)) end
@@ -127,6 +163,9 @@ local function squeeze(t, dim)
 end
 methods.squeeze, torch.squeeze = squeeze, squeeze
 
+--- torch.unsqueeze(x, dim): a view of x with a new dim of size 1 at position dim (1-based, from
+--- 1 to x:dim() + 1; negative counts from the end). x:unsqueeze(dim) is the same.
+--- Example: torch.unsqueeze(torch.zeros(2, 3), 1):size()
 local function unsqueeze(t, dim)
   check_tensor('unsqueeze', t, 1)
   return wrap(C.tocha_unsqueeze(t.p, cdim('unsqueeze', dim, t.p.ndim + 1)))
@@ -163,6 +202,10 @@ local function split(t, size, dim, dim2)
 end
 methods.split, torch.split = split, split
 
+--- torch.chunk(x, n [, dim]): splits x along dim (1-based, default 1) into at most n views of
+--- ceil(size / n) elements each (the last may be smaller), returned in a Lua table.
+--- x:chunk(n, dim) is the same.
+--- Example: torch.chunk(torch.range(1, 5), 2)
 local function chunk(t, nchunks, dim)
   check_tensor('chunk', t, 1)
   dim = dim or 1
