@@ -14,11 +14,27 @@ namespace capi {
 void set_error(int code, const std::string& msg);
 TensorImpl* freed_sentinel();
 
+// A tensor argument borrowed for the duration of a C ABI call: the caller holds a reference for
+// as long as the call runs, so no reference is taken (two atomic operations saved per argument).
+// Copying it into a Tensor takes a real reference.
+class Borrowed {
+ public:
+  explicit Borrowed(tocha_tensor* p) : t_(Ref<TensorImpl>::adopt(static_cast<TensorImpl*>(p))) {}
+  ~Borrowed() { t_.release(); }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  operator const Tensor&() const { return t_; }  // NOLINT: used where a const Tensor& is expected
+  const Tensor& get() const { return t_; }
+
+ private:
+  Tensor t_;
+};
+
 // Borrows a tensor argument; a NULL or freed handle is an error naming the op.
-inline Tensor arg(const tocha_tensor* p, const char* op) {
+inline Borrowed arg(const tocha_tensor* p, const char* op) {
   if (!p) fail(op, "expected a tensor, got NULL");
   if (p == freed_sentinel()) fail(op, "tensor was freed (t:free() was called on it earlier)");
-  return Tensor::share(const_cast<tocha_tensor*>(p));
+  return Borrowed(const_cast<tocha_tensor*>(p));
 }
 inline DType arg_dtype(int d, const char* op) {
   TOCHA_CHECK(d >= 0 && d < kNumDTypes, op, "invalid dtype ", d);

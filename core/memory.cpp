@@ -2,6 +2,7 @@
 #include "core/memory.h"
 #include <atomic>
 #include <cstdlib>
+#include <malloc.h>
 #include "core/error.h"
 
 namespace tocha {
@@ -20,13 +21,21 @@ std::atomic<int64_t> g_min_threshold{int64_t(256) << 20};
 std::atomic<int> g_gc_pending{0};
 }  // namespace
 
-void memory_on_alloc(DeviceType dev, size_t nbytes) {
+namespace {
+// Note [Batched accounting]: CPU allocations from one thread are counted in thread-local
+// deltas and published to the shared atomics every kBatchBytes (Torch7 batched its heap
+// tracking the same way), so a tiny tensor costs no atomic operation. memory_stats() publishes
+// the calling thread's deltas first, so single-threaded numbers are exact.
+constexpr int64_t kBatchBytes = 256 << 10;
+
+void publish(DeviceType dev, int64_t live_delta, int64_t allocated, int64_t count) {
   Counters& c = g_counters[int(dev)];
-  int64_t live = c.live.fetch_add(int64_t(nbytes), std::memory_order_relaxed) + int64_t(nbytes);
-  c.allocations.fetch_add(1, std::memory_order_relaxed);
+  int64_t live = c.live.fetch_add(live_delta, std::memory_order_relaxed) + live_delta;
+  if (count) c.allocations.fetch_add(count, std::memory_order_relaxed);
   int64_t peak = c.peak.load(std::memory_order_relaxed);
   while (live > peak && !c.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
-  int64_t since = g_since_gc.fetch_add(int64_t(nbytes), std::memory_order_relaxed) + int64_t(nbytes);
+  if (!allocated) return;
+  int64_t since = g_since_gc.fetch_add(allocated, std::memory_order_relaxed) + allocated;
   int64_t threshold = g_min_threshold.load(std::memory_order_relaxed);
   int64_t baseline = g_live_after_gc.load(std::memory_order_relaxed);
   if (baseline > threshold) threshold = baseline;
@@ -36,11 +45,41 @@ void memory_on_alloc(DeviceType dev, size_t nbytes) {
   }
 }
 
+struct LocalDeltas {
+  int64_t live = 0, allocated = 0, count = 0;
+  void flush() {
+    if (live || allocated || count) publish(DeviceType::cpu, live, allocated, count);
+    live = allocated = count = 0;
+  }
+  ~LocalDeltas() { flush(); }
+};
+thread_local LocalDeltas t_cpu;
+}  // namespace
+
+void memory_on_alloc(DeviceType dev, size_t nbytes) {
+  if (dev != DeviceType::cpu) {
+    publish(dev, int64_t(nbytes), int64_t(nbytes), 1);
+    return;
+  }
+  LocalDeltas& d = t_cpu;
+  d.live += int64_t(nbytes);
+  d.allocated += int64_t(nbytes);
+  d.count += 1;
+  if (d.allocated >= kBatchBytes || d.live >= kBatchBytes) d.flush();
+}
+
 void memory_on_free(DeviceType dev, size_t nbytes) {
-  g_counters[int(dev)].live.fetch_sub(int64_t(nbytes), std::memory_order_relaxed);
+  if (dev != DeviceType::cpu) {
+    g_counters[int(dev)].live.fetch_sub(int64_t(nbytes), std::memory_order_relaxed);
+    return;
+  }
+  LocalDeltas& d = t_cpu;
+  d.live -= int64_t(nbytes);
+  if (d.live <= -kBatchBytes) d.flush();
 }
 
 MemoryStats memory_stats(DeviceType dev) {
+  if (dev == DeviceType::cpu) t_cpu.flush();
   const Counters& c = g_counters[int(dev)];
   MemoryStats s;
   s.live_bytes = c.live.load();
@@ -51,12 +90,14 @@ MemoryStats memory_stats(DeviceType dev) {
 }
 
 void memory_reset_peak(DeviceType dev) {
+  if (dev == DeviceType::cpu) t_cpu.flush();
   Counters& c = g_counters[int(dev)];
   c.peak.store(c.live.load());
 }
 
 bool memory_gc_pending() { return g_gc_pending.load(std::memory_order_relaxed) != 0; }
 void memory_gc_done() {
+  t_cpu.flush();
   int64_t live = 0;
   for (const Counters& c : g_counters) live += c.live.load(std::memory_order_relaxed);
   g_live_after_gc.store(live, std::memory_order_relaxed);
@@ -72,7 +113,21 @@ int64_t memory_gc_threshold() { return g_min_threshold.load(); }
 // aligned address; large blocks use aligned_alloc. cpu_free tells them apart by size.
 constexpr size_t kSmallBlock = 64 * 1024;
 
+// Note [Heap trimming]: tensors die in batches (when Lua collects), so glibc's default of giving
+// the top of the heap back to the OS after 128 KiB are free made every batch of new tensors
+// page-fault the same memory in again. Keep freed memory in the process instead.
+static void tune_malloc() {
+  static bool done = [] {
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    return true;
+  }();
+  (void)done;
+}
+
 void* cpu_alloc(size_t nbytes) {
+  tune_malloc();
   if (nbytes == 0) nbytes = 1;  // keep a valid, unique pointer for empty storages
   void* p;
   if (nbytes <= kSmallBlock) {
@@ -92,6 +147,59 @@ void* cpu_alloc(size_t nbytes) {
                               memory_stats(DeviceType::cpu).live_bytes, " bytes live)"));
   memory_on_alloc(DeviceType::cpu, nbytes);
   return p;
+}
+
+namespace {
+void raw_free(void* p, size_t nbytes) {
+  if (nbytes <= kSmallBlock) std::free(reinterpret_cast<void**>(p)[-1]);
+  else std::free(p);
+}
+
+// Note [Compact block cache]: freed compact blocks (Note [Compact tensors]) wait in a per-thread
+// list per size class and are handed out again without malloc; a bounded number per class.
+constexpr int kBlockClasses = 48;          // blocks up to 48 * 64 bytes
+constexpr int kCachedPerClass = 256;
+struct BlockCache {
+  void* head[kBlockClasses] = {};
+  int count[kBlockClasses] = {};
+  ~BlockCache() {
+    for (int c = 0; c < kBlockClasses; ++c)
+      while (head[c]) {
+        void* p = head[c];
+        head[c] = *static_cast<void**>(p);
+        raw_free(p, size_t(c) * 64);
+      }
+  }
+};
+thread_local BlockCache t_blocks;
+}  // namespace
+
+void* cpu_alloc_block(size_t nbytes) {
+  size_t cls = (nbytes + 63) / 64;
+  nbytes = cls * 64;
+  BlockCache& cache = t_blocks;
+  if (cls < size_t(kBlockClasses) && cache.head[cls]) {
+    void* p = cache.head[cls];
+    cache.head[cls] = *static_cast<void**>(p);
+    --cache.count[cls];
+    memory_on_alloc(DeviceType::cpu, nbytes);
+    return p;
+  }
+  return cpu_alloc(nbytes);
+}
+
+void cpu_free_block(void* p, size_t nbytes) {
+  size_t cls = (nbytes + 63) / 64;
+  nbytes = cls * 64;
+  BlockCache& cache = t_blocks;
+  if (cls < size_t(kBlockClasses) && cache.count[cls] < kCachedPerClass) {
+    *static_cast<void**>(p) = cache.head[cls];
+    cache.head[cls] = p;
+    ++cache.count[cls];
+    memory_on_free(DeviceType::cpu, nbytes);
+    return;
+  }
+  cpu_free(p, nbytes);
 }
 
 void cpu_free(void* p, size_t nbytes) {

@@ -33,5 +33,9 @@ int64_t memory_gc_threshold();
 // CPU allocations: 64-byte aligned, counted. Throws OutOfMemory on failure.
 void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
+// Compact blocks (Note [Compact tensors]): 64-byte aligned, counted whole (header objects
+// included, so that many tiny tensors also raise the GC-pressure flag).
+void* cpu_alloc_block(size_t nbytes);
+void cpu_free_block(void* p, size_t nbytes);
 
 }  // namespace tocha

@@ -39,6 +39,24 @@ void PointwiseIter::add_scalar(double v, DType dt) {
   ++noperands;
 }
 
+void PointwiseIter::set_flat(int64_t n, int nops, char* const* operands, double v, DType dt) {
+  noperands = nops;
+  ndim = 1;
+  numel = n;
+  shape[0] = n;
+  for (int k = 0; k < nops; ++k) {
+    if (operands[k]) {
+      data[k] = operands[k];
+      strides[k][0] = 1;
+    } else {
+      store_scalar(&scalar_buf_[k], v, dt);
+      data[k] = reinterpret_cast<char*>(&scalar_buf_[k]);
+      strides[k][0] = 0;
+    }
+  }
+  contiguous = true;
+}
+
 void PointwiseIter::finish() {
   // Drop size-1 dims (their strides never matter), then merge dim d into d+1 when every
   // operand steps through both as one (stride[d] == stride[d+1] * shape[d+1]).

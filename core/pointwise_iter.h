@@ -34,6 +34,9 @@ struct PointwiseIter {
   void add_scalar(double v, DType dt);
   // Coalesces dims and computes the contiguity flag. Call once after adding operands.
   void finish();
+  // The whole setup for contiguous operands of n elements (the fast paths of the front-ends):
+  // operands[0] is the output; a null operand pointer is replaced by the scalar v of dtype dt.
+  void set_flat(int64_t n, int nops, char* const* operands, double v = 0, DType dt = DType::f32);
 
  private:
   DimVec out_sizes_;

@@ -1,6 +1,7 @@
 // Storage allocation, wrapping and resizing. See storage.h.
 #include "core/storage.h"
 #include <cstring>
+#include <new>
 #include "core/error.h"
 #include "core/memory.h"
 
@@ -50,6 +51,27 @@ Ref<Storage> Storage::from_blob(void* data, size_t nbytes, Device dev, Deleter d
   return Ref<Storage>::adopt(s);
 }
 
+Storage* Storage::construct_in_block(void* at, void* block, size_t block_bytes, void* data, size_t nbytes) {
+  Storage* s = new (at) Storage();
+  s->block_ = block;
+  s->view_.data = static_cast<char*>(data);
+  s->view_.nbytes = int64_t(nbytes);
+  s->block_bytes_ = block_bytes;
+  s->inline_data_ = true;
+  return s;
+}
+
+void Storage::destroy() {
+  if (!block_) {
+    delete this;
+    return;
+  }
+  void* block = block_;
+  size_t bytes = block_bytes_;
+  this->~Storage();
+  cpu_free_block(block, bytes);
+}
+
 void Storage::resize(size_t nbytes) {
   size_t old = this->nbytes();
   if (nbytes == old) return;
@@ -59,12 +81,14 @@ void Storage::resize(size_t nbytes) {
   void* fresh = a.alloc(nbytes, device_.index);
   size_t keep = nbytes < old ? nbytes : old;
   if (keep) a.copy(fresh, device_, view_.data, device_, keep);
-  a.free(view_.data, old, device_.index);
+  if (inline_data_) inline_data_ = false;  // the old data is part of the compact block
+  else a.free(view_.data, old, device_.index);
   view_.data = static_cast<char*>(fresh);
   view_.nbytes = int64_t(nbytes);
 }
 
 Storage::~Storage() {
+  if (inline_data_) return;  // freed with the block
   if (deleter_) {
     deleter_(view_.data, deleter_ctx_);
   } else if (view_.data) {

@@ -35,16 +35,29 @@ class Storage : public RefCounted {
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
-  static void destroy_ref(Storage* s) { if (s->release_ref()) delete s; }
+  static void destroy_ref(Storage* s) {
+    if (s->release_ref()) s->destroy();
+  }
+
+  // Note [Compact tensors]: a small CPU tensor is one allocation holding its TensorImpl, its
+  // Storage and its data (core/tensor.cpp). The block belongs to the Storage: it is freed when
+  // the last reference to the Storage goes, and the TensorImpl inside keeps such a reference.
+  // Constructs a Storage at `at` inside the block [block, block + block_bytes), with nbytes of
+  // data at `data` inside the same block.
+  static Storage* construct_in_block(void* at, void* block, size_t block_bytes, void* data, size_t nbytes);
 
  private:
   Storage() = default;
   ~Storage();
+  void destroy();
   tocha_storage_view view_{nullptr, 0};
   Device device_;
   Deleter deleter_ = nullptr;
   void* deleter_ctx_ = nullptr;
   std::atomic<uint32_t> version_{0};
+  void* block_ = nullptr;    // the compact block this Storage lives in, if any
+  size_t block_bytes_ = 0;
+  bool inline_data_ = false; // the data is inside that block (until a resize moves it)
 };
 
 // Device allocation hooks: the CUDA backend registers its caching allocator here.

@@ -1,5 +1,7 @@
 // TensorImpl geometry and tensor allocation. See tensor.h.
 #include "core/tensor.h"
+#include <new>
+#include "core/memory.h"
 #include "core/autograd/meta.h"
 
 namespace tocha {
@@ -18,6 +20,17 @@ TensorImpl::TensorImpl() {
 }
 
 TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::destroy() {
+  if (!block_owner) {
+    delete this;
+    return;
+  }
+  // The block holding this impl may only go after the destructor has finished.
+  Ref<Storage> keep = std::move(block_owner);
+  this->~TensorImpl();
+  keep.reset();
+}
 
 bool geometry_is_contiguous(const DimVec& sizes, const DimVec& strides) {
   int64_t expected = 1;
@@ -72,11 +85,62 @@ Tensor make_view(const Ref<Storage>& storage, DType dt, const DimVec& sizes, con
   return Tensor(std::move(impl));
 }
 
+namespace {
+constexpr size_t kCompactDataBytes = 1024;  // tensors with at most this much data are compact
+constexpr size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+constexpr size_t kImplBytes = round_up(sizeof(TensorImpl), 64);
+constexpr size_t kStorageBytes = round_up(sizeof(Storage), 64);
+
+// One allocation for impl, storage and data (Note [Compact tensors]).
+Tensor empty_compact(const DimVec& sizes, DType dt, size_t nbytes) {
+  size_t block = kImplBytes + kStorageBytes + round_up(nbytes ? nbytes : 1, 64);
+  char* mem = static_cast<char*>(cpu_alloc_block(block));
+  Storage* s = Storage::construct_in_block(mem + kImplBytes, mem, block, mem + kImplBytes + kStorageBytes, nbytes);
+  Ref<Storage> storage = Ref<Storage>::adopt(s);
+  TensorImpl* impl = new (mem) TensorImpl();
+  impl->block_owner = storage;
+  impl->dtype = int32_t(dt);
+  impl->elsize = int32_t(dtype_size(dt));
+  impl->set_storage(std::move(storage));
+  impl->set_geometry(sizes, contiguous_strides(sizes), 0);
+  return Tensor(Ref<TensorImpl>::adopt(impl));
+}
+}  // namespace
+
+Tensor empty_with_sizes_of(const Tensor& t, DType dt) {
+  const TensorImpl* src = t.impl();
+  size_t nbytes = size_t(src->numel) * dtype_size(dt);
+  if (!t.is_cpu() || nbytes > kCompactDataBytes) return empty(t.sizes(), dt, t.device());
+  size_t block = kImplBytes + kStorageBytes + round_up(nbytes ? nbytes : 1, 64);
+  char* mem = static_cast<char*>(cpu_alloc_block(block));
+  Storage* s = Storage::construct_in_block(mem + kImplBytes, mem, block, mem + kImplBytes + kStorageBytes, nbytes);
+  Ref<Storage> storage = Ref<Storage>::adopt(s);
+  TensorImpl* impl = new (mem) TensorImpl();
+  impl->block_owner = storage;
+  impl->dtype = int32_t(dt);
+  impl->elsize = int32_t(dtype_size(dt));
+  impl->set_storage(std::move(storage));
+  // Copy the sizes and write contiguous strides directly (same geometry, no DimVec round trip).
+  impl->ndim = src->ndim;
+  int64_t acc = 1;
+  for (int d = src->ndim - 1; d >= 0; --d) {
+    impl->size[d] = src->size[d];
+    impl->stride[d] = acc;
+    acc *= src->size[d] > 0 ? src->size[d] : 1;
+  }
+  impl->numel = src->numel;
+  impl->storage_offset = 0;
+  impl->flags = TOCHA_FLAG_CONTIGUOUS;
+  return Tensor(Ref<TensorImpl>::adopt(impl));
+}
+
 Tensor empty(const DimVec& sizes, DType dt, Device device) {
   int64_t n = shape_numel(sizes, "empty");
   size_t es = dtype_size(dt);
   if (n > int64_t(INT64_MAX / int64_t(es))) fail("empty", "shape ", shape_str(sizes), " is too large");
-  auto storage = Storage::allocate(size_t(n) * es, device);
+  size_t nbytes = size_t(n) * es;
+  if (device.is_cpu() && nbytes <= kCompactDataBytes) return empty_compact(sizes, dt, nbytes);
+  auto storage = Storage::allocate(nbytes, device);
   return make_view(storage, dt, sizes, contiguous_strides(sizes), 0);
 }
 

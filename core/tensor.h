@@ -19,13 +19,15 @@ struct TensorImpl : public tocha_tensor {
   Ref<Storage> storage_ref;
   std::unique_ptr<AutogradMeta> autograd;
   bool is_view = false;  // made by a view op over another tensor's storage (see prepare_in_place)
+  Ref<Storage> block_owner;  // set when this impl lives in a compact block (Note [Compact tensors])
 
   TensorImpl();
   ~TensorImpl();
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   static void destroy_ref(TensorImpl* t) {
-    if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
+    if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) t->destroy();
   }
+  void destroy();
   // Sets sizes/strides/offset and recomputes numel and the contiguity flag.
   void set_geometry(const DimVec& sizes, const DimVec& strides, int64_t offset);
   void set_storage(Ref<Storage> s);
@@ -73,6 +75,8 @@ class Tensor {
   Ref<TensorImpl> impl_;
 };
 
+// An uninitialized contiguous tensor with t's sizes and dtype dt (the pointwise fast paths).
+Tensor empty_with_sizes_of(const Tensor& t, DType dt);
 // Allocates an uninitialized contiguous tensor.
 Tensor empty(const DimVec& sizes, DType dtype, Device device = Device{});
 // A new tensor header over `storage` (shares it).

@@ -177,7 +177,43 @@ struct Recorder {
 };
 }  // namespace
 
+// Note [Pointwise fast paths]: most calls in a Lua loop are a new result from contiguous CPU
+// operands of one dtype with nothing to record. They skip broadcasting, promotion, iterator
+// setup and the recorder; anything else takes the general path (which also reports errors).
+namespace {
+bool fast_operand(const Tensor& t, DType dt) {
+  return t.dtype() == dt && t.is_contiguous() && t.is_cpu() && !t.requires_grad();
+}
+bool same_sizes(const Tensor& a, const Tensor& b) {
+  const TensorImpl *x = a.impl(), *y = b.impl();
+  if (x->ndim != y->ndim) return false;
+  for (int d = 0; d < x->ndim; ++d)
+    if (x->size[d] != y->size[d]) return false;
+  return true;
+}
+// Runs kernel k on a new contiguous result of a's size and dtype rt (null when there is no kernel).
+Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, bool scalar, double v, double alpha) {
+  void* k = find_kernel(op, DeviceType::cpu, kt);
+  if (!k) return Tensor();
+  Tensor r = empty_with_sizes_of(a, rt);
+  char* ptrs[3] = {static_cast<char*>(r.raw_data()), static_cast<char*>(a.raw_data()),
+                   b ? static_cast<char*>(b->raw_data()) : nullptr};
+  PointwiseIter it;
+  it.set_flat(a.numel(), b || scalar ? 3 : 2, ptrs, v, kt);
+  it.params[0] = alpha;
+  reinterpret_cast<PointwiseKernel>(k)(it);
+  return r;
+}
+}  // namespace
+
 Tensor unary(OpId op, const Tensor& a) {
+  if (fast_operand(a, a.dtype())) {
+    OpKind k = op_kind(op);
+    if (k == OpKind::UNARY || (k == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) {
+      Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1);
+      if (r.defined()) return r;
+    }
+  }
   Recorder rec(op, nullptr, {&a}, 0);
   Tensor r;
   {
@@ -204,6 +240,14 @@ void unary_out(OpId op, const Tensor& out, const Tensor& a) {
 // ---- binary ---------------------------------------------------------------------------------
 
 static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, double alpha) {
+  if (!out && op_kind(op) != OpKind::BINARY_FLOAT && !is_integer_division(op) && fast_operand(a, a.dtype()) &&
+      fast_operand(b_in, a.dtype()) && same_sizes(a, b_in) && (alpha == 1 || is_floating(a.dtype()))) {
+    DType rt = op_kind(op) == OpKind::COMPARE ? DType::u8 : a.dtype();
+    if (op_kind(op) != OpKind::UNARY && op_kind(op) != OpKind::UNARY_FLOAT) {
+      Tensor r = run_flat(op, a.dtype(), rt, a, &b_in, false, 0, alpha);
+      if (r.defined()) return r;
+    }
+  }
   check_binary_op(op);
   const char* name = op_name(op);
   check_same_device(name, a, b_in);
@@ -234,6 +278,12 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
 
 static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Scalar b, double alpha,
                                  bool scalar_first) {
+  // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
+  if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
+      fast_operand(a, a.dtype()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {
+    Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, true, b.v, alpha);
+    if (r.defined()) return r;
+  }
   check_binary_op(op);
   int pos = scalar_first ? 2 : 1;
   Recorder rec(op, out, {&a}, pos);

@@ -9,6 +9,44 @@
 namespace tocha {
 namespace cpu {
 
+// Note [SIMD dispatch]: the stride-1 loops are compiled for AVX-512, AVX2 and the portable
+// baseline, and the dynamic loader picks the best one for the CPU at run time (GCC's
+// target_clones, an ifunc), so binaries stay portable without -march=native. Inside them the
+// math functions vectorize through glibc's libmvec (kernels/cpu/simd_math.h).
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define TOCHA_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TOCHA_SIMD_CLONES
+#endif
+
+// The functor is a by-value parameter so its parameters (alpha...) are loop invariants.
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void unary_contig(R* o, const T* a, int64_t n, F f) {
+  using M = opmath_t<T>;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = R(f(M(a[i])));
+}
+// b_scalar: b points at one value used for every element (and likewise a_scalar).
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void binary_contig(R* o, const T* a, const T* b, int64_t n, bool a_scalar, bool b_scalar, F f) {
+  using M = opmath_t<T>;
+  if (!a_scalar && !b_scalar) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = R(f(M(a[i]), M(b[i])));
+  } else if (!a_scalar) {
+    const M bv = M(b[0]);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = R(f(M(a[i]), bv));
+  } else if (!b_scalar) {
+    const M av = M(a[0]);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = R(f(av, M(b[i])));
+  } else {
+    const R v = R(f(M(a[0]), M(b[0])));
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  }
+}
+
 template <class F> F make_functor(const double* params) {
   if constexpr (std::is_constructible<F, const double*>::value) return F(params);
   else return F{};
@@ -48,10 +86,7 @@ template <class F, class T, class R> void unary_kernel(const PointwiseIter& it) 
   if (it.contiguous && it.strides[1][0] == 1) {
     R* o = reinterpret_cast<R*>(it.data[0]);
     const T* a = reinterpret_cast<const T*>(it.data[1]);
-    parallel_for(it.numel, kGrainSize, [&](int64_t b, int64_t e) {
-#pragma omp simd
-      for (int64_t i = b; i < e; ++i) o[i] = R(f(M(a[i])));
-    });
+    parallel_for(it.numel, kGrainSize, [&](int64_t b, int64_t e) { unary_contig<F, T, R>(o + b, a + b, e - b, f); });
     return;
   }
   for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
@@ -70,23 +105,9 @@ template <class F, class T, class R> void binary_kernel(const PointwiseIter& it)
     R* o = reinterpret_cast<R*>(it.data[0]);
     const T* a = reinterpret_cast<const T*>(it.data[1]);
     const T* b = reinterpret_cast<const T*>(it.data[2]);
-    int64_t sa = it.strides[1][0], sb = it.strides[2][0];
+    const bool as = it.strides[1][0] == 0, bs = it.strides[2][0] == 0;
     parallel_for(it.numel, kGrainSize, [&](int64_t lo, int64_t hi) {
-      if (sa == 1 && sb == 1) {
-#pragma omp simd
-        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(M(a[i]), M(b[i])));
-      } else if (sa == 1) {
-        const M bv = M(b[0]);
-#pragma omp simd
-        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(M(a[i]), bv));
-      } else if (sb == 1) {
-        const M av = M(a[0]);
-#pragma omp simd
-        for (int64_t i = lo; i < hi; ++i) o[i] = R(f(av, M(b[i])));
-      } else {
-        const R v = R(f(M(a[0]), M(b[0])));
-        for (int64_t i = lo; i < hi; ++i) o[i] = v;
-      }
+      binary_contig<F, T, R>(o + lo, as ? a : a + lo, bs ? b : b + lo, hi - lo, as, bs, f);
     });
     return;
   }

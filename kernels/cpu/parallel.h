@@ -17,8 +17,12 @@ int num_cores();
 // Calls f(begin, end) on contiguous sub-ranges of [0, n), in parallel when n > grain.
 template <class F> void parallel_for(int64_t n, int64_t grain, const F& f) {
   if (n <= 0) return;
+  if (n <= grain) {  // the common small case: no OpenMP calls at all
+    f(int64_t(0), n);
+    return;
+  }
   int max_threads = omp_get_max_threads();
-  if (n <= grain || max_threads <= 1 || omp_in_parallel()) {
+  if (max_threads <= 1 || omp_in_parallel()) {
     f(int64_t(0), n);
     return;
   }

@@ -1,6 +1,7 @@
 // CPU kernels of the BINARY, BINARY_FLOAT and COMPARE families, registered from core/ops.def.
 #include "core/kernel_registry.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/simd_math.h"
 #include "kernels/scalar_ops.h"
 
 namespace tocha {

@@ -1,6 +1,7 @@
 // CPU kernels of the UNARY and UNARY_FLOAT families, registered from core/ops.def.
 #include "core/kernel_registry.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/simd_math.h"
 #include "kernels/scalar_ops.h"
 
 namespace tocha {
