@@ -120,6 +120,7 @@ int tocha_tensor_add_hook(tocha_tensor* t, int64_t key) noexcept {
     } else {
       m.hooks.push_back(key);
     }
+    autograd::callbacks_live_add(1);
   });
 }
 
@@ -128,7 +129,11 @@ int tocha_tensor_remove_hook(tocha_tensor* t, int64_t key) noexcept {
     Tensor a = arg(t, "removeHook");
     AutogradMeta* m = autograd::meta_if(a);
     if (!m) return;
-    auto drop = [&](std::vector<int64_t>& v) { v.erase(std::remove(v.begin(), v.end(), key), v.end()); };
+    auto drop = [&](std::vector<int64_t>& v) {
+      auto it = std::remove(v.begin(), v.end(), key);
+      autograd::callbacks_live_add(-int(v.end() - it));
+      v.erase(it, v.end());
+    };
     drop(m->hooks);
     if (m->grad_fn && size_t(m->output_nr) < m->grad_fn->pre_hooks.size()) drop(m->grad_fn->pre_hooks[size_t(m->output_nr)]);
     autograd::queue_release(key);
@@ -183,3 +188,4 @@ int tocha_autograd_record_lua(int64_t key, const char* label, int nin, tocha_ten
 }
 
 int tocha_autograd_drain_released(int64_t* keys, int max) noexcept { return autograd::drain_released(keys, max); }
+int tocha_autograd_callbacks_live(void) noexcept { return autograd::callbacks_live(); }

@@ -47,6 +47,8 @@ TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin,
                                         tocha_tensor **outputs) TOCHA_NOEXCEPT;
 /* Keys of Lua nodes and hooks that no longer exist (their host-side state can be dropped). */
 TOCHA_API int tocha_autograd_drain_released(int64_t *keys, int max) TOCHA_NOEXCEPT;
+/* Number of Lua nodes and hooks alive: 0 means a backward cannot call back into the host. */
+TOCHA_API int tocha_autograd_callbacks_live(void) TOCHA_NOEXCEPT;
 
 /* Composite ops (core/ops/composite.h); dims are 0-based. */
 TOCHA_API tocha_tensor *tocha_softmax(const tocha_tensor *x, int dim) TOCHA_NOEXCEPT;

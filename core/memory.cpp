@@ -53,7 +53,8 @@ struct LocalDeltas {
   }
   ~LocalDeltas() { flush(); }
 };
-thread_local LocalDeltas t_cpu;
+// Note [Hot thread-locals] (core/autograd/grad_mode.cpp).
+__attribute__((tls_model("initial-exec"))) thread_local LocalDeltas t_cpu;
 }  // namespace
 
 void memory_on_alloc(DeviceType dev, size_t nbytes) {
@@ -171,13 +172,23 @@ struct BlockCache {
       }
   }
 };
-thread_local BlockCache t_blocks;
+// The cache itself lives on the heap; only the pointer is an initial-exec thread-local.
+struct BlockCacheOwner {
+  BlockCache* cache = nullptr;
+  ~BlockCacheOwner() { delete cache; }
+};
+__attribute__((tls_model("initial-exec"))) thread_local BlockCacheOwner t_blocks;
+inline BlockCache& block_cache() {
+  BlockCacheOwner& o = t_blocks;
+  if (!o.cache) o.cache = new BlockCache();
+  return *o.cache;
+}
 }  // namespace
 
 void* cpu_alloc_block(size_t nbytes) {
   size_t cls = (nbytes + 63) / 64;
   nbytes = cls * 64;
-  BlockCache& cache = t_blocks;
+  BlockCache& cache = block_cache();
   if (cls < size_t(kBlockClasses) && cache.head[cls]) {
     void* p = cache.head[cls];
     cache.head[cls] = *static_cast<void**>(p);
@@ -191,7 +202,7 @@ void* cpu_alloc_block(size_t nbytes) {
 void cpu_free_block(void* p, size_t nbytes) {
   size_t cls = (nbytes + 63) / 64;
   nbytes = cls * 64;
-  BlockCache& cache = t_blocks;
+  BlockCache& cache = block_cache();
   if (cls < size_t(kBlockClasses) && cache.count[cls] < kCachedPerClass) {
     *static_cast<void**>(p) = cache.head[cls];
     cache.head[cls] = p;

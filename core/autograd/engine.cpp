@@ -2,8 +2,7 @@
 #include "core/autograd/engine.h"
 #include <algorithm>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
+#include <atomic>
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
 #include "core/autograd/meta.h"
@@ -61,58 +60,83 @@ Tensor run_hooks(const std::vector<int64_t>& hooks, Tensor g) {
   return g;
 }
 
+// Note [Graph task bookkeeping]: a backward numbers the nodes it reaches (Node::task_epoch and
+// task_index) and keeps its per-node state in vectors, so no hashing or allocation per node.
+// One graph is not meant to be run by two backward calls at the same time on different threads.
+std::atomic<uint64_t> g_task_epoch{0};
+
 class GraphTask {
  public:
-  GraphTask(BackwardOptions opts) : opts_(opts) {}
+  explicit GraphTask(BackwardOptions opts) : opts_(opts), epoch_(++g_task_epoch) {}
+
+  // The index of n in this task (numbering it the first time).
+  int index_of(Node* n) {
+    if (n->task_epoch != epoch_) {
+      n->task_epoch = epoch_;
+      n->task_index = int(nodes_.size());
+      nodes_.push_back(n);
+      deps_.push_back(0);
+    }
+    return n->task_index;
+  }
+  bool known(const Node* n) const { return n->task_epoch == epoch_; }
 
   void discover(const std::vector<Edge>& roots) {
-    std::vector<Node*> stack;
     for (const Edge& e : roots)
-      if (e.valid() && seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      order_.push_back(n);
+      if (e.valid()) index_of(e.node.get());
+    // nodes_ grows while we walk it: every node is visited once, in discovery order.
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      Node* n = nodes_[i];
       for (const Edge& e : n->next) {
         if (!e.valid()) continue;
-        deps_[e.node.get()]++;
-        if (seen_.insert(e.node.get()).second) stack.push_back(e.node.get());
+        int child = index_of(e.node.get());
+        deps_[size_t(child)]++;
       }
     }
+    buffers_.resize(nodes_.size());
   }
 
   // grad(): only nodes from which a captured slot can be reached need to run.
   void restrict_to_captures() {
     restricted_ = true;
-    // order_ is a DFS pre-order; walk it backwards so children are decided before parents
-    // (a DAG's children can appear after their parent in pre-order).
+    needed_.assign(nodes_.size(), 0);
     bool changed = true;
     while (changed) {
       changed = false;
-      for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-        Node* n = *it;
-        if (needed_.count(n)) continue;
-        bool need = captures_.count(n) > 0;
+      for (size_t i = nodes_.size(); i-- > 0;) {
+        if (needed_[i]) continue;
+        Node* n = nodes_[i];
+        bool need = !captures_.empty() && !captures_[i].empty();
         for (const Edge& e : n->next)
-          if (e.valid() && needed_.count(e.node.get())) need = true;
-        if (need) { needed_.insert(n); changed = true; }
+          if (e.valid() && needed_[size_t(e.node->task_index)]) need = true;
+        if (need) { needed_[i] = 1; changed = true; }
       }
     }
   }
 
-  void add_capture(Node* n, int slot, int index) { captures_[n].push_back(Capture{slot, index}); }
-  void seed(const Edge& e, const Tensor& g) { accumulate(buffers_[e.node.get()], e.input_nr, g); }
+  void add_capture(Node* n, int slot, int index) {
+    if (!known(n)) return;  // not reachable from the outputs: stays undefined (unused input)
+    if (captures_.empty()) captures_.resize(nodes_.size());
+    captures_[size_t(n->task_index)].push_back(Capture{slot, index});
+  }
+  void seed(const Edge& e, const Tensor& g) { accumulate(buffers_[size_t(e.node->task_index)], e.input_nr, g); }
 
   void run(const std::vector<Edge>& roots, std::vector<Tensor>* results) {
     std::priority_queue<Node*, std::vector<Node*>, ReadyOrder> ready;
-    std::unordered_set<Node*> queued;
-    for (const Edge& e : roots)
-      if (e.valid() && deps_[e.node.get()] == 0 && queued.insert(e.node.get()).second) ready.push(e.node.get());
+    std::vector<char> queued(nodes_.size(), 0);
+    for (const Edge& e : roots) {
+      if (!e.valid()) continue;
+      size_t i = size_t(e.node->task_index);
+      if (deps_[i] == 0 && !queued[i]) {
+        queued[i] = 1;
+        ready.push(e.node.get());
+      }
+    }
     while (!ready.empty()) {
       Node* n = ready.top();
       ready.pop();
-      Grads grads = std::move(buffers_[n]);
-      buffers_.erase(n);
+      size_t ni = size_t(n->task_index);
+      Grads grads = std::move(buffers_[ni]);
       grads.resize(std::max(grads.size(), n->outputs.size()));
       for (size_t s = 0; s < grads.size() && s < n->pre_hooks.size(); ++s)
         if (!n->pre_hooks[s].empty() && grads[s].defined()) grads[s] = run_hooks(n->pre_hooks[s], grads[s]);
@@ -123,13 +147,12 @@ class GraphTask {
                                ? binary(OpId::add, n->retained[s], grads[s]) : grads[s];
         }
       bool is_capture_leaf = false;
-      auto cap = captures_.find(n);
-      if (cap != captures_.end()) {
-        for (const Capture& c : cap->second)
+      if (!captures_.empty() && !captures_[ni].empty()) {
+        for (const Capture& c : captures_[ni])
           if (size_t(c.slot) < grads.size()) (*results)[size_t(c.index)] = grads[size_t(c.slot)];
         is_capture_leaf = dynamic_cast<AccumulateGrad*>(n) != nullptr;
       }
-      bool run_it = !is_capture_leaf && (!restricted_ || needed_.count(n));
+      bool run_it = !is_capture_leaf && (!restricted_ || needed_[ni]);
       bool any = false;
       for (const Tensor& g : grads) any = any || g.defined();
       Grads out;
@@ -140,24 +163,28 @@ class GraphTask {
       for (size_t k = 0; k < n->next.size(); ++k) {
         const Edge& e = n->next[k];
         if (!e.valid()) continue;
+        size_t ci = size_t(e.node->task_index);
         if (k < out.size() && out[k].defined()) {
           Tensor g = to_input_layout(out[k], n->inputs[k]);
           if (anomaly_enabled()) check_finite(*n, g, int(k));
-          accumulate(buffers_[e.node.get()], e.input_nr, g);
+          accumulate(buffers_[ci], e.input_nr, g);
         }
-        if (--deps_[e.node.get()] == 0 && queued.insert(e.node.get()).second) ready.push(e.node.get());
+        if (--deps_[ci] == 0 && !queued[ci]) {
+          queued[ci] = 1;
+          ready.push(e.node.get());
+        }
       }
     }
   }
 
  private:
   BackwardOptions opts_;
-  std::unordered_set<Node*> seen_;
-  std::vector<Node*> order_;
-  std::unordered_map<Node*, int> deps_;
-  std::unordered_map<Node*, Grads> buffers_;
-  std::unordered_map<Node*, std::vector<Capture>> captures_;
-  std::unordered_set<Node*> needed_;
+  uint64_t epoch_;
+  std::vector<Node*> nodes_;
+  std::vector<int> deps_;
+  std::vector<Grads> buffers_;
+  std::vector<std::vector<Capture>> captures_;
+  std::vector<char> needed_;
   bool restricted_ = false;
 };
 
@@ -255,7 +282,10 @@ Grads LuaNode::apply(const Grads& grad_outputs) {
   return autograd::lua_node_apply(key, grad_outputs, int(next.size()));
 }
 
-LuaNode::~LuaNode() { autograd::queue_release(key); }
+LuaNode::~LuaNode() {
+  autograd::queue_release(key);
+  autograd::callbacks_live_add(-1);
+}
 void LuaNode::release_saved() {
   Node::release_saved();
   released = true;

@@ -6,7 +6,11 @@ namespace tocha {
 namespace autograd {
 
 namespace {
-thread_local bool t_grad_enabled = true;
+// Note [Hot thread-locals]: libtocha is a shared object, so a thread_local costs a call to
+// __tls_get_addr on every access unless it uses the initial-exec model. The few per-op ones
+// (this flag, the memory deltas, the block-cache pointer) do, and stay tiny so that even a
+// dlopen'ed libtocha (plain LuaJIT's ffi.load) fits glibc's surplus static TLS.
+__attribute__((tls_model("initial-exec"))) thread_local bool t_grad_enabled = true;
 std::atomic<bool> g_anomaly{false};
 }  // namespace
 

@@ -1,5 +1,6 @@
 // Calls from the engine back into Lua. See lua_callbacks.h.
 #include "core/autograd/lua_callbacks.h"
+#include <atomic>
 #include <mutex>
 #include <vector>
 #include "core/error.h"
@@ -11,6 +12,7 @@ namespace {
 LuaNodeFn g_node = nullptr;
 LuaHookFn g_hook = nullptr;
 LuaTraceFn g_trace = nullptr;
+std::atomic<int> g_callbacks_live{0};
 std::mutex g_release_mutex;
 std::vector<int64_t> g_released;
 thread_local std::string t_callback_error;
@@ -52,6 +54,9 @@ std::string lua_forward_trace() {
   const char* s = g_trace();
   return s ? std::string(s) : std::string();
 }
+
+void callbacks_live_add(int delta) { g_callbacks_live.fetch_add(delta, std::memory_order_relaxed); }
+int callbacks_live() { return g_callbacks_live.load(std::memory_order_relaxed); }
 
 void queue_release(int64_t key) {
   std::lock_guard<std::mutex> lock(g_release_mutex);

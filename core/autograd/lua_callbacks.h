@@ -31,6 +31,10 @@ std::string lua_forward_trace();
 // at any time (even inside Lua's GC), so they queue keys instead of calling Lua; the Lua side
 // drains the queue when it creates nodes or hooks.
 void queue_release(int64_t key);
+// Lua nodes and hooks that exist now. When there are none, a backward cannot call Lua, so the Lua
+// side may call it from JIT-compiled code (Note [Callbacks and the JIT] in lua/torch/autograd.lua).
+void callbacks_live_add(int delta);
+int callbacks_live();
 int drain_released(int64_t* out, int max);
 
 }  // namespace autograd

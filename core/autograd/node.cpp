@@ -17,7 +17,10 @@ std::atomic<uint64_t> g_sequence{0};
 Node::Node(OpId o) : op(o), sequence_nr(g_sequence.fetch_add(1, std::memory_order_relaxed)) {}
 Node::~Node() {
   for (auto& hooks : pre_hooks)
-    for (int64_t key : hooks) autograd::queue_release(key);
+    for (int64_t key : hooks) {
+      autograd::queue_release(key);
+      autograd::callbacks_live_add(-1);
+    }
 }
 
 std::string Node::name() const { return op_name(op); }
@@ -64,9 +67,10 @@ void Node::release_saved() {
 AccumulateGrad::AccumulateGrad(const Tensor& l) : Node(OpId::COUNT), leaf(l) {
   InputMeta m{l.sizes(), l.dtype(), l.device()};
   outputs.push_back(m);
-  pre_hooks.resize(1);
 }
 
-LuaNode::LuaNode(int64_t k, std::string l) : Node(OpId::COUNT), key(k), label(std::move(l)) {}
+LuaNode::LuaNode(int64_t k, std::string l) : Node(OpId::COUNT), key(k), label(std::move(l)) {
+  autograd::callbacks_live_add(1);
+}
 
 }  // namespace tocha

@@ -63,6 +63,8 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Tensor> retained;     // gradients kept per output slot (retainGrad)
   std::vector<bool> retain_slot;
   bool released = false;            // saved tensors freed by a backward without retainGraph
+  uint64_t task_epoch = 0;          // Note [Graph task bookkeeping] (engine.cpp)
+  int task_index = -1;
 
   // Computes the gradients of the inputs from those of the outputs.
   virtual Grads apply(const Grads& grad_outputs);

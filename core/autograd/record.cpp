@@ -10,7 +10,10 @@ namespace autograd {
 }  // namespace autograd
 
 AutogradMeta::~AutogradMeta() {
-  for (int64_t key : hooks) autograd::queue_release(key);
+  for (int64_t key : hooks) {
+    autograd::queue_release(key);
+    autograd::callbacks_live_add(-1);
+  }
 }
 
 namespace autograd {
@@ -62,19 +65,18 @@ static void add_input(Node& n, const Tensor& t) {
   else n.inputs.push_back(InputMeta{});
 }
 
-static void add_outputs(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& outs) {
+static void add_outputs(const std::shared_ptr<Node>& node, TensorList outs) {
   node->outputs.clear();
+  node->outputs.reserve(outs.size());
   int nr = 0;
   for (const Tensor* o : outs) {
     node->outputs.push_back(InputMeta{o->sizes(), o->dtype(), o->device()});
     set_history(*o, node, nr++);
   }
-  node->pre_hooks.resize(outs.size());
   if (anomaly_enabled()) node->forward_trace = lua_forward_trace();
 }
 
-std::shared_ptr<Node> record(OpId op, const std::vector<const Tensor*>& inputs,
-                             const std::vector<const Tensor*>& outputs) {
+std::shared_ptr<Node> record(OpId op, TensorList inputs, TensorList outputs) {
   auto node = std::make_shared<Node>(op);
   node->next.reserve(inputs.size());
   node->inputs.reserve(inputs.size());
@@ -88,7 +90,7 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
   for (const Tensor& t : inputs) add_input(*node, t);
   std::vector<const Tensor*> outs;
   for (const Tensor& t : outputs) outs.push_back(&t);
-  add_outputs(node, outs);
+  add_outputs(node, TensorList(outs));
 }
 
 // Note [In-place updates of leaves]: Torch7 scripts and optim update parameters in place
@@ -138,10 +140,11 @@ Tensor detach(const Tensor& t) {
 namespace tocha {
 namespace autograd {
 
-Recording::Recording(OpId op, const Tensor* out, const std::vector<const Tensor*>& inputs)
+Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
     : op_(op), prev_mode_(grad_enabled()) {
   if (op_differentiable(op)) {
-    on_ = out ? prepare_in_place(op_name(op), *out, inputs) : needs_record(inputs);
+    on_ = out ? prepare_in_place(op_name(op), *out, inputs.begin(), inputs.end())
+              : needs_record(inputs.begin(), inputs.end());
   } else if (out && prepare_in_place(op_name(op), *out, {})) {
     detach_out_ = out;
   }
@@ -152,8 +155,7 @@ Recording::~Recording() {
   if (!restored_) set_grad_enabled(prev_mode_);
 }
 
-std::shared_ptr<Node> Recording::finish(const std::vector<const Tensor*>& inputs,
-                                        const std::vector<const Tensor*>& outputs) {
+std::shared_ptr<Node> Recording::finish(TensorList inputs, TensorList outputs) {
   set_grad_enabled(prev_mode_);
   restored_ = true;
   if (detach_out_) detach_(*detach_out_);

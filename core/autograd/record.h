@@ -6,6 +6,21 @@
 namespace tocha {
 namespace autograd {
 
+// A borrowed list of tensor pointers: built from `{&a, &b}` or a vector without allocating.
+// Only ever a by-value parameter: the braced list it views lives until the call returns.
+struct TensorList {
+  const Tensor* const* ptr = nullptr;
+  size_t n = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  TensorList(std::initializer_list<const Tensor*> l) : ptr(l.begin()), n(l.size()) {}  // NOLINT
+#pragma GCC diagnostic pop
+  TensorList(const std::vector<const Tensor*>& v) : ptr(v.data()), n(v.size()) {}      // NOLINT
+  const Tensor* const* begin() const { return ptr; }
+  const Tensor* const* end() const { return ptr + n; }
+  size_t size() const { return n; }
+};
+
 // True when grad mode is on and one of the tensors requires grad: the op must be recorded.
 bool needs_record(const Tensor* const* begin, const Tensor* const* end);
 inline bool needs_record(std::initializer_list<const Tensor*> in) { return needs_record(in.begin(), in.end()); }
@@ -15,8 +30,7 @@ inline bool needs_record(const Tensor& a) { const Tensor* p = &a; return needs_r
 // Creates a node for `op` with edges from the given inputs (undefined tensors and inputs that do
 // not require grad get no edge) and makes it the grad_fn of each output. Returns the node so the
 // caller can save tensors and attributes.
-std::shared_ptr<Node> record(OpId op, const std::vector<const Tensor*>& inputs,
-                             const std::vector<const Tensor*>& outputs);
+std::shared_ptr<Node> record(OpId op, TensorList inputs, TensorList outputs);
 // Same for a node built by the caller (e.g. a LuaNode).
 void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
              const std::vector<Tensor>& outputs);
@@ -60,14 +74,13 @@ namespace autograd {
 // history becomes the node's input edge when it is one of `inputs`.
 class Recording {
  public:
-  Recording(OpId op, const Tensor* out, const std::vector<const Tensor*>& inputs);
+  Recording(OpId op, const Tensor* out, TensorList inputs);
   ~Recording();
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
   bool active() const { return on_; }
   // Records the node when active (restoring grad mode first); nullptr otherwise.
-  std::shared_ptr<Node> finish(const std::vector<const Tensor*>& inputs,
-                               const std::vector<const Tensor*>& outputs);
+  std::shared_ptr<Node> finish(TensorList inputs, TensorList outputs);
 
  private:
   OpId op_;

@@ -167,6 +167,7 @@ struct Recorder {
     if (detach_out) autograd::detach_(*detach_out);
     if (!on) return;
     auto node = autograd::record(op, inputs, {&result});
+    node->saved.reserve(4);
     for (int k = 0; k < 3; ++k) node->save(saved[k]);
     node->save(spec.output ? result : Tensor(), true, 0);
     node->attrs.i[0] = scalar_pos;

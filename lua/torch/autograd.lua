@@ -164,20 +164,35 @@ function methods.zeroGrad(t)
   return t
 end
 
+-- Note [Callbacks and the JIT]: the engine calls Lua back for hooks and Lua-defined nodes, and
+-- LuaJIT only allows a callback while the FFI call that leads to it runs interpreted. Such calls
+-- go through functions the JIT never compiles; when no Lua node or hook exists (the C side
+-- counts them) nothing can call back and the call stays in compiled code.
+local backward_c = C.tocha_backward
+local function backward_interpreted(n, o, g, retain, create) return backward_c(n, o, g, retain, create) end
+jit.off(backward_interpreted)
+local function call_backward(n, o, g, retain, create)
+  if C.tocha_autograd_callbacks_live() == 0 then return backward_c(n, o, g, retain, create) end
+  return backward_interpreted(n, o, g, retain, create)
+end
+
 local outs1, grads1 = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
---- y:backward([gradOutput] [, {retainGraph=, createGraph=}])
+--- y:backward([gradOutput] [, {retainGraph=, createGraph=}]): accumulates the gradients of y into
+--- the .grad of the leaves it depends on (gradOutput may be omitted for a one-element y).
 function methods.backward(t, g, opts)
   if type(g) == 'table' and opts == nil then g, opts = nil, g end
   if g ~= nil and not is_tensor(g) then fail('backward', 'gradient must be a tensor, got %s', describe(g)) end
-  opts = opts or {}
+  local retain, create = 0, 0
+  if opts then
+    retain = opts.retainGraph and 1 or 0
+    create = opts.createGraph and 1 or 0
+  end
   outs1[0] = t.p
   grads1[0] = g and g.p or nil
-  local rc = C.tocha_backward(1, outs1, grads1, opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0)
+  local rc = call_backward(1, outs1, grads1, retain, create)
   outs1[0], grads1[0] = nil, nil
   if rc ~= 0 then lib.raise() end
 end
--- The engine may call Lua back (hooks, Functions); LuaJIT only allows that from interpreted code.
-jit.off(methods.backward)
 
 --- t:registerHook(fn): fn(grad) runs when t's gradient is computed; a returned tensor replaces it.
 function methods.registerHook(t, fn)
@@ -211,10 +226,9 @@ function autograd.backward(outputs, grads, opts)
   outputs, grads, opts = as_list(outputs), as_list(grads), opts or {}
   local o, n = tensor_array(outputs, 'output', false)
   local g = tensor_array(grads, 'gradient', true, n)
-  local rc = C.tocha_backward(n, o, g, opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0)
+  local rc = call_backward(n, o, g, opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0)
   if rc ~= 0 then lib.raise() end
 end
-jit.off(autograd.backward)
 
 --- torch.autograd.grad(outputs, inputs[, gradOutputs][, {createGraph=, retainGraph=, allowUnused=}])
 --- returns a table of gradients (a tensor when inputs is a single tensor).
