@@ -155,7 +155,7 @@ function smethods.string(s, str)
   local p = s.p
   if str ~= nil then
     smethods.resize(s, #str)
-    ffi.copy(p.storage.data + p.storage_offset * p.elsize, str, #str)
+    ffi.copy(ffi.cast('char *', p.storage.data) + p.storage_offset * p.elsize, str, #str)
     return s
   end
   return ffi.string(p.storage.data + p.storage_offset * p.elsize, sizeof(s) * p.elsize)

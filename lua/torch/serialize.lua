@@ -1,0 +1,182 @@
+-- torch.save / torch.load / torch.serialize / torch.deserialize: choosing and detecting the format
+-- (Tocha checkpoints by default, Torch7 .t7 binary and ascii, safetensors), options, and atomic
+-- writes (DESIGN.md decision 11: files are safe by default; loading never runs code from a file).
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local S = require 'torch.serialize_stream'
+local N = require 'torch.serialize_native'
+local native_write = require 'torch.serialize_native_write'
+local native_read = require 'torch.serialize_native_read'
+local t7 = require 'torch.t7'
+local safetensors = require 'torch.safetensors'
+
+-- Format names accepted by torch.save and torch.serialize. 'binary' is Torch7's name for its
+-- default; Tocha's checkpoint format takes that role (torch.load reads both).
+local save_formats = { tocha = 'tocha', binary = 'tocha', ['binary-t7'] = 't7', t7 = 't7', ascii = 'ascii',
+                       safetensors = 'safetensors' }
+
+local function save_format(op, format)
+  local f = save_formats[format or 'tocha']
+  if not f then
+    lib.fail(op, "unknown format %s (expected 'tocha', 'binary-t7', 'ascii' or 'safetensors')", tostring(format))
+  end
+  return f
+end
+
+-- torch.save(path, obj, format, referenced) (Torch7) or torch.save(path, obj[, format], opts).
+local function save_options(format, opts)
+  if type(format) == 'table' then format, opts = nil, format end
+  if type(opts) == 'boolean' then opts = { referenced = opts } end
+  opts = opts or {}
+  return format or opts.format, opts
+end
+
+local function write_to(stream, obj, fmt, opts, op)
+  if fmt == 'tocha' then
+    native_write.write(stream, obj, op)
+  elseif fmt == 'safetensors' then
+    safetensors.write(stream, obj, opts.metadata, op)
+  else
+    t7.write(stream, obj, { ascii = fmt == 'ascii', referenced = opts.referenced, allowCode = opts.allowCode })
+  end
+end
+
+-- Runs f(stream, ...) and always releases the stream; an error discards an unfinished write.
+local function with_stream(stream, commit, f, ...)
+  local ok, a, b = pcall(f, stream, ...)
+  if not ok then
+    stream:free()
+    error(a, 0)
+  end
+  if commit then stream:close() else stream:free() end
+  return a, b
+end
+
+--- torch.save(path, obj[, format][, opts]): writes obj (tensors, storages, tables, numbers, strings,
+--- booleans, torch.class objects, shared references and cycles). format: 'tocha' (default; also
+--- 'binary'), 'binary-t7' or 'ascii' (Torch7 .t7), 'safetensors' (a table of tensors; opts.metadata).
+--- The write is atomic: the file is replaced only once it is complete. Functions are refused.
+function torch.save(path, obj, format, opts)
+  local fmt
+  format, opts = save_options(format, opts)
+  fmt = save_format('save', format)
+  local stream = S.open_file(path, 'w', 'save')
+  with_stream(stream, true, write_to, obj, fmt, opts, 'save')
+end
+
+-- ---- loading ---------------------------------------------------------------------------------------
+
+local u64p, i32p = ffi.typeof('uint64_t *'), ffi.typeof('int32_t *')
+
+-- Which format a stream holds, from its first bytes.
+local function detect(stream)
+  local size = stream:size()
+  if size == 0 then stream:fail('empty file') end
+  stream:seek(0)
+  local head = stream:read_string(math.min(size, 16))
+  stream:seek(0)
+  if head:sub(1, 8) == N.MAGIC then return 'tocha' end
+  if #head >= 9 and head:byte(9) == 123 then  -- '{': a safetensors JSON header
+    local n = tonumber(ffi.cast(u64p, head)[0])
+    if n >= 2 and n <= size - 8 then return 'safetensors' end
+  end
+  if #head >= 4 then
+    local tag = ffi.cast(i32p, head)[0]
+    if tag >= 0 and tag <= 8 then return 't7' end
+  end
+  if head:match('^%s*%-?%d+%s') then return 'ascii' end
+  local hex = head:sub(1, 8):gsub('.', function(c) return string.format('%02x', c:byte()) end)
+  stream:fail('not a Tocha checkpoint, a Torch7 .t7 file or a safetensors file (it starts with bytes %s)', hex)
+end
+
+-- torch.load(path[, opts]) or Torch7's torch.load(path, mode[, referenced]).
+local modes = { binary = {}, ascii = { format = 'ascii' }, b32 = { format = 't7', longSize = 4 },
+                b64 = { format = 't7', longSize = 8 } }
+local function load_options(op, a, b)
+  if a == nil then return { referenced = b } end
+  if type(a) == 'table' then return a end
+  local m = modes[a]
+  if not m then lib.fail(op, "expected an options table or a mode ('binary', 'ascii', 'b32', 'b64'), got %s", tostring(a)) end
+  return { format = m.format, longSize = m.longSize, referenced = b }
+end
+
+local function read_from(stream, opts, op)
+  local fmt = opts.format or detect(stream)
+  if fmt == 'binary-t7' then fmt = 't7' end
+  if fmt == 'tocha' then return native_read.read(stream, opts, op) end
+  if fmt == 'safetensors' then return safetensors.read(stream, opts, op) end
+  if fmt == 't7' or fmt == 'ascii' then
+    stream:seek(0)
+    return t7.read(stream, { ascii = fmt == 'ascii', longSize = opts.longSize, referenced = opts.referenced,
+                             allowCode = opts.allowCode })
+  end
+  lib.fail(op, "unknown format %s (expected 'tocha', 't7', 'ascii' or 'safetensors')", tostring(fmt))
+end
+
+--- torch.load(path[, opts]): reads a file written by torch.save, by Torch7 (binary or ascii .t7) or
+--- a safetensors file (returns the tensors and the metadata), detecting the format. opts: mmap=true
+--- maps tensor data instead of reading it; allowCode=true lets .t7 files load serialized functions;
+--- device='cpu' keeps tensors on the CPU; format forces a format. Corrupt files give clear errors.
+function torch.load(path, a, b)
+  local opts = load_options('load', a, b)
+  local stream = S.open_file(path, 'r', 'load')
+  return with_stream(stream, false, read_from, opts, 'load')
+end
+
+-- ---- strings and storages ----------------------------------------------------------------------------
+
+--- torch.serialize(obj[, format]): the bytes torch.save would write, as a string.
+function torch.serialize(obj, format, opts)
+  format, opts = save_options(format, opts)
+  local fmt = save_format('serialize', format)
+  local stream = S.open_memory(nil, 'serialize')
+  return with_stream(stream, false, function(st)
+    write_to(st, obj, fmt, opts, 'serialize')
+    return st:contents()
+  end)
+end
+
+--- torch.deserialize(str[, opts]): the object torch.serialize (or any supported format) encoded.
+function torch.deserialize(str, a, b)
+  if type(str) ~= 'string' then lib.fail('deserialize', 'expected a string, got %s', types.describe(str)) end
+  local opts = load_options('deserialize', a, b)
+  return with_stream(S.borrow_string(str, 'deserialize'), false, read_from, opts, 'deserialize')
+end
+
+--- torch.serializeToStorage(obj[, format]): torch.serialize's bytes in a ByteStorage.
+function torch.serializeToStorage(obj, format, opts)
+  return S.byte_storage(torch.serialize(obj, format, opts))
+end
+
+--- torch.deserializeFromStorage(storage[, opts]): the object a ByteStorage holds.
+function torch.deserializeFromStorage(storage, a, b)
+  if not types.is_storage(storage) then
+    lib.fail('deserializeFromStorage', 'expected a ByteStorage, got %s', types.describe(storage))
+  end
+  local opts = load_options('deserialize', a, b)
+  return with_stream(S.borrow_storage(storage, 'deserialize'), false, read_from, opts, 'deserialize')
+end
+
+torch.saveobj = torch.save
+torch.loadobj = torch.load
+
+-- ---- safetensors -----------------------------------------------------------------------------------
+
+--- torch.saveSafetensors(path, tensors[, metadata]): tensors by name (nested tables give dotted
+--- names) in the safetensors format; metadata is a table of strings. Atomic like torch.save.
+function torch.saveSafetensors(path, tensors, metadata)
+  local stream = S.open_file(path, 'w', 'saveSafetensors')
+  with_stream(stream, true, function(st) safetensors.write(st, tensors, metadata, 'saveSafetensors') end)
+end
+
+--- torch.loadSafetensors(path[, opts]): a table of tensors by name and the metadata table;
+--- opts.mmap maps the data instead of reading it.
+function torch.loadSafetensors(path, opts)
+  opts = opts or {}
+  local stream = S.open_file(path, 'r', 'loadSafetensors')
+  return with_stream(stream, false, function(st) return safetensors.read(st, opts, 'loadSafetensors') end)
+end
+
+return torch
