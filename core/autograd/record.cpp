@@ -96,21 +96,52 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
 // Note [In-place updates of leaves]: Torch7 scripts and optim update parameters in place
 // (p:add(-lr, g)). Such updates of leaves are allowed and never recorded; if a pending graph
 // saved the old value, the version counter makes its backward fail with a clear message.
-// An in-place op on a tensor with history is recorded as that tensor's new history. Views are
-// the exception autograd cannot follow (their base would not see the new history), so an
-// in-place op on a view that would need recording is refused.
+// An in-place op on a tensor with history is recorded as that tensor's new history.
+//
+// Note [In-place writes into buffers]: Torch7 code keeps preallocated buffers and fills parts
+// of them (outputs[t]:copy(module.output), jac:select(2, j):copy(...)). When the written
+// tensor is a view of a tensor that does not require grad, the write is allowed and NOT
+// recorded: the buffer stays a plain buffer, and does not drag the history of every value
+// ever written into it (which would grow without bound across iterations). To build a
+// differentiable tensor from pieces, use torch.cat/stack or out-of-place index ops. A whole
+// (non-view) plain tensor written in place is recorded as in PyTorch (buf:copy(x) makes buf
+// carry x's history). Autograd cannot follow a write through a view into a base that has
+// history of its own, so that case is refused with an error naming the op.
+// Whether t is (a chain of views of) a leaf that requires grad: its history is only view ops
+// ending at the leaf's accumulator.
+static bool view_of_leaf(const Tensor& t) {
+  AutogradMeta* m = meta_if(t);
+  if (!m || !m->grad_fn) return false;
+  const Node* n = m->grad_fn.get();
+  for (;;) {
+    switch (n->op) {
+      case OpId::narrow: case OpId::select: case OpId::transpose: case OpId::permute:
+      case OpId::view: case OpId::expand: case OpId::unfold: case OpId::asStrided: break;
+      default: return false;
+    }
+    if (n->next.empty() || !n->next[0].valid()) return false;
+    const Node* up = n->next[0].node.get();
+    if (dynamic_cast<const AccumulateGrad*>(up)) return true;
+    n = up;
+  }
+}
+
 bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begin, const Tensor* const* end) {
   if (!grad_enabled()) return false;
   AutogradMeta* m = meta_if(t);
   bool t_is_leaf_param = m && m->requires_grad && !m->grad_fn;
   if (t_is_leaf_param) return false;
-  bool any = t.requires_grad();
+  bool t_requires = t.requires_grad();
+  bool any = t_requires;
   for (const Tensor* const* p = begin; p != end; ++p)
     if (*p && (*p)->defined() && (*p)->requires_grad()) any = true;
   if (!any) return false;
-  TOCHA_CHECK(!t.impl()->is_view, op, "in-place operation on a view (of size ", shape_str(t.sizes()),
-              ") with inputs that require grad: autograd cannot follow it into the viewed tensor; "
-              "use an out-of-place operation (or clone() the view first)");
+  if (!t.impl()->is_view) return true;
+  if (!t_requires) return false;  // plain buffer written through a view
+  if (view_of_leaf(t)) return false;  // a slice of a parameter updated in place
+  TOCHA_CHECK(false, op, "in-place operation on a view (of size ", shape_str(t.sizes()),
+              ") of a tensor with autograd history: autograd cannot follow it into the viewed "
+              "tensor; use an out-of-place operation (or clone() the view first)");
   return true;
 }
 

@@ -376,12 +376,13 @@ function autograd.Function(name)
                            __tostring = function() return 'torch.autograd.Function(' .. F.__name .. ')' end })
 end
 
--- Lua-level coarse nodes (nn modules with updateGradInput): backward(gradOutputs) -> gradInputs.
-function autograd._record_lua_node(label, inputs, outputs, backward)
-  local entry = { label = label, backward = function(_, grads, n) return backward(unpack(grads, 1, n)) end }
+-- Lua-level coarse nodes (nn modules with updateGradInput): entry.backward(entry, grads, n)
+-- returns the gradients of `inputs`; entry.label names the node. A table per node rather than a
+-- closure, so recording does not abort JIT traces.
+function autograd._record_lua_node(entry, inputs, outputs)
   local key = new_key(entry)
-  check(C.tocha_autograd_record_lua(key, label, #inputs, tensor_array(inputs, 'input', false), #outputs,
-    tensor_array(outputs, 'output', false)))
+  check(C.tocha_autograd_record_lua(key, entry.label, #inputs, (tensor_array(inputs, 'input', false)), #outputs,
+    (tensor_array(outputs, 'output', false))))
 end
 
 return torch

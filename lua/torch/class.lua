@@ -155,6 +155,8 @@ end
 --- A number identifying an object (a tensor's C address, a table's address).
 function torch.pointer(obj)
   if type(obj) == 'cdata' then
+    -- A storage is identified by the storage itself (every s = t:storage() handle agrees).
+    if torch.isStorage(obj) and obj.p.storage ~= nil then return tonumber(ffi.cast('intptr_t', obj.p.storage)) end
     local p = obj.p
     if p ~= nil then return tonumber(ffi.cast('intptr_t', p)) end
     return tonumber(ffi.cast('intptr_t', obj))

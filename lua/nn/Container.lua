@@ -1,0 +1,76 @@
+-- nn.Container: a module made of modules (self.modules); parameters, modes, type conversion and
+-- errors are delegated to the children. Containers are transparent to autograd: each child
+-- decides whether it is a coarse node (Note [Modules and autograd] in nn/Module.lua).
+local Container, parent = torch.class('nn.Container', 'nn.Module')
+
+function Container:__init(...)
+  parent.__init(self, ...)
+  self.modules = {}
+  self._transparent = true
+end
+
+--- c:add(module): appends a module; returns c.
+function Container:add(module)
+  if type(module) ~= 'table' or not module.forward then
+    error(string.format('[%s] add expects a module, got %s', torch.typename(self), torch.type(module)), 2)
+  end
+  table.insert(self.modules, module)
+  return self
+end
+function Container:get(index) return self.modules[index] end
+function Container:size() return #self.modules end
+
+-- Runs module:fn(...) and, on error, names the child (index and type) in the message.
+function Container:rethrowErrors(module, index, fn, ...)
+  local res = { pcall(module[fn], module, ...) }
+  if not res[1] then
+    local msg = tostring(res[2])
+    error(string.format('%s (in module %d (%s) of %s, %s)', msg, index, tostring(module), torch.typename(self), fn), 0)
+  end
+  return unpack(res, 2, table.maxn(res))
+end
+
+function Container:zeroGradParameters()
+  for _, m in ipairs(self.modules) do m:zeroGradParameters() end
+end
+function Container:updateParameters(lr)
+  for _, m in ipairs(self.modules) do m:updateParameters(lr) end
+end
+function Container:training()
+  parent.training(self)
+  for _, m in ipairs(self.modules) do m:training() end
+end
+function Container:evaluate()
+  parent.evaluate(self)
+  for _, m in ipairs(self.modules) do m:evaluate() end
+end
+function Container:share(other, ...)
+  for i, m in ipairs(self.modules) do m:share(other.modules[i], ...) end
+  return self
+end
+function Container:reset(stdv)
+  for _, m in ipairs(self.modules) do m:reset(stdv) end
+end
+
+--- c:parameters(): the children's parameters and gradients, concatenated.
+function Container:parameters()
+  local w, gw = {}, {}
+  for _, m in ipairs(self.modules) do
+    local mw, mgw = m:parameters()
+    if mw then
+      for i = 1, #mw do
+        w[#w + 1] = mw[i]
+        gw[#gw + 1] = mgw[i]
+      end
+    end
+  end
+  return w, gw
+end
+
+function Container:clearState(...)
+  parent.clearState(self, ...)
+  for _, m in ipairs(self.modules) do m:clearState() end
+  return self
+end
+
+return Container

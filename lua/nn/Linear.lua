@@ -1,0 +1,88 @@
+-- nn.Linear(inputSize, outputSize[, bias]): y = x W^T + b, for a vector or a batch of rows.
+local Linear, parent = torch.class('nn.Linear', 'nn.Module')
+
+function Linear:__init(inputSize, outputSize, bias)
+  parent.__init(self)
+  if type(inputSize) ~= 'number' or type(outputSize) ~= 'number' or inputSize < 1 or outputSize < 1 then
+    error(string.format('[nn.Linear] expected positive sizes, got %s and %s', tostring(inputSize),
+      tostring(outputSize)), 2)
+  end
+  self.weight = torch.Tensor(outputSize, inputSize)
+  self.gradWeight = torch.Tensor(outputSize, inputSize)
+  if bias ~= false then
+    self.bias = torch.Tensor(outputSize)
+    self.gradBias = torch.Tensor(outputSize)
+  end
+  self:reset()
+end
+
+--- l:noBias(): drops the bias (returns l).
+function Linear:noBias()
+  self.bias, self.gradBias = nil, nil
+  return self
+end
+
+--- l:reset([stdv]): uniform(-stdv, stdv) weights and bias, stdv = 1/sqrt(inputSize) by default.
+function Linear:reset(stdv)
+  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.weight:size(2))
+  self.weight:uniform(-stdv, stdv)
+  if self.bias then self.bias:uniform(-stdv, stdv) end
+  self.gradWeight:zero()
+  if self.gradBias then self.gradBias:zero() end
+  nn.utils.linkGradients(self)
+  return self
+end
+
+local function check_input(self, input)
+  local n = self.weight:size(2)
+  if not torch.isTensor(input) or (input:dim() ~= 1 and input:dim() ~= 2) or input:size(input:dim()) ~= n then
+    error(string.format('[%s] expected a vector of %d features or a batch (N x %d), got %s', tostring(self), n, n,
+      torch.isTensor(input) and (torch.type(input) .. ' of size ' .. table.concat(input:size():totable(), 'x'))
+        or torch.type(input)), 0)
+  end
+end
+
+function Linear:updateOutput(input)
+  check_input(self, input)
+  local out = self.weight:size(1)
+  if input:dim() == 1 then
+    self.output:resize(out)
+    if self.bias then torch.addmv(self.output, 1, self.bias, 1, self.weight, input)
+    else torch.mv(self.output, self.weight, input) end
+  else
+    self.output:resize(input:size(1), out)
+    if self.bias then torch.addmm(self.output, 1, self.bias:view(1, out), 1, input, self.weight:t())
+    else torch.mm(self.output, input, self.weight:t()) end
+  end
+  return self.output
+end
+
+function Linear:updateGradInput(input, gradOutput)
+  if not self.gradInput then return end
+  self.gradInput:resizeAs(input)
+  if input:dim() == 1 then torch.mv(self.gradInput, self.weight:t(), gradOutput)
+  else torch.mm(self.gradInput, gradOutput, self.weight) end
+  return self.gradInput
+end
+
+function Linear:accGradParameters(input, gradOutput, scale)
+  scale = scale or 1
+  if input:dim() == 1 then
+    self.gradWeight:addr(scale, gradOutput, input)
+    if self.bias then self.gradBias:add(scale, gradOutput) end
+  else
+    self.gradWeight:addmm(scale, gradOutput:t(), input)
+    if self.bias then self.gradBias:add(scale, gradOutput:sum(1):view(-1)) end
+  end
+end
+
+function Linear:clearState()
+  return parent.clearState(self)
+end
+
+function Linear:__tostring__()
+  return string.format('nn.Linear(%d -> %d)%s', self.weight:size(2), self.weight:size(1),
+    self.bias == nil and ' without bias' or '')
+end
+
+return Linear

@@ -1,0 +1,273 @@
+-- nn.Module: Torch7's module API (forward/backward, updateOutput/updateGradInput/
+-- accGradParameters, parameters/getParameters, type conversion, clone, share...) and how modules
+-- meet autograd (Note [Modules and autograd]).
+local Module = torch.class('nn.Module')
+local utils -- nn.utils, loaded after this file
+
+function Module:__init()
+  self.gradInput = torch.Tensor()
+  self.output = torch.Tensor()
+  self._type = self.output:type()
+  self.train = true
+end
+
+--- m:parameters(): the learnable tensors and their gradients, as two tables (nil when none).
+function Module:parameters()
+  if self.weight and self.bias then
+    return { self.weight, self.bias }, { self.gradWeight, self.gradBias }
+  elseif self.weight then
+    return { self.weight }, { self.gradWeight }
+  elseif self.bias then
+    return { self.bias }, { self.gradBias }
+  end
+end
+
+function Module:updateOutput(input) return self.output end
+function Module:updateGradInput(input, gradOutput) return self.gradInput end
+function Module:accGradParameters(input, gradOutput, scale) end
+function Module:accUpdateGradParameters(input, gradOutput, lr)
+  local gw, gb = self.gradWeight, self.gradBias
+  self.gradWeight, self.gradBias = self.weight, self.bias
+  self:accGradParameters(input, gradOutput, -lr)
+  self.gradWeight, self.gradBias = gw, gb
+end
+
+-- Note [Modules and autograd] (DESIGN.md decision 6):
+--  * A module whose class defines updateGradInput (Torch7 style) is one coarse autograd node:
+--    forward runs updateOutput with recording off and records a node whose backward calls
+--    updateGradInput and accGradParameters. Parameter gradients accumulate into gradWeight,
+--    which is the parameter's .grad (nn.utils.linkGradients), so loss:backward() and
+--    model:backward() fill the same tensors.
+--  * A module that only defines updateOutput with differentiable ops is differentiated through
+--    them. Its Torch7-style backward re-runs the forward on a detached input that requires
+--    grad and asks autograd for the gradients.
+--  * Containers are transparent: each child decides for itself.
+-- Like Torch7, a module's backward uses the state of its last forward: a module applied twice
+-- in one graph needs clones (clone('weight', 'bias', ...) shares the parameters).
+local function defines_backward(self)
+  return self.updateGradInput ~= Module.updateGradInput
+end
+
+local function each_tensor(x, fn)
+  if torch.isTensor(x) then fn(x)
+  elseif type(x) == 'table' then for _, v in ipairs(x) do each_tensor(v, fn) end end
+end
+Module._each_tensor = each_tensor
+
+local function needs_node(self, input)
+  if self._transparent or not defines_backward(self) or not torch.isGradEnabled() then return false end
+  local any = false
+  each_tensor(input, function(t) if t:needsGrad() then any = true end end)
+  if any then return true end
+  local params = self:parameters()
+  if params then
+    for _, p in ipairs(params) do if p:needsGrad() then return true end end
+  end
+  return false
+end
+
+local function flat_tensors(x)
+  local list = {}
+  each_tensor(x, function(t) list[#list + 1] = t end)
+  return list
+end
+
+-- The gradients of a table-shaped gradInput, in the order flat_tensors lists the inputs.
+local function flat_grads(gi, input, out)
+  if torch.isTensor(input) then out[#out + 1] = torch.isTensor(gi) and gi or false
+  elseif type(input) == 'table' then
+    for i, v in ipairs(input) do flat_grads(type(gi) == 'table' and gi[i] or nil, v, out) end
+  end
+  return out
+end
+
+-- The backward of a coarse node (shared by all of them; the entry holds the call's state).
+local function coarse_backward(entry, grads, n)
+  local module, input = entry.module, entry.input
+  local gradOutput = entry.single and grads[1] or utils.rebuild(entry.output, grads, true)
+  local gi = module:updateGradInput(input, gradOutput)
+  module:accGradParameters(input, gradOutput, 1)
+  local flat = flat_grads(gi, input, {})
+  for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
+  return flat
+end
+
+local function forward_as_node(self, input)
+  local output = torch.noGrad(self.updateOutput, self, input)
+  local inputs = flat_tensors(input)
+  local outs = flat_tensors(output)
+  -- An output that is an input (nn.Identity...) gets an alias so that it can carry the node.
+  for k, o in ipairs(outs) do
+    for _, i in ipairs(inputs) do
+      if o == i then outs[k] = o.new(o) break end
+    end
+  end
+  local single = torch.isTensor(output)
+  if single then output = outs[1] elseif #outs > 0 then output = utils.rebuild(output, outs) end
+  self.output = output
+  torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
+                                    module = self, input = input, output = output, single = single },
+                                  inputs, outs)
+  return output
+end
+
+--- m:forward(input): computes the output (m.output) from input.
+function Module:forward(input)
+  if self._transparent or not defines_backward(self) then return self:updateOutput(input) end
+  if needs_node(self, input) then return forward_as_node(self, input) end
+  -- Torch7-style modules compute with recording off: their buffers are reused in place.
+  return torch.noGrad(self.updateOutput, self, input)
+end
+
+--- m:backward(input, gradOutput [, scale]): Torch7's backward: gradInput, and accumulates the
+--- parameter gradients (times scale).
+function Module:backward(input, gradOutput, scale)
+  scale = scale or 1
+  if not defines_backward(self) then
+    utils.autogradBackward(self, input, gradOutput, scale)
+    return self.gradInput
+  end
+  torch.noGrad(self.updateGradInput, self, input, gradOutput)
+  torch.noGrad(self.accGradParameters, self, input, gradOutput, scale)
+  return self.gradInput
+end
+
+--- m:zeroGradParameters(): zeroes the accumulated parameter gradients in place.
+function Module:zeroGradParameters()
+  local _, grads = self:parameters()
+  if grads then for _, g in ipairs(grads) do g:zero() end end
+end
+
+--- m:updateParameters(lr): parameters -= lr * gradients.
+function Module:updateParameters(lr)
+  local params, grads = self:parameters()
+  if params then for i = 1, #params do params[i]:add(-lr, grads[i]) end end
+end
+
+--- m:training() / m:evaluate(): switch modes (Dropout, BatchNormalization...).
+function Module:training() self.train = true end
+function Module:evaluate() self.train = false end
+
+--- m:share(other, 'weight', 'bias', ...): m's named tensors view other's storage.
+function Module:share(other, ...)
+  for _, name in ipairs({ ... }) do
+    if self[name] ~= nil then
+      self[name]:set(other[name])
+      self[name .. '_shared'] = true
+    end
+  end
+  utils.linkGradients(self)
+  return self
+end
+
+--- m:clone(['weight', 'bias', ...]): a deep copy; the named tensors stay shared with m.
+function Module:clone(...)
+  local copy = utils.deepCopy(self)
+  if select('#', ...) > 0 then copy:share(self, ...) end
+  utils.linkGradients(copy)
+  return copy
+end
+
+--- m:type(name[, cache]): converts every tensor of the module (float(), double(), cuda()...).
+function Module:type(name, cache)
+  if not name then return self._type end
+  cache = cache or {}
+  utils.convertTensors(self, name, cache)
+  self._type = name
+  utils.linkGradients(self)
+  return self
+end
+function Module:float(...) return self:type('torch.FloatTensor', ...) end
+function Module:double(...) return self:type('torch.DoubleTensor', ...) end
+function Module:cuda(...) return self:type('torch.CudaTensor', ...) end
+
+function Module:reset() end
+
+--- m:__call__(input, gradOutput): forward, or backward when a gradOutput is given (Torch7).
+function Module:__call__(input, gradOutput)
+  self:forward(input)
+  if gradOutput then
+    self:backward(input, gradOutput)
+    return self.output, self.gradInput
+  end
+  return self.output
+end
+
+--- m:getParameters(): one flat parameter tensor and one flat gradient tensor that alias every
+--- parameter and gradient of m; calling it again returns views of the same memory.
+function Module:getParameters()
+  local params, grads = self:parameters()
+  local p = utils.flatten(params)
+  local g = utils.flatten(grads)
+  utils.linkGradients(self)
+  return p, g
+end
+
+--- m:apply(fn): calls fn(module) on m and every module inside it.
+function Module:apply(fn)
+  fn(self)
+  if self.modules then for _, m in ipairs(self.modules) do m:apply(fn) end end
+end
+
+--- m:replace(fn): replaces every module by fn(module) (which may return it unchanged).
+function Module:replace(fn)
+  local out = fn(self)
+  if self.modules then
+    for i, m in ipairs(self.modules) do self.modules[i] = m:replace(fn) end
+  end
+  return out
+end
+
+--- m:findModules(typename): the modules of that class inside m, and their containers.
+function Module:findModules(typename, container)
+  local nodes, containers = {}, {}
+  if torch.typename(self) == typename then
+    nodes[1] = self
+    containers[1] = container
+  end
+  if self.modules then
+    for _, child in ipairs(self.modules) do
+      local n, c = child:findModules(typename, self)
+      for i = 1, #n do
+        nodes[#nodes + 1] = n[i]
+        containers[#containers + 1] = c[i]
+      end
+    end
+  end
+  return nodes, containers
+end
+
+--- m:listModules(): m and every module inside it, depth first.
+function Module:listModules()
+  local list = { self }
+  if self.modules then
+    for _, child in ipairs(self.modules) do
+      for _, m in ipairs(child:listModules()) do list[#list + 1] = m end
+    end
+  end
+  return list
+end
+
+--- m:clearState(): empties output, gradInput and buffers (smaller checkpoints).
+function Module:clearState(...)
+  local names = { 'output', 'gradInput', ... }
+  for _, name in ipairs(names) do
+    local v = self[name]
+    if torch.isTensor(v) then self[name] = v.new()
+    elseif type(v) == 'table' then self[name] = {} end
+  end
+  for k, v in pairs(self) do
+    if type(k) == 'string' and k:sub(1, 1) == '_' and torch.isTensor(v) then self[k] = v.new() end
+  end
+  return self
+end
+
+function Module:__tostring__() return torch.typename(self) or 'nn.Module' end
+
+--- m:summary([inputSize...]): prints each layer's output size and parameter count.
+function Module:summary(...)
+  return utils.summary(self, ...)
+end
+
+function Module._attach_utils(u) utils = u end
+return Module

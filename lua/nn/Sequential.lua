@@ -1,0 +1,87 @@
+-- nn.Sequential: feeds each module's output to the next one.
+require 'nn.Container'
+local Sequential, parent = torch.class('nn.Sequential', 'nn.Container')
+
+--- s:insert(module[, index]) inserts a module (at the end by default).
+function Sequential:insert(module, index)
+  index = index or (#self.modules + 1)
+  if index > #self.modules + 1 or index < 1 then
+    error(string.format('[nn.Sequential] index %d out of range for insert into %d modules', index, #self.modules), 2)
+  end
+  table.insert(self.modules, index, module)
+  self.output = self.modules[#self.modules].output
+  self.gradInput = self.modules[1].gradInput
+  return self
+end
+
+--- s:remove([index]) removes and returns a module (the last by default).
+function Sequential:remove(index)
+  index = index or #self.modules
+  if index > #self.modules or index < 1 then
+    error(string.format('[nn.Sequential] index %d out of range for remove from %d modules', index, #self.modules), 2)
+  end
+  return table.remove(self.modules, index)
+end
+
+function Sequential:updateOutput(input)
+  local current = input
+  for i = 1, #self.modules do current = self:rethrowErrors(self.modules[i], i, 'forward', current) end
+  self.output = current
+  return current
+end
+
+function Sequential:updateGradInput(input, gradOutput)
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    current = self:rethrowErrors(self.modules[i], i, 'updateGradInput', self.modules[i - 1].output, current)
+  end
+  current = self:rethrowErrors(self.modules[1], 1, 'updateGradInput', input, current)
+  self.gradInput = current
+  return current
+end
+
+-- Walks the modules backwards calling method(input_i, gradOutput_i, arg) (the gradOutput of
+-- module i is the gradInput that module i+1 computed in updateGradInput).
+local function walk_backwards(self, method, input, gradOutput, arg)
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    local m = self.modules[i]
+    self:rethrowErrors(m, i, method, self.modules[i - 1].output, current, arg)
+    current = m.gradInput
+  end
+  self:rethrowErrors(self.modules[1], 1, method, input, current, arg)
+end
+
+function Sequential:accGradParameters(input, gradOutput, scale)
+  walk_backwards(self, 'accGradParameters', input, gradOutput, scale or 1)
+end
+
+function Sequential:accUpdateGradParameters(input, gradOutput, lr)
+  walk_backwards(self, 'accUpdateGradParameters', input, gradOutput, lr)
+end
+
+function Sequential:backward(input, gradOutput, scale)
+  scale = scale or 1
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    current = self:rethrowErrors(self.modules[i], i, 'backward', self.modules[i - 1].output, current, scale)
+  end
+  current = self:rethrowErrors(self.modules[1], 1, 'backward', input, current, scale)
+  self.gradInput = current
+  return current
+end
+
+function Sequential:__tostring__()
+  local tab, line, next = '  ', '\n', '  |`-> '
+  local str = 'nn.Sequential'
+  str = str .. ' {' .. line .. tab .. '[input'
+  for i = 1, #self.modules do str = str .. ' -> (' .. i .. ')' end
+  str = str .. ' -> output]'
+  for i, m in ipairs(self.modules) do
+    str = str .. line .. tab .. '(' .. i .. '): ' .. tostring(m):gsub(line, line .. tab)
+  end
+  str = str .. line .. '}'
+  return str
+end
+
+return Sequential

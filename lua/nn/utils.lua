@@ -1,0 +1,231 @@
+-- nn.utils: helpers the modules share: parameter flattening (getParameters), gradient linking,
+-- deep copies that keep tensor sharing, type conversion, autograd backward of modules without a
+-- hand-written one, table-shaped outputs, and model:summary().
+local utils = {}
+nn.utils = utils
+nn.Module._attach_utils(utils)
+
+local each_tensor = nn.Module._each_tensor
+
+--- Makes every parameter require grad and point .grad at its gradient tensor (gradWeight...),
+--- so autograd accumulates where Torch7-style code reads (Note [Modules and autograd]).
+function utils.linkGradients(module)
+  local function link(m)
+    local params, grads = m:parameters()
+    if not params then return end
+    for i, p in ipairs(params) do
+      local g = grads and grads[i]
+      if p:type():find('Float') or p:type():find('Double') or p:type():find('Half') or p:type():find('BFloat16')
+          or p:type():find('Cuda') then
+        if not p:needsGrad() then p:requiresGrad() end
+        if g and g:isSameSizeAs(p) and g:type() == p:type() then p.grad = g end
+      end
+    end
+  end
+  if module.modules then module:apply(link) else link(module) end
+end
+
+-- Rebuilds a table shaped like `template` from a flat list of tensors (tensor leaves in order).
+function utils.rebuild(template, flat, allow_nil)
+  local k = 0
+  local function walk(t)
+    if torch.isTensor(t) then
+      k = k + 1
+      local v = flat[k]
+      if v == nil and not allow_nil then error('nn: missing tensor ' .. k, 0) end
+      return v
+    elseif type(t) == 'table' then
+      local r = {}
+      for i, v in ipairs(t) do r[i] = walk(v) end
+      return r
+    end
+    return t
+  end
+  return walk(template)
+end
+
+-- A deep copy of tables (keeping their metatables), tensors and storages. Tensors that shared a
+-- storage share the copied storage, at the same offsets.
+function utils.deepCopy(obj)
+  local seen, storages = {}, {}
+  local function copy_tensor(t)
+    if t:nElement() == 0 and t:storage() == nil then return t.new() end
+    local key = torch.pointer(t:storage()) .. ':' .. t:type()
+    local s = storages[key]
+    if not s then
+      local src = t:storage()
+      s = torch[src:type():match('^torch%.(.+)$')](src:size()):copy(src)
+      storages[key] = s
+    end
+    local r = t.new()
+    if t:dim() == 0 then
+      r = t:clone()
+    else
+      r:set(s, t:storageOffset(), t:size(), t:stride())
+    end
+    if t:needsGrad() and t:isLeaf() then r:requiresGrad() end
+    return r
+  end
+  local function rec(v)
+    if torch.isTensor(v) then
+      local p = torch.pointer(v)
+      if seen[p] == nil then seen[p] = copy_tensor(v) end
+      return seen[p]
+    elseif type(v) == 'table' then
+      if seen[v] then return seen[v] end
+      local r = {}
+      seen[v] = r
+      for k, x in pairs(v) do r[rec(k)] = rec(x) end
+      return setmetatable(r, getmetatable(v))
+    end
+    return v
+  end
+  return rec(obj)
+end
+
+-- Converts every tensor reachable from obj to type name, keeping shared storages shared.
+function utils.convertTensors(obj, name, cache)
+  local storages = cache._storages or {}
+  cache._storages = storages
+  local function convert(t)
+    if t:type() == name then return t end
+    local p = torch.pointer(t)
+    if cache[p] then return cache[p] end
+    local r
+    if t:dim() > 0 and t:storage() then
+      local key = torch.pointer(t:storage())
+      local s = storages[key]
+      if not s then
+        local flat = torch.Tensor():type(t:type()):set(t:storage()):type(name)
+        s = flat:storage()
+        storages[key] = s
+      end
+      r = torch.Tensor():type(name):set(s, t:storageOffset(), t:size(), t:stride())
+    else
+      r = t:type(name)
+    end
+    cache[p] = r
+    return r
+  end
+  local visited = {}
+  local function walk(tbl)
+    if visited[tbl] then return end
+    visited[tbl] = true
+    for k, v in pairs(tbl) do
+      if torch.isTensor(v) then tbl[k] = convert(v)
+      elseif type(v) == 'table' then walk(v) end
+    end
+  end
+  walk(obj)
+end
+
+--- One contiguous tensor holding the given tensors; each tensor is re-pointed into it (its
+--- values kept). Tensors already laid out in one storage without gaps are only viewed.
+function utils.flatten(list)
+  if not list or #list == 0 then return torch.Tensor() end
+  local proto = list[1]
+  local total = 0
+  local first_storage = torch.pointer(proto:storage())
+  local one_storage = true
+  for _, t in ipairs(list) do
+    if not t:isContiguous() then one_storage = false end
+    if torch.pointer(t:storage()) ~= first_storage then one_storage = false end
+    total = total + t:nElement()
+  end
+  if one_storage and proto:storage():size() == total then
+    -- Already flat (a second getParameters): check the tensors tile the storage exactly.
+    local covered, ok = {}, true
+    for _, t in ipairs(list) do
+      local off = t:storageOffset()
+      if covered[off] then ok = false end
+      covered[off] = true
+    end
+    if ok then return proto.new(proto:storage(), 1, total) end
+  end
+  -- Storages shared by several tensors are copied once and the tensors keep their offsets in it.
+  local order, info = {}, {}
+  for _, t in ipairs(list) do
+    local key = torch.pointer(t:storage())
+    if not info[key] then
+      info[key] = { storage = t:storage(), size = t:storage():size() }
+      order[#order + 1] = key
+    end
+  end
+  local flat_size = 0
+  for _, key in ipairs(order) do
+    info[key].offset = flat_size
+    flat_size = flat_size + info[key].size
+  end
+  local flat = proto.new(flat_size):zero()
+  local fs = flat:storage()
+  for _, key in ipairs(order) do
+    local i = info[key]
+    if i.size > 0 then flat:narrow(1, i.offset + 1, i.size):copy(proto.new(i.storage, 1, i.size)) end
+  end
+  for _, t in ipairs(list) do
+    local i = info[torch.pointer(t:storage())]
+    local needs = t:needsGrad()
+    t:set(fs, i.offset + t:storageOffset(), t:size(), t:stride())
+    if needs and not t:needsGrad() then t:requiresGrad() end
+  end
+  return flat
+end
+
+-- Torch7-style backward of a module without updateGradInput (Note [Modules and autograd]).
+function utils.autogradBackward(module, input, gradOutput, scale)
+  local inputs, wrapped = {}, nil
+  local function detach(x)
+    if torch.isTensor(x) then
+      local d = x:detach()
+      if d:type():find('Float') or d:type():find('Double') then d:requiresGrad() end
+      inputs[#inputs + 1] = d
+      return d
+    elseif type(x) == 'table' then
+      local r = {}
+      for i, v in ipairs(x) do r[i] = detach(v) end
+      return r
+    end
+    return x
+  end
+  wrapped = detach(input)
+  local params, grads = module:parameters()
+  params, grads = params or {}, grads or {}
+  local out = torch.enableGrad(module.updateOutput, module, wrapped)
+  local outs, gos = {}, {}
+  each_tensor(out, function(t) outs[#outs + 1] = t end)
+  each_tensor(gradOutput, function(t) gos[#gos + 1] = t end)
+  local targets = {}
+  for _, t in ipairs(inputs) do if t:needsGrad() then targets[#targets + 1] = t end end
+  for _, p in ipairs(params) do targets[#targets + 1] = p end
+  local needed = {}
+  for k, o in ipairs(outs) do if o:needsGrad() then needed[#needed + 1] = k end end
+  local gs = {}
+  if #needed > 0 and #targets > 0 then
+    local o2, g2 = {}, {}
+    for _, k in ipairs(needed) do o2[#o2 + 1] = outs[k] g2[#g2 + 1] = gos[k] end
+    gs = torch.autograd.grad(o2, targets, g2, { allowUnused = true })
+  end
+  local k = 0
+  local function gather(x)
+    if torch.isTensor(x) then
+      k = k + 1
+      local t = inputs[k]
+      local g = nil
+      for j, target in ipairs(targets) do if target == t then g = gs[j] end end
+      return g or t.new(t:size()):zero()
+    elseif type(x) == 'table' then
+      local r = {}
+      for i, v in ipairs(x) do r[i] = gather(v) end
+      return r
+    end
+  end
+  module.gradInput = gather(input)
+  local np = #targets - #params
+  for i, p in ipairs(params) do
+    local g = gs[np + i]
+    if g and grads[i] then grads[i]:add(scale, g) end
+  end
+  module.output = out
+end
+
+return utils
