@@ -20,6 +20,8 @@ local function load_library()
   if try_symbol(ffi.C) then return ffi.C end
   -- 2. An explicit path, then the usual places relative to this file and the C path.
   local candidates = {}
+  -- Set by the embedding API (bindings/embed_state.cpp) to the library that created this state.
+  if rawget(_G, '__tocha_library_path') then candidates[1] = rawget(_G, '__tocha_library_path') end
   if os.getenv('TOCHA_LIB') then candidates[#candidates + 1] = os.getenv('TOCHA_LIB') end
   local root = lib.lua_root
   for _, rel in ipairs({ '/../build/libtocha.so', '/../../../lib/libtocha.so', '/../lib/libtocha.so' }) do
