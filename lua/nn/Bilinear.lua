@@ -85,6 +85,7 @@ function Bilinear:accGradParameters(input, gradOutput, scale)
   local x1, x2, K, I1, I2 = check_input(self, input)
   local N = x1:size(1)
   S.gradLike(tostring(self), gradOutput, { N, K })
+  -- Torch7 applied scale to the bias gradient only; it scales both here (as backward(..., scale) says).
   scale = scale or 1
   -- dW[k,i,j] = sum_n g[n,k] x1[n,i] x2[n,j]: (g (x) x1)^T x2 with g (x) x1 of size N x (K*I1).
   self._gx1 = self._gx1 or x1.new()

@@ -50,7 +50,11 @@ end
 
 -- Runs method on each child with its slice of gradOutput; sums the children's gradInputs.
 local function backward(self, method, input, gradOutput, scale)
-  local d = self._dim or S.dim(name(self), self.dimension, gradOutput)
+  local d = self._dim or S.dim(name(self), self.dimension, S.tensor(name(self), gradOutput, 'a gradOutput'))
+  local sizes = self.modules[1].output:size():totable()
+  sizes[d] = 0
+  for _, m in ipairs(self.modules) do sizes[d] = sizes[d] + m.output:size(d) end
+  S.gradLike(name(self), gradOutput, sizes)
   local offset, first = 1, true
   for i, m in ipairs(self.modules) do
     local n = m.output:size(d)

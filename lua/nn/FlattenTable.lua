@@ -43,8 +43,20 @@ function FlattenTable:updateGradInput(input, gradOutput)
   if type(gradOutput) ~= 'table' or torch.isTensor(gradOutput) then
     S.fail('nn.FlattenTable', 'expected a table gradOutput, got %s', S.describe(gradOutput))
   end
-  local map = flatten({}, input)
-  self.gradInput = unflatten(gradOutput, map)
+  local flat = {}
+  local map = flatten(flat, input)
+  S.checkLike('nn.FlattenTable', 'gradOutput', gradOutput, flat, true)
+  -- A missing gradOutput[k] (an output nobody used) counts as zeros.
+  local g = {}
+  self._zeros = type(self._zeros) == 'table' and self._zeros or {}
+  for k = 1, #flat do
+    if gradOutput[k] ~= nil then g[k] = gradOutput[k]
+    else
+      self._zeros[k] = S.zeroLike(self._zeros[k], flat[k])
+      g[k] = self._zeros[k]
+    end
+  end
+  self.gradInput = unflatten(g, map)
   return self.gradInput
 end
 
@@ -58,6 +70,7 @@ end
 
 function FlattenTable:clearState()
   self.input_map = {}
+  self._zeros = {}
   return parent.clearState(self)
 end
 

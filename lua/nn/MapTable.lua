@@ -98,19 +98,45 @@ function MapTable:accUpdateGradParameters(input, gradOutput, lr)
   backward(self, 'accUpdateGradParameters', input, gradOutput, lr)
 end
 
--- Note [MapTable parameters]: the clones share the mapped module's parameters, so parameters(),
--- zeroGradParameters() and updateParameters() only visit that module: each shared tensor is
--- listed once (optim steps it once, getParameters stays idempotent). Torch7 listed every clone so
--- that getParameters re-pointed them all; here the clones are re-shared with the module before
--- each use instead (_extend), which also covers getParameters or type() called on a parent.
+-- Note [MapTable parameters]: the clones share the mapped module's parameters and gradients, so
+-- parameters(), zeroGradParameters() and updateParameters() only visit that module: each shared
+-- tensor is listed once (optim steps it once, getParameters stays idempotent). Torch7 listed every
+-- clone so that getParameters re-pointed them all; here clones are re-shared with the module
+-- before each use instead (_extend), which also covers getParameters or type() on a parent. With
+-- a `shared` list that leaves some parameter or gradient unshared, every clone is listed (Torch7).
+local function same(a, b)
+  return torch.isTensor(a) and torch.isTensor(b) and torch.pointer(a:storage()) == torch.pointer(b:storage())
+    and a:storageOffset() == b:storageOffset() and a:isSameSizeAs(b)
+end
+
+function MapTable:_fullyShared()
+  if not self.module then return true end
+  self:_extend(#self.modules)
+  local mp, mg = self.module:parameters()
+  if not mp then return true end
+  for i = 2, #self.modules do
+    local cp, cg = self.modules[i]:parameters()
+    for k = 1, #mp do
+      if not same(cp[k], mp[k]) or not same(cg[k], mg[k]) then return false end
+    end
+  end
+  return true
+end
+
 function MapTable:parameters()
-  if self.module then return self.module:parameters() end
+  if not self.module then return end
+  if self:_fullyShared() then return self.module:parameters() end
+  return parent.parameters(self)
 end
 function MapTable:zeroGradParameters()
-  if self.module then self.module:zeroGradParameters() end
+  if self:_fullyShared() then
+    if self.module then self.module:zeroGradParameters() end
+  else parent.zeroGradParameters(self) end
 end
 function MapTable:updateParameters(lr)
-  if self.module then self.module:updateParameters(lr) end
+  if self:_fullyShared() then
+    if self.module then self.module:updateParameters(lr) end
+  else parent.updateParameters(self, lr) end
 end
 
 function MapTable:clearState()

@@ -34,6 +34,9 @@ function NarrowTable:updateGradInput(input, gradOutput)
   if type(gradOutput) ~= 'table' or torch.isTensor(gradOutput) then
     S.fail(name(self), 'expected a table of %d gradOutputs, got %s', self.length, S.describe(gradOutput))
   end
+  local window = {}
+  for i = 1, self.length do window[i] = input[self.offset + i - 1] end
+  S.checkLike(name(self), 'gradOutput', gradOutput, window, true)
   -- Inside the window gradInput holds gradOutput's tensors (Torch7); zeros come from our own buffers.
   self._zeros = type(self._zeros) == 'table' and self._zeros or {}
   local gi = {}
@@ -47,6 +50,11 @@ function NarrowTable:updateGradInput(input, gradOutput)
   end
   self.gradInput = gi
   return gi
+end
+
+function NarrowTable:clearState()
+  self._zeros = {}
+  return parent.clearState(self)
 end
 
 return NarrowTable

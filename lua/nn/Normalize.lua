@@ -12,6 +12,9 @@ function Normalize:__init(p, eps)
 end
 
 local function rows(self, input)
+  if torch.isTensor(input) and not (input:type():find('Float') or input:type():find('Double') or input:type():find('Half')) then
+    error('[' .. tostring(self) .. '] expected a floating-point tensor, got ' .. input:type(), 0)
+  end
   if not torch.isTensor(input) or input:dim() < 1 or input:dim() > 2 then
     error('[' .. tostring(self) .. '] expected a vector or a batch of vectors (2D), got '
       .. (torch.isTensor(input) and ('size ' .. table.concat(input:size():totable(), 'x')) or torch.type(input)), 0)

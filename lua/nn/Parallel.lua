@@ -60,6 +60,10 @@ local function backward(self, method, input, gradOutput, scale)
     if not torch.isTensor(self.gradInput) or self.gradInput:type() ~= input:type() then self.gradInput = input.new() end
     self.gradInput:resizeAs(input)
   end
+  local sizes = self.modules[1].output:size():totable()
+  sizes[self.outputDimension] = 0
+  for i = 1, n do sizes[self.outputDimension] = sizes[self.outputDimension] + self.modules[i].output:size(self.outputDimension) end
+  S.gradLike(name(self), gradOutput, sizes)
   local offset = 1
   for i = 1, n do
     local m = self.modules[i]

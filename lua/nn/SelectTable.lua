@@ -29,6 +29,7 @@ end
 
 function SelectTable:updateGradInput(input, gradOutput)
   local index = resolve(self, input)
+  S.checkLike(tostring(self), 'gradOutput', gradOutput, input[index])
   self.gradInput = S.zeroLike(self.gradInput, input)
   self.gradInput[index] = S.copyInto(self.gradInput[index], gradOutput, input[index])
   return self.gradInput

@@ -4,7 +4,7 @@
 local types = require 'torch.types'
 local S = {}
 
--- 'torch.DoubleTensor of size 2x3', '{torch.DoubleTensor of size 2, ...}' or the Lua type.
+--- 'torch.DoubleTensor of size 2x3', '{torch.DoubleTensor of size 2, ...}' or the Lua type.
 function S.describe(x)
   if torch.isTensor(x) then return types.describe(x) end
   if type(x) == 'table' and getmetatable(x) == nil then
@@ -15,21 +15,22 @@ function S.describe(x)
   return torch.typename(x) or type(x)
 end
 
--- 2x3 for sizes (a tensor, a LongStorage or a Lua list).
+--- 2x3 for sizes (a tensor, a LongStorage or a Lua list).
 function S.sizestr(x)
   if torch.isTensor(x) then x = x:size() end
   if type(x) ~= 'table' then x = x:totable() end
   return table.concat(x, 'x')
 end
 
--- Raises '[name] message' (name: the module with its configuration).
+--- Raises '[name] message' (name: the module with its configuration).
 function S.fail(name, fmt, ...)
   error('[' .. name .. '] ' .. string.format(fmt, ...), 0)
 end
 
+--- Whether x is a finite integer.
 function S.isint(x) return type(x) == 'number' and x == math.floor(x) and x > -math.huge and x < math.huge end
 
--- Constructor argument checks (errors at the caller's line).
+--- Constructor argument checks (errors at the caller's line): an integer, at least min if given.
 function S.argInt(name, what, x, min)
   if not S.isint(x) or (min and x < min) then
     error(string.format('[%s] %s must be an integer%s, got %s', name, what,
@@ -37,10 +38,12 @@ function S.argInt(name, what, x, min)
   end
   return x
 end
+--- A number argument, else an error naming the module and what it got.
 function S.argNumber(name, what, x)
   if type(x) ~= 'number' then error(string.format('[%s] %s must be a number, got %s', name, what, S.describe(x)), 3) end
   return x
 end
+--- An optional boolean argument (nil means false).
 function S.argBool(name, what, x)
   if x ~= nil and type(x) ~= 'boolean' then
     error(string.format('[%s] %s must be true or false, got %s', name, what, S.describe(x)), 3)
@@ -48,12 +51,13 @@ function S.argBool(name, what, x)
   return x or false
 end
 
+--- x itself when it is a tensor, else an error naming the module and what it got.
 function S.tensor(name, x, what)
   if not torch.isTensor(x) then S.fail(name, 'expected %s (a tensor), got %s', what or 'a tensor input', S.describe(x)) end
   return x
 end
 
--- A table of tensors: exactly n of them when n is given, at least `min` otherwise.
+--- A table of tensors: exactly n of them when n is given, at least `min` otherwise.
 function S.tensors(name, x, n, min)
   local ok = type(x) == 'table' and getmetatable(x) == nil
   if ok then
@@ -68,7 +72,7 @@ function S.tensors(name, x, n, min)
   return x
 end
 
--- Every tensor of the list has the size of the first one.
+--- Every tensor of the list has the size of the first one.
 function S.sameSizes(name, list)
   for i = 2, #list do
     if not list[i]:isSameSizeAs(list[1]) then
@@ -77,8 +81,8 @@ function S.sameSizes(name, list)
   end
 end
 
--- gradOutput must have the output's size (a tensor of that size, or a Lua list of sizes): else
--- a copy would silently reshape it.
+--- gradOutput must have the output's size (a tensor of that size, or a Lua list of sizes): else
+--- a copy would silently reshape it.
 function S.gradLike(name, gradOutput, ref)
   local ok = torch.isTensor(gradOutput)
   if ok and torch.isTensor(ref) then ok = gradOutput:isSameSizeAs(ref)
@@ -92,8 +96,24 @@ function S.gradLike(name, gradOutput, ref)
   return gradOutput
 end
 
--- A 1-based dim: negative counts from the end; with nInputDims, an input with one more dim is a
--- batch and positive dims shift by one (Torch7's convention).
+--- got has like's structure and sizes (tensors of the same size, tables of matching entries); a
+--- nil entry inside a table is allowed when allowNil (a gradient nobody sent). Else an error.
+function S.checkLike(name, what, got, like, allowNil)
+  local function ok(g, l)
+    if g == nil then return allowNil end
+    if torch.isTensor(l) then return torch.isTensor(g) and g:isSameSizeAs(l) end
+    if type(l) ~= 'table' or type(g) ~= 'table' or torch.isTensor(g) then return false end
+    for i = 1, #l do if not ok(g[i], l[i]) then return false end end
+    return true
+  end
+  if got == nil or not ok(got, like) then
+    S.fail(name, '%s is %s, expected the shape %s', what, S.describe(got), S.describe(like))
+  end
+  return got
+end
+
+--- A 1-based dim: negative counts from the end; with nInputDims, an input with one more dim is a
+--- batch and positive dims shift by one (Torch7's convention).
 function S.dim(name, dim, input, nInputDims)
   local nd = input:dim()
   local d = dim
@@ -105,7 +125,7 @@ function S.dim(name, dim, input, nInputDims)
   return d
 end
 
--- Makes dst a zeroed structure shaped like src (tensors resized in place, tables recursed).
+--- Makes dst a zeroed structure shaped like src (tensors resized in place, tables recursed).
 function S.zeroLike(dst, src)
   if torch.isTensor(src) then
     if not torch.isTensor(dst) or dst:type() ~= src:type() then dst = src.new() end
@@ -117,7 +137,7 @@ function S.zeroLike(dst, src)
   return dst
 end
 
--- Copies src into dst (same structure), resizing dst's tensors; returns dst. nil src gives zeros.
+--- Copies src into dst (same structure), resizing dst's tensors; returns dst. nil src gives zeros.
 function S.copyInto(dst, src, like)
   if src == nil then return S.zeroLike(dst, like) end
   if torch.isTensor(src) then
@@ -130,7 +150,7 @@ function S.copyInto(dst, src, like)
   return dst
 end
 
--- dst += src for matching structures (for summing children's gradInputs).
+--- dst += src for matching structures (for summing children's gradInputs).
 function S.addInto(dst, src)
   if torch.isTensor(src) then return dst:add(src) end
   for k, v in pairs(src) do
@@ -139,15 +159,7 @@ function S.addInto(dst, src)
   return dst
 end
 
--- Tensors found in x (a tensor or nested tables), in order.
-function S.flat(x, out)
-  out = out or {}
-  if torch.isTensor(x) then out[#out + 1] = x
-  elseif type(x) == 'table' then for _, v in ipairs(x) do S.flat(v, out) end end
-  return out
-end
-
--- True when autograd should see this computation (grad mode on and some tensor needs grad).
+--- True when autograd should see this computation (grad mode on and some tensor needs grad).
 function S.recording(list)
   if not torch.isGradEnabled() then return false end
   for _, t in ipairs(list) do if t:needsGrad() then return true end end

@@ -101,6 +101,16 @@ function tests.mapTable()
   m:clearState()
   tester:asserteq(#m.modules, 1)
   tester:assertErrorPattern(function() m:add(lin(2, 2)) end, 'single module')
+  -- Weights shared but gradients not: every clone is listed and an update applies the sum.
+  local w = nn.MapTable(lin(3, 2), { 'weight', 'bias' })
+  w:forward(x)
+  tester:asserteq(#w:parameters(), 6)
+  local w0 = w.module.weight:clone()
+  w:zeroGradParameters()
+  w:backward(x, { torch.ones(4, 2), torch.ones(2), torch.ones(2, 2) })
+  w:updateParameters(0.1)
+  tester:assertTensorEq(w.module.weight, w0 - expect * 0.1, 1e-12)
+  tester:assertTensorEq(w.modules[2].weight, w.module.weight, 0)
   tester:assertErrorPattern(function() m:forward(torch.randn(3)) end, 'nn.MapTable.*expected a table')
 end
 
@@ -163,6 +173,16 @@ function tests.errorsNameTheChild()
   tester:assertErrorPattern(function() bad:forward(torch.randn(5, 4)) end,
     'nn.Concat%(1%)%] module 2 returned .*5x3 but module 1 returned size 5x2')
   tester:assertErrorPattern(function() nn.Concat(2):forward(torch.randn(2)) end, 'has no modules')
+  -- gradOutputs that do not match the output.
+  local c = nn.Concat(2):add(lin(4, 2)):add(lin(4, 3))
+  c:forward(torch.randn(3, 4))
+  tester:assertErrorPattern(function() c:backward(torch.randn(3, 4), torch.randn(3, 4)) end,
+    'nn.Concat%(2%)%] gradOutput is .*3x4 but the output is of size 3x5')
+  local par = nn.Parallel(1, 1):add(lin(4, 2))
+  par:forward(torch.randn(1, 4))
+  tester:assertErrorPattern(function() par:backward(torch.randn(1, 4), torch.randn(7)) end,
+    'nn.Parallel%(1, 1%)%] gradOutput is .* but the output is of size 2')
+  tester:assertErrorPattern(function() ct:backward(torch.randn(3), torch.randn(3)) end, 'nn.ConcatTable%] expected a table of 2 gradOutputs')
 end
 
 function tests.typeReachesChildren()

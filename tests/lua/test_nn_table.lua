@@ -172,6 +172,26 @@ function tests.cmaxCminTables()
   checks.standard(tester, nn.CMinTable(), { T(5), T(5), T(5) })
 end
 
+function tests.badGradOutputsAreErrors()
+  local x = { torch.randn(4, 3), torch.randn(2, 3) }
+  local s = nn.SelectTable(2)
+  s:forward(x)
+  tester:assertErrorPattern(function() s:backward(x, torch.randn(7)) end,
+    'nn.SelectTable%(2%)%] gradOutput is torch.DoubleTensor of size 7, expected the shape torch.DoubleTensor of size 2x3')
+  local n = nn.NarrowTable(1, 2)
+  n:forward(x)
+  tester:assertErrorPattern(function() n:backward(x, { torch.randn(7) }) end, 'nn.NarrowTable%(1, 2%)%] gradOutput is')
+  -- A missing entry is an unused output: zeros.
+  tester:assertTensorEq(n:backward(x, { torch.ones(4, 3) })[2], torch.zeros(2, 3), 0)
+  local f = nn.FlattenTable()
+  f:forward({ x[1], { x[2] } })
+  tester:assertErrorPattern(function() f:backward({ x[1], { x[2] } }, { torch.randn(4, 3), torch.randn(3) }) end,
+    'nn.FlattenTable%] gradOutput is')
+  tester:assertTensorEq(f:backward({ x[1], { x[2] } }, { torch.ones(4, 3) })[2][1], torch.zeros(2, 3), 0)
+  local j = nn.JoinTable(1)
+  tester:assertErrorPattern(function() j:backward(x, torch.randn(6, 2)) end, 'nn.JoinTable%(1%)%] gradOutput is .* but the output is of size 6x3')
+end
+
 function tests.unusedOutputsUnderAutograd()
   -- Only some outputs of a table-valued layer reach the loss.
   local x = torch.randn(2, 4):requiresGrad()
