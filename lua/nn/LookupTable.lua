@@ -101,6 +101,9 @@ function LookupTable:updateGradInput(input, gradOutput)
 end
 
 function LookupTable:accGradParameters(input, gradOutput, scale)
+  if not self.gradWeight then
+    S.fail(name(self), 'has no gradWeight after accUpdateOnly(): use accUpdateGradParameters or updateGradInput only')
+  end
   local idx = self:_indices(input)
   local n = self.weight:size(2)
   if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= idx:nElement() * n then
@@ -125,7 +128,9 @@ function LookupTable:accGradParameters(input, gradOutput, scale)
   self.gradWeight:indexAdd(1, idx, g)
 end
 
+-- The index buffer stays a LongTensor whatever the module's type.
 function LookupTable:type(name_, cache)
+  if not name_ then return parent.type(self) end
   parent.type(self, name_, cache)
   self._input = torch.LongTensor()
   return self

@@ -115,6 +115,7 @@ function tests.lookupTableGradients()
   u:accUpdateGradParameters(L({ 2 }), torch.ones(1, 2), 0.5)
   tester:assertTensorEq(u.weight[2], w0[2] - 0.5, 1e-12)
   tester:assertTensorEq(u.weight[1], w0[1], 0)
+  tester:assertErrorPattern(function() u:backward(L({ 2 }), torch.ones(1, 2)) end, 'has no gradWeight after accUpdateOnly')
   -- Through autograd, and as Torch7 does it.
   checks.autograd(tester, nn.LookupTable(5, 2), idx)
   checks.io(tester, nn.LookupTable(5, 2), idx)
