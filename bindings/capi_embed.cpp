@@ -187,7 +187,7 @@ tocha_interp* tocha_interp_new(const char* lua_dir) noexcept {
     lua_pushstring(L, "tocha.embed");
     if (lua_pcall(L, 1, 1, 1) != 0) {
       set_error(TOCHA_ELUA, std::string("[tocha_interp_new] ") + lua_tostring(L, -1));
-      lua_close(L);
+      tocha::embed::close_state(L);
       return nullptr;
     }
     auto* I = new tocha_interp;
@@ -209,7 +209,7 @@ void tocha_interp_free(tocha_interp* I) noexcept {
     std::lock_guard<std::mutex> lock(live_mutex);
     if (!live().erase(I)) return;  // already freed: nothing to do
   }
-  lua_close(I->L);
+  tocha::embed::close_state(I->L);
   delete I;
 }
 

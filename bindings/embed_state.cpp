@@ -14,6 +14,7 @@ extern "C" {
 #include <lualib.h>
 }
 
+#include "bindings/lua_alloc.h"
 #include "tocha_embed.h"
 
 namespace tocha {
@@ -26,19 +27,6 @@ bool readable(const std::string& path) { return access(path.c_str(), R_OK) == 0;
 std::string parent(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-// Note [Lua allocator]: LuaJIT's own allocator returns freed arenas to the OS eagerly; tensor
-// handles die in large batches, so every batch page-faulted fresh memory in again (most of the
-// time of a tiny op). States get glibc's allocator, tuned (like libtocha's allocations,
-// core/memory.cpp) to keep freed memory. Falls back to LuaJIT's own allocator if this LuaJIT
-// build refuses custom allocators (64-bit builds without GC64 do).
-void* lua_alloc(void*, void* ptr, size_t, size_t nsize) {
-  if (nsize == 0) {
-    std::free(ptr);
-    return nullptr;
-  }
-  return std::realloc(ptr, nsize);
 }
 
 }  // namespace
@@ -67,8 +55,18 @@ lua_State* new_state() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 64 << 20);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  lua_State* L = lua_newstate(lua_alloc, nullptr);
-  return L ? L : luaL_newstate();
+  auto* allocator = new LuaAllocator;  // Note [Lua allocator] (lua_alloc.cpp)
+  lua_State* L = lua_newstate(LuaAllocator::alloc, allocator);
+  if (L) return L;
+  delete allocator;  // this LuaJIT build refuses custom allocators (64-bit without GC64)
+  return luaL_newstate();
+}
+
+void close_state(lua_State* L) {
+  void* ud = nullptr;
+  lua_Alloc f = lua_getallocf(L, &ud);
+  lua_close(L);
+  if (f == LuaAllocator::alloc) delete static_cast<LuaAllocator*>(ud);
 }
 
 int traceback(lua_State* L) {
@@ -104,7 +102,7 @@ lua_State* open_state(const std::string& lua_dir, std::string* error) {
   std::string dir = lua_dir.empty() ? default_lua_dir() : lua_dir;
   if (!readable(dir + "/torch/init.lua")) {
     *error = "Tocha's Lua modules are not in " + dir + " (no torch/init.lua there); set TOCHA_LUA_PATH";
-    lua_close(L);
+    close_state(L);
     return nullptr;
   }
   std::string code = setup_code(dir, library_path());
@@ -113,7 +111,7 @@ lua_State* open_state(const std::string& lua_dir, std::string* error) {
   if (luaL_loadbuffer(L, code.data(), code.size(), "=(tocha setup)") != 0 || lua_pcall(L, 0, 0, handler) != 0) {
     const char* msg = lua_tostring(L, -1);
     *error = msg ? msg : "(error object is not a string)";
-    lua_close(L);
+    close_state(L);
     return nullptr;
   }
   lua_settop(L, 0);

@@ -15,8 +15,10 @@ std::string library_path();
 // Where the Lua modules are: $TOCHA_LUA_PATH, else <prefix>/share/tocha/lua next to the
 // installed library, else the source tree the library was built from.
 std::string default_lua_dir();
-// A bare Lua state with the tuned allocator (Note [Lua allocator]).
+// A bare Lua state with Tocha's allocator (Note [Lua allocator]).
 lua_State* new_state();
+// Closes a state made by new_state/open_state and frees its allocator.
+void close_state(lua_State* L);
 // A message handler for lua_pcall: the message with a traceback, Tocha's frames hidden.
 int traceback(lua_State* L);
 // A ready state: standard libraries, package.path at lua_dir ("" = default_lua_dir()), the
