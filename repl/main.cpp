@@ -4,12 +4,12 @@
 // host adds the readline and Ctrl-C modules the REPL needs (host_modules.h).
 #include <cstdio>
 #include <cstdlib>
-#include <malloc.h>
 #include <cstring>
 #include <string>
 #include <unistd.h>
 
 #include "repl/host_modules.h"
+#include "tocha_lua.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -59,34 +59,13 @@ void preload(lua_State* L, const char* name, lua_CFunction open) {
 
 }  // namespace
 
-// Note [Lua allocator]: LuaJIT's own allocator returns freed arenas to the OS eagerly; tensor
-// handles die in large batches, so every batch page-faulted fresh memory in again (most of the
-// time of a tiny op). The executable gives LuaJIT glibc's allocator, tuned (like libtocha's
-// allocations, core/memory.cpp) to keep freed memory. Falls back to LuaJIT's own allocator if
-// this LuaJIT build refuses custom allocators.
-static void* lua_alloc(void*, void* ptr, size_t, size_t nsize) {
-  if (nsize == 0) {
-    std::free(ptr);
-    return nullptr;
-  }
-  return std::realloc(ptr, nsize);
-}
-
-static lua_State* new_state() {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, 64 << 20);
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  lua_State* L = lua_newstate(lua_alloc, nullptr);
-  return L ? L : luaL_newstate();
-}
-
 int main(int argc, char** argv) {
-  lua_State* L = new_state();
+  // Shared with the data loader's worker states (Note [Lua allocator], bindings/lua_state.cpp).
+  lua_State* L = tocha_lua_new_state();
   if (!L) {
     std::fprintf(stderr, "tocha: cannot create a Lua state\n");
     return 1;
   }
-  luaL_openlibs(L);
 #ifdef TOCHA_HAVE_READLINE
   preload(L, "tocha.readline", tocha_repl::open_readline);
 #endif
