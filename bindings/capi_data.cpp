@@ -1,8 +1,14 @@
 // C ABI: dataset readers and the data loader (tocha_data.h), over core/data/ and data_loader.h.
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <vector>
 #include "capi.h"
 #include "core/data/file_bytes.h"
 #include "core/data/idx.h"
+#include "core/io/atomic_file.h"
 #include "data_loader.h"
 
 using namespace tocha;
@@ -30,6 +36,34 @@ tocha_tensor* tocha_data_read_idx(const char* path) noexcept {
     TOCHA_CHECK(path, "idx", "path is NULL");
     return data::read_idx(path);
   });
+}
+
+const char* tocha_data_list_dir(const char* path, int64_t* len) noexcept {
+  static thread_local std::string out;
+  int rc = guard_int([&] {
+    TOCHA_CHECK(path, "data", "path is NULL");
+    DIR* dir = opendir(path);
+    if (!dir) fail("data", path, ": cannot list the directory: ", io::errno_str(errno));
+    std::vector<std::pair<std::string, char>> entries;
+    while (dirent* e = readdir(dir)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st;
+      bool is_dir = stat((std::string(path) + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      entries.emplace_back(name, is_dir ? 'd' : 'f');
+    }
+    closedir(dir);
+    std::sort(entries.begin(), entries.end());
+    out.clear();
+    for (const auto& e : entries) {
+      out += e.second;
+      out += e.first;
+      out += '\0';
+    }
+  });
+  if (rc != 0) return nullptr;
+  if (len) *len = int64_t(out.size());
+  return out.data();
 }
 
 tocha_loader* tocha_loader_new(int workers, int capacity, const char* path, const char* cpath, const char* spec,

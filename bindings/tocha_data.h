@@ -11,6 +11,11 @@ TOCHA_API tocha_tensor *tocha_data_read_file(const char *path, int *gzip) TOCHA_
    f64. Truncation, a bad magic or trailing bytes are errors naming the file and byte offset. */
 TOCHA_API tocha_tensor *tocha_data_read_idx(const char *path) TOCHA_NOEXCEPT;
 
+/* The entries of a directory (without . and ..), sorted by name, each as a type letter ('d'
+   directory, 'f' anything else, links followed) then the name then a NUL byte; *len gets the total
+   length. The buffer is thread-local and valid until the next call. NULL on error. */
+TOCHA_API const char *tocha_data_list_dir(const char *path, int64_t *len) TOCHA_NOEXCEPT;
+
 /* ---- data loader ------------------------------------------------------------------------------ */
 /* A loader: `workers` threads, each with a private Lua state (package.path/cpath as given) that
    runs require('data.worker').start(spec, worker_number); `capacity` bounds the results ready

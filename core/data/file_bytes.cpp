@@ -22,13 +22,13 @@ std::string read_file_bytes(const std::string& path, const char* op, bool* gzip)
   bool direct = gzdirect(f) != 0;
   std::string detail = msg ? msg : "";
   int close_rc = gzclose_r(f);
-  if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) {
-    if (err == Z_ERRNO) detail = io::errno_str(errno);
-    fail(op, path, ": ", direct ? "read error: " : "corrupt gzip data after ", direct ? detail : std::to_string(out.size()),
-         direct ? "" : " decompressed bytes: ", direct ? "" : detail);
-  }
-  if (close_rc == Z_BUF_ERROR)
+  // zlib's messages start with the path; keep only what follows it.
+  if (detail.compare(0, path.size() + 2, path + ": ") == 0) detail = detail.substr(path.size() + 2);
+  if (n < 0 && err == Z_ERRNO) fail(op, path, ": read error: ", io::errno_str(errno));
+  if (err == Z_BUF_ERROR || close_rc == Z_BUF_ERROR)
     fail(op, path, ": truncated gzip file: the compressed data ends after ", out.size(), " decompressed bytes");
+  if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
+    fail(op, path, ": corrupt gzip data after ", out.size(), " decompressed bytes: ", detail);
   if (gzip) *gzip = !direct;
   return out;
 }

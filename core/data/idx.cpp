@@ -83,7 +83,8 @@ Tensor decode_idx(const std::string& bytes, const std::string& name) {
     fail(op, name, ": truncated: a ", shape, " array of ", type->name, "s needs ", expect, " bytes, the data ends at byte ",
          size, " (in item ", item, " of ", sizes[0], ")");
   }
-  TOCHA_CHECK(size == expect, op, name, ": ", size - expect, " unexpected bytes after the ", shape, " array (byte ", expect, " on)");
+  TOCHA_CHECK(size == expect, op, name, ": ", size - expect, size - expect == 1 ? " unexpected byte" : " unexpected bytes",
+              " after the ", shape, " array (byte ", expect, " on)");
   Tensor out = empty(sizes, type->dtype, Device{});
   convert(p + header, int64_t(count), *type, out.raw_data());
   return out;

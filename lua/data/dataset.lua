@@ -196,4 +196,31 @@ function ConcatDataset:get(i)
   end
 end
 
+--- data.trainTestSplit(dataset, testFraction[, seed]) returns train, test datasets;
+--- data.trainTestSplit(x, y, testFraction[, seed]) returns xTrain, xTest, yTrain, yTest (rows of
+--- tensors). The rows are shuffled with seed (drawn from torch's generator when nil); every row
+--- lands in exactly one part. Example: local train, test = data.trainTestSplit(ds, 0.2, 1)
+function data.trainTestSplit(a, b, c, d)
+  if torch.isTensor(a) then
+    local x, y, fraction, seed = a, b, c, d
+    if not torch.isTensor(y) or y:size(1) ~= x:size(1) then
+      util.fail('trainTestSplit', 'inconsistent sizes: x has %d rows, y has %s', x:size(1),
+        torch.isTensor(y) and tostring(y:size(1)) or torch.type(y))
+    end
+    local n = x:size(1)
+    local sizes = part_sizes('trainTestSplit', n, { 1 - fraction, fraction })
+    local perm = util.permutation(n, util.check_seed('trainTestSplit', seed) or torch.random())
+    local tr, te = torch.LongTensor(sizes[1]), torch.LongTensor(sizes[2])
+    for i = 1, sizes[1] do tr[i] = perm[i] end
+    for i = 1, sizes[2] do te[i] = perm[sizes[1] + i] end
+    return x:index(1, tr), x:index(1, te), y:index(1, tr), y:index(1, te)
+  end
+  util.check_dataset('trainTestSplit', a, 1)
+  local fraction, seed = b, c
+  if type(fraction) ~= 'number' or fraction < 0 or fraction > 1 then
+    util.fail('trainTestSplit', 'testFraction must be a number in [0, 1], got %s', tostring(fraction))
+  end
+  return Dataset.split(a, { 1 - fraction, fraction }, util.check_seed('trainTestSplit', seed) or torch.random())
+end
+
 return Dataset

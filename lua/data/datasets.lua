@@ -28,8 +28,12 @@ function TensorDataset:__init(inputs, targets)
   else
     util.fail('TensorDataset', 'expected a tensor or a table of tensors, got %s', torch.type(inputs))
   end
+  local keys = {}
+  for k in pairs(fields) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   local n, first
-  for k, t in pairs(fields) do
+  for _, k in ipairs(keys) do
+    local t = fields[k]
     if not torch.isTensor(t) then util.fail('TensorDataset', '%s is a %s, expected a tensor', tostring(k), torch.type(t)) end
     if t:dim() < 1 then util.fail('TensorDataset', '%s has no dimension to index samples along', tostring(k)) end
     if n == nil then n, first = t:size(1), k

@@ -181,11 +181,29 @@ local function worker_iterator(self, batches, base, token)
   end
 end
 
---- loader:iter(): an iterator over the batches of the next epoch, in the order its seed
+-- Wraps an iterator with a progress bar (data.ProgressBar) over the epoch's batches.
+local function with_progress(it, total, progress)
+  local bar = data.ProgressBar{ total = total, title = type(progress) == 'string' and progress or nil }
+  local n = 0
+  return function()
+    local item = it()
+    if item == nil then bar:finish() return nil end
+    n = n + 1
+    bar:update(n)
+    return item
+  end
+end
+
+--- loader:iter([opts]): an iterator over the batches of the next epoch, in the order its seed
 --- gives: for batch in loader:iter() do ... end. Each batch is the collated samples, e.g.
 --- {input = tensor, target = tensor} for a data.TensorDataset. A worker's error is raised here
---- with the worker's traceback and the batch it was loading.
-function DataLoader:iter()
+--- with the worker's traceback and the batch it was loading. opts.progress = true (or a title)
+--- shows a progress bar over the batches.
+function DataLoader:iter(opts)
+  if opts and opts.progress then
+    local progress = opts.progress
+    return with_progress(self:iter(), self:size(), progress)
+  end
   self.epoch = self.epoch + 1
   local base = self.seed and util.mix_seed(self.seed, self.epoch) or torch.random()
   local batches = self:_batches(base)
