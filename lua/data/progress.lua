@@ -1,15 +1,17 @@
 -- data.ProgressBar: one line per long loop (epochs, batches, loading) showing a bar, the count,
 -- the rate, the ETA and running values (loss, metrics). On a terminal the line is redrawn in
--- place; otherwise (a log file, a pipe) plain lines are printed every 10% or every 30 seconds.
+-- place; otherwise (a log file, a pipe) a plain line is printed per 10% done (at most one per
+-- 5 seconds, and at least one per 30 seconds), then a final one.
 local torch = require 'torch'
 local data = require 'data.env'
 local util = require 'data.util'
 
 local ProgressBar = torch.class('data.ProgressBar', data)
 
---- data.ProgressBar{total=[, title=][, width=30][, output=io.stdout][, tty=auto]}: a progress
---- bar for total steps; tty forces (true) or disables (false) in-place redrawing; output is
---- any object with write and flush (a Lua file).
+--- data.ProgressBar{total=[, title=][, width=30][, output=io.stdout][, tty=auto][, interval=5]}:
+--- a progress bar for total steps; tty forces (true) or disables (false) in-place redrawing;
+--- output is any object with write and flush (a Lua file); interval is the least number of
+--- seconds between two plain lines when not redrawing.
 function ProgressBar:__init(opts)
   opts = opts or {}
   if type(opts) == 'number' then opts = { total = opts } end
@@ -21,6 +23,7 @@ function ProgressBar:__init(opts)
   if opts.tty == nil then self.tty = self.output == io.stdout and torch.isatty(io.stdout) or
     self.output == io.stderr and torch.isatty(io.stderr)
   else self.tty = opts.tty end
+  self.interval = opts.interval or 5  -- seconds between two plain lines (not a terminal)
   self.timer = torch.Timer()
   self.count, self.last_draw, self.last_line, self.tenths = 0, -1, 0, 0
 end
@@ -94,7 +97,8 @@ function ProgressBar:update(count, info)
   else
     -- Whole tenths done; the last one is left to finish().
     local tenths = self.total and self.total > 0 and math.floor(10 * count / self.total) or 0
-    if count < (self.total or math.huge) and (tenths > self.tenths or now - self.last_line >= 30) then
+    if count < (self.total or math.huge) and ((tenths > self.tenths and now - self.last_line >= self.interval)
+        or now - self.last_line >= 30) then
       self.tenths = tenths
       self.last_line = now
       self.output:write(self:line(info) .. '\n')

@@ -176,7 +176,7 @@ end
 function tests.progressBarOutput()
   local lines = {}
   local sink = { write = function(_, s) lines[#lines + 1] = s end, flush = function() end }
-  local bar = data.ProgressBar{ total = 20, title = 'epoch 1', output = sink, tty = false }
+  local bar = data.ProgressBar{ total = 20, title = "epoch 1", output = sink, tty = false, interval = 0 }
   for i = 1, 20 do bar:update(i, { { 'loss', 1 / i } }) end
   bar:finish({ { 'loss', 0.05 } })
   tester:asserteq(#lines, 10)  -- nine tenths, then the final line
