@@ -20,13 +20,29 @@ function worker.start(spec, id)
   local job = build.resolve(transfer.decode(body, shared))
   local function stopping() return C.tocha_loader_worker_stopping() ~= 0 end
 
+  -- Note [Worker collections]: the GC-pressure flag is the main state's to clear (Note [GC
+  -- pressure in worker states], torch/lib.lua), and the main state usually clears it before a
+  -- worker looks, so a worker cannot wait for it: its temporaries would pile up until LuaJIT's
+  -- own collector noticed the small handles. A worker collects fully after a task whenever
+  -- that keeps collections under a tenth of its time (a worker state is small: well under a
+  -- millisecond), and always when the flag is up.
+  local since, gc_cost = torch.tic(), 0
+  local function maybe_collect()
+    if C.tocha_memory_gc_pending() ~= 0 or torch.toc(since) >= 10 * gc_cost then
+      local t = torch.tic()
+      collectgarbage('collect')
+      gc_cost = torch.toc(t)
+      since = torch.tic()
+    end
+  end
+
   return function(task)
     local seed, batch, indices = fetch.decode_task(task)
     torch.manualSeed(seed)  -- this thread's own generator (Note [Worker generators], core/rng.h)
     local item = fetch.run(job, indices, batch, stopping)
     local s, tensors = transfer.encode(item, 'the batch')
     for _, t in ipairs(tensors) do lib.check(C.tocha_loader_worker_put(t.p)) end
-    if C.tocha_memory_gc_pending() ~= 0 then collectgarbage('collect') end
+    maybe_collect()
     return s
   end
 end
