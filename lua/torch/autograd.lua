@@ -105,7 +105,10 @@ local trace_cb = ffi.cast('tocha_lua_trace_fn', function()
   return trace_anchor
 end)
 autograd._callbacks = { node_cb, hook_cb, trace_cb }  -- keep them alive
-C.tocha_autograd_set_callbacks(node_cb, hook_cb, trace_cb)
+-- Note [Callbacks and worker states]: the engine's callbacks are process-wide and run in the Lua
+-- state that registered them, so a data-loader worker state (lua/data/worker.lua) must not
+-- replace the main state's: it registers none (workers never run backward).
+if C.tocha_loader_worker_id() == 0 then C.tocha_autograd_set_callbacks(node_cb, hook_cb, trace_cb) end
 
 -- ---- grad mode ---------------------------------------------------------------------------------
 --- torch.setGradEnabled(on): turns grad mode on (true) or off (false or nil) for this thread; while

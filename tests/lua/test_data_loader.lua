@@ -263,5 +263,17 @@ function tests.ctrlCStopsTheWait()
   l:close()
 end
 
+-- Worker states load torch too; the main state's autograd callbacks must stay its own.
+function tests.mainStateAutogradSurvivesWorkers()
+  require 'nn'
+  local l = data.DataLoader(dataset(8), { batchSize = 4, workers = 2 })
+  for _ in l:iter() do end
+  l:close()
+  local m = nn.Linear(3, 2)
+  local loss = nn.MSECriterion()(m(torch.randn(4, 3)), torch.zeros(4, 2))
+  loss:backward()
+  tester:assertgt(m.gradWeight:norm(), 0)
+end
+
 tester:add(tests)
 tester:run()
