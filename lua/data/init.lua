@@ -5,13 +5,9 @@ require 'torch'
 local data = require 'data.env'
 if data._loaded then return data end
 
-for _, name in ipairs({ 'dataset', 'datasets', 'loader' }) do
+for _, name in ipairs({ 'dataset', 'datasets', 'loader', 'idx', 'csv', 'cifar', 'image', 'imagefolder', 'preprocess',
+                        'transforms', 'progress' }) do
   require('data.' .. name)
-end
--- Being written (loaded when present).
-for _, name in ipairs({ 'readers', 'idx', 'csv', 'cifar', 'image', 'imagefolder', 'preprocess', 'transforms',
-                        'progress' }) do
-  if package.searchpath('data.' .. name, package.path) then require('data.' .. name) end
 end
 
 data.collate = require('data.collate').default

@@ -125,8 +125,9 @@ end
 -- A dataset class from a module the worker can require, and a constructor spec.
 function tests.userDatasetsInWorkers()
   package.loaded['test_data_loader_ds'] = nil
-  package.path = os.getenv('TOCHA_TEST_TMP') .. '/?.lua;' .. package.path
-  local f = io.open(os.getenv('TOCHA_TEST_TMP') .. '/test_data_loader_ds.lua', 'w')
+  local dir = os.getenv('TOCHA_TEST_TMP') or '/tmp'
+  package.path = dir .. '/?.lua;' .. package.path
+  local f = io.open(dir .. '/test_data_loader_ds.lua', 'w')
   f:write([[
 local M = {}
 local Squares = torch.class('testds.Squares', M)
