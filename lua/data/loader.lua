@@ -104,7 +104,9 @@ function DataLoader:_job()
            collate = self.collate }
 end
 
--- Starts the worker threads (once; they live as long as the loader).
+-- Starts the worker threads (once; they live as long as the loader, so their Lua states start
+-- only once). They keep the dataset as it was then (its tensors are shared, so in-place changes
+-- to them show); loader:close() makes the next epoch ship it again.
 function DataLoader:_start()
   if self._handle then return self._handle end
   local body, tensors = transfer.encode(self:_job(), 'the dataset')
