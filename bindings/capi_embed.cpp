@@ -19,6 +19,7 @@ extern "C" {
 struct tocha_interp {
   lua_State* L = nullptr;
   int helpers = LUA_NOREF;          // registry reference to lua/tocha/embed.lua's table
+  int owner = 0;                    // autograd callback owner (Note [Callback owners])
   std::string error;                // message and traceback of the last Lua error
   std::deque<std::string> strings;  // strings returned by the last call (stable addresses)
 };
@@ -37,7 +38,10 @@ std::unordered_set<const tocha_interp*>& live() {
 
 bool check_interp(const tocha_interp* I, const char* op) {
   std::lock_guard<std::mutex> lock(live_mutex);
-  if (I && live().count(I)) return true;
+  if (I && live().count(I)) {
+    tocha_autograd_set_current_owner(I->owner);
+    return true;
+  }
   set_error(TOCHA_EINVAL, std::string("[") + op + "] " + (I ? "interpreter was freed" : "interpreter is NULL"));
   return false;
 }
@@ -192,6 +196,9 @@ tocha_interp* tocha_interp_new(const char* lua_dir) noexcept {
     }
     auto* I = new tocha_interp;
     I->L = L;
+    lua_getfield(L, -1, "owner");
+    I->owner = int(lua_tointeger(L, -1));
+    lua_pop(L, 1);
     I->helpers = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, 0);
     std::lock_guard<std::mutex> lock(live_mutex);
@@ -209,7 +216,9 @@ void tocha_interp_free(tocha_interp* I) noexcept {
     std::lock_guard<std::mutex> lock(live_mutex);
     if (!live().erase(I)) return;  // already freed: nothing to do
   }
+  tocha_autograd_clear_callbacks(I->owner);
   tocha::embed::close_state(I->L);
+  tocha_autograd_clear_callbacks(I->owner);  // keys released while the state closed
   delete I;
 }
 

@@ -7,6 +7,10 @@ local C = lib.C
 
 local M = {}
 
+-- This state's autograd callback owner (Note [Callback owners]); the C side sets it as the
+-- thread's current owner on every call and clears it when the interpreter closes.
+M.owner = torch.autograd._owner
+
 -- A Lua tensor for the tensor at `address`; takes its own reference.
 function M.tensor(address)
   local p = ffi.cast('tocha_tensor *', address)

@@ -167,6 +167,34 @@ TEST_CASE("interpreters on several threads, tensors passed between them", "[embe
   for (int k = 1; k < n; ++k) tocha_interp_free(interps[k]);
 }
 
+TEST_CASE("autograd with Lua-defined nodes in several interpreters", "[embed]") {
+  // nn modules are Lua nodes in the autograd graph: each must call back into its own state.
+  const char* code =
+      "require 'nn'\n"
+      "torch.manualSeed(1)\n"
+      "m = nn.Sequential():add(nn.Linear(3, 2)):add(nn.Tanh and nn.Tanh() or nn.ReLU()):double()\n"
+      "x = torch.DoubleTensor(4, 3):fill(0.5)\n"
+      "function forward() loss = m:forward(x):sum() end\n"
+      "function backward() m:zeroGradParameters() loss:backward() return m.modules[1].gradWeight:sum() end\n";
+  Interp a, b;
+  run(a.I, code);
+  run(b.I, code);
+  run(b.I, "x:fill(1)");  // different inputs, so different weight gradients
+  tocha_value ga, gb, ga2;
+  REQUIRE(tocha_interp_call(a.I, "forward", nullptr, 0, nullptr, 0) == TOCHA_OK);
+  REQUIRE(tocha_interp_call(b.I, "forward", nullptr, 0, nullptr, 0) == TOCHA_OK);
+  REQUIRE(tocha_interp_call(a.I, "backward", nullptr, 0, &ga, 1) == TOCHA_OK);
+  INFO(tocha_interp_error(b.I));
+  REQUIRE(tocha_interp_call(b.I, "backward", nullptr, 0, &gb, 1) == TOCHA_OK);
+  // Interleaving must not matter: a alone gives the same gradient.
+  Interp c;
+  run(c.I, code);
+  run(c.I, "forward()");
+  REQUIRE(tocha_interp_call(c.I, "backward", nullptr, 0, &ga2, 1) == TOCHA_OK);
+  CHECK(ga.number == ga2.number);
+  CHECK(ga.number != gb.number);
+}
+
 TEST_CASE("the C++ wrapper", "[embed]") {
   tocha::Interpreter lua;
   lua.run("function affine(x, w, b) return torch.addmv(b, w, x) end");
