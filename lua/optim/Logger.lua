@@ -157,17 +157,31 @@ function Logger:plot(...)
     if not self.warned then print('<Logger> warning: logging to stdout, set logger.plotFile to plot') self.warned = true end
     return nil
   end
-  local spec = { path = path, title = '<Logger::' .. self.name .. '>', xlabel = 'entry', ylabel = 'value',
-                 series = series, logscale = self.logscale }
+  local title = '<Logger::' .. self.name .. '>'
   local ok, plot = false, nil
   if self.usePlotModule ~= false then ok, plot = pcall(require, 'plot') end
   if ok and type(plot) == 'table' and type(plot.lines) == 'function' then
-    plot.lines(spec)
+    -- Only the documented keys of plot.lines: a log scale is drawn as log10 of the values.
+    local curves, seen = {}, {}
+    for _, s in ipairs(series) do
+      if not seen[s.name] then
+        seen[s.name] = true
+        local xs, ys = {}, {}
+        for i, y in ipairs(s.y) do
+          if not self.logscale or y > 0 then
+            xs[#xs + 1], ys[#ys + 1] = s.x[i], self.logscale and math.log10(y) or y
+          end
+        end
+        curves[#curves + 1] = { name = s.name, x = xs, y = ys }
+      end
+    end
+    plot.lines({ path = path, title = title, xlabel = 'entry', ylabel = self.logscale and 'log10(value)' or 'value',
+                 series = curves })
   else
     if not path:lower():match('%.svg$') then
       lib.fail(NAME, 'cannot write %s: without the plot module only .svg files can be drawn', path)
     end
-    svg.lines(path, spec)
+    svg.lines(path, { title = title, xlabel = 'entry', ylabel = 'value', series = series, logscale = self.logscale })
   end
   return path
 end

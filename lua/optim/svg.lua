@@ -63,6 +63,8 @@ function svg.lines(path, opts)
   end
   xlo, xhi = range(xlo, xhi)
   ylo, yhi = range(ylo, yhi)
+  local pad = (yhi - ylo) * 0.04  -- keep curves off the frame
+  ylo, yhi = ylo - pad, yhi + pad
   local pw, ph = W - ML - MR, H - MT - MB
   local function px(x) return ML + (x - xlo) / (xhi - xlo) * pw end
   local function py(y) return MT + ph - (y - ylo) / (yhi - ylo) * ph end

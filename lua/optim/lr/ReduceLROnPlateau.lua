@@ -71,3 +71,22 @@ function ReduceLROnPlateau:step(metric)
     self.numBadEpochs = 0
   end
 end
+
+--- sched:state(): progress, options and the current rates (which only this schedule knows).
+function ReduceLROnPlateau:state()
+  local s = Scheduler.state(self)
+  s.lrs = self:getLastLr()
+  return s
+end
+
+--- sched:loadState(s): restores state(), the reduced rates included.
+function ReduceLROnPlateau:loadState(s)
+  Scheduler.loadState(self, s)
+  local lrs = self.lrs
+  self.lrs = nil
+  if type(lrs) == 'table' then
+    for i, g in ipairs(self._groups) do
+      if type(lrs[i]) == 'number' then g[self._key] = lrs[i] end
+    end
+  end
+end
