@@ -228,6 +228,10 @@ function tests.rosenbrockConvergence()
   tester:eq(solve('nag', { learningRate = 1e-3, momentum = 0.9 }, 12000), want, 1e-2, 'nag')
   tester:eq(solve('rprop', { stepsize = 0.01, niter = 3000 }, 1), want, 1e-2, 'rprop')
   tester:eq(solve('rmsprop', { learningRate = 1e-3 }, 8000), want, 5e-2, 'rmsprop')
+  tester:eq(solve('adamax', { learningRate = 0.02 }, 6000), want, 1e-3, 'adamax')
+  tester:eq(solve('adamw', { learningRate = 0.02, weightDecay = 0 }, 6000), want, 1e-3, 'adamw')
+  tester:eq(solve('asgd', { eta0 = 1e-3, lambda = 0, t0 = 1000 }, 20000), want, 1e-2, 'asgd')
+  -- (Adadelta crawls along Rosenbrock's valley; it is checked on the logistic regression below)
   tester:eq(solve('adagrad', { learningRate = 0.5 }, 8000), want, 5e-2, 'adagrad')
   torch.manualSeed(1)
   local best, fs = optim.cmaes(rosenbrock, D({ -1.2, 1 }), { sigma = 0.5, maxEval = 3000 })
@@ -235,6 +239,35 @@ function tests.rosenbrockConvergence()
   tester:assertlt(fs[#fs], 1e-6)
   local x = optim.de(function(x) return (rosenbrock(x)) end, D(2), { maxFEs = 6000, popsize = 30, minRegion = -2, maxRegion = 2 })
   tester:eq(x, want, 5e-2, 'de')
+end
+
+-- Binary logistic regression on two Gaussian blobs (x, y = +-1), bias as a third feature.
+function tests.logisticRegressionConvergence()
+  torch.manualSeed(5)
+  local n = 120
+  local X, y = D(n, 3):fill(1), D(n)
+  for i = 1, n do
+    local c = i % 2 == 0 and 1 or -1
+    y[i] = c
+    X[i][1], X[i][2] = torch.normal(1.5 * c, 1), torch.normal(-c, 1)
+  end
+  local function logistic(w)
+    local m = torch.cmul(y, X * w)
+    return torch.log1p(torch.exp(-m)):mean(), (X:t() * torch.cmul(y, torch.sigmoid(-m))) * (-1 / n)
+  end
+  local cases = {
+    { 'sgd', { learningRate = 0.5, momentum = 0.9, dampening = 0 } }, { 'nag', { learningRate = 0.5 } },
+    { 'asgd', { eta0 = 0.5, t0 = 50 } }, { 'adam', { learningRate = 0.1 } }, { 'adamw', { learningRate = 0.1 } },
+    { 'adamax', { learningRate = 0.1 } }, { 'adagrad', { learningRate = 0.5 } }, { 'adadelta', {}, 0.3 },
+    { 'rmsprop', { learningRate = 0.05 } }, { 'rprop', {} }, { 'lbfgs', { maxIter = 50 }, nil, 1 },
+    { 'cg', { maxEval = 100 }, nil, 1 },
+  }
+  for _, c in ipairs(cases) do
+    local w = D(3):zero()
+    for _ = 1, c[4] or 200 do optim[c[1]](logistic, w, c[2]) end
+    tester:assertlt((logistic(w)), c[3] or 0.11, c[1] .. ' loss')  -- the optimum is 0.101
+    tester:assertgt(torch.cmul(y, X * w):gt(0):sum() / n, 0.9, c[1] .. ' accuracy')
+  end
 end
 
 function tests.lbfgsReturnsAndState()
