@@ -210,8 +210,10 @@ TOCHA_DIST_API int tocha_dist_test(tocha_dist_work *w) noexcept {
   return w->stage == Stage::Done ? 1 : 0;
 }
 
-// Polls with a backoff: spins first (collectives of small tensors finish in microseconds), then
-// sleeps up to 1 ms between polls, so a wait costs little CPU and still notices the timeout.
+// Polls with a backoff while waiting for the other ranks to join (spins first: collectives of
+// small tensors finish in microseconds; then sleeps up to 1 ms between polls, so waiting for a
+// slow rank costs little CPU and still notices the timeout). Once the data moves it polls without
+// sleeping, like MPI_Wait.
 TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) noexcept {
   if (!w) return -1;
   State &s = state();
@@ -240,7 +242,12 @@ TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) noexcept {
       w->stage = Stage::Failed;
       break;
     }
-    if (++spins > 2000) {
+    if (w->stage != Stage::Desc) {
+      // Every rank has joined: MPI moves a large transfer one fragment per progress call, so
+      // napping here would cut the bandwidth by orders of magnitude. Poll as MPI_Wait does,
+      // yielding the core to a rank that shares it.
+      std::this_thread::yield();
+    } else if (++spins > 2000) {
       std::this_thread::sleep_for(nap);
       if (nap < std::chrono::microseconds(1000)) nap *= 2;
     }
