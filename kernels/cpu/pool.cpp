@@ -1,6 +1,7 @@
 // CPU pooling kernels shared by the adaptive, volumetric and temporal poolings (Note [Pooling
-// layouts] in core/ops/pool.cpp): max and average forward, parallel over (plane, output frame),
-// and the average backward, parallel over planes (windows overlap inside a plane).
+// layouts] in core/ops/pool.cpp): max and average forward, parallel over (plane, output frame)
+// (max over output rows when channels are innermost in memory, as in the temporal layout), and the
+// average backward, parallel over planes (windows overlap inside a plane).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,9 +58,56 @@ struct Geometry {
   }
 };
 
+// Channels innermost in memory (Torch7's temporal layout, frames x features): each window cell is
+// a contiguous run of channels, so the maxima of all channels are updated together.
+template <class T> void max_forward_channels_last(const PoolArgs& a, const Geometry& g) {
+  using M = opmath_t<T>;
+  const T* x = static_cast<const T*>(a.x);
+  T* y = static_cast<T*>(a.y);
+  const int64_t C = a.channels, oT = a.y_size[0], oH = a.y_size[1], oW = a.y_size[2];
+  const int64_t H = a.x_size[1], W = a.x_size[2];
+  const int64_t* xs = a.x_stride;
+  const int64_t* ys = a.y_stride;
+  const int64_t rows = a.batch * oT * oH;
+  parallel_for(rows, std::max<int64_t>(1, kGrainSize / (g.cost * C)), [&](int64_t b, int64_t e) {
+    std::vector<M> best(static_cast<size_t>(C));
+    std::vector<int64_t> arg(static_cast<size_t>(C));
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / (oT * oH), ot = (r / oH) % oT, oh = r % oH;
+      const int64_t t0 = g.w[0].start[ot], t1 = g.w[0].end[ot], h0 = g.w[1].start[oh], h1 = g.w[1].end[oh];
+      for (int64_t ow = 0; ow < oW; ++ow) {
+        const int64_t w0 = g.w[2].start[ow], w1 = g.w[2].end[ow];
+        std::fill(best.begin(), best.end(), -std::numeric_limits<M>::infinity());
+        std::fill(arg.begin(), arg.end(), (t0 * H + h0) * W + w0);
+        for (int64_t t = t0; t < t1; ++t)
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) {
+              const T* xp = x + n * xs[0] + t * xs[2] + h * xs[3] + w * xs[4];
+              const int64_t at = (t * H + h) * W + w;
+              M* bp = best.data();
+              int64_t* ap = arg.data();
+#pragma omp simd
+              for (int64_t c = 0; c < C; ++c) {  // branch-free so that it vectorizes
+                const M v = M(xp[c]);
+                const bool take = v > bp[c] || v != v;
+                bp[c] = take ? v : bp[c];
+                ap[c] = take ? at : ap[c];
+              }
+            }
+        const int64_t off = n * ys[0] + ot * ys[2] + oh * ys[3] + ow * ys[4];
+        for (int64_t c = 0; c < C; ++c) {
+          y[off + c] = T(best[size_t(c)]);
+          a.indices[off + c] = arg[size_t(c)] + a.index_base;
+        }
+      }
+    }
+  });
+}
+
 template <class T> void max_forward(const PoolArgs& a) {
   using M = opmath_t<T>;
   const Geometry g(a);
+  if (a.x_stride[1] == 1 && a.y_stride[1] == 1 && a.channels > 1) return max_forward_channels_last<T>(a, g);
   const T* x = static_cast<const T*>(a.x);
   T* y = static_cast<T*>(a.y);
   const int64_t oT = a.y_size[0], oH = a.y_size[1], oW = a.y_size[2], H = a.x_size[1], W = a.x_size[2];
