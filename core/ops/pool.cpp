@@ -75,8 +75,13 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t d, int64_t pad, bool ceil_mod
 
 std::string triple(const int64_t v[3], const char* sep) { return str_cat(v[0], sep, v[1], sep, v[2]); }
 
+// Bounds window arithmetic (in + 2 pad - k...) far from overflow; no real window comes close.
+constexpr int64_t kMaxWindow = int64_t(1) << 40;
+
 void check_params(const char* op, const Pool3dParams& p) {
   for (int i = 0; i < 3; ++i) {
+    TOCHA_CHECK(p.k[i] < kMaxWindow && p.d[i] < kMaxWindow && p.pad[i] < kMaxWindow, op, "kernel ", triple(p.k, "x"),
+                ", stride ", triple(p.d, ","), " or padding ", triple(p.pad, ","), " is too large");
     TOCHA_CHECK(p.k[i] > 0 && p.d[i] > 0 && p.pad[i] >= 0, op, "kernel ", triple(p.k, "x"), ", stride ",
                 triple(p.d, ","), " and padding ", triple(p.pad, ","),
                 ": kernel sizes and strides must be positive, padding non-negative");
@@ -217,6 +222,7 @@ Call temporal_call(const Tensor& x, int64_t kw, int64_t dw) {
   check_rank(op, x, 2, "N x T x F");
   check_floating(op, x);
   TOCHA_CHECK(kw > 0 && dw > 0, op, "kernel width ", kw, " and step ", dw, " must be positive");
+  TOCHA_CHECK(kw < kMaxWindow && dw < kMaxWindow, op, "kernel width ", kw, " or step ", dw, " is too large");
   const int64_t frames = x.size(x.dim() - 2);
   TOCHA_CHECK(frames >= kw, op, "input of size ", shape_str(x.sizes()), " has ", frames,
               " frames, fewer than the kernel width ", kw);

@@ -30,6 +30,9 @@ DimVec padded_shape(const char* op, const DimVec& in, const std::vector<int64_t>
   for (int i = 0; i < k; ++i) {
     const int d = in.size() - 1 - i;
     const int64_t before = pads[size_t(2 * i)], after = pads[size_t(2 * i + 1)], n = in[d];
+    constexpr int64_t kMaxPad = int64_t(1) << 40;  // keeps n + before + after far from overflow
+    TOCHA_CHECK(before > -kMaxPad && before < kMaxPad && after > -kMaxPad && after < kMaxPad, op, "padding (",
+                pads_str(pads), ") is too large");
     if (mode == PadMode::reflect)
       TOCHA_CHECK(before < n && after < n, op, "reflect padding (", pads_str(pads),
                   ") must be smaller than the padded dims, but dim ", d + 1, " of the input (size ", shape_str(in),

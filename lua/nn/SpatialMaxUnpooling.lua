@@ -114,6 +114,12 @@ function SpatialMaxUnpooling:updateGradInput(input, gradOutput)
   return self.gradInput
 end
 
+-- The indices belong to the pooling module; setParams takes them again at the next forward.
+function SpatialMaxUnpooling:clearState()
+  self.indices = nil
+  return parent.clearState(self)
+end
+
 function SpatialMaxUnpooling:__tostring__()
   return 'nn.SpatialMaxUnpooling associated to ' .. tostring(self.pooling)
 end

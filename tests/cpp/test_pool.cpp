@@ -264,6 +264,10 @@ TEST_CASE("pooling rejects bad input with messages naming the op", "[pool]") {
                     "[avgPool3d] padding 0,2,0 must be at most half of kernel 2x2x2");
   CHECK_THROWS_WITH(avg_pool3d(x, params({2, 0, 2}, {1, 1, 1}, {0, 0, 0}, false)),
                     Catch::Contains("kernel sizes and strides must be positive"));
+  CHECK_THROWS_WITH(max_pool3d(x, params({int64_t(1) << 62, 1, 1}, {1, 1, 1}, {int64_t(1) << 61, 0, 0}, false), 1),
+                    Catch::Contains("is too large"));
+  CHECK_THROWS_WITH(temporal_max_pool(zeros({3, 5}, DType::f64), int64_t(1) << 62, int64_t(1) << 62, 1),
+                    "[temporalMaxPool] kernel width 4611686018427387904 or step 4611686018427387904 is too large");
   CHECK_THROWS_WITH(temporal_max_pool(zeros({3, 5}, DType::f64), 4, 1, 1),
                     "[temporalMaxPool] input of size 3x5 has 3 frames, fewer than the kernel width 4");
   CHECK_THROWS_WITH(avg_pool3d_backward(zeros({2, 3, 1, 1}, DType::f32), {2, 3, 4, 4},

@@ -149,6 +149,9 @@ TEST_CASE("padding rejects bad pads with messages naming the op", "[pool][pad]")
   CHECK_THROWS_WITH(pad(zeros({4}, DType::f32), {1, 1, 1, 1}, PadMode::constant),
                     "[pad] 4 pads need a tensor of at least 2 dims, got size 4");
   CHECK_THROWS_WITH(pad(x, {1, 1}, PadMode(7)), "[pad] invalid padding mode 7");
+  CHECK_THROWS_WITH(pad(x, {INT64_MAX, INT64_MAX}, PadMode::constant), Catch::Contains("is too large"));
+  // Large pads under the bound reach the ordinary checks (a crop beyond the dim), without overflow.
+  CHECK_THROWS_WITH(pad(x, {-(int64_t(1) << 39), 0}, PadMode::constant), Catch::Contains("crops more than dim 3"));
   CHECK_THROWS_WITH(pad_backward(zeros({2, 3, 5}, DType::f32), x.sizes(), {1, 1}, PadMode::reflect),
                     "[padBackward] grad is 2x3x5 but padding (1,1) of an input of size 2x3x4 gives 2x3x6");
 }

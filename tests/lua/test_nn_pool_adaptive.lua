@@ -135,6 +135,11 @@ function tests.unpoolingInvertsThePooling()
     local flat = g:view(-1, y:size(x:dim() - 1) * y:size(x:dim()))
     tester:assertTensorEq(gi:view(flat:size(1), -1), flat:gather(2, pool.indices:view(flat:size(1), -1)), 0)
   end
+  -- clearState drops the unpooling's reference to the indices; the next forward takes them again.
+  model:clearState()
+  tester:asserteq(unpool.indices, nil)
+  tester:asserteq(size(model:forward(rnd(1, 4, 6))), '1x4x6')
+  tester:assert(unpool.indices == pool.indices)
   tester:asserteq(tostring(unpool), 'nn.SpatialMaxUnpooling associated to nn.TestMaxPooling(2x2, 2,2)')
 end
 
