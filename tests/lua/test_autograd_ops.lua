@@ -27,6 +27,13 @@ for _, name in ipairs({ 'neg', 'abs', 'sign', 'floor', 'ceil', 'round', 'trunc',
                         'addcmul', 'addcdiv', 'lerp', 'where', 'copy' }) do
   cases[name] = 'test_autograd.lua'
 end
+-- nn's pooling, padding and resampling ops are gradchecked (first and second order) in
+-- test_nn_pool_adaptive.lua, test_nn_pool_volumetric.lua, test_nn_padding.lua and test_nn_upsampling.lua.
+for _, name in ipairs({ 'adaptiveMaxPool2d', 'adaptiveAvgPool2d', 'adaptiveAvgPool2dBackward', 'maxPool3d', 'avgPool3d',
+                        'avgPool3dBackward', 'temporalMaxPool', 'pad', 'padBackward', 'upsample2d',
+                        'upsample2dBackward' }) do
+  cases[name] = 'test_nn_pool*.lua, test_nn_padding.lua, test_nn_upsampling.lua'
+end
 cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
 cases.digamma = function() check('digamma', torch.digamma, { V() }) end
 for _, name in ipairs({ 'floor', 'ceil', 'round', 'trunc', 'sign' }) do
