@@ -164,6 +164,13 @@ cases.gesv = function()
   check('gesv vector', function(b, a) return (torch.gesv(b, a)) end, { leaf({ 1, 2 }), leaf({ { 4, 1 }, { 2, 3 } }) })
 end
 cases.inverse = function() check('inverse', function(a) return torch.inverse(a) end, { leaf({ { 4, 1 }, { 2, 3 } }) }) end
+cases.batchNorm = function()  -- more cases in test_nn_norm.lua
+  local rm, rv = D({ 0.1, -0.2, 0.3 }), D({ 0.5, 1.5, 2 })
+  check('batchNorm train', function(x, w, b) return torch.batchNorm(x, nil, nil, w, b, true) end,
+    { rnd(4, 3, 2), V(), leaf({ 0.1, 0.2, 0.3 }) })
+  check('batchNorm eval', function(x, w, b) return torch.batchNorm(x, rm, rv, w, b, false) end,
+    { rnd(4, 3), V(), leaf({ 0.1, 0.2, 0.3 }) })
+end
 
 function tests.everyDifferentiableOpHasACase()
   local C = torch._lib.C
