@@ -50,11 +50,31 @@ int tocha_batch_norm_backward(const tocha_tensor* grad_output, const tocha_tenso
                               tocha_tensor** grad_input, tocha_tensor** grad_weight, tocha_tensor** grad_bias) noexcept {
   const char* op = "batchNormBackward";
   return guard_int([&] {
-    BatchNormGrads r = batch_norm_backward(arg(grad_output, op), arg(x, op), opt(weight, op), arg(save_mean, op),
+    NormGrads r = batch_norm_backward(arg(grad_output, op), arg(x, op), opt(weight, op), arg(save_mean, op),
                                            arg(save_invstd, op), training != 0, grad_input != nullptr,
                                            grad_weight != nullptr, grad_bias != nullptr);
     if (grad_input) *grad_input = r.grad_input.release();
     if (grad_weight) *grad_weight = r.grad_weight.release();
     if (grad_bias) *grad_bias = r.grad_bias.release();
+  });
+}
+
+int tocha_layer_norm_out(tocha_tensor* out, tocha_tensor* save_mean, tocha_tensor* save_invstd, const tocha_tensor* x,
+                         int ndims, const tocha_tensor* weight, const tocha_tensor* bias, double eps) noexcept {
+  const char* op = "layerNorm";
+  return guard_int([&] {
+    layer_norm_out(arg(out, op), arg(save_mean, op), arg(save_invstd, op), arg(x, op), ndims, opt(weight, op),
+                   opt(bias, op), eps);
+  });
+}
+
+int tocha_layer_norm_backward_out(tocha_tensor* grad_input, tocha_tensor* grad_weight, tocha_tensor* grad_bias,
+                                  const tocha_tensor* grad_output, const tocha_tensor* x, int ndims,
+                                  const tocha_tensor* weight, const tocha_tensor* save_mean,
+                                  const tocha_tensor* save_invstd, double scale) noexcept {
+  const char* op = "layerNormBackward";
+  return guard_int([&] {
+    layer_norm_backward_out(opt(grad_input, op), opt(grad_weight, op), opt(grad_bias, op), arg(grad_output, op),
+                            arg(x, op), ndims, opt(weight, op), arg(save_mean, op), arg(save_invstd, op), scale);
   });
 }

@@ -30,4 +30,16 @@ TOCHA_API int tocha_batch_norm_backward(const tocha_tensor *grad_output, const t
                                         const tocha_tensor *save_invstd, int training, tocha_tensor **grad_input,
                                         tocha_tensor **grad_weight, tocha_tensor **grad_bias) TOCHA_NOEXCEPT;
 
+/* Layer normalization over the last ndims dims (tocha_layer_norm, in tocha_autograd.h, returns
+   just the output): the _out form also fills save_mean and save_invstd (one per normalized row);
+   the backward forms follow batch normalization's. */
+TOCHA_API int tocha_layer_norm_out(tocha_tensor *out, tocha_tensor *save_mean, tocha_tensor *save_invstd,
+                                   const tocha_tensor *x, int ndims, const tocha_tensor *weight,
+                                   const tocha_tensor *bias, double eps) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_layer_norm_backward_out(tocha_tensor *grad_input, tocha_tensor *grad_weight,
+                                            tocha_tensor *grad_bias, const tocha_tensor *grad_output,
+                                            const tocha_tensor *x, int ndims, const tocha_tensor *weight,
+                                            const tocha_tensor *save_mean, const tocha_tensor *save_invstd,
+                                            double scale) TOCHA_NOEXCEPT;
+
 #endif

@@ -2,23 +2,21 @@
 // for the fused kernels, results copied back into strided or aliasing outputs, and recording.
 #include "core/ops/norm.h"
 #include <cmath>
-#include <initializer_list>
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
+#include "core/ops/norm_util.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/tensor_ops.h"
 
 namespace tocha {
 
+using namespace norm_util;
+
 namespace {
 
 const char* const kFwd = "batchNorm";
 const char* const kBwd = "batchNormBackward";
-
-std::string describe(const Tensor& t) {
-  return t.dim() == 0 ? std::string("a 0-dim tensor") : "size " + shape_str(t.sizes());
-}
 
 void check_input(const char* op, const char* name, const Tensor& x) {
   TOCHA_CHECK(x.defined(), op, "expected a tensor for ", name);
@@ -35,20 +33,6 @@ void check_channels(const char* op, const char* name, const Tensor& v, const Ten
   TOCHA_CHECK(v.dtype() == x.dtype(), op, name, " is a ", dtype_tensor_name(v.dtype()), " but the input is a ",
               dtype_tensor_name(x.dtype()));
   check_same_device(op, v, x);
-}
-
-// A tensor the op writes into: x's dtype and device, elements that do not overlap.
-void check_result(const char* op, const char* name, const Tensor& r, const Tensor& x) {
-  TOCHA_CHECK(r.defined(), op, "expected a tensor for ", name);
-  TOCHA_CHECK(r.dtype() == x.dtype(), op, name, " is a ", dtype_tensor_name(r.dtype()), " but the input is a ",
-              dtype_tensor_name(x.dtype()));
-  check_same_device(op, r, x);
-  check_writable(op, r);
-}
-
-void check_disjoint(const char* op, const char* na, const Tensor& a, const char* nb, const Tensor& b) {
-  TOCHA_CHECK(!a.defined() || !b.defined() || !a.shares_storage(b), op, na, " and ", nb,
-              " must not share memory");
 }
 
 int64_t inner_size(const Tensor& x) {
@@ -79,21 +63,6 @@ void check_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, co
   }
 }
 
-// A contiguous tensor to hand the kernel for t, which it writes: t itself unless t is strided or
-// shares memory with a tensor the kernel reads.
-Tensor writable_buffer(const Tensor& t, std::initializer_list<const Tensor*> reads) {
-  bool direct = t.is_contiguous();
-  for (const Tensor* r : reads)
-    if (r->defined() && t.shares_storage(*r)) direct = false;
-  return direct ? t : empty(t.sizes(), t.dtype(), t.device());
-}
-// Finishes a write into t through buffer b (copy back, or the version bump of a direct write).
-void commit(const Tensor& t, const Tensor& b) {
-  if (b.is_same(t)) t.bump_version();
-  else copy_(t, b);
-}
-void* ptr(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
-Tensor contig(const Tensor& t) { return t.defined() ? contiguous(t) : t; }
 
 // Runs the kernel; out, save_mean and save_invstd have their final sizes.
 void run_forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
@@ -238,12 +207,12 @@ void run_backward(const Tensor& grad_input, const Tensor& grad_weight, const Ten
 
 }  // namespace
 
-BatchNormGrads batch_norm_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight,
+NormGrads batch_norm_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight,
                                    const Tensor& save_mean, const Tensor& save_invstd, bool training,
                                    bool need_input, bool need_weight, bool need_bias) {
   autograd::Recording rec(OpId::batchNormBackward, nullptr, {});
   check_backward(grad_out, x, weight, save_mean, save_invstd);
-  BatchNormGrads r;
+  NormGrads r;
   if (need_input) r.grad_input = empty(x.sizes(), x.dtype(), x.device());
   if (need_weight) r.grad_weight = zeros({x.size(1)}, x.dtype(), x.device());
   if (need_bias) r.grad_bias = zeros({x.size(1)}, x.dtype(), x.device());

@@ -46,3 +46,38 @@ struct BatchNormBackwardArgs {
 using BatchNormBackwardKernel = void (*)(const BatchNormBackwardArgs&);
 
 }  // namespace tocha
+
+namespace tocha {
+
+// Layer normalization of x viewed as M rows of K values (contiguous): each row is normalized by
+// its mean and biased variance, then y = xhat * weight + bias with per-column weight and bias
+// (K-vectors, or null for 1 and 0). save_mean and save_invstd (M-vectors) receive the statistics.
+struct LayerNormArgs {
+  int64_t m, k;
+  const void* x;
+  void* y;
+  const void* weight;
+  const void* bias;
+  void* save_mean;
+  void* save_invstd;
+  double eps;
+};
+using LayerNormKernel = void (*)(const LayerNormArgs&);
+
+// Its backward: grad_input (M x K, or null) is written; grad_weight and grad_bias (K, or null) are
+// accumulated: += scale * (sum over rows of g * xhat), += scale * (sum over rows of g).
+struct LayerNormBackwardArgs {
+  int64_t m, k;
+  const void* grad_out;
+  const void* x;
+  const void* weight;
+  const void* mean;
+  const void* invstd;
+  void* grad_input;
+  void* grad_weight;
+  void* grad_bias;
+  double scale;
+};
+using LayerNormBackwardKernel = void (*)(const LayerNormBackwardArgs&);
+
+}  // namespace tocha

@@ -1,32 +1,18 @@
 // CPU kernels of batch normalization (core/ops/norm_kernels.h): x is N x C x L; parallel_for
-// splits the channels. Statistics accumulate in double in one pass over shifted values
-// (Note [Shifted sums]); N x C inputs (L == 1) run row by row, vectorized across channels.
+// splits the channels. Statistics accumulate in double in one pass over shifted values (Note
+// [Shifted sums] in norm_loops.h); N x C inputs (L == 1) run row by row, vectorized over channels.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
-#include "kernels/cpu/loops.h"
+#include "kernels/cpu/norm_loops.h"
 
 namespace tocha {
 namespace cpu {
 namespace {
 
-// Note [Shifted sums]: sum(x - k) and sum((x - k)^2) with k a value of the channel give the
-// mean and variance in one pass without the cancellation of sum(x^2) - n * mean^2 when the mean
-// is large against the spread: the shifted values are of the order of the spread.
-template <class T> TOCHA_SIMD_CLONES void shifted_sums(const T* p, int64_t n, double k, double* s, double* ss) {
-  double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-  for (int64_t i = 0; i < n; ++i) {
-    double d = double(p[i]) - k;
-    a += d;
-    b += d * d;
-  }
-  *s += a;
-  *ss += b;
-}
-// The same across channels: one row of C values adds into per-channel sums.
+// Shifted sums across channels: one row of C values adds into per-channel sums.
 template <class T>
 TOCHA_SIMD_CLONES void shifted_sums_row(const T* p, int64_t n, const double* k, double* s, double* ss) {
 #pragma omp simd
@@ -116,9 +102,7 @@ template <class T> void batch_norm_kernel(const BatchNormArgs& a) {
       const int64_t c = c0 + j;
       double mu, var;
       if (a.training) {
-        double d = s[j] / double(M);
-        mu = shift[j] + d;
-        var = std::max(0.0, ss[j] / double(M) - d * d);
+        moments(shift[j], s[j], ss[j], M, &mu, &var);
         if (rm) {
           double unbiased = M > 1 ? var * double(M) / double(M - 1) : var;
           rm[c] = T((1 - a.momentum) * double(rm[c]) + a.momentum * mu);

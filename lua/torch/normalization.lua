@@ -1,5 +1,6 @@
 -- Normalization as torch functions: torch.batchNorm (differentiable; fused CPU kernels) and the
--- Torch7-style forms writing into buffers that nn's BatchNormalization modules use.
+-- Torch7-style forms writing into buffers that nn's Batch/LayerNormalization modules use
+-- (torch.layerNorm itself is in torch/functional.lua).
 local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
@@ -56,6 +57,26 @@ function torch._batchNormBackwardOut(gradInput, gradWeight, gradBias, gradOutput
   check(C.tocha_batch_norm_backward_out(gradInput and gradInput.p or nil, gradWeight and gradWeight.p or nil,
     gradBias and gradBias.p or nil, gradOutput.p, x.p, weight and weight.p or nil, saveMean.p, saveInvstd.p,
     training and 1 or 0, scale))
+  return gradInput
+end
+
+--- torch._layerNormOut(out, saveMean, saveInvstd, x, ndims, weight, bias, eps): layer
+--- normalization over the last ndims dims into buffers (resized); saveMean and saveInvstd receive
+--- the statistics of each normalized row, for torch._layerNormBackwardOut.
+function torch._layerNormOut(out, saveMean, saveInvstd, x, ndims, weight, bias, eps)
+  check(C.tocha_layer_norm_out(out.p, saveMean.p, saveInvstd.p, x.p, ndims, weight and weight.p or nil,
+    bias and bias.p or nil, eps))
+  return out
+end
+
+--- torch._layerNormBackwardOut(gradInput, gradWeight, gradBias, gradOutput, x, ndims, weight,
+--- saveMean, saveInvstd, scale): writes gradInput (resized) and adds scale times the parameter
+--- gradients into gradWeight and gradBias (each may be nil).
+function torch._layerNormBackwardOut(gradInput, gradWeight, gradBias, gradOutput, x, ndims, weight, saveMean,
+                                     saveInvstd, scale)
+  check(C.tocha_layer_norm_backward_out(gradInput and gradInput.p or nil, gradWeight and gradWeight.p or nil,
+    gradBias and gradBias.p or nil, gradOutput.p, x.p, ndims, weight and weight.p or nil, saveMean.p, saveInvstd.p,
+    scale))
   return gradInput
 end
 

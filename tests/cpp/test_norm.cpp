@@ -205,7 +205,7 @@ TEST_CASE("batch norm backward matches the explicit Jacobian and accumulates wit
           fwd.invstd = vals(f.save_invstd);
           std::vector<double> gi, gw, gb;
           ref_backward(x, g, w, fwd, training, &gi, &gw, &gb);
-          BatchNormGrads r = batch_norm_backward(g, x, w, f.save_mean, f.save_invstd, training, true, true, true);
+          NormGrads r = batch_norm_backward(g, x, w, f.save_mean, f.save_invstd, training, true, true, true);
           check_close(vals(r.grad_input), gi, tol);
           check_close(vals(r.grad_weight), gw, tol);
           check_close(vals(r.grad_bias), gb, tol);
@@ -228,7 +228,7 @@ TEST_CASE("batch norm backward matches the explicit Jacobian and accumulates wit
 TEST_CASE("batch norm backward in place and with the weight as gradWeight", "[norm]") {
   Tensor x = make({5, 3, 2}, DType::f64, 41), g = make({5, 3, 2}, DType::f64, 42), w = make({3}, DType::f64, 43);
   BatchNormResult f = batch_norm(x, w, Tensor(), Tensor(), Tensor(), true, 0.1, 1e-5);
-  BatchNormGrads want = batch_norm_backward(g, x, w, f.save_mean, f.save_invstd, true, true, true, false);
+  NormGrads want = batch_norm_backward(g, x, w, f.save_mean, f.save_invstd, true, true, true, false);
   Tensor gi = clone(g);  // gradInput written over gradOutput
   batch_norm_backward_out(gi, Tensor(), Tensor(), gi, x, w, f.save_mean, f.save_invstd, true, 1);
   check_close(vals(gi), vals(want.grad_input), 1e-12);

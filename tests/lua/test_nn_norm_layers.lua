@@ -56,6 +56,49 @@ function tests.layerNormalization()
   tester:assertErrorPattern(function() nn.LayerNormalization(0) end, 'positive sizes')
 end
 
+-- The fused Torch7-style backward against autograd through torch.layerNorm, in f64 and f32, for
+-- batches and a single sample, with accGradParameters' scale and a module without gradInput.
+function tests.layerNormalizationBackward()
+  for _, tp in ipairs({ 'torch.DoubleTensor', 'torch.FloatTensor' }) do
+    local tol = tp == 'torch.DoubleTensor' and 1e-12 or 1e-4
+    for _, shape in ipairs({ { 6, 5 }, { 5 }, { 2, 3, 4, 5 } }) do
+      local m = nn.LayerNormalization(5):type(tp)
+      m.weight:copy(torch.randn(5))
+      m.bias:copy(torch.randn(5))
+      local x = torch.randn(torch.LongStorage(shape)):mul(2):add(3):type(tp)
+      local g = torch.randn(x:size()):type(tp)
+      m:zeroGradParameters()
+      m:forward(x)
+      local gi = m:backward(x, g, 0.5):clone()
+      local xr, w, b = x:clone():requiresGrad(), m.weight:detach():clone():requiresGrad(),
+        m.bias:detach():clone():requiresGrad()
+      torch.sum(torch.cmul(torch.layerNorm(xr, 1, w, b), g)):backward()
+      tester:assertTensorEq(gi, xr.grad, tol, tp .. ' gradInput')
+      tester:assertTensorEq(m.gradWeight, w.grad * 0.5, tol, tp .. ' gradWeight')
+      tester:assertTensorEq(m.gradBias, b.grad * 0.5, tol, tp .. ' gradBias')
+      -- accGradParameters alone (no stash from updateGradInput) adds the same again.
+      m:accGradParameters(x, g, 1.5)
+      tester:assertTensorEq(m.gradWeight, w.grad * 2, tol, tp .. ' accGradParameters')
+      tester:assertTensorEq(m.gradBias, b.grad * 2, tol, tp .. ' accGradParameters bias')
+    end
+  end
+  -- Through the module as one coarse autograd node, the loss's backward fills the parameters' grads.
+  local m = nn.LayerNormalization({ 2, 3 }):double()
+  local x = torch.randn(4, 2, 3):double():requiresGrad()
+  m:zeroGradParameters()
+  torch.sum(torch.pow(m:forward(x), 3)):backward()
+  local xr, w, b = x:detach():clone():requiresGrad(), m.weight:detach():clone():requiresGrad(),
+    m.bias:detach():clone():requiresGrad()
+  torch.sum(torch.pow(torch.layerNorm(xr, 2, w, b), 3)):backward()
+  tester:assertTensorEq(x.grad, xr.grad, 1e-12)
+  tester:assertTensorEq(m.gradWeight, w.grad, 1e-12)
+  tester:assertTensorEq(m.gradBias, b.grad, 1e-12)
+  tester:assertErrorPattern(function() m:backward(torch.randn(4, 2, 3):double(), torch.randn(4, 3, 2):double()) end,
+    'gradOutput must have the size of the input')
+  tester:assertErrorPattern(function() nn.LayerNormalization(3):backward(torch.randn(2, 3), torch.randn(2, 3)) end,
+    'backward needs a forward first')
+end
+
 function tests.groupNormalization()
   -- PyTorch 1.13: torch.nn.GroupNorm(2, 4).double(), weight [0.5, 1, -1, 2], bias [0, 0.1, 0.2, 0.3]
   -- (float64), applied to pt_input().
