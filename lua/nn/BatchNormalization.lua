@@ -131,8 +131,33 @@ function BN:clearState()
   return parent.clearState(self, 'save_mean', 'save_std')
 end
 
+--- bn:read(file, version): reads the fields of a saved module (Torch7's File:readObject protocol).
+--- Torch7's version 1 kept running_std = 1 / sqrt(var + eps); it becomes running_var here, as
+--- Torch7's own BatchNormalization:read does. Modules saved without an affine flag get one.
+function BN:read(file, version)
+  local fields = file:readObject()
+  if type(fields) ~= 'table' then
+    error(string.format('[%s] expected a table of fields in the file, got %s', torch.typename(self), type(fields)), 0)
+  end
+  for k, v in pairs(fields) do self[k] = v end
+  if (version or 1) < 2 and torch.isTensor(self.running_std) then
+    self.running_var = self.running_std:clone():pow(-2):add(-self.eps)
+    self.running_std = nil
+  end
+  if self.affine == nil then self.affine = self.weight ~= nil end
+  -- fields of cudnn's BatchNormalization that only describe its cuDNN call
+  self.mode, self.iDesc, self.oDesc, self.sDesc = nil, nil, nil, nil
+  nn.utils.linkGradients(self)
+end
+
 function BN:__tostring__()
   return string.format('%s (%dD) (%d)', torch.typename(self), self.nDim, self.running_mean:nElement())
+end
+
+-- Torch7 models trained on GPUs hold cudnn's classes, which keep nn's fields (plus descriptors
+-- that BN:read drops): they load as nn's.
+for _, name in ipairs({ 'BatchNormalization', 'SpatialBatchNormalization', 'VolumetricBatchNormalization' }) do
+  torch.serialization.registerClassAlias('cudnn.' .. name, 'nn.' .. name)
 end
 
 return BN
