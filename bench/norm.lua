@@ -7,16 +7,8 @@ local threads = tonumber(arg[1] or '1')
 torch.setnumthreads(threads)
 torch.manualSeed(0)
 
-local function bench(fn, n)
-  fn()
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e6
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best(fn, n, 1) * 1e6 end
 
 local function torch7(module, x)
   local g = torch.randn(x:size())
@@ -47,19 +39,11 @@ do
   end, 10)
 end
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/norm.py ' .. threads .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, v = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(v) end
-end
-p:close()
+local ref = H.reference('norm.py', threads)
 
 print(string.format('threads=%d', threads))
 print(string.format('%-14s %12s %12s %8s', 'case', 'tocha us', 'pytorch us', 'ratio'))
 for _, k in ipairs({ 'bn2d', 'bn2d_eval', 'bn2d_autograd', 'bn1d', 'layernorm', 'dropout' }) do
   local r = ref[k]
-  print(string.format('%-14s %12.1f %12s %8s', k, ours[k], r and string.format('%.1f', r) or 'n/a',
-    r and string.format('%.3f', ours[k] / r) or 'n/a'))
+  print(string.format('%-14s %12.1f %12s %8s', k, ours[k], H.fmt(r, '%.1f'), H.fmt(r and ours[k] / r, '%.3f')))
 end
