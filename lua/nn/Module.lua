@@ -168,6 +168,12 @@ function Module:clone(...)
   return copy
 end
 
+--- module:afterLoad(): called by torch.load (every format) once the module is read: parameters
+--- require grad again and each one's .grad is its gradWeight (Note [After load]).
+function Module:afterLoad()
+  nn.utils.linkGradients(self)
+end
+
 --- m:type(name[, cache]): converts every tensor of the module (float(), double(), cuda()...).
 function Module:type(name, cache)
   if not name then return self._type end
