@@ -64,6 +64,49 @@ function utils.isTensorOfRank(x, ...)
   return false
 end
 
+--- utils.recursiveResizeAs(t1, t2): t1 (tensors or nested tables of them) resized like t2, with
+--- t2's tensor types; returns t1, t2 (Torch7).
+function utils.recursiveResizeAs(t1, t2)
+  if type(t2) == 'table' then
+    t1 = type(t1) == 'table' and t1 or {}
+    for k in pairs(t2) do t1[k], t2[k] = utils.recursiveResizeAs(t1[k], t2[k]) end
+    for k in pairs(t1) do if t2[k] == nil then t1[k] = nil end end
+  elseif torch.isTensor(t2) then
+    t1 = torch.isTensor(t1) and utils.buffer(t1, t2) or t2.new()
+    t1:resizeAs(t2)
+  else
+    error('nn.utils.recursiveResizeAs: expected tensors or tables, got ' .. torch.type(t2), 2)
+  end
+  return t1, t2
+end
+
+--- utils.recursiveFill(t, value): fills every tensor of t (a tensor or nested tables); returns t.
+function utils.recursiveFill(t, value)
+  if type(t) == 'table' then
+    for k in pairs(t) do t[k] = utils.recursiveFill(t[k], value) end
+  elseif torch.isTensor(t) then
+    t:fill(value)
+  else
+    error('nn.utils.recursiveFill: expected tensors or tables, got ' .. torch.type(t), 2)
+  end
+  return t
+end
+
+--- utils.recursiveAdd(t1, [value,] t2): t1 += value * t2 over matching tensors of nested tables;
+--- returns t1, t2 (Torch7).
+function utils.recursiveAdd(t1, value, t2)
+  if t2 == nil then value, t2 = 1, value end
+  if type(t2) == 'table' then
+    t1 = type(t1) == 'table' and t1 or {}
+    for k in pairs(t2) do t1[k], t2[k] = utils.recursiveAdd(t1[k], value, t2[k]) end
+  elseif torch.isTensor(t1) and torch.isTensor(t2) then
+    t1:add(value, t2)
+  else
+    error('nn.utils.recursiveAdd: expected tensors or tables, got ' .. torch.type(t1) .. ' and ' .. torch.type(t2), 2)
+  end
+  return t1, t2
+end
+
 --- utils.checkFloatInput(module, input[, what]): errors naming the module (tostring, with its
 --- configuration) unless input is a floating-point tensor.
 function utils.checkFloatInput(module, input, what)
