@@ -13,13 +13,12 @@ end
 function Criterion:updateOutput(input, target) return self.output end
 function Criterion:updateGradInput(input, target) return self.gradInput end
 
-local each_tensor = nn.Module._each_tensor
+-- Closure-free walks over tensors and tables of them (closures abort LuaJIT traces).
+local any_needs_grad, collect_tensors = nn.Module._any_needs_grad, nn.Module._collect_tensors
 
 local function needs_node(self, input)
   if self.updateGradInput == Criterion.updateGradInput or not torch.isGradEnabled() then return false end
-  local any = false
-  each_tensor(input, function(t) if t:needsGrad() then any = true end end)
-  return any
+  return any_needs_grad(input)
 end
 
 -- The backward of a criterion node: gradInput scaled by the incoming gradient of the loss.
@@ -49,8 +48,7 @@ end
 function Criterion:loss(input, target)
   if not needs_node(self, input) then return self:updateOutput(input, target) end
   local value = torch.noGrad(self.updateOutput, self, input, target)
-  local inputs = {}
-  each_tensor(input, function(t) inputs[#inputs + 1] = t end)
+  local inputs = collect_tensors(input, {})
   local out = torch._new_tensor(0, nil, inputs[1].p.dtype, value)
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Criterion', backward = criterion_backward,
                                     criterion = self, input = input, target = target }, inputs, { out })

@@ -54,12 +54,28 @@ local function each_tensor(x, fn)
 end
 Module._each_tensor = each_tensor
 
+-- The per-forward helpers below recurse instead of passing closures to each_tensor: creating a
+-- closure aborts LuaJIT traces, and these run on every forward of every module.
+local function any_needs_grad(x)
+  if torch.isTensor(x) then return x:needsGrad() end
+  if type(x) == 'table' then
+    for _, v in ipairs(x) do if any_needs_grad(v) then return true end end
+  end
+  return false
+end
+Module._any_needs_grad = any_needs_grad
+
+local function collect_tensors(x, list)
+  if torch.isTensor(x) then list[#list + 1] = x
+  elseif type(x) == 'table' then for _, v in ipairs(x) do collect_tensors(v, list) end end
+  return list
+end
+Module._collect_tensors = collect_tensors
+
 -- Whether the forward must record a node, and whether any input needs a gradient.
 local function needs_node(self, input)
   if self._transparent or not defines_backward(self) or not torch.isGradEnabled() then return false end
-  local any = false
-  each_tensor(input, function(t) if t:needsGrad() then any = true end end)
-  if any then return true, true end
+  if any_needs_grad(input) then return true, true end
   local params = self:parameters()
   if params then
     for _, p in ipairs(params) do if p:needsGrad() then return true, false end end
@@ -67,11 +83,7 @@ local function needs_node(self, input)
   return false
 end
 
-local function flat_tensors(x)
-  local list = {}
-  each_tensor(x, function(t) list[#list + 1] = t end)
-  return list
-end
+local function flat_tensors(x) return collect_tensors(x, {}) end
 
 -- The gradients of a table-shaped gradInput, in the order flat_tensors lists the inputs.
 local function flat_grads(gi, input, out)
