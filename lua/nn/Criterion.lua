@@ -21,9 +21,19 @@ local function needs_node(self, input)
   return any_needs_grad(input)
 end
 
+-- Note [Criterion buffer types]: criterions are rarely converted with :double() (Torch7's default
+-- type was double, so scripts never did), and updateGradInput writes into self.gradInput: give
+-- it the input's type first, or a float buffer would silently round a double gradient.
+local function match_grad_buffer(crit, input)
+  if torch.isTensor(input) and torch.isTensor(crit.gradInput) then
+    crit.gradInput = nn.utils.buffer(crit.gradInput, input)
+  end
+end
+
 -- The backward of a criterion node: gradInput scaled by the incoming gradient of the loss.
 local function criterion_backward(entry, grads)
   local crit = entry.criterion
+  match_grad_buffer(crit, entry.input)
   local gi = crit:updateGradInput(entry.input, entry.target)
   local scale = grads[1]
   local flat = {}
@@ -56,7 +66,10 @@ function Criterion:loss(input, target)
 end
 
 --- c:backward(input, target): the gradient of the loss with respect to input.
-function Criterion:backward(input, target) return torch.noGrad(self.updateGradInput, self, input, target) end
+function Criterion:backward(input, target)
+  match_grad_buffer(self, input)
+  return torch.noGrad(self.updateGradInput, self, input, target)
+end
 
 function Criterion:__call__(input, target)
   return self:loss(input, target)

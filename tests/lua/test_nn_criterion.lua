@@ -69,6 +69,20 @@ function tests.elementwiseCriterions()
   end
 end
 
+-- Note [Criterion buffer types]: an unconverted (float) criterion fed doubles answers in doubles.
+function tests.gradInputFollowsTheInputType()
+  for _, c in ipairs(elementwise) do
+    local x = torch.rand(3, 4):double():mul(0.8):add(0.1)
+    local y = c[3](3, 4)
+    local crit = c[2]()
+    crit:forward(x, y)
+    tester:asserteq(torch.type(crit:backward(x, y)), 'torch.DoubleTensor', c[1])
+    local xr = x:clone():requiresGrad()
+    c[2]()(xr, y):backward()
+    tester:assertTensorEq(xr.grad, crit.gradInput, 1e-12, c[1] .. ' autograd')
+  end
+end
+
 function tests.bce()
   torch.manualSeed(2)
   local x, y = torch.rand(3, 4):double():mul(0.9):add(0.05), torch.rand(3, 4):double()
