@@ -45,34 +45,9 @@ local function setup(c)
   return steps_of
 end
 
--- Best time per step over 5 repetitions of n steps (after a warm-up), in seconds.
-local function best_step(fn, n)
-  for _ = 1, math.max(1, n / 10) do fn() end
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best
-end
-
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
 local specs = {}
 for i, c in ipairs(configs) do specs[i] = spec(c) end
-
--- One round of the PyTorch twin (a fresh process): step seconds by spec.
-local function pytorch_round(nt)
-  local got = {}
-  local p = io.popen(string.format('/usr/bin/python3 %s/mlp.py %d %d %s 2>/dev/null', here, nt, steps,
-    table.concat(specs, ' ')))
-  for line in p:lines() do
-    local s, v = line:match('^pytorch (%S+) ([%d.e+-]+)')
-    if s then got[s] = tonumber(v) end
-  end
-  p:close()
-  return got
-end
 
 for _, nt in ipairs(threads) do
   torch.setnumthreads(nt)
@@ -80,9 +55,10 @@ for _, nt in ipairs(threads) do
   for i, c in ipairs(configs) do ours[i] = { torch7 = math.huge, autograd = math.huge, step = setup(c) } end
   for _ = 1, rounds do
     for _, o in ipairs(ours) do
-      for _, k in ipairs({ 'torch7', 'autograd' }) do o[k] = math.min(o[k], best_step(o.step[k], steps)) end
+      for _, k in ipairs({ 'torch7', 'autograd' }) do o[k] = math.min(o[k], H.best(o.step[k], steps)) end
     end
-    for s, v in pairs(pytorch_round(nt)) do ref[s] = math.min(ref[s] or math.huge, v) end
+    -- a fresh PyTorch process per round, alternated with ours
+    for s, v in pairs(H.reference('mlp.py', nt, steps, unpack(specs))) do ref[s] = math.min(ref[s] or math.huge, v) end
   end
   for i, c in ipairs(configs) do
     local r = ref[specs[i]]
@@ -91,10 +67,10 @@ for _, nt in ipairs(threads) do
     print(string.format('  %-9s %10s %12s %22s', 'style', 'ms/step', 'samples/s', 'ratio (vs pytorch)'))
     for _, k in ipairs({ 'torch7', 'autograd' }) do
       print(string.format('  %-9s %10.3f %12.0f %22s', k, ours[i][k] * 1e3, c.batch / ours[i][k],
-        r and string.format('%.2f', r / ours[i][k]) or 'n/a'))
+        H.fmt(r and r / ours[i][k], '%.2f')))
     end
-    print(string.format('  %-9s %10s %12s', 'pytorch', r and string.format('%.3f', r * 1e3) or 'n/a',
-      r and string.format('%.0f', c.batch / r) or 'n/a'))
+    print(string.format('  %-9s %10s %12s', 'pytorch', H.fmt(r and r * 1e3, '%.3f'),
+      H.fmt(r and c.batch / r, '%.0f')))
   end
 end
 print('ratio = our samples/s over PyTorch\'s; the issue asks >= 1.3 for 784-512-256-10 at batch 128.')

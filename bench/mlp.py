@@ -1,5 +1,5 @@
 # PyTorch twin of bench/mlp.lua: one SGD training step of a ReLU MLP (CrossEntropyLoss) per
-# configuration "784,256,128,10:64" (layer sizes:batch). Prints "pytorch <config> <seconds/step>".
+# configuration "784,256,128,10:64" (layer sizes:batch). Prints "<config> <seconds/step>".
 # Run with Debian's python3-torch: /usr/bin/python3 bench/mlp.py threads steps config...
 import os, sys
 
@@ -50,4 +50,4 @@ def best_step(fn, n):
 
 
 for config in configs:
-    print("pytorch %s %.9f" % (config, best_step(setup(config), steps)), flush=True)
+    print("%s %.9f" % (config, best_step(setup(config), steps)), flush=True)
