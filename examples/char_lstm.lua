@@ -1,0 +1,112 @@
+-- A character-level language model (char-rnn): an embedding, a 2-layer LSTM and a linear
+-- read-out predict the next character of examples/data/tiny_shakespeare.txt (the opening of
+-- Coriolanus, public domain). The loss falls from ln(vocabulary) and the model writes text.
+--   tocha examples/char_lstm.lua [--iterations 400] [--temperature 0.7] [--quick]
+require 'nn'
+require 'optim'
+
+local cmd = torch.CmdLine()
+cmd:option('--text', '', 'text file (default: examples/data/tiny_shakespeare.txt next to this script)')
+cmd:option('--iterations', 400, 'training steps')
+cmd:option('--batchSize', 32, 'sequences per step')
+cmd:option('--seqLength', 64, 'characters per sequence (backpropagation through time)')
+cmd:option('--hidden', 128, 'LSTM hidden size')
+cmd:option('--lr', 3e-3, 'Adam learning rate')
+cmd:option('--temperature', 0.7, 'sampling temperature')
+cmd:option('--seed', 1, 'random seed')
+cmd:option('--quick', false, 'a short run (a smoke test)')
+local opt = cmd:parse(arg)
+if opt.quick then opt.iterations, opt.hidden = 60, 64 end
+torch.manualSeed(opt.seed)
+
+-- The text as a LongTensor of character indices 1..V.
+local here = (arg and arg[0] or ''):match('^(.*)/') or '.'
+local path = opt.text ~= '' and opt.text or here .. '/data/tiny_shakespeare.txt'
+local f = assert(io.open(path, 'rb'))
+local text = f:read('*a')
+f:close()
+local chars, index = {}, {}
+for c in text:gmatch('.') do if not index[c] then chars[#chars + 1] = c; index[c] = true end end
+table.sort(chars)
+for i, c in ipairs(chars) do index[c] = i end
+local V, N = #chars, #text
+local codes = torch.LongTensor(N)
+for i = 1, N do codes[i] = index[text:sub(i, i)] end
+print(string.format('%s: %d characters, vocabulary of %d', path, N, V))
+
+local H, T, B = opt.hidden, opt.seqLength, opt.batchSize
+local embed = nn.LookupTable(V, 48)
+local lstm = nn.LSTM(48, H, { numLayers = 2, batchFirst = true })
+local readout = nn.Linear(H, V)
+local model = nn.Sequential():add(embed):add(lstm):add(readout)
+local crit = nn.CrossEntropyCriterion()
+local optimizer = optim.Adam(model, { lr = opt.lr })
+
+-- A batch of B random windows: inputs x[t] and targets x[t + 1].
+local function batch()
+  local x, y = torch.LongTensor(B, T), torch.LongTensor(B, T)
+  for b = 1, B do
+    local s = torch.random(1, N - T)
+    x[b]:copy(codes:narrow(1, s, T))
+    y[b]:copy(codes:narrow(1, s + 1, T))
+  end
+  return x, y
+end
+
+-- Forward over a batch: B x T x V scores, flattened to (B*T) x V for the criterion.
+local function scores(x)
+  local h = lstm:forward(embed:forward(x))
+  return readout:forward(h:reshape(B * T, H))
+end
+
+local timer = torch.Timer()
+local first, smoothed
+for it = 1, opt.iterations do
+  local x, y = batch()
+  optimizer:zeroGrad()
+  local loss = crit(scores(x), y:view(B * T))
+  loss:backward()
+  nn.utils.clipGradNorm(model, 5)
+  optimizer:step()
+  local l = loss:item()
+  first = first or l
+  smoothed = smoothed and 0.9 * smoothed + 0.1 * l or l
+  if it == 1 or it % math.max(1, math.floor(opt.iterations / 8)) == 0 then
+    print(string.format('iteration %4d  loss %.3f  (%.1f s)', it, smoothed, timer:time().real))
+  end
+end
+
+-- Sampling: feed one character at a time, carrying the LSTM's states.
+local function sample(prime, n, temperature)
+  local out = { prime }
+  local h, c
+  local function step(code)
+    local input = embed:forward(torch.LongTensor({ { code } }))                  -- 1 x 1 x 48
+    local o = lstm:forward(h and { input, h, c } or input)
+    h, c = lstm.hN:clone(), lstm.cN:clone()
+    return readout:forward(o:view(1, H)):view(V)
+  end
+  return torch.noGrad(function()
+    model:evaluate()
+    local logits
+    for i = 1, #prime do logits = step(index[prime:sub(i, i)]) end
+    for _ = 1, n do
+      local p = torch.exp((logits - logits:max()) / temperature)
+      local code = torch.multinomial(p / p:sum(), 1)[1]
+      out[#out + 1] = chars[code]
+      logits = step(code)
+    end
+    return table.concat(out)
+  end)
+end
+
+print(string.format('loss: %.3f at the start (ln %d = %.3f), %.3f after %d steps', first, V, math.log(V), smoothed,
+  opt.iterations))
+print('--- sample (temperature ' .. opt.temperature .. ') ---')
+print(sample('MENENIUS:\n', opt.quick and 80 or 300, opt.temperature))
+print('---')
+local want = opt.quick and first - 0.5 or 2.0
+if smoothed > want then
+  io.stderr:write(string.format('the loss did not fall enough: %.3f > %.3f\n', smoothed, want))
+  os.exit(1)
+end
