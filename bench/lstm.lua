@@ -7,16 +7,8 @@ torch.setnumthreads(threads)
 torch.manualSeed(0)
 local T, B, I, H = 35, 20, 200, 200
 
-local function bench(fn, n)
-  for _ = 1, 3 do fn() end
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e3
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best(fn, n, 3) * 1e3 end
 
 local x = torch.randn(T, B, I)
 local g = torch.randn(T, B, H)
@@ -35,14 +27,7 @@ for _, layers in ipairs({ 1, 2 }) do
   ours['lstm' .. layers .. '_fwd'] = bench(function() torch.noGrad(m.forward, m, x) end, 10)
 end
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/lstm.py ' .. threads .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, v = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(v) end
-end
-p:close()
+local ref = H.reference('lstm.py', threads)
 
 print(string.format('threads=%d  LSTM seqLen %d, batch %d, input %d, hidden %d', threads, T, B, I, H))
 print(string.format('%-14s %10s %10s %9s', 'case', 'tocha ms', 'pytorch ms', 'speedup'))

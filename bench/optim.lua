@@ -6,16 +6,8 @@ require 'optim'
 local threads = tonumber(arg[1] or '1')
 torch.setnumthreads(threads)
 
-local function bench(fn, n)
-  fn()
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e6
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best(fn, n, 1) * 1e6 end
 
 torch.manualSeed(1)
 local N = 4 * 1024 * 1024
@@ -51,14 +43,7 @@ local ours = {
   sgd_list = bench(function() sgd:step() end, 20),
 }
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/optim.py ' .. threads .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, val = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(val) end
-end
-p:close()
+local ref = H.reference('optim.py', threads)
 
 print(string.format('threads=%d, flat vector of %d floats, list of %d tensors', threads, N, #params))
 print(string.format('%-14s %12s %12s %8s', 'step', 'tocha us', 'pytorch us', 'ratio'))

@@ -1,37 +1,7 @@
 -- nn.CMinTable(): the elementwise minimum of a table of same-size tensors; the gradient goes to
--- the input holding the minimum (the first one on ties).
-local S = require 'nn.support'
-local CMinTable, parent = torch.class('nn.CMinTable', 'nn.Module')
-
-function CMinTable:__init()
-  parent.__init(self)
-  self.gradInput = {}
-end
-
-function CMinTable:updateOutput(input)
-  S.tensors('nn.CMinTable', input, nil, 1)
-  S.sameSizes('nn.CMinTable', input)
-  if not torch.isTensor(self._idx) or self._idx:type() ~= 'torch.LongTensor' then self._idx = torch.LongTensor() end
-  self._idx:resize(input[1]:size()):fill(1)
-  self.output:resizeAs(input[1]):copy(input[1])
-  for i = 2, #input do
-    self._idx:maskedFill(torch.lt(input[i], self.output), i)
-    self.output:cmin(input[i])
-  end
-  return self.output
-end
-
-function CMinTable:updateGradInput(input, gradOutput)
-  S.tensors('nn.CMinTable', input, nil, 1)
-  S.gradLike('nn.CMinTable', gradOutput, input[1])
-  if type(self.gradInput) ~= 'table' then self.gradInput = {} end
-  for i = 1, #input do
-    local g = torch.isTensor(self.gradInput[i]) and self.gradInput[i] or input[1].new()
-    g:resizeAs(input[i]):copy(gradOutput):cmul(torch.eq(self._idx, i):typeAs(gradOutput))
-    self.gradInput[i] = g
-  end
-  for i = #input + 1, #self.gradInput do self.gradInput[i] = nil end
-  return self.gradInput
-end
+-- the input holding the minimum (the first one on ties). All but the comparison is nn.CMaxTable's.
+require 'nn.CMaxTable'
+local CMinTable = torch.class('nn.CMinTable', 'nn.CMaxTable')
+CMinTable._better, CMinTable._combine = 'lt', 'cmin'
 
 return CMinTable

@@ -1,36 +1,8 @@
 -- nn.Min([dimension = 1, nInputDims]): the minimum over dimension, which is removed (negative
 -- from the end; with nInputDims, one more input dim is a batch). The gradient goes to the
--- position of the minimum.
-local S = require 'nn.support'
-local Min, parent = torch.class('nn.Min', 'nn.Module')
-
-function Min:__init(dimension, nInputDims)
-  parent.__init(self)
-  self.dimension = S.argInt('nn.Min', 'dimension', dimension or 1)
-  if self.dimension == 0 then error('[nn.Min] dimension 0 is out of range (dims are 1-based)', 2) end
-  self.nInputDims = nInputDims
-end
-
-local function name(self) return string.format('nn.Min(%d)', self.dimension) end
-
-function Min:updateOutput(input)
-  S.tensor(name(self), input)
-  local d = S.dim(name(self), self.dimension, input, self.nInputDims)
-  if not torch.isTensor(self._indices) or self._indices:type() ~= 'torch.LongTensor' then self._indices = torch.LongTensor() end
-  self._values = torch.isTensor(self._values) and self._values:type() == input:type() and self._values or input.new()
-  torch.min(self._values, self._indices, input, d)
-  self.output = input:dim() > 1 and self._values:select(d, 1) or self._values
-  return self.output
-end
-
-function Min:updateGradInput(input, gradOutput)
-  local d = S.dim(name(self), self.dimension, input, self.nInputDims)
-  if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= self._indices:nElement() then
-    S.fail(name(self), 'gradOutput is %s but the output has size %s', S.describe(gradOutput), S.sizestr(self.output))
-  end
-  local g = gradOutput:contiguous():view(self._indices:size())
-  self.gradInput:resizeAs(input):zero():scatter(d, self._indices, g)
-  return self.gradInput
-end
+-- position of the minimum. Everything but the reduction is nn.Max's.
+require 'nn.Max'
+local Min = torch.class('nn.Min', 'nn.Max')
+Min._reduce = 'min'
 
 return Min
