@@ -29,10 +29,14 @@ local chars, index = {}, {}
 for c in text:gmatch('.') do if not index[c] then chars[#chars + 1] = c; index[c] = true end end
 table.sort(chars)
 for i, c in ipairs(chars) do index[c] = i end
-local V, N = #chars, #text
-local codes = torch.LongTensor(N)
-for i = 1, N do codes[i] = index[text:sub(i, i)] end
-print(string.format('%s: %d characters, vocabulary of %d', path, N, V))
+local V = #chars
+local all = torch.LongTensor(#text)
+for i = 1, #text do all[i] = index[text:sub(i, i)] end
+-- The last 10% is held out: its loss shows how much of the fall is learning, not memorizing.
+local nVal = math.floor(#text / 10)
+local codes, heldOut = all:narrow(1, 1, #text - nVal), all:narrow(1, #text - nVal + 1, nVal)
+local N = codes:size(1)
+print(string.format('%s: %d characters (%d for training, %d held out), vocabulary of %d', path, #text, N, nVal, V))
 
 local H, T, B = opt.hidden, opt.seqLength, opt.batchSize
 local embed = nn.LookupTable(V, 48)
@@ -56,7 +60,18 @@ end
 -- Forward over a batch: B x T x V scores, flattened to (B*T) x V for the criterion.
 local function scores(x)
   local h = lstm:forward(embed:forward(x))
-  return readout:forward(h:reshape(B * T, H))
+  return readout:forward(h:reshape(x:size(1) * x:size(2), H))
+end
+
+-- The mean loss over the held-out text, cut into consecutive windows of T characters.
+local function heldOutLoss()
+  local w = math.floor((nVal - 1) / T)
+  local x, y = torch.LongTensor(w, T), torch.LongTensor(w, T)
+  for i = 1, w do
+    x[i]:copy(heldOut:narrow(1, (i - 1) * T + 1, T))
+    y[i]:copy(heldOut:narrow(1, (i - 1) * T + 2, T))
+  end
+  return torch.noGrad(function() return crit:forward(scores(x), y:view(-1)) end)
 end
 
 local timer = torch.Timer()
@@ -100,8 +115,8 @@ local function sample(prime, n, temperature)
   end)
 end
 
-print(string.format('loss: %.3f at the start (ln %d = %.3f), %.3f after %d steps', first, V, math.log(V), smoothed,
-  opt.iterations))
+print(string.format('training loss: %.3f at the start (ln %d = %.3f), %.3f after %d steps; held-out loss %.3f', first,
+  V, math.log(V), smoothed, opt.iterations, heldOutLoss()))
 print('--- sample (temperature ' .. opt.temperature .. ') ---')
 print(sample('MENENIUS:\n', opt.quick and 80 or 300, opt.temperature))
 print('---')
