@@ -17,7 +17,8 @@ require 'torch.cuda'
 
 for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
-                        'torch.gradcheck', 'torch.functional', 'torch.doc' }) do
+                        'torch.gradcheck', 'torch.functional', 'torch.rnn', 'torch.distributed',
+                        'torch.normalization', 'torch.doc' }) do
   require(name)
 end
 -- Being written (loaded when present).
