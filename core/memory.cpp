@@ -105,6 +105,10 @@ void memory_gc_done() {
   g_since_gc.store(0, std::memory_order_relaxed);
   g_gc_pending.store(0, std::memory_order_relaxed);
 }
+void memory_request_gc(DeviceType dev) {
+  if (!g_gc_pending.exchange(1, std::memory_order_relaxed))
+    g_counters[int(dev)].gc_requests.fetch_add(1, std::memory_order_relaxed);
+}
 void memory_set_gc_threshold(int64_t min_bytes) { g_min_threshold.store(min_bytes < 0 ? 0 : min_bytes); }
 int64_t memory_gc_threshold() { return g_min_threshold.load(); }
 

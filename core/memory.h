@@ -28,6 +28,9 @@ void memory_reset_peak(DeviceType dev);
 bool memory_gc_pending();
 void memory_gc_done();
 void memory_set_gc_threshold(int64_t min_bytes);  // default 256 MiB
+// Raises the flag now: a device allocator near its capacity or out of memory asks Lua to collect
+// (Note [Device memory pressure], core/caching_allocator.h).
+void memory_request_gc(DeviceType dev);
 int64_t memory_gc_threshold();
 
 // CPU allocations: 64-byte aligned, counted. Throws OutOfMemory on failure.

@@ -37,6 +37,13 @@ struct PointwiseIter {
   // The whole setup for contiguous operands of n elements (the fast paths of the front-ends):
   // operands[0] is the output; a null operand pointer is replaced by the scalar v of dtype dt.
   void set_flat(int64_t n, int nops, char* const* operands, double v = 0, DType dt = DType::f32);
+  // Whether operand k is a number held in the iterator itself (host memory, all strides 0), not
+  // a tensor: device kernels take its value by copy instead of reading through data[k].
+  bool is_scalar(int k) const {
+    const char* p = data[k];
+    const char* b = reinterpret_cast<const char*>(scalar_buf_);
+    return p >= b && p < b + sizeof(scalar_buf_);
+  }
 
  private:
   DimVec out_sizes_;

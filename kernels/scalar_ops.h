@@ -7,12 +7,21 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include "core/dtype.h"
 #include "core/half.h"
 
 namespace tocha {
 namespace scalar {
 
 template <class T> constexpr bool is_float_v = std::is_floating_point<T>::value;
+
+// Value conversion between element types (copy and casts): f16/bf16 through float, anything to
+// bool as != 0.
+template <class R, class T> TOCHA_HD inline R convert(T x) {
+  if constexpr (std::is_same<R, bool>::value) return opmath_t<T>(x) != opmath_t<T>(0);
+  else if constexpr (std::is_same<R, Half>::value || std::is_same<R, BFloat16>::value) return R(float(x));
+  else return R(opmath_t<T>(x));
+}
 
 // ---- unary, same dtype -------------------------------------------------------------------
 struct neg_op { template <class T> TOCHA_HD T operator()(T x) const { return T(-x); } };
@@ -27,6 +36,7 @@ struct sign_op {
     // Selects rather than an early return for NaN, so the loops vectorize (sign runs in every
     // ReLU backward); NaN falls through to x itself.
     if constexpr (is_float_v<T>) return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == x ? T(0) : x));
+    else if constexpr (std::is_unsigned<T>::value) return T(x != T(0));  // no pointless x < 0 (nvcc warns)
     else return T((T(0) < x) - (x < T(0)));
   }
 };
@@ -156,10 +166,12 @@ struct pow_op {
     if constexpr (is_float_v<T>) {
       return std::pow(a, b);
     } else {
-      if (b < T(0)) {  // integer powers with negative exponents: only 1 and -1 survive
-        if (a == T(1)) return T(1);
-        if constexpr (std::is_signed<T>::value) if (a == T(-1)) return (b & 1) ? T(-1) : T(1);
-        return T(0);
+      if constexpr (std::is_signed<T>::value) {
+        if (b < T(0)) {  // integer powers with negative exponents: only 1 and -1 survive
+          if (a == T(1)) return T(1);
+          if (a == T(-1)) return (b & 1) ? T(-1) : T(1);
+          return T(0);
+        }
       }
       T r = T(1);
       using U = typename std::make_unsigned<T>::type;

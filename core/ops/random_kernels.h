@@ -10,6 +10,9 @@ namespace tocha {
 // uniform {a, b}, normal {mean, std}, logNormal {mu, sigma of the underlying normal},
 // exponential {lambda}, cauchy {median, sigma}, geometric {p}: fills n elements at out.
 using RandomFillKernel = void (*)(void* out, int64_t n, Generator& gen, const double* params);
+// The same fills on a device, from that device's Philox generator (Note [Device random fills],
+// core/ops/random.cpp): fills n contiguous elements at out on device `device`.
+using DeviceRandomFillKernel = void (*)(void* out, int64_t n, int device, const double* params);
 // bernoulli: probability p for every element, or probs[i] (n contiguous doubles) when non-null.
 using BernoulliKernel = void (*)(void* out, int64_t n, Generator& gen, double p, const double* probs);
 // random: integers in [lo, lo + range); range 0 means 2^64.

@@ -8,12 +8,7 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-// Value conversion between element types (f16/bf16 through float, anything to bool as != 0).
-template <class R, class T> inline R convert(T x) {
-  if constexpr (std::is_same<R, bool>::value) return opmath_t<T>(x) != opmath_t<T>(0);
-  else if constexpr (std::is_same<R, Half>::value || std::is_same<R, BFloat16>::value) return R(float(x));
-  else return R(opmath_t<T>(x));
-}
+using scalar::convert;  // shared with the CUDA copy kernel
 
 template <class R, class T> void copy_loop(const PointwiseIter& it) {
   if (it.contiguous && it.strides[1][0] == 1) {

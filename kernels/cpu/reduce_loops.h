@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/ops/reduce_iter.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/reduce_ops.h"
 
 namespace tocha {
 namespace cpu {
@@ -131,10 +132,7 @@ void fold_rows4(const Op& op, typename Op::acc_t* __restrict accs, const T* __re
   }
 }
 
-template <class R, class V> inline R cast_result(V v) {
-  if constexpr (std::is_same<R, Half>::value || std::is_same<R, BFloat16>::value) return R(float(v));
-  else return R(v);
-}
+using reduce::cast_result;
 
 // The reduction driver. Work is cut into units: one output, or in the column case (the reduced
 // dims are not contiguous but the innermost kept dim is: column sums) a block of up to kMaxBlock
@@ -268,40 +266,11 @@ template <class Scratch, class Body> void for_each_slice(const ReduceIter& it, c
   });
 }
 
-// Integer sums and products wrap around (two's complement, like PyTorch) instead of overflowing,
-// which would be undefined behaviour for signed types.
-template <class A> inline A wrap_add(A a, A b) {
-  if constexpr (std::is_integral<A>::value && std::is_signed<A>::value) {
-    using U = std::make_unsigned_t<A>;
-    return A(U(a) + U(b));
-  } else {
-    return A(a + b);
-  }
-}
-template <class A> inline A wrap_sub(A a, A b) {
-  if constexpr (std::is_integral<A>::value && std::is_signed<A>::value) {
-    using U = std::make_unsigned_t<A>;
-    return A(U(a) - U(b));
-  } else {
-    return A(a - b);
-  }
-}
-template <class A> inline A wrap_mul(A a, A b) {
-  if constexpr (std::is_integral<A>::value && std::is_signed<A>::value) {
-    using U = std::make_unsigned_t<A>;
-    return A(U(a) * U(b));
-  } else {
-    return A(a * b);
-  }
-}
-
-// Accumulator and result types of sums and products: f32 sums in double, f16/bf16 in float,
-// integers and bools in int64 (and their results are int64).
-template <class T> struct SumTypes {
-  static constexpr bool kFloat = std::is_floating_point<opmath_t<T>>::value;
-  using acc = std::conditional_t<kFloat, std::conditional_t<std::is_same<T, float>::value, double, opmath_t<T>>, int64_t>;
-  using out = std::conditional_t<kFloat, T, int64_t>;
-};
+// Shared with the CUDA kernels (kernels/reduce_ops.h).
+using reduce::SumTypes;
+using reduce::wrap_add;
+using reduce::wrap_mul;
+using reduce::wrap_sub;
 
 }  // namespace cpu
 }  // namespace tocha

@@ -1,5 +1,5 @@
 // CPU kernels of the additive and logical reductions: sum, prod, mean, all, any.
-// The functors follow Note [Reduction functors] in kernels/cpu/reduce_loops.h.
+// The functors are shared with CUDA (kernels/reduce_ops.h).
 #include "core/kernel_registry.h"
 #include "kernels/cpu/reduce_loops.h"
 
@@ -7,43 +7,10 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-template <class T, class A> struct SumOp {
-  using acc_t = A;
-  static constexpr bool kIndex = false;
-  A identity() const { return A(0); }
-  A reduce(A a, T x, int64_t) const { return wrap_add(a, A(opmath_t<T>(x))); }
-  A combine(A a, A b) const { return wrap_add(a, b); }
-  A project(A a) const { return a; }
-};
-
-template <class T, class A> struct ProdOp {
-  using acc_t = A;
-  static constexpr bool kIndex = false;
-  A identity() const { return A(1); }
-  A reduce(A a, T x, int64_t) const { return wrap_mul(a, A(opmath_t<T>(x))); }
-  A combine(A a, A b) const { return wrap_mul(a, b); }
-  A project(A a) const { return a; }
-};
-
-// mean = sum / n (n = 0 gives NaN, like PyTorch).
-template <class T, class A> struct MeanOp : SumOp<T, A> {
-  A n;
-  explicit MeanOp(int64_t count) : n(A(count)) {}
-  A project(A a) const { return a / n; }
-};
-
-// all/any accumulate in uint8 (0/1) so the lanes vectorize like integer sums.
-template <class T, bool kAll> struct LogicalOp {
-  using acc_t = uint8_t;
-  static constexpr bool kIndex = false;
-  uint8_t identity() const { return kAll ? 1 : 0; }
-  uint8_t reduce(uint8_t a, T x, int64_t) const {
-    uint8_t nz = opmath_t<T>(x) != opmath_t<T>(0);
-    return kAll ? uint8_t(a & nz) : uint8_t(a | nz);
-  }
-  uint8_t combine(uint8_t a, uint8_t b) const { return kAll ? uint8_t(a & b) : uint8_t(a | b); }
-  bool project(uint8_t a) const { return a != 0; }
-};
+using reduce::LogicalOp;
+using reduce::MeanOp;
+using reduce::ProdOp;
+using reduce::SumOp;
 
 template <class T> void sum_kernel(const ReduceIter& it) {
   using S = SumTypes<T>;
@@ -59,7 +26,7 @@ template <class T> void mean_kernel(const ReduceIter& it) {
 }
 // The result of all/any is a ByteTensor for a ByteTensor (Torch7's masks), else a BoolTensor.
 template <class T, bool kAll> void logical_kernel(const ReduceIter& it) {
-  using R = std::conditional_t<std::is_same<T, uint8_t>::value, uint8_t, bool>;
+  using R = reduce::LogicalResult<T>;
   reduce_kernel<LogicalOp<T, kAll>, T, R>(it, LogicalOp<T, kAll>{});
 }
 template <class T> void all_kernel(const ReduceIter& it) { logical_kernel<T, true>(it); }

@@ -13,6 +13,7 @@ require 'torch.indexing'
 require 'torch.ops'
 require 'torch.print'
 require 'torch.utils'
+require 'torch.cuda'
 
 for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',

@@ -69,8 +69,15 @@ function lib.add_library_root(dir)
 end
 
 -- Raises the error the last C call stored.
+-- Out of memory: collect dead tensors and empty the device cache first, so that a retry finds
+-- the memory (Note [Out-of-memory from Lua], lua/torch/cuda.lua).
 function lib.raise()
-  error(ffi.string(C.tocha_last_error()), lib.user_level())
+  local msg = ffi.string(C.tocha_last_error())
+  if C.tocha_last_error_code() == 2 then
+    lib.collect()
+    C.tocha_cuda_empty_cache()
+  end
+  error(msg, lib.user_level())
 end
 -- Raises an error about a bad call from Lua (before reaching C).
 function lib.fail(op, fmt, ...)

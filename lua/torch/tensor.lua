@@ -23,7 +23,9 @@ mt.__index = function(t, k)
   local m = methods[k]
   if m ~= nil then return m end
   if type(k) == 'string' then
-    if k == 'new' then return ctor_by_dtype[t.p.dtype] end
+    if k == 'new' then
+      return (t.p.device_type ~= 0 and torch._cuda_ctor_by_dtype or ctor_by_dtype)[t.p.dtype]
+    end
     local prop = hooks.properties[k]
     if prop then return prop(t) end
     return nil

@@ -1,0 +1,60 @@
+-- GPU benchmark (issue 9): sgemm and bf16 GEMM at 4096 and 8192, a full-tensor sum, a large
+-- elementwise add, and the per-op launch overhead of a tiny op, against PyTorch's twin script
+-- (bench/cuda.py) on the same GPU in the same run. Needs a CUDA device.
+-- Usage: tocha bench/cuda.lua   (prints "name  tocha  pytorch  ratio", ratio = pytorch/tocha time)
+if not torch.cuda.isAvailable() then
+  print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
+  return
+end
+local props = torch.cuda.getDeviceProperties(0)
+print(string.format('device: %s (sm_%d%d, %.0f GiB)', props.name, props.major, props.minor, props.totalMemory / 2 ^ 30))
+
+-- Best of 5 runs of n calls, in ms per call, synchronized before and after.
+local function bench(fn, n)
+  fn()
+  torch.cuda.synchronize()
+  local best = math.huge
+  for _ = 1, 5 do
+    local t0 = torch.tic()
+    for _ = 1, n do fn() end
+    torch.cuda.synchronize()
+    best = math.min(best, torch.toc(t0) / n)
+  end
+  return best * 1e3
+end
+
+local ours = {}
+local order = {}
+local function add(name, ms) ours[name] = ms; order[#order + 1] = name end
+for _, n in ipairs({ 4096, 8192 }) do
+  local a, b = torch.CudaTensor(n, n):uniform(-1, 1), torch.CudaTensor(n, n):uniform(-1, 1)
+  local c = torch.CudaTensor(n, n)
+  add('sgemm' .. n, bench(function() c:mm(a, b) end, n == 4096 and 20 or 5))
+  local ah, bh, ch = a:type('torch.CudaBFloat16Tensor'), b:type('torch.CudaBFloat16Tensor'), torch.CudaBFloat16Tensor(n, n)
+  add('bf16gemm' .. n, bench(function() ch:mm(ah, bh) end, n == 4096 and 50 or 10))
+  a, b, c, ah, bh, ch = nil, nil, nil, nil, nil, nil
+  collectgarbage()
+end
+local x = torch.CudaTensor(2 ^ 26):fill(1)
+local y = torch.CudaTensor(2 ^ 26):fill(2)
+local z = torch.CudaTensor(2 ^ 26)
+add('add_256MiB', bench(function() z:add(x, y) end, 20))
+add('sum_256MiB', bench(function() return x:sum(1) end, 20))
+local t1, t2 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2)
+add('tiny_add_launch', bench(function() return t1 + t2 end, 20000))
+
+local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
+local ref = {}
+local py = os.getenv('PYTHON') or 'python3'
+local p = io.popen(py .. ' ' .. here .. '/cuda.py 2>/dev/null')
+for line in p:lines() do
+  local k, v = line:match('^(%S+)%s+(%S+)$')
+  if k then ref[k] = tonumber(v) end
+end
+p:close()
+print(string.format('%-18s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
+for _, k in ipairs(order) do
+  local r = ref[k]
+  print(string.format('%-18s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
+                      r and string.format('%.2fx', r / ours[k]) or '-'))
+end

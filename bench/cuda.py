@@ -1,0 +1,34 @@
+# PyTorch twin of bench/cuda.lua: the same ops, sizes and timing loops on the same GPU.
+# Prints "name ms" lines. TF32 is off, as in Tocha's default.
+import time, torch
+
+torch.backends.cuda.matmul.allow_tf32 = False
+
+def bench(fn, n):
+    fn()
+    torch.cuda.synchronize()
+    best = float('inf')
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best * 1e3
+
+for n in (4096, 8192):
+    a = torch.empty(n, n, device='cuda').uniform_(-1, 1)
+    b = torch.empty(n, n, device='cuda').uniform_(-1, 1)
+    c = torch.empty(n, n, device='cuda')
+    print('sgemm%d %.6f' % (n, bench(lambda: torch.mm(a, b, out=c), 20 if n == 4096 else 5)))
+    ah, bh = a.bfloat16(), b.bfloat16()
+    ch = torch.empty(n, n, device='cuda', dtype=torch.bfloat16)
+    print('bf16gemm%d %.6f' % (n, bench(lambda: torch.mm(ah, bh, out=ch), 50 if n == 4096 else 10)))
+    del a, b, c, ah, bh, ch
+x = torch.ones(2 ** 26, device='cuda')
+y = torch.ones(2 ** 26, device='cuda') * 2
+z = torch.empty(2 ** 26, device='cuda')
+print('add_256MiB %.6f' % bench(lambda: torch.add(x, y, out=z), 20))
+print('sum_256MiB %.6f' % bench(lambda: x.sum(0), 20))
+t1, t2 = torch.ones(1, device='cuda'), torch.ones(1, device='cuda') * 2
+print('tiny_add_launch %.6f' % bench(lambda: t1 + t2, 20000))

@@ -1,0 +1,29 @@
+// The registry of device runtimes and backend settings. See device_runtime.h.
+#include "core/device_runtime.h"
+#include <atomic>
+#include "core/error.h"
+
+namespace tocha {
+
+namespace {
+DeviceRuntime g_runtimes[kNumDeviceTypes] = {};
+std::atomic<bool> g_allow_tf32{false};
+}  // namespace
+
+void register_device_runtime(DeviceType t, const DeviceRuntime& r) { g_runtimes[int(t)] = r; }
+
+const DeviceRuntime* device_runtime(DeviceType t) {
+  return g_runtimes[int(t)].device_count ? &g_runtimes[int(t)] : nullptr;
+}
+
+const DeviceRuntime& require_device_runtime(DeviceType t, const char* op) {
+  const DeviceRuntime* r = device_runtime(t);
+  TOCHA_CHECK(r, op, "Tocha was built without ", device_type_name(t), " support (configure with -DTOCHA_CUDA=ON)");
+  TOCHA_CHECK(r->device_count() > 0, op, r->unavailable_reason());
+  return *r;
+}
+
+bool cuda_allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
+void set_cuda_allow_tf32(bool on) { g_allow_tf32.store(on, std::memory_order_relaxed); }
+
+}  // namespace tocha

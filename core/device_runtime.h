@@ -1,0 +1,48 @@
+// Runtime services of a device backend (CUDA: device count, current device, properties,
+// synchronization, cache control, settings), registered by kernels/cuda at load time so that
+// core/ and bindings/ compile without CUDA. An unregistered backend reports itself unavailable.
+#pragma once
+#include <cstdint>
+#include "core/caching_allocator.h"
+#include "core/device.h"
+
+namespace tocha {
+
+struct DeviceProperties {
+  char name[256];
+  int64_t total_memory;      // bytes
+  int major, minor;          // compute capability
+  int multiprocessors;
+  int warp_size;
+  int max_threads_per_block;
+  int64_t shared_memory_per_block;  // bytes
+};
+
+struct DeviceRuntime {
+  // Devices present (0 when there is no device or driver); never throws.
+  int (*device_count)();
+  // Why device_count() is 0 ("no CUDA device: ..."); empty when devices exist.
+  const char* (*unavailable_reason)();
+  int (*current_device)();
+  void (*set_device)(int device);
+  // Waits for all work queued on the device (device < 0: the current one).
+  void (*synchronize)(int device);
+  void (*properties)(int device, DeviceProperties* out);
+  // Releases cached blocks of every device; the allocator's counters for one device.
+  void (*empty_cache)();
+  CacheStats (*cache_stats)(int device);
+  void (*reset_peak_stats)(int device);
+};
+
+void register_device_runtime(DeviceType t, const DeviceRuntime& r);
+// The backend's runtime, or nullptr when Tocha was built without it.
+const DeviceRuntime* device_runtime(DeviceType t);
+// The runtime of t, checked: an error naming op when the backend is missing or has no device.
+const DeviceRuntime& require_device_runtime(DeviceType t, const char* op);
+
+// Backend settings read by kernels (torch.backends.cuda.allowTF32): TF32 tensor-core math for
+// f32 matmuls is off by default, so f32 results match the CPU to f32 precision.
+bool cuda_allow_tf32();
+void set_cuda_allow_tf32(bool on);
+
+}  // namespace tocha

@@ -1,0 +1,213 @@
+-- torch.cuda and the device side of the tensor API (issue 9): the device runtime (availability,
+-- devices, properties, synchronization, the caching allocator's counters), the cutorch tensor
+-- types (torch.CudaTensor, torch.CudaDoubleTensor...), t:cuda(), t:to(), and
+-- torch.backends.cuda.allowTF32. Works in builds without CUDA: isAvailable() is then false and
+-- anything that needs a device fails with a message that says why.
+--
+-- Note [Device indices]: devices are numbered from 0, as in 'cuda:0' strings, t:device() and
+-- PyTorch (torch.cuda.setDevice(0) is the first GPU). cutorch counted from 1; its scripts that
+-- call cutorch.setDevice(1) need 0 here.
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, fail, check, wrap = lib.C, lib.fail, lib.check, lib.wrap
+
+local cuda = {}
+torch.cuda = cuda
+
+--- torch.cuda.isBuilt(): true when Tocha was built with the CUDA backend (a device may still be absent).
+--- Example: torch.cuda.isBuilt()
+function cuda.isBuilt() return C.tocha_cuda_is_built() ~= 0 end
+--- torch.cuda.isAvailable(): true when at least one CUDA device can be used.
+--- Example: torch.cuda.isAvailable()
+function cuda.isAvailable() return C.tocha_cuda_device_count() > 0 end
+--- torch.cuda.deviceCount(): the number of CUDA devices (0 without a GPU, a driver or the backend).
+--- Example: torch.cuda.deviceCount()
+function cuda.deviceCount() return tonumber(C.tocha_cuda_device_count()) end
+--- torch.cuda.unavailableReason(): why there is no device ('' when there is one).
+--- Example: torch.cuda.unavailableReason()
+function cuda.unavailableReason() return ffi.string(C.tocha_cuda_unavailable_reason()) end
+--- torch.cuda.getDevice(): the current device index (0-based, Note [Device indices]).
+--- Example: torch.cuda.getDevice()
+function cuda.getDevice()
+  local d = C.tocha_cuda_current_device()
+  if d < 0 then lib.raise() end
+  return tonumber(d)
+end
+cuda.currentDevice = cuda.getDevice
+--- torch.cuda.setDevice(i): makes device i (0-based) current for new tensors and t:cuda().
+--- Example: torch.cuda.setDevice(0)
+function cuda.setDevice(i)
+  if type(i) ~= 'number' then fail('setDevice', 'expected a device index (a number), got %s', type(i)) end
+  check(C.tocha_cuda_set_device(i))
+end
+--- torch.cuda.synchronize([i]): waits until all work queued on device i (default: current) is done.
+--- Example: torch.cuda.synchronize()
+function cuda.synchronize(i) check(C.tocha_cuda_synchronize(i or -1)) end
+--- torch.cuda.getDeviceProperties(i): a table with name, totalMemory, major, minor,
+--- multiProcessorCount, warpSize, maxThreadsPerBlock and sharedMemPerBlock of device i.
+--- Example: torch.cuda.getDeviceProperties(0).name
+function cuda.getDeviceProperties(i)
+  local p = ffi.new('tocha_device_properties')
+  check(C.tocha_cuda_device_properties(i or cuda.getDevice(), p))
+  return { name = ffi.string(p.name), totalMemory = tonumber(p.total_memory), major = p.major, minor = p.minor,
+           multiProcessorCount = p.multiprocessors, warpSize = p.warp_size,
+           maxThreadsPerBlock = p.max_threads_per_block, sharedMemPerBlock = tonumber(p.shared_memory_per_block) }
+end
+--- torch.cuda.memoryStats([i]): the caching allocator's counters of device i (bytes: allocated,
+--- requested, reserved, cached and their peaks; counts: deviceAllocs, deviceFrees, cacheHits,
+--- oomRetries, ooms) and the live tensor bytes that the GC heuristic sees (liveBytes, all devices).
+--- All zero without a device.
+--- Example: torch.cuda.memoryStats().allocatedBytes
+function cuda.memoryStats(i)
+  local s = ffi.new('tocha_cuda_mem_stats')
+  check(C.tocha_cuda_memory_stats(i or (cuda.isAvailable() and cuda.getDevice() or 0), s))
+  local live = torch.memoryStats('cuda')
+  return { allocatedBytes = tonumber(s.allocated_bytes), requestedBytes = tonumber(s.requested_bytes),
+           reservedBytes = tonumber(s.reserved_bytes), cachedBytes = tonumber(s.cached_bytes),
+           peakAllocatedBytes = tonumber(s.peak_allocated_bytes), peakReservedBytes = tonumber(s.peak_reserved_bytes),
+           deviceAllocs = tonumber(s.device_allocs), deviceFrees = tonumber(s.device_frees),
+           cacheHits = tonumber(s.cache_hits), oomRetries = tonumber(s.oom_retries), ooms = tonumber(s.ooms),
+           liveBytes = live.liveBytes, peakLiveBytes = live.peakBytes }
+end
+--- torch.cuda.resetPeakMemoryStats([i]): sets the peaks of device i to the current values.
+--- Example: torch.cuda.resetPeakMemoryStats()
+function cuda.resetPeakMemoryStats(i) check(C.tocha_cuda_reset_peak_stats(i or 0)) end
+--- torch.cuda.emptyCache(): returns the allocator's cached (free) blocks to the driver, after a
+--- collection so that blocks of dead tensors are included. A no-op without a device.
+--- Example: torch.cuda.emptyCache()
+function cuda.emptyCache()
+  lib.collect()
+  check(C.tocha_cuda_empty_cache())
+end
+
+--- torch.cuda.manualSeed(seed): seeds the Philox generator of the current device, so that random
+--- fills of CUDA tensors (t:uniform(), t:normal()) repeat. Works before any GPU use.
+--- Example: torch.cuda.manualSeed(42)
+function cuda.manualSeed(seed)
+  check(C.tocha_cuda_manual_seed(cuda.isAvailable() and cuda.getDevice() or 0, seed))
+end
+--- torch.cuda.manualSeedAll(seed): seeds the generators of every CUDA device.
+--- Example: torch.cuda.manualSeedAll(42)
+function cuda.manualSeedAll(seed) check(C.tocha_cuda_manual_seed(-1, seed)) end
+--- torch.cuda.initialSeed(): the seed of the current device's generator.
+--- Example: torch.cuda.initialSeed()
+function cuda.initialSeed()
+  local v = ffi.new('uint64_t[1]')
+  check(C.tocha_cuda_initial_seed(cuda.isAvailable() and cuda.getDevice() or 0, v))
+  return tonumber(v[0])
+end
+
+-- torch.backends.cuda.allowTF32 (a settable field, off by default): TF32 tensor cores for f32 matmuls.
+torch.backends = torch.backends or {}
+torch.backends.cuda = setmetatable({}, {
+  __index = function(_, k) if k == 'allowTF32' then return C.tocha_cuda_allow_tf32() ~= 0 end end,
+  __newindex = function(_, k, v)
+    if k ~= 'allowTF32' then fail('backends.cuda', 'unknown setting %s', tostring(k)) end
+    C.tocha_cuda_set_allow_tf32(v and 1 or 0)
+  end,
+})
+
+-- ---- moving tensors -----------------------------------------------------------------------
+
+-- A device spec ('cpu', 'cuda', 'cuda:1', a number = a CUDA index) as (device type, index).
+local function parse_device(op, spec)
+  if spec == nil or spec == 'cuda' then return 1, nil end
+  if type(spec) == 'number' then return 1, spec end
+  if spec == 'cpu' then return 0, 0 end
+  if type(spec) == 'string' then
+    local i = spec:match('^cuda:(%d+)$')
+    if i then return 1, tonumber(i) end
+  end
+  fail(op, "expected a device ('cpu', 'cuda', 'cuda:N' or an index), got %s", tostring(spec))
+end
+cuda._parse_device = parse_device
+
+-- Note [Out-of-memory from Lua]: the allocator already raised the GC flag, emptied its cache and
+-- retried once inside C, but only Lua can free the tensors of dead handles. So moves and CUDA
+-- constructors that fail with TOCHA_EOOM collect, empty the cache and try once more; any other op
+-- that runs out of memory collects and empties before raising (lib.raise), so a retry by the
+-- script then finds the memory.
+local EOOM = 2
+local function with_oom_retry(f)
+  local p = f()
+  if p == nil and C.tocha_last_error_code() == EOOM then
+    lib.collect()
+    C.tocha_cuda_empty_cache()
+    p = f()
+  end
+  return wrap(p)
+end
+cuda._with_oom_retry = with_oom_retry
+
+-- t on device spec (t itself when already there).
+function torch._to_device(t, spec, op)
+  op = op or 'to'
+  local dt, idx = parse_device(op, spec)
+  if dt == 1 then
+    if C.tocha_cuda_device_count() == 0 then fail(op, '%s', cuda.unavailableReason()) end
+    idx = idx or cuda.getDevice()
+  end
+  local p = t.p
+  if p.device_type == dt and (dt == 0 or p.device_index == idx) then return t end
+  return with_oom_retry(function() return C.tocha_tensor_to_device(p, dt, idx) end)
+end
+
+local methods = torch.getmetatable('torch.FloatTensor')
+--- t:cuda([device]): a copy of t on a CUDA device (default: current; 0-based index), or t itself
+--- when it is already there.
+--- Example: torch.cuda.isAvailable() and torch.ones(2):cuda()
+function methods.cuda(t, device) return torch._to_device(t, device or 'cuda', 'cuda') end
+--- t:cpu(): t on the CPU (a copy when it is on a device, t itself otherwise).
+--- Example: torch.ones(2):cpu()
+function methods.cpu(t) return torch._to_device(t, 'cpu', 'cpu') end
+--- t:to(device[, typename]) or t:to(typename): t on a device ('cpu', 'cuda', 'cuda:1') and/or of a
+--- tensor type ('torch.DoubleTensor'); t itself when nothing changes.
+--- Example: torch.ones(2):to('cpu', 'torch.DoubleTensor')
+function methods.to(t, a, b)
+  if type(a) == 'string' and a:match('^torch%.') then a, b = nil, a end
+  if a ~= nil then t = torch._to_device(t, a, 'to') end
+  if b ~= nil then
+    local dt = types.dtype_of_name[b]
+    if not dt then fail('to', 'unknown tensor type %s', tostring(b)) end
+    if t.p.dtype ~= dt then t = wrap(C.tocha_tensor_to_dtype(t.p, dt)) end
+  end
+  return t
+end
+--- t:isCuda(): true when t lives on a CUDA device.
+--- Example: torch.ones(2):isCuda()
+function methods.isCuda(t) return t.p.device_type == 1 end
+--- t:getDevice(): the CUDA device index of t (0-based), or -1 for a CPU tensor (cutorch's name).
+--- Example: torch.ones(2):getDevice()
+function methods.getDevice(t) return t.p.device_type == 1 and tonumber(t.p.device_index) or -1 end
+
+-- cutorch's tensor types: torch.CudaTensor (float), torch.CudaDoubleTensor, torch.CudaHalfTensor...
+-- Constructors build on the CPU (same arguments as torch.FloatTensor...) and move to the current
+-- device; t:type('torch.CudaTensor') and nn's module:cuda() go through the same move.
+local construct = torch._construct
+for dtype = 0, lib.dtype_count - 1 do
+  local name = types.cuda_tensor_name[dtype]
+  local dims = ffi.new('int64_t[16]')
+  local function make(a1, ...)
+    if C.tocha_cuda_device_count() == 0 then fail(name, '%s', cuda.unavailableReason()) end
+    if type(a1) == 'number' then  -- sizes: allocate on the device directly
+      local nd = types.read_sizes(name, dims, a1, ...)
+      local dev = cuda.getDevice()
+      return with_oom_retry(function() return C.tocha_tensor_empty(nd, dims, dtype, 1, dev) end)
+    end
+    return torch._to_device(construct(dtype, name, a1, ...), 'cuda', name)
+  end
+  local ctor = setmetatable({ __typename = name, dtype = dtype, cuda = true }, {
+    __call = function(_, ...) return make(...) end,
+    __index = methods,
+    __newindex = methods,
+    __tostring = function() return name end,
+  })
+  torch._cuda_ctor_by_dtype = torch._cuda_ctor_by_dtype or {}
+  torch._cuda_ctor_by_dtype[dtype] = make
+  torch[name:sub(7)] = ctor
+  torch._register_metatable(name, methods, ctor)
+end
+
+return cuda

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The prepared GPU check of issue 9, run on the GPU machine from the repo root (see
+# ../shared/device/README.md): builds with CUDA for the local GPU, runs the CUDA tests (every CUDA
+# op against the CPU result, allocator and runtime tests), the whole suite, and the GPU benchmark
+# against PyTorch, writing logs to $OUT (at most 8 files):
+#   env.log build.log test_cuda.log test_all.log bench.log summary.txt
+# Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [SKIP_ALL_TESTS=1] [ALL_TESTS_EXCLUDE=regex]
+#        bash tests/cuda/run_device_checks.sh
+# (the slowest CPU-only suites are excluded from the whole-suite run by default, to fit the time.)
+set -uo pipefail
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+ARCH=${TOCHA_CUDA_ARCH:-90}
+JOBS=${JOBS:-$(nproc)}
+BUILD=${BUILD_DIR:-build-gpu}
+summary() { echo "$*" | tee -a "$OUT/summary.txt"; }
+: > "$OUT/summary.txt"
+[ -f .devdeps/env.sh ] && source .devdeps/env.sh
+{ date; nvidia-smi; nvcc --version; cmake --version | head -1; git log -1 --oneline 2>/dev/null; } > "$OUT/env.log" 2>&1
+summary "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+
+t0=$(date +%s)
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+if ! { cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTOCHA_CUDA=ON \
+         -DCMAKE_CUDA_ARCHITECTURES="$ARCH" && cmake --build "$BUILD" -j"$JOBS" --target tocha_exe tocha_tests; } > "$OUT/build.log" 2>&1; then
+  summary "build: FAILED after $(( $(date +%s) - t0 ))s (see build.log)"
+  tail -40 "$OUT/build.log"
+  exit 1
+fi
+summary "build: ok in $(( $(date +%s) - t0 ))s (sm_$ARCH, -j$JOBS)"
+
+cd "$BUILD"
+t0=$(date +%s)
+timeout 300 ctest -R 'lua\.cuda|alloc|cuda' --output-on-failure > "$OUT/test_cuda.log" 2>&1
+rc=$?
+summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
+grep -E 'checked [0-9]+|SKIPPED' "$OUT/test_cuda.log" | head -5 | while read -r l; do summary "  $l"; done
+
+if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
+  t0=$(date +%s)
+  timeout 240 ctest -j"$JOBS" -E "${ALL_TESTS_EXCLUDE:-lua.cli|lua.memory|lua.fuzz|serialize_safety}" \
+    --output-on-failure > "$OUT/test_all.log" 2>&1
+  summary "all tests: rc=$? in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_all.log" | tail -1)"
+fi
+cd ..
+
+t0=$(date +%s)
+timeout 300 "$BUILD/tocha" bench/cuda.lua > "$OUT/bench.log" 2>&1
+summary "bench: rc=$? in $(( $(date +%s) - t0 ))s"
+cat "$OUT/bench.log" >> "$OUT/summary.txt"
+cat "$OUT/summary.txt"
