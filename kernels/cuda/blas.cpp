@@ -53,8 +53,9 @@ Operand col_major(const char* opname, int64_t rows, int64_t cols, int64_t rs, in
   bool trans = false;
   int64_t ld = 0;
   TOCHA_CHECK(blas_layout(rows, cols, rs, cs, &trans, &ld), opname, "internal: operand layout not BLAS-readable");
-  // Row-major (trans = false) is the transpose of what cuBLAS reads.
-  return Operand{trans ? CUBLAS_OP_N : CUBLAS_OP_T, ld};
+  // Read column-major, a row-major operand (trans = false) is its transpose, which is exactly
+  // what C^T = B^T A^T needs (op N); one transposed in memory needs op T.
+  return Operand{trans ? CUBLAS_OP_T : CUBLAS_OP_N, ld};
 }
 
 template <class T> void gemm_cuda(const GemmArgs& g) {
