@@ -2,7 +2,7 @@
 #include <optional>
 #include "capi.h"
 #include "core/ops/conv.h"
-#include "core/ops/pool.h"
+#include "core/ops/pool2d.h"
 
 using namespace tocha;
 using namespace tocha::capi;
@@ -24,9 +24,9 @@ ConvOptions conv_options(const tocha_conv_options* o, const char* op) {
   return r;
 }
 
-PoolOptions pool_options(const tocha_pool_options* o, const char* op) {
+Pool2dOptions pool_options(const tocha_pool_options* o, const char* op) {
   TOCHA_CHECK(o, op, "options pointer is NULL");
-  PoolOptions r;
+  Pool2dOptions r;
   for (int d = 0; d < 2; ++d) {
     r.kernel[d] = o->kernel[d];
     r.stride[d] = o->stride[d];
@@ -103,21 +103,21 @@ int tocha_conv_bias_acc(tocha_tensor* grad_bias, const tocha_tensor* grad_output
 int tocha_max_pool2d(const tocha_tensor* input, const tocha_pool_options* o, int64_t base, tocha_tensor** values,
                      tocha_tensor** indices) noexcept {
   return guard_int([&] {
-    TOCHA_CHECK(values && indices, "maxPool", "values and indices result pointers must not be NULL");
-    MaxPoolResult r = max_pool2d(arg(input, "maxPool"), pool_options(o, "maxPool"), base);
+    TOCHA_CHECK(values && indices, "maxPool2d", "values and indices result pointers must not be NULL");
+    MaxPool2dResult r = max_pool2d(arg(input, "maxPool2d"), pool_options(o, "maxPool2d"), base);
     *values = r.values.release();
     *indices = r.indices.release();
   });
 }
 int tocha_max_pool2d_out(tocha_tensor* values, tocha_tensor* indices, const tocha_tensor* input,
                          const tocha_pool_options* o, int64_t base) noexcept {
-  const char* op = "maxPool";
+  const char* op = "maxPool2d";
   return guard_int(
       [&] { max_pool2d_out(arg(values, op), arg(indices, op), arg(input, op), pool_options(o, op), base); });
 }
 tocha_tensor* tocha_max_pool2d_backward(const tocha_tensor* grad_output, const tocha_tensor* indices, int ndim,
                                         const int64_t* input_size, int64_t base) noexcept {
-  const char* op = "maxPoolBackward";
+  const char* op = "maxPool2dBackward";
   return guard_tensor([&] {
     return max_pool2d_backward(arg(grad_output, op), arg(indices, op), arg_dims(ndim, input_size, op), base);
   });
@@ -125,28 +125,28 @@ tocha_tensor* tocha_max_pool2d_backward(const tocha_tensor* grad_output, const t
 int tocha_max_pool2d_backward_out(tocha_tensor* grad_input, const tocha_tensor* grad_output,
                                   const tocha_tensor* indices, int ndim, const int64_t* input_size,
                                   int64_t base) noexcept {
-  const char* op = "maxPoolBackward";
+  const char* op = "maxPool2dBackward";
   return guard_int([&] {
     max_pool2d_backward_out(arg(grad_input, op), arg(grad_output, op), arg(indices, op),
                             arg_dims(ndim, input_size, op), base);
   });
 }
 tocha_tensor* tocha_avg_pool2d(const tocha_tensor* input, const tocha_pool_options* o) noexcept {
-  return guard_tensor([&] { return avg_pool2d(arg(input, "avgPool"), pool_options(o, "avgPool")); });
+  return guard_tensor([&] { return avg_pool2d(arg(input, "avgPool2d"), pool_options(o, "avgPool2d")); });
 }
 int tocha_avg_pool2d_out(tocha_tensor* out, const tocha_tensor* input, const tocha_pool_options* o) noexcept {
-  return guard_int([&] { avg_pool2d_out(arg(out, "avgPool"), arg(input, "avgPool"), pool_options(o, "avgPool")); });
+  return guard_int([&] { avg_pool2d_out(arg(out, "avgPool2d"), arg(input, "avgPool2d"), pool_options(o, "avgPool2d")); });
 }
 tocha_tensor* tocha_avg_pool2d_backward(const tocha_tensor* grad_output, int ndim, const int64_t* input_size,
                                         const tocha_pool_options* o) noexcept {
-  const char* op = "avgPoolBackward";
+  const char* op = "avgPool2dBackward";
   return guard_tensor([&] {
     return avg_pool2d_backward(arg(grad_output, op), arg_dims(ndim, input_size, op), pool_options(o, op));
   });
 }
 int tocha_avg_pool2d_backward_out(tocha_tensor* grad_input, const tocha_tensor* grad_output, int ndim,
                                   const int64_t* input_size, const tocha_pool_options* o) noexcept {
-  const char* op = "avgPoolBackward";
+  const char* op = "avgPool2dBackward";
   return guard_int([&] {
     avg_pool2d_backward_out(arg(grad_input, op), arg(grad_output, op), arg_dims(ndim, input_size, op),
                             pool_options(o, op));

@@ -1,7 +1,7 @@
 /* tocha_nn.h -- C ABI of the neural-network ops: convolutions over 1-3 spatial dims (with their two
  * adjoints, the transposed convolution and the weight gradient) and 2-D max and average pooling.
  * Included by tocha.h; see its conventions. Layouts are channels-first (N x C x spatial, or
- * C x spatial for one sample); see core/ops/conv.h and core/ops/pool.h for sizes and rules. */
+ * C x spatial for one sample); see core/ops/conv.h and core/ops/pool2d.h for sizes and rules. */
 #ifndef TOCHA_NN_ABI_H
 #define TOCHA_NN_ABI_H
 

@@ -1,17 +1,17 @@
-// Private helpers of the convolution and pooling front-ends (core/ops/conv.cpp, pool.cpp) and their
+// Private helpers of the convolution and pooling front-ends (core/ops/conv.cpp, pool2d.cpp) and their
 // formulas: argument checks with messages that name the op, the sizes and the options received.
 #pragma once
 #include "core/autograd/node.h"
 #include "core/ops/conv.h"
 #include "core/ops/pointwise.h"
-#include "core/ops/pool.h"
+#include "core/ops/pool2d.h"
 
 namespace tocha {
 
 // The options a conv, convTranspose or convWeight node recorded (Note [Recording convolutions]).
 ConvOptions conv_options_of(const Node& n);
-// The options a pooling node recorded (Note [Recording pooling] in core/ops/pool.cpp).
-PoolOptions pool_options_of(const Node& n);
+// The options a pooling node recorded (Note [Recording pooling] in core/ops/pool2d.cpp).
+Pool2dOptions pool_options_of(const Node& n);
 
 namespace convutil {
 

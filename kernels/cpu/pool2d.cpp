@@ -1,11 +1,11 @@
 // CPU kernels of 2-D max and average pooling and their backward passes (f32, f64), parallel over
-// planes. Window bounds and divisors follow Torch7's THNN (see core/ops/pool.h).
+// planes. Window bounds and divisors follow Torch7's THNN (see core/ops/pool2d.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include "core/dtype.h"
 #include "core/kernel_registry.h"
-#include "core/ops/pool_kernels.h"
+#include "core/ops/pool2d_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/parallel.h"
 
@@ -14,7 +14,7 @@ namespace cpu {
 namespace {
 
 // Planes per task: enough window reads to be worth a thread.
-int64_t plane_grain(const PoolArgs& a) {
+int64_t plane_grain(const Pool2dArgs& a) {
   int64_t work = std::max<int64_t>(1, a.oH * a.oW * a.kH * a.kW);
   return std::max<int64_t>(1, kGrainSize / work);
 }
@@ -47,7 +47,7 @@ TOCHA_SIMD_CLONES void max_pool_2x2_row(const T* r0, const T* r1, T* y, int64_t*
   }
 }
 
-template <class T> void max_pool_plane(const PoolArgs& a, const T* x, T* y, int64_t* ix) {
+template <class T> void max_pool_plane(const Pool2dArgs& a, const T* x, T* y, int64_t* ix) {
   if (a.kH == 2 && a.kW == 2 && a.dH == 2 && a.dW == 2 && a.padH == 0 && a.padW == 0) {
     for (int64_t oh = 0; oh < a.oH; ++oh) {
       // ceil mode may add a last column or row whose window is cut by the border
@@ -83,7 +83,7 @@ template <class T> void max_pool_plane(const PoolArgs& a, const T* x, T* y, int6
   }
 }
 
-template <class T> void max_pool(const PoolArgs& a) {
+template <class T> void max_pool(const Pool2dArgs& a) {
   const T* in = static_cast<const T*>(a.in);
   T* out = static_cast<T*>(a.out);
   const int64_t pin = a.iH * a.iW, pout = a.oH * a.oW;
@@ -93,7 +93,7 @@ template <class T> void max_pool(const PoolArgs& a) {
 }
 
 // grad_input = 0, then grad_output added at the saved positions (planes never share positions).
-template <class T> void max_pool_backward(const PoolArgs& a) {
+template <class T> void max_pool2d_backward_kernel(const Pool2dArgs& a) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
   const int64_t pin = a.iH * a.iW, pout = a.oH * a.oW;
@@ -113,7 +113,7 @@ template <class T> void max_pool_backward(const PoolArgs& a) {
 struct Window {
   int64_t h0, h1, w0, w1, divisor;
 };
-inline Window avg_window(const PoolArgs& a, int64_t oh, int64_t ow) {
+inline Window avg_window(const Pool2dArgs& a, int64_t oh, int64_t ow) {
   int64_t h0 = oh * a.dH - a.padH, w0 = ow * a.dW - a.padW;
   int64_t h1 = std::min(h0 + a.kH, a.iH + a.padH), w1 = std::min(w0 + a.kW, a.iW + a.padW);
   const int64_t padded = (h1 - h0) * (w1 - w0);
@@ -124,7 +124,7 @@ inline Window avg_window(const PoolArgs& a, int64_t oh, int64_t ow) {
   return {h0, h1, w0, w1, a.count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
 }
 
-template <class T> void avg_pool(const PoolArgs& a) {
+template <class T> void avg_pool(const Pool2dArgs& a) {
   using M = opmath_t<T>;
   const T* in = static_cast<const T*>(a.in);
   T* out = static_cast<T*>(a.out);
@@ -145,7 +145,7 @@ template <class T> void avg_pool(const PoolArgs& a) {
   });
 }
 
-template <class T> void avg_pool_backward(const PoolArgs& a) {
+template <class T> void avg_pool_backward(const Pool2dArgs& a) {
   using M = opmath_t<T>;
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
@@ -167,10 +167,10 @@ template <class T> void avg_pool_backward(const PoolArgs& a) {
 }
 
 #define REG_POOL(T, dt)                                                      \
-  TOCHA_REGISTER_KERNEL(maxPool, cpu, dt, &max_pool<T>);                     \
-  TOCHA_REGISTER_KERNEL(maxPoolBackward, cpu, dt, &max_pool_backward<T>);    \
-  TOCHA_REGISTER_KERNEL(avgPool, cpu, dt, &avg_pool<T>);                     \
-  TOCHA_REGISTER_KERNEL(avgPoolBackward, cpu, dt, &avg_pool_backward<T>);
+  TOCHA_REGISTER_KERNEL(maxPool2d, cpu, dt, &max_pool<T>);                     \
+  TOCHA_REGISTER_KERNEL(maxPool2dBackward, cpu, dt, &max_pool2d_backward_kernel<T>);    \
+  TOCHA_REGISTER_KERNEL(avgPool2d, cpu, dt, &avg_pool<T>);                     \
+  TOCHA_REGISTER_KERNEL(avgPool2dBackward, cpu, dt, &avg_pool_backward<T>);
 
 REG_POOL(float, DType::f32)
 REG_POOL(double, DType::f64)

@@ -12,7 +12,7 @@
 
 namespace tocha {
 
-struct PoolOptions {
+struct Pool2dOptions {
   int64_t kernel[2] = {1, 1};   // kH, kW
   int64_t stride[2] = {1, 1};   // dH, dW
   int64_t padding[2] = {0, 0};  // padH, padW
@@ -22,13 +22,13 @@ struct PoolOptions {
   bool count_include_pad = true;
 };
 
-struct MaxPoolResult {
+struct MaxPool2dResult {
   Tensor values, indices;
 };
 
-MaxPoolResult max_pool2d(const Tensor& input, const PoolOptions& o, int64_t index_base);
+MaxPool2dResult max_pool2d(const Tensor& input, const Pool2dOptions& o, int64_t index_base);
 // Into values and indices (resized; nn's reused buffers).
-void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolOptions& o,
+void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dOptions& o,
                     int64_t index_base);
 // The gradient of max_pool2d: grad_output added at the positions `indices` names, in a zero tensor
 // of size input_shape. Every index is checked to lie inside its plane.
@@ -37,11 +37,11 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, con
 void max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& indices,
                              const DimVec& input_shape, int64_t index_base);
 
-Tensor avg_pool2d(const Tensor& input, const PoolOptions& o);
-void avg_pool2d_out(const Tensor& out, const Tensor& input, const PoolOptions& o);
+Tensor avg_pool2d(const Tensor& input, const Pool2dOptions& o);
+void avg_pool2d_out(const Tensor& out, const Tensor& input, const Pool2dOptions& o);
 // The gradient of avg_pool2d for an input of size input_shape (its adjoint).
-Tensor avg_pool2d_backward(const Tensor& grad_output, const DimVec& input_shape, const PoolOptions& o);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const DimVec& input_shape, const Pool2dOptions& o);
 void avg_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const DimVec& input_shape,
-                             const PoolOptions& o);
+                             const Pool2dOptions& o);
 
 }  // namespace tocha

@@ -1,11 +1,11 @@
 // 2-D pooling front-ends: checks with messages naming the op, the sizes and the options received,
 // Torch7's output sizes (Note [Pooling output size]), contiguous operands, the kernel call and the
-// autograd record. See pool.h.
-#include "core/ops/pool.h"
+// autograd record. See pool2d.h.
+#include "core/ops/pool2d.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/conv_util.h"
-#include "core/ops/pool_kernels.h"
+#include "core/ops/pool2d_kernels.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/reduce.h"
 #include "core/ops/tensor_ops.h"
@@ -14,12 +14,12 @@ namespace tocha {
 
 namespace {
 
-std::string options_str(const PoolOptions& o) {
+std::string options_str(const Pool2dOptions& o) {
   return str_cat("kernel ", o.kernel[0], "x", o.kernel[1], ", stride ", o.stride[0], ",", o.stride[1], ", padding ",
                  o.padding[0], ",", o.padding[1], o.ceil_mode ? ", ceil mode" : "");
 }
 
-void check_options(const char* op, const PoolOptions& o) {
+void check_options(const char* op, const Pool2dOptions& o) {
   for (int d = 0; d < 2; ++d) {
     TOCHA_CHECK(o.kernel[d] >= 1 && o.stride[d] >= 1 && o.padding[d] >= 0, op,
                 "kernel and stride must be positive and padding non-negative, got ", options_str(o));
@@ -36,7 +36,7 @@ int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t pad, bool ceil_mode) {
 }
 
 // The output shape of pooling an input of size `in` (3-D or 4-D), checked.
-DimVec pooled_shape(const char* op, const DimVec& in, const PoolOptions& o) {
+DimVec pooled_shape(const char* op, const DimVec& in, const Pool2dOptions& o) {
   TOCHA_CHECK(in.size() == 3 || in.size() == 4, op, "expected a 3D (C x H x W) or 4D (N x C x H x W) input, got ",
               in.empty() ? std::string("a 0-dim tensor") : "size " + shape_str(in));
   check_options(op, o);
@@ -56,8 +56,8 @@ void check_float(const char* op, const char* name, const Tensor& t) {
               dtype_tensor_name(t.dtype()));
 }
 
-PoolArgs args_for(const DimVec& in, const DimVec& out, const PoolOptions& o) {
-  PoolArgs a;
+Pool2dArgs args_for(const DimVec& in, const DimVec& out, const Pool2dOptions& o) {
+  Pool2dArgs a;
   const int hd = in.size() - 2;
   a.planes = in.size() == 4 ? in[0] * in[1] : in[0];
   a.iH = in[hd];
@@ -100,7 +100,7 @@ void deliver(const Tensor* out, const Tensor& target) {
   copy_(*out, target);
 }
 
-void save_options(Node& n, const PoolOptions& o) {
+void save_options(Node& n, const Pool2dOptions& o) {
   n.attrs.shape = DimVec{o.kernel[0], o.kernel[1], o.stride[0], o.stride[1], o.padding[0], o.padding[1]};
   n.attrs.i[1] = o.ceil_mode;
   n.attrs.i[2] = o.count_include_pad;
@@ -108,17 +108,17 @@ void save_options(Node& n, const PoolOptions& o) {
 
 // ---- max pooling ------------------------------------------------------------------------------
 
-MaxPoolResult max_pool_compute(const Tensor* vout, const Tensor* iout, const Tensor& input, const PoolOptions& o,
+MaxPool2dResult max_pool_compute(const Tensor* vout, const Tensor* iout, const Tensor& input, const Pool2dOptions& o,
                                int64_t base) {
-  const char* op = "maxPool";
+  const char* op = "maxPool2d";
   DimVec shape = pooled_shape(op, input.sizes(), o);
   check_float(op, "input", input);
-  auto kernel = kernel_for<PoolKernel>(OpId::maxPool, input.device().type, input.dtype());
+  auto kernel = kernel_for<Pool2dKernel>(OpId::maxPool2d, input.device().type, input.dtype());
   Tensor x = contiguous(input);
   Tensor v = target_for(op, vout, shape, input.dtype(), input);
   Tensor idx = target_for(op, iout, shape, DType::i64, input);
   TOCHA_CHECK(!vout || !iout || !vout->shares_storage(*iout), op, "values and indices must not share memory");
-  PoolArgs a = args_for(input.sizes(), shape, o);
+  Pool2dArgs a = args_for(input.sizes(), shape, o);
   a.index_base = base;
   a.in = x.raw_data();
   a.out = v.raw_data();
@@ -129,14 +129,14 @@ MaxPoolResult max_pool_compute(const Tensor* vout, const Tensor* iout, const Ten
   return {vout ? *vout : v, iout ? *iout : idx};
 }
 
-// Note [Recording pooling]: maxPool records (input), saves its indices in slot 0 and the index base
-// in attrs.i[0]; maxPoolBackward records (grad_output) with the same slot and base and the input
-// size in attrs.shape2. avgPool records (input); avgPoolBackward (grad_output) with the input size
+// Note [Recording pooling]: maxPool2d records (input), saves its indices in slot 0 and the index base
+// in attrs.i[0]; maxPool2dBackward records (grad_output) with the same slot and base and the input
+// size in attrs.shape2. avgPool2d records (input); avgPool2dBackward (grad_output) with the input size
 // in attrs.shape2. attrs.shape holds kH, kW, dH, dW, padH, padW; i[1] ceil mode, i[2] count_include_pad.
-MaxPoolResult max_pool_impl(const Tensor* vout, const Tensor* iout, const Tensor& input, const PoolOptions& o,
+MaxPool2dResult max_pool_impl(const Tensor* vout, const Tensor* iout, const Tensor& input, const Pool2dOptions& o,
                             int64_t base) {
-  autograd::Recording rec(OpId::maxPool, vout, {&input});
-  MaxPoolResult r = max_pool_compute(vout, iout, input, o, base);
+  autograd::Recording rec(OpId::maxPool2d, vout, {&input});
+  MaxPool2dResult r = max_pool_compute(vout, iout, input, o, base);
   if (auto n = rec.finish({&input}, {&r.values})) {
     save_options(*n, o);
     n->attrs.i[0] = base;
@@ -147,7 +147,7 @@ MaxPoolResult max_pool_impl(const Tensor* vout, const Tensor* iout, const Tensor
 
 Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, const Tensor& indices,
                                  const DimVec& in, int64_t base) {
-  const char* op = "maxPoolBackward";
+  const char* op = "maxPool2dBackward";
   TOCHA_CHECK(in.size() == 3 || in.size() == 4, op, "expected a 3D or 4D input size, got ",
               in.empty() ? std::string("none") : shape_str(in));
   check_float(op, "grad_output", grad_output);
@@ -168,11 +168,11 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
                 base + plane - 1, "] (positions in a ", in[hd], "x", in[hd + 1], " plane), got values from ",
                 int64_t(lo), " to ", int64_t(hi));
   }
-  auto kernel = kernel_for<PoolKernel>(OpId::maxPoolBackward, grad_output.device().type, grad_output.dtype());
+  auto kernel = kernel_for<Pool2dKernel>(OpId::maxPool2dBackward, grad_output.device().type, grad_output.dtype());
   Tensor g = contiguous(grad_output), idx = contiguous(indices);
   Tensor gi = target_for(op, out, in, grad_output.dtype(), grad_output);
   if (out && gi.is_same(*out) && out->shares_storage(indices)) gi = empty(in, grad_output.dtype(), g.device());
-  PoolArgs a;
+  Pool2dArgs a;
   a.planes = in.size() == 4 ? in[0] * in[1] : in[0];
   a.iH = in[hd];
   a.iW = in[hd + 1];
@@ -189,7 +189,7 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
 
 Tensor max_pool_backward_impl(const Tensor* out, const Tensor& grad_output, const Tensor& indices,
                               const DimVec& in, int64_t base) {
-  autograd::Recording rec(OpId::maxPoolBackward, out, {&grad_output});
+  autograd::Recording rec(OpId::maxPool2dBackward, out, {&grad_output});
   Tensor r = max_pool_backward_compute(out, grad_output, indices, in, base);
   if (auto n = rec.finish({&grad_output}, {&r})) {
     n->attrs.i[0] = base;
@@ -201,14 +201,14 @@ Tensor max_pool_backward_impl(const Tensor* out, const Tensor& grad_output, cons
 
 // ---- average pooling ----------------------------------------------------------------------------
 
-Tensor avg_pool_compute(const Tensor* out, const Tensor& input, const PoolOptions& o) {
-  const char* op = "avgPool";
+Tensor avg_pool_compute(const Tensor* out, const Tensor& input, const Pool2dOptions& o) {
+  const char* op = "avgPool2d";
   DimVec shape = pooled_shape(op, input.sizes(), o);
   check_float(op, "input", input);
-  auto kernel = kernel_for<PoolKernel>(OpId::avgPool, input.device().type, input.dtype());
+  auto kernel = kernel_for<Pool2dKernel>(OpId::avgPool2d, input.device().type, input.dtype());
   Tensor x = contiguous(input);
   Tensor y = target_for(op, out, shape, input.dtype(), input);
-  PoolArgs a = args_for(input.sizes(), shape, o);
+  Pool2dArgs a = args_for(input.sizes(), shape, o);
   a.in = x.raw_data();
   a.out = y.raw_data();
   if (y.numel() > 0) kernel(a);
@@ -217,16 +217,16 @@ Tensor avg_pool_compute(const Tensor* out, const Tensor& input, const PoolOption
 }
 
 Tensor avg_pool_backward_compute(const Tensor* out, const Tensor& grad_output, const DimVec& in,
-                                 const PoolOptions& o) {
-  const char* op = "avgPoolBackward";
+                                 const Pool2dOptions& o) {
+  const char* op = "avgPool2dBackward";
   DimVec shape = pooled_shape(op, in, o);
   check_float(op, "grad_output", grad_output);
   TOCHA_CHECK(grad_output.sizes() == shape, op, "grad_output has size ", shape_str(grad_output.sizes()),
               " but pooling an input of size ", shape_str(in), " gives ", shape_str(shape), " (", options_str(o), ")");
-  auto kernel = kernel_for<PoolKernel>(OpId::avgPoolBackward, grad_output.device().type, grad_output.dtype());
+  auto kernel = kernel_for<Pool2dKernel>(OpId::avgPool2dBackward, grad_output.device().type, grad_output.dtype());
   Tensor g = contiguous(grad_output);
   Tensor gi = target_for(op, out, in, grad_output.dtype(), grad_output);
-  PoolArgs a = args_for(in, shape, o);
+  Pool2dArgs a = args_for(in, shape, o);
   a.in = g.raw_data();
   a.out = gi.raw_data();
   if (gi.numel() > 0) kernel(a);
@@ -234,15 +234,15 @@ Tensor avg_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
   return out ? *out : gi;
 }
 
-Tensor avg_pool_impl(const Tensor* out, const Tensor& input, const PoolOptions& o) {
-  autograd::Recording rec(OpId::avgPool, out, {&input});
+Tensor avg_pool_impl(const Tensor* out, const Tensor& input, const Pool2dOptions& o) {
+  autograd::Recording rec(OpId::avgPool2d, out, {&input});
   Tensor r = avg_pool_compute(out, input, o);
   if (auto n = rec.finish({&input}, {&r})) save_options(*n, o);
   return r;
 }
 
-Tensor avg_pool_backward_impl(const Tensor* out, const Tensor& grad_output, const DimVec& in, const PoolOptions& o) {
-  autograd::Recording rec(OpId::avgPoolBackward, out, {&grad_output});
+Tensor avg_pool_backward_impl(const Tensor* out, const Tensor& grad_output, const DimVec& in, const Pool2dOptions& o) {
+  autograd::Recording rec(OpId::avgPool2dBackward, out, {&grad_output});
   Tensor r = avg_pool_backward_compute(out, grad_output, in, o);
   if (auto n = rec.finish({&grad_output}, {&r})) {
     save_options(*n, o);
@@ -253,8 +253,8 @@ Tensor avg_pool_backward_impl(const Tensor* out, const Tensor& grad_output, cons
 
 }  // namespace
 
-PoolOptions pool_options_of(const Node& n) {
-  PoolOptions o;
+Pool2dOptions pool_options_of(const Node& n) {
+  Pool2dOptions o;
   for (int d = 0; d < 2; ++d) {
     o.kernel[d] = n.attrs.shape[d];
     o.stride[d] = n.attrs.shape[2 + d];
@@ -265,10 +265,10 @@ PoolOptions pool_options_of(const Node& n) {
   return o;
 }
 
-MaxPoolResult max_pool2d(const Tensor& input, const PoolOptions& o, int64_t base) {
+MaxPool2dResult max_pool2d(const Tensor& input, const Pool2dOptions& o, int64_t base) {
   return max_pool_impl(nullptr, nullptr, input, o, base);
 }
-void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolOptions& o,
+void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dOptions& o,
                     int64_t base) {
   max_pool_impl(&values, &indices, input, o, base);
 }
@@ -279,13 +279,13 @@ void max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output
                              const DimVec& in, int64_t base) {
   max_pool_backward_impl(&grad_input, grad_output, indices, in, base);
 }
-Tensor avg_pool2d(const Tensor& input, const PoolOptions& o) { return avg_pool_impl(nullptr, input, o); }
-void avg_pool2d_out(const Tensor& out, const Tensor& input, const PoolOptions& o) { avg_pool_impl(&out, input, o); }
-Tensor avg_pool2d_backward(const Tensor& grad_output, const DimVec& in, const PoolOptions& o) {
+Tensor avg_pool2d(const Tensor& input, const Pool2dOptions& o) { return avg_pool_impl(nullptr, input, o); }
+void avg_pool2d_out(const Tensor& out, const Tensor& input, const Pool2dOptions& o) { avg_pool_impl(&out, input, o); }
+Tensor avg_pool2d_backward(const Tensor& grad_output, const DimVec& in, const Pool2dOptions& o) {
   return avg_pool_backward_impl(nullptr, grad_output, in, o);
 }
 void avg_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const DimVec& in,
-                             const PoolOptions& o) {
+                             const Pool2dOptions& o) {
   avg_pool_backward_impl(&grad_input, grad_output, in, o);
 }
 
