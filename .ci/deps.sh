@@ -3,7 +3,7 @@
 # Called by `make`; safe to run repeatedly: it does nothing when everything is present.
 set -euo pipefail
 packages=(cmake pkg-config g++ make libluajit-5.1-dev luajit libopenblas-dev libopenblas-openmp-dev
-          libreadline-dev catch2 zlib1g-dev python3)
+          libreadline-dev catch2 zlib1g-dev libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist python3)
 # Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
 if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch); fi
 missing=()

@@ -5,16 +5,8 @@ local threads = tonumber(arg[1] or '1')
 torch.setnumthreads(threads)
 torch.manualSeed(0)
 
-local function bench(fn, n)
-  for _ = 1, math.max(1, n / 10) do fn() end
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e6
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best(fn, n) * 1e6 end
 
 local x = torch.rand(10)
 local w = torch.rand(10):requiresGrad()
@@ -44,14 +36,7 @@ local ours = {
   mlp128 = bench(mlp(torch.rand(128, 784)), 200),
 }
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/autograd.py ' .. threads .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, v = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(v) end
-end
-p:close()
+local ref = H.reference('autograd.py', threads)
 
 print(string.format('threads=%d OPENBLAS_CORETYPE=%s', threads, os.getenv('OPENBLAS_CORETYPE') or '(unset)'))
 print(string.format('%-8s %12s %12s %8s', 'case', 'tocha us', 'pytorch us', 'ratio'))

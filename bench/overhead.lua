@@ -4,16 +4,8 @@
 local threads = tonumber(arg[1] or '1')
 torch.setnumthreads(threads)
 
-local function bench(fn, n)
-  for _ = 1, n / 10 do fn() end
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e9
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best(fn, n) * 1e9 end
 
 local x1, y1 = torch.FloatTensor({ 1 }), torch.FloatTensor({ 2 })
 local a, b = torch.FloatTensor(100, 100):fill(1), torch.FloatTensor(100, 100):fill(2)
@@ -24,14 +16,7 @@ local ours = {
   mm64 = bench(function() return torch.mm(m1, m2) end, 20000),
 }
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/overhead.py ' .. threads .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, v = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(v) end
-end
-p:close()
+local ref = H.reference('overhead.py', threads)
 
 print(string.format('threads=%d OPENBLAS_CORETYPE=%s', threads, os.getenv('OPENBLAS_CORETYPE') or '(unset)'))
 print(string.format('%-12s %12s %12s %8s', 'op', 'tocha ns', 'pytorch ns', 'ratio'))

@@ -170,9 +170,11 @@ int tocha_is_grad_enabled(void) noexcept { return autograd::grad_enabled() ? 1 :
 void tocha_set_anomaly_enabled(int on) noexcept { autograd::set_anomaly_enabled(on != 0); }
 int tocha_is_anomaly_enabled(void) noexcept { return autograd::anomaly_enabled() ? 1 : 0; }
 
-void tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook, tocha_lua_trace_fn trace) noexcept {
-  autograd::set_lua_callbacks(node, hook, trace);
+int tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook, tocha_lua_trace_fn trace) noexcept {
+  return autograd::set_lua_callbacks(node, hook, trace);
 }
+void tocha_autograd_clear_callbacks(int owner) noexcept { autograd::clear_lua_callbacks(owner); }
+void tocha_autograd_set_current_owner(int owner) noexcept { autograd::set_current_owner(owner); }
 void tocha_autograd_set_callback_error(const char* msg) noexcept {
   autograd::set_callback_error(msg ? msg : "");
 }
@@ -187,5 +189,7 @@ int tocha_autograd_record_lua(int64_t key, const char* label, int nin, tocha_ten
   });
 }
 
-int tocha_autograd_drain_released(int64_t* keys, int max) noexcept { return autograd::drain_released(keys, max); }
+int tocha_autograd_drain_released(int owner, int64_t* keys, int max) noexcept {
+  return autograd::drain_released(owner, keys, max);
+}
 int tocha_autograd_callbacks_live(void) noexcept { return autograd::callbacks_live(); }

@@ -172,6 +172,18 @@ int tocha_tensor_set_at(tocha_tensor* t, int64_t offset, double v) noexcept {
 void tocha_tensor_bump_version(tocha_tensor* t) noexcept {
   if (t && t != freed_sentinel() && t->storage) static_cast<TensorImpl*>(t)->storage_ref->bump_version();
 }
+void* tocha_tensor_data(const tocha_tensor* t) noexcept {
+  if (!t || t == freed_sentinel()) {
+    set_error(TOCHA_EINVAL, t ? "[data] tensor was freed" : "[data] expected a tensor, got NULL");
+    return nullptr;
+  }
+  if (t->device_type != TOCHA_DEVICE_CPU) {
+    set_error(TOCHA_EINVAL, "[data] tensor is not on the CPU (copy it with float() first)");
+    return nullptr;
+  }
+  if (!t->storage || !t->storage->data) return nullptr;
+  return t->storage->data + t->storage_offset * t->elsize;
+}
 int tocha_tensor_equal(const tocha_tensor* a, const tocha_tensor* b) noexcept {
   int r = 0;
   if (guard_int([&] { r = equal(arg(a, "equal"), arg(b, "equal")) ? 1 : 0; }) < 0) return -1;

@@ -39,14 +39,20 @@ typedef int (*tocha_lua_node_fn)(int64_t key, int ngrads, tocha_tensor **grads, 
                                  tocha_tensor **results);
 typedef tocha_tensor *(*tocha_lua_hook_fn)(int64_t key, tocha_tensor *grad, int *failed);
 typedef const char *(*tocha_lua_trace_fn)(void);
-TOCHA_API void tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook,
-                                            tocha_lua_trace_fn trace) TOCHA_NOEXCEPT;
+/* Registers one Lua state's callbacks; returns its owner id (keys it creates carry the id in
+   their bits from 40 up: Note [Callback owners]), or -1 when too many states registered. */
+TOCHA_API int tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook,
+                                           tocha_lua_trace_fn trace) TOCHA_NOEXCEPT;
+/* Forgets an owner's callbacks (its Lua state is closing). */
+TOCHA_API void tocha_autograd_clear_callbacks(int owner) TOCHA_NOEXCEPT;
+/* Says which owner's Lua code runs on this thread (for anomaly-detection traces). */
+TOCHA_API void tocha_autograd_set_current_owner(int owner) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_autograd_set_callback_error(const char *msg) TOCHA_NOEXCEPT;
 /* Records a node whose backward is the host's function `key`: the outputs get it as history. */
 TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin, tocha_tensor **inputs, int nout,
                                         tocha_tensor **outputs) TOCHA_NOEXCEPT;
 /* Keys of Lua nodes and hooks that no longer exist (their host-side state can be dropped). */
-TOCHA_API int tocha_autograd_drain_released(int64_t *keys, int max) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_autograd_drain_released(int owner, int64_t *keys, int max) TOCHA_NOEXCEPT;
 /* Number of Lua nodes and hooks alive: 0 means a backward cannot call back into the host. */
 TOCHA_API int tocha_autograd_callbacks_live(void) TOCHA_NOEXCEPT;
 

@@ -53,6 +53,11 @@ TOCHA_API int tocha_tensor_get_at(const tocha_tensor *t, int64_t offset, double 
 TOCHA_API int tocha_tensor_set_at(tocha_tensor *t, int64_t offset, double value) TOCHA_NOEXCEPT;
 /* Records an in-place write done by a caller through the data pointer (Note [Version counter]). */
 TOCHA_API void tocha_tensor_bump_version(tocha_tensor *t) TOCHA_NOEXCEPT;
+/* Address of t's first element in host memory (CPU tensors; NULL with an error otherwise, or
+   NULL for an empty storage). Element (i, j, ...) is at data + i*stride[0] + j*stride[1] + ...
+   elements. Valid while the host holds a reference to t (or to a tensor sharing its storage) and
+   nobody grows the storage (resize to more elements, set); copy it when in doubt. */
+TOCHA_API void *tocha_tensor_data(const tocha_tensor *t) TOCHA_NOEXCEPT;
 /* 1 when every element of a equals b's and the sizes match (Torch7 equal), 0 if not, -1 on error. */
 TOCHA_API int tocha_tensor_equal(const tocha_tensor *a, const tocha_tensor *b) TOCHA_NOEXCEPT;
 

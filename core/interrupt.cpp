@@ -17,7 +17,14 @@ void interrupt_request() noexcept { interrupt_flag.store(true, std::memory_order
 
 void interrupt_clear() noexcept { interrupt_flag.store(false, std::memory_order_relaxed); }
 
+namespace {
+thread_local bool t_ignore = false;
+}
+
+void interrupt_ignore_on_this_thread(bool ignore) { t_ignore = ignore; }
+
 void interrupt_check() {
+  if (t_ignore) return;
   if (interrupt_pending() && interrupt_flag.exchange(false)) throw Error("[interrupt] interrupted");
 }
 

@@ -17,7 +17,11 @@ TOCHA_INTERRUPT_EXPORT void interrupt_request() noexcept;
 TOCHA_INTERRUPT_EXPORT void interrupt_clear() noexcept;
 // Whether a request is pending.
 inline bool interrupt_pending() noexcept { return interrupt_flag.load(std::memory_order_relaxed); }
-// Throws Error("[interrupt] interrupted") once per request (clearing it) when one is pending.
+// Throws Error("[interrupt] interrupted") once per request (clearing it) when one is pending,
+// unless the calling thread ignores interrupts.
 TOCHA_INTERRUPT_EXPORT void interrupt_check();
+// Makes interrupt_check() a no-op on the calling thread: data-loader workers leave the request
+// to the main thread, which waits for them (Note [Loader shutdown], bindings/data_loader.cpp).
+void interrupt_ignore_on_this_thread(bool ignore);
 
 }  // namespace tocha

@@ -217,7 +217,14 @@ void Generator::copy_from(Generator& other) {
   set_state(&s, sizeof(s), "Generator");
 }
 
+namespace {
+thread_local Generator* t_thread_default = nullptr;
+}
+
+void set_thread_default_generator(Generator* g) { t_thread_default = g; }
+
 Generator& default_generator() {
+  if (t_thread_default) return *t_thread_default;
   static Generator* g = new Generator();  // never destroyed: worker threads may outlive main
   return *g;
 }

@@ -127,9 +127,14 @@ class Generator {
   std::atomic<int> refs_{1};
 };
 
-// The process-wide generator used when none is given (seeded from the OS at first use, as
-// Torch7 seeds at start-up; torch.manualSeed makes runs reproducible).
+// The generator used when none is given: the process-wide one (seeded from the OS at first use,
+// as Torch7 seeds at start-up; torch.manualSeed makes runs reproducible), or the calling
+// thread's own one when set_thread_default_generator gave it one.
 Generator& default_generator();
+// Note [Worker generators]: a data-loader worker thread draws from its own generator (seeded per
+// batch), so random transforms do not depend on how threads interleave and never disturb the
+// main thread's stream. nullptr restores the process-wide generator. The caller keeps g alive.
+void set_thread_default_generator(Generator* g);
 
 // A fresh seed from the OS entropy source (or the clock), < 2^53.
 uint64_t entropy_seed();

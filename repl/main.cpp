@@ -4,11 +4,10 @@
 // host adds the readline and Ctrl-C modules the REPL needs (host_modules.h).
 #include <cstdio>
 #include <cstdlib>
-#include <malloc.h>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
+#include "tocha_embed.h"
 #include "repl/host_modules.h"
 
 extern "C" {
@@ -18,36 +17,6 @@ extern "C" {
 }
 
 namespace {
-
-// Lua modules: TOCHA_LUA_PATH, else next to the executable's install prefix, else the source
-// tree this binary was built from.
-std::string lua_dir() {
-  if (const char* env = std::getenv("TOCHA_LUA_PATH")) return env;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n > 0) {
-    buf[n] = 0;
-    std::string exe(buf);
-    std::string prefix = exe.substr(0, exe.rfind('/'));
-    prefix = prefix.substr(0, prefix.rfind('/'));
-    std::string installed = prefix + "/share/tocha/lua";
-    if (access((installed + "/torch/init.lua").c_str(), R_OK) == 0) return installed;
-  }
-  return TOCHA_SOURCE_LUA_DIR;
-}
-
-int traceback(lua_State* L) {
-  // Prefer the Lua-side filter that hides Tocha's own frames (lua/tocha/cli.lua).
-  lua_getglobal(L, "__tocha_traceback");
-  if (lua_isfunction(L, -1)) {
-    lua_pushvalue(L, 1);
-    if (lua_pcall(L, 1, 1, 0) == 0) return 1;
-  }
-  lua_settop(L, 1);
-  const char* msg = lua_tostring(L, 1);
-  luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
-  return 1;
-}
 
 void preload(lua_State* L, const char* name, lua_CFunction open) {
   lua_getglobal(L, "package");
@@ -59,45 +28,20 @@ void preload(lua_State* L, const char* name, lua_CFunction open) {
 
 }  // namespace
 
-// Note [Lua allocator]: LuaJIT's own allocator returns freed arenas to the OS eagerly; tensor
-// handles die in large batches, so every batch page-faulted fresh memory in again (most of the
-// time of a tiny op). The executable gives LuaJIT glibc's allocator, tuned (like libtocha's
-// allocations, core/memory.cpp) to keep freed memory. Falls back to LuaJIT's own allocator if
-// this LuaJIT build refuses custom allocators.
-static void* lua_alloc(void*, void* ptr, size_t, size_t nsize) {
-  if (nsize == 0) {
-    std::free(ptr);
-    return nullptr;
-  }
-  return std::realloc(ptr, nsize);
-}
-
-static lua_State* new_state() {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, 64 << 20);
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  lua_State* L = lua_newstate(lua_alloc, nullptr);
-  return L ? L : luaL_newstate();
-}
-
 int main(int argc, char** argv) {
-  lua_State* L = new_state();
-  if (!L) {
-    std::fprintf(stderr, "tocha: cannot create a Lua state\n");
+  // The same interpreter an embedding host gets (bindings/embed_state.cpp): allocator, package.path,
+  // traceback filter, torch loaded.
+  tocha_interp* interp = tocha_interp_new(nullptr);
+  if (!interp) {
+    std::fprintf(stderr, "tocha: %s\n", tocha_last_error());
     return 1;
   }
-  luaL_openlibs(L);
+  lua_State* L = tocha_interp_lua_state(interp);
 #ifdef TOCHA_HAVE_READLINE
   preload(L, "tocha.readline", tocha_repl::open_readline);
 #endif
   preload(L, "tocha.sigint", tocha_repl::open_sigint);
-  std::string dir = lua_dir();
-  std::string code = "package.path = '" + dir + "/?.lua;" + dir + "/?/init.lua;' .. package.path";
-  if (luaL_dostring(L, code.c_str()) != 0) {
-    std::fprintf(stderr, "tocha: %s\n", lua_tostring(L, -1));
-    return 1;
-  }
-  lua_pushcfunction(L, traceback);
+  lua_getglobal(L, "__tocha_traceback");  // set up by the interpreter (lua/tocha/traceback.lua)
   int handler = lua_gettop(L);
   lua_getglobal(L, "require");
   lua_pushstring(L, "tocha.cli");
@@ -119,6 +63,6 @@ int main(int argc, char** argv) {
     rc = int(lua_tointeger(L, -1));
   }
   std::fflush(stdout);
-  lua_close(L);
+  tocha_interp_free(interp);
   return rc;
 }

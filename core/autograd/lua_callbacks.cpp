@@ -9,30 +9,71 @@ namespace tocha {
 namespace autograd {
 
 namespace {
-LuaNodeFn g_node = nullptr;
-LuaHookFn g_hook = nullptr;
-LuaTraceFn g_trace = nullptr;
+struct Owner {
+  std::atomic<LuaNodeFn> node{nullptr};
+  std::atomic<LuaHookFn> hook{nullptr};
+  std::atomic<LuaTraceFn> trace{nullptr};
+  std::vector<int64_t> released;  // guarded by g_mutex
+};
+// Two-level table so that owners can be looked up without a lock while new ones are added.
+constexpr int kPageBits = 10, kPageSize = 1 << kPageBits, kPages = kMaxOwners / kPageSize;
+std::atomic<Owner*> g_pages[kPages];
+std::atomic<int> g_owner_count{0};
+
+Owner* slot(int id) {
+  Owner* page = g_pages[id >> kPageBits].load(std::memory_order_acquire);
+  return page ? &page[id & (kPageSize - 1)] : nullptr;
+}
 std::atomic<int> g_callbacks_live{0};
-std::mutex g_release_mutex;
-std::vector<int64_t> g_released;
+std::mutex g_mutex;
 thread_local std::string t_callback_error;
+thread_local int t_current_owner = 0;
+
+Owner* owner_of(int64_t key) {
+  int64_t id = key >> kOwnerShift;
+  return id >= 1 && id < g_owner_count.load(std::memory_order_acquire) ? slot(int(id)) : nullptr;
+}
 }  // namespace
 
-void set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace) {
-  g_node = node;
-  g_hook = hook;
-  g_trace = trace;
+int set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  int id = g_owner_count.load(std::memory_order_relaxed);
+  if (id == 0) id = 1;  // owner 0 means "unknown"
+  if (id >= kMaxOwners) return -1;
+  if (!g_pages[id >> kPageBits].load()) g_pages[id >> kPageBits].store(new Owner[kPageSize], std::memory_order_release);
+  Owner* o = slot(id);
+  o->node.store(node);
+  o->hook.store(hook);
+  o->trace.store(trace);
+  g_owner_count.store(id + 1, std::memory_order_release);
+  if (t_current_owner == 0) t_current_owner = id;
+  return id;
 }
+
+void clear_lua_callbacks(int owner) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (owner < 1 || owner >= g_owner_count.load()) return;
+  Owner* o = slot(owner);
+  o->node.store(nullptr);
+  o->hook.store(nullptr);
+  o->trace.store(nullptr);
+  o->released.clear();
+  o->released.shrink_to_fit();
+}
+
+void set_current_owner(int owner) { t_current_owner = owner; }
 
 void set_callback_error(const std::string& msg) { t_callback_error = msg; }
 
 Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs) {
-  TOCHA_CHECK(g_node, "backward", "no Lua callback is registered for Lua-defined backward functions");
+  Owner* o = owner_of(key);
+  LuaNodeFn node = o ? o->node.load() : nullptr;
+  TOCHA_CHECK(node, "backward", "the Lua state that defined this backward function is gone");
   std::vector<tocha_tensor*> in(grad_outputs.size(), nullptr);
   for (size_t i = 0; i < grad_outputs.size(); ++i)
     if (grad_outputs[i].defined()) in[i] = grad_outputs[i].impl();
   std::vector<tocha_tensor*> out(size_t(ninputs), nullptr);
-  int rc = g_node(key, int(in.size()), in.data(), ninputs, out.data());
+  int rc = node(key, int(in.size()), in.data(), ninputs, out.data());
   Grads result(static_cast<size_t>(ninputs));
   for (int i = 0; i < ninputs; ++i)
     if (out[size_t(i)]) result[size_t(i)] = Tensor(Ref<TensorImpl>::adopt(static_cast<TensorImpl*>(out[size_t(i)])));
@@ -41,17 +82,22 @@ Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs) {
 }
 
 Tensor lua_hook(int64_t key, const Tensor& grad) {
-  if (!g_hook) return grad;
+  Owner* o = owner_of(key);
+  LuaHookFn hook = o ? o->hook.load() : nullptr;
+  if (!hook) return grad;
   int failed = 0;
-  tocha_tensor* r = g_hook(key, grad.defined() ? grad.impl() : nullptr, &failed);
+  tocha_tensor* r = hook(key, grad.defined() ? grad.impl() : nullptr, &failed);
   if (failed) throw Error(t_callback_error.empty() ? "[hook] gradient hook failed" : t_callback_error);
   if (!r) return grad;
   return Tensor(Ref<TensorImpl>::adopt(static_cast<TensorImpl*>(r)));
 }
 
 std::string lua_forward_trace() {
-  if (!g_trace) return std::string();
-  const char* s = g_trace();
+  int id = t_current_owner;
+  Owner* o = id >= 1 && id < g_owner_count.load(std::memory_order_acquire) ? slot(id) : nullptr;
+  LuaTraceFn trace = o ? o->trace.load() : nullptr;
+  if (!trace) return std::string();
+  const char* s = trace();
   return s ? std::string(s) : std::string();
 }
 
@@ -59,16 +105,18 @@ void callbacks_live_add(int delta) { g_callbacks_live.fetch_add(delta, std::memo
 int callbacks_live() { return g_callbacks_live.load(std::memory_order_relaxed); }
 
 void queue_release(int64_t key) {
-  std::lock_guard<std::mutex> lock(g_release_mutex);
-  g_released.push_back(key);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (Owner* o = owner_of(key)) o->released.push_back(key);
 }
 
-int drain_released(int64_t* out, int max) {
-  std::lock_guard<std::mutex> lock(g_release_mutex);
+int drain_released(int owner, int64_t* out, int max) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (owner < 1 || owner >= g_owner_count.load()) return 0;
+  std::vector<int64_t>& released = slot(owner)->released;
   int n = 0;
-  while (n < max && !g_released.empty()) {
-    out[n++] = g_released.back();
-    g_released.pop_back();
+  while (n < max && !released.empty()) {
+    out[n++] = released.back();
+    released.pop_back();
   }
   return n;
 }

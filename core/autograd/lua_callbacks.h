@@ -20,7 +20,20 @@ using LuaHookFn = tocha_tensor* (*)(int64_t key, tocha_tensor* grad, int* failed
 // Returns a description of the Lua stack (the user's line) for anomaly reports.
 using LuaTraceFn = const char* (*)();
 
-void set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace);
+// Note [Callback owners]: several Lua states may use autograd in one process (embedding hosts
+// with several interpreters). Each state registers its callbacks and gets an owner id; its keys
+// carry that id in their high bits (key >> kOwnerShift), so a node or hook calls back into the
+// state that created it, and released keys go back to that state (which reuses them, so keys
+// stay below 2^32). A graph must not be backpropagated from a thread other than the one using
+// its interpreter. Owner ids are not reused: 2^21 states per process.
+constexpr int kOwnerShift = 32;
+constexpr int kMaxOwners = 1 << 21;
+// Registers a state's callbacks; returns its owner id (>= 1), or -1 when there are too many.
+int set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace);
+// Forgets an owner's callbacks (its state is closing); its nodes then fail with a clear error.
+void clear_lua_callbacks(int owner);
+// The owner whose Lua code runs on this thread (for anomaly traces); 0 when unknown.
+void set_current_owner(int owner);
 void set_callback_error(const std::string& msg);
 
 Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs);
@@ -35,7 +48,7 @@ void queue_release(int64_t key);
 // side may call it from JIT-compiled code (Note [Callbacks and the JIT] in lua/torch/autograd.lua).
 void callbacks_live_add(int delta);
 int callbacks_live();
-int drain_released(int64_t* out, int max);
+int drain_released(int owner, int64_t* out, int max);
 
 }  // namespace autograd
 }  // namespace tocha

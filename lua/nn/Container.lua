@@ -73,4 +73,43 @@ function Container:clearState(...)
   return self
 end
 
+--- c:applyToModules(fn): calls fn(child) for each direct child (Torch7).
+function Container:applyToModules(fn)
+  for _, m in ipairs(self.modules) do fn(m) end
+end
+
+-- Torch7 converts children through their own type() (nn.utils.recursiveType), so overrides like
+-- nn.Copy's dontCast or modules keeping LongTensor buffers are honoured inside containers.
+function Container:type(name, cache)
+  if not name then return self._type end
+  cache = cache or {}
+  for _, m in ipairs(self.modules) do m:type(name, cache) end
+  local modules = self.modules
+  self.modules = nil
+  local ok, err = pcall(nn.utils.convertTensors, self, name, cache)
+  self.modules = modules
+  if not ok then error(err, 0) end
+  self._type = name
+  return self
+end
+
+-- Torch7's branch printing of Concat, ConcatTable, Parallel and ParallelTable:
+--   name {
+--     input
+--       |`-> (1): child
+--       `-> (n): last child      (lastArrow and lastExt differ between the Torch7 classes)
+--      ... -> output
+--   }
+function Container:_branchString(lastArrow, lastExt)
+  local tab, line = '  ', '\n'
+  local arrow, ext = '  |`-> ', '  |    '
+  local str = torch.type(self) .. ' {' .. line .. tab .. 'input'
+  for i, m in ipairs(self.modules) do
+    local last = i == #self.modules
+    local body = tostring(m):gsub(line, line .. tab .. (last and lastExt or ext))
+    str = str .. line .. tab .. (last and lastArrow or arrow) .. '(' .. i .. '): ' .. body
+  end
+  return str .. line .. tab .. '   ... -> output' .. line .. '}'
+end
+
 return Container

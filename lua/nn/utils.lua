@@ -119,29 +119,34 @@ function utils.convertTensors(obj, name, cache)
   walk(obj)
 end
 
+-- Whether the tensors already tile one storage exactly (a second getParameters): contiguous,
+-- one storage, and their distinct pieces (a shared tensor may be listed twice) end to end.
+local function already_flat(list)
+  local storage = torch.pointer(list[1]:storage())
+  local pieces = {}
+  for _, t in ipairs(list) do
+    if not t:isContiguous() or torch.pointer(t:storage()) ~= storage then return false end
+    local off, n = t:storageOffset(), t:nElement()
+    if pieces[off] and pieces[off] ~= n then return false end
+    pieces[off] = n
+  end
+  local offsets = {}
+  for off in pairs(pieces) do offsets[#offsets + 1] = off end
+  table.sort(offsets)
+  local next_off = 1
+  for _, off in ipairs(offsets) do
+    if off ~= next_off then return false end
+    next_off = off + pieces[off]
+  end
+  return next_off - 1 == list[1]:storage():size()
+end
+
 --- One contiguous tensor holding the given tensors; each tensor is re-pointed into it (its
 --- values kept). Tensors already laid out in one storage without gaps are only viewed.
 function utils.flatten(list)
   if not list or #list == 0 then return torch.Tensor() end
   local proto = list[1]
-  local total = 0
-  local first_storage = torch.pointer(proto:storage())
-  local one_storage = true
-  for _, t in ipairs(list) do
-    if not t:isContiguous() then one_storage = false end
-    if torch.pointer(t:storage()) ~= first_storage then one_storage = false end
-    total = total + t:nElement()
-  end
-  if one_storage and proto:storage():size() == total then
-    -- Already flat (a second getParameters): check the tensors tile the storage exactly.
-    local covered, ok = {}, true
-    for _, t in ipairs(list) do
-      local off = t:storageOffset()
-      if covered[off] then ok = false end
-      covered[off] = true
-    end
-    if ok then return proto.new(proto:storage(), 1, total) end
-  end
+  if already_flat(list) then return proto.new(proto:storage(), 1, proto:storage():size()) end
   -- Storages shared by several tensors are copied once and the tensors keep their offsets in it.
   local order, info = {}, {}
   for _, t in ipairs(list) do

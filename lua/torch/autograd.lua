@@ -21,20 +21,34 @@ torch.autograd = autograd
 local REQUIRES_GRAD = 2
 
 -- ---- keys for Lua-side state (Function contexts, hook functions) --------------------------------
-local registry, next_key = {}, 0
+-- Keys are owner * 2^32 + n, where owner is this state's id from the engine (Note [Callback
+-- owners] in core/autograd/lua_callbacks.h; set below when the callbacks are registered) and n
+-- is reused once the engine has released it, so it stays small.
+local registry, owner, next_key, free_keys = {}, 0, 0, {}
+local OWNER_UNIT = 4294967296  -- 2^32
 local drain_buf = ffi.new('int64_t[64]')
 local function drain()
   while true do
-    local n = C.tocha_autograd_drain_released(drain_buf, 64)
-    for i = 0, n - 1 do registry[tonumber(drain_buf[i])] = nil end
+    local n = C.tocha_autograd_drain_released(owner, drain_buf, 64)
+    for i = 0, n - 1 do
+      local key = tonumber(drain_buf[i])
+      registry[key] = nil
+      free_keys[#free_keys + 1] = key
+    end
     if n < 64 then return end
   end
 end
 local function new_key(entry)
   drain()
-  next_key = next_key + 1
-  registry[next_key] = entry
-  return next_key
+  local key = free_keys[#free_keys]
+  if key then
+    free_keys[#free_keys] = nil
+  else
+    next_key = next_key + 1
+    key = owner * OWNER_UNIT + next_key
+  end
+  registry[key] = entry
+  return key
 end
 
 -- A handle with its own reference to a tensor the engine lends us.
@@ -105,7 +119,13 @@ local trace_cb = ffi.cast('tocha_lua_trace_fn', function()
   return trace_anchor
 end)
 autograd._callbacks = { node_cb, hook_cb, trace_cb }  -- keep them alive
-C.tocha_autograd_set_callbacks(node_cb, hook_cb, trace_cb)
+-- Note [Callbacks and worker states]: every state registers its own callbacks (Note [Callback
+-- owners]) except data-loader worker states (lua/data/worker.lua), which never run backward.
+if C.tocha_loader_worker_id() == 0 then
+  owner = C.tocha_autograd_set_callbacks(node_cb, hook_cb, trace_cb)
+  if owner < 0 then error('torch: too many Lua states use autograd in this process', 0) end
+end
+autograd._owner = owner
 
 -- ---- grad mode ---------------------------------------------------------------------------------
 --- torch.setGradEnabled(on): turns grad mode on (true) or off (false or nil) for this thread; while

@@ -20,6 +20,8 @@ local function load_library()
   if try_symbol(ffi.C) then return ffi.C end
   -- 2. An explicit path, then the usual places relative to this file and the C path.
   local candidates = {}
+  -- Set by the embedding API (bindings/embed_state.cpp) to the library that created this state.
+  if rawget(_G, '__tocha_library_path') then candidates[1] = rawget(_G, '__tocha_library_path') end
   if os.getenv('TOCHA_LIB') then candidates[#candidates + 1] = os.getenv('TOCHA_LIB') end
   local root = lib.lua_root
   for _, rel in ipairs({ '/../build/libtocha.so', '/../../../lib/libtocha.so', '/../lib/libtocha.so' }) do
@@ -86,15 +88,20 @@ lib.release = release
 local gc_pending, gc_done = C.tocha_memory_gc_pending, C.tocha_memory_gc_done
 local function collect()
   collectgarbage('collect')
-  gc_done()
+  if lib.poll_gc then gc_done() end
 end
 lib.collect = collect
 
 -- Wraps a tocha_tensor* carrying one reference into a Lua handle (NULL: raise the C error).
+-- Note [GC pressure in worker states]: the flag is process-wide and collecting clears it, so a
+-- data-loader worker state (lib.poll_gc = false, lua/data/worker.lua) leaves it to the main
+-- state and collects its own garbage between batches; otherwise busy workers would keep
+-- clearing it and the main state's dead batches would never be collected.
+lib.poll_gc = true
 function lib.wrap(p)
   if p == nil then lib.raise() end
   local h = ffi.gc(Handle(p), release)
-  if gc_pending() ~= 0 then collect() end
+  if gc_pending() ~= 0 and lib.poll_gc then collect() end
   return h
 end
 

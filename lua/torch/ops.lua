@@ -251,4 +251,20 @@ mt.__mul = function(a, b)
   return torch.mul(a, b)
 end
 
+-- Note [Comparing one-element tensors]: a full reduction of a tensor that requires grad is a
+-- 0-dim tensor (Note [Full reductions under autograd]); so that `if loss < best` and
+-- `w:norm() > 10` keep working, < and <= compare one-element tensors with numbers (and with
+-- each other) by value. Any other tensor comparison through these operators is an error
+-- (use torch.lt / torch.le for elementwise comparisons).
+local function scalar_of(x, op)
+  if not is_tensor(x) then return x end
+  if x.p.numel ~= 1 then
+    fail(op, 'the %s operator compares one-element tensors with numbers; got a tensor of size %s (use torch.%s for elementwise comparison)',
+      op == 'lt' and '<' or '<=', table.concat(x:size():totable(), 'x'), op)
+  end
+  return x:item()
+end
+mt.__lt = function(a, b) return scalar_of(a, 'lt') < scalar_of(b, 'lt') end
+mt.__le = function(a, b) return scalar_of(a, 'le') <= scalar_of(b, 'le') end
+
 return torch

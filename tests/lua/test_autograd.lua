@@ -158,6 +158,29 @@ function tests.inPlaceModificationIsDetected()
   tester:assertErrorPattern(function() v:narrow(1, 1, 2):add(leaf({ 1, 1 })) end, 'view')
 end
 
+-- Note [In-place writes into buffers]
+function tests.inPlaceWritesIntoBuffers()
+  local x = leaf({ 1, 2 })
+  local y = x * 3
+  -- A view of a plain buffer: allowed, not recorded, the buffer stays plain.
+  local buf = D(2, 2):zero()
+  buf[1]:copy(y)
+  buf:select(1, 2):add(y)
+  tester:assert(not buf:needsGrad())
+  tester:eq(buf, D({ { 3, 6 }, { 3, 6 } }))
+  -- A whole plain tensor: recorded as in PyTorch.
+  local whole = D(2):zero()
+  whole:copy(y)
+  tester:assert(whole:needsGrad())
+  whole:sum():backward()
+  tester:eq(x.grad, D({ 3, 3 }))
+  -- A view of a parameter: updated in place, not recorded.
+  local w = leaf({ 1, 2, 3 })
+  w:narrow(1, 2, 2):add(1)
+  tester:eq(w, D({ 1, 3, 4 }))
+  tester:assert(w:isLeaf())
+end
+
 function tests.leafUpdatesAreNotRecorded()
   local w = leaf({ 1, 2 })
   local loss = torch.cmul(w, w)

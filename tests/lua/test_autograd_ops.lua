@@ -27,6 +27,7 @@ for _, name in ipairs({ 'neg', 'abs', 'sign', 'floor', 'ceil', 'round', 'trunc',
                         'addcmul', 'addcdiv', 'lerp', 'where', 'copy' }) do
   cases[name] = 'test_autograd.lua'
 end
+cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
 cases.digamma = function() check('digamma', torch.digamma, { V() }) end
 for _, name in ipairs({ 'floor', 'ceil', 'round', 'trunc', 'sign' }) do
   cases[name] = function() check(name, torch[name], { leaf({ 0.3, 1.6, -2.4 }) }) end

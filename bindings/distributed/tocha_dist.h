@@ -1,0 +1,61 @@
+/* tocha_dist.h -- C ABI of torch.distributed's MPI backend: the plugin library libtocha_mpi.so,
+ * loaded by lua/torch/distributed.lua only when a script calls torch.distributed.init, so that
+ * libtocha itself never depends on MPI.
+ *
+ * Tensors must be contiguous CPU tensors of an MPI-native dtype (f32, f64, i64, i32, u8, bool);
+ * the Lua side converts f16/bf16 and averages. Collectives are asynchronous: each returns a work
+ * handle (NULL on error, with tocha_dist_last_error()) that holds references to its tensors until
+ * tocha_dist_work_free; tocha_dist_wait blocks until it completes or the timeout passes.
+ * Unless checks are off, every collective first exchanges a small descriptor (kind, dtype, count,
+ * root, op) so that ranks calling different collectives, or the same one with different sizes or
+ * dtypes, all fail with an error naming the ranks instead of hanging or corrupting memory. */
+#ifndef TOCHA_DIST_H
+#define TOCHA_DIST_H
+
+#ifndef TOCHA_CDEF
+#include <stdint.h>
+#include "core/tensor_header.h"
+#define TOCHA_DIST_API extern "C" __attribute__((visibility("default")))
+#define TOCHA_DIST_NOEXCEPT noexcept
+#else
+#define TOCHA_DIST_API
+#define TOCHA_DIST_NOEXCEPT
+#endif
+
+enum { TOCHA_REDUCE_SUM = 0, TOCHA_REDUCE_PROD, TOCHA_REDUCE_MAX, TOCHA_REDUCE_MIN };
+
+typedef struct tocha_dist_work tocha_dist_work;
+
+/* The declarations of this header as text, for ffi.cdef. */
+TOCHA_DIST_API const char *tocha_dist_cdef(void) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API const char *tocha_dist_last_error(void) TOCHA_DIST_NOEXCEPT;
+/* MPI_Init_thread (once); fills rank, world size and the rank among those on this host. */
+TOCHA_DIST_API int tocha_dist_init(int *rank, int *size, int *local_rank, int *local_size) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API int tocha_dist_initialized(void) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API int tocha_dist_finalize(void) TOCHA_DIST_NOEXCEPT;
+/* Seconds a wait may take before it fails (default 300; <= 0: forever). */
+TOCHA_DIST_API void tocha_dist_set_timeout(double seconds) TOCHA_DIST_NOEXCEPT;
+/* Descriptor checks before each collective (1 on, the default; 0 off). */
+TOCHA_DIST_API void tocha_dist_set_checks(int on) TOCHA_DIST_NOEXCEPT;
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_all_reduce(tocha_tensor *t, int op) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API tocha_dist_work *tocha_dist_broadcast(tocha_tensor *t, int root) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce(tocha_tensor *t, int root, int op) TOCHA_DIST_NOEXCEPT;
+/* out holds size * numel(in) elements: rank r's tensor lands at offset r * numel(in). */
+TOCHA_DIST_API tocha_dist_work *tocha_dist_all_gather(tocha_tensor *out, tocha_tensor *in) TOCHA_DIST_NOEXCEPT;
+/* in holds size * numel(out) elements; rank r gets the reduction of every rank's block r. */
+TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce_scatter(tocha_tensor *out, tocha_tensor *in, int op) TOCHA_DIST_NOEXCEPT;
+/* out (significant at root only; NULL elsewhere) holds size * numel(in) elements. */
+TOCHA_DIST_API tocha_dist_work *tocha_dist_gather(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
+/* in (significant at root only; NULL elsewhere) holds size * numel(out) elements. */
+TOCHA_DIST_API tocha_dist_work *tocha_dist_scatter(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API tocha_dist_work *tocha_dist_send(tocha_tensor *t, int dst, int tag) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API tocha_dist_work *tocha_dist_recv(tocha_tensor *t, int src, int tag) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API tocha_dist_work *tocha_dist_barrier(void) TOCHA_DIST_NOEXCEPT;
+/* 0 when the work completed, -1 on error or timeout. */
+TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
+/* 1 completed, 0 still running, -1 error (drives MPI progress). */
+TOCHA_DIST_API int tocha_dist_test(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
+TOCHA_DIST_API void tocha_dist_work_free(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
+
+#endif

@@ -1,0 +1,2 @@
+-- The data module's table, shared by its files (lua/data/init.lua fills it).
+return {}

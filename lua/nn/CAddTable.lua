@@ -1,0 +1,40 @@
+-- nn.CAddTable([inplace]): the elementwise sum of a table of same-size tensors. In place, the sum
+-- is accumulated into input[1] and gradInput reuses gradOutput.
+local S = require 'nn.support'
+local CAddTable, parent = torch.class('nn.CAddTable', 'nn.Module')
+
+function CAddTable:__init(ip)
+  parent.__init(self)
+  self.inplace = S.argBool('nn.CAddTable', 'inplace', ip)
+  self.gradInput = {}
+end
+
+function CAddTable:updateOutput(input)
+  S.tensors(tostring(self), input, nil, 1)
+  S.sameSizes(tostring(self), input)
+  if self.inplace then self.output = input[1]
+  else
+    if not torch.isTensor(self.output) or self.output == input[1] then self.output = input[1].new() end
+    self.output:resizeAs(input[1]):copy(input[1])
+  end
+  for i = 2, #input do self.output:add(input[i]) end
+  return self.output
+end
+
+function CAddTable:updateGradInput(input, gradOutput)
+  S.tensors(tostring(self), input, nil, 1)
+  S.gradLike(tostring(self), gradOutput, input[1])
+  if type(self.gradInput) ~= 'table' then self.gradInput = {} end
+  for i = 1, #input do
+    if self.inplace then self.gradInput[i] = gradOutput
+    else
+      local g = self.gradInput[i]
+      if not torch.isTensor(g) or g == gradOutput then g = input[i].new() self.gradInput[i] = g end
+      g:resizeAs(input[i]):copy(gradOutput)
+    end
+  end
+  for i = #input + 1, #self.gradInput do self.gradInput[i] = nil end
+  return self.gradInput
+end
+
+return CAddTable

@@ -1,0 +1,85 @@
+-- Module:stateDict() / loadStateDict(): a module's tensors as a flat table keyed by PyTorch-style
+-- dotted names, so weights move between Tocha and PyTorch (through torch.saveSafetensors).
+--
+-- Note [State dict names]: a container's children are named by their 0-based position, as in
+-- PyTorch's nn.Sequential ('0.weight', '2.1.bias'); parameter-free children keep their index,
+-- so the same stack of layers gets the same names in both engines. A module's own entries are
+-- its parameters (weight, bias, or the names its class lists in _stateParams) followed by its
+-- buffers (_stateBuffers, e.g. running_mean); a module holding children outside self.modules
+-- (a wrapper) lists them in _stateChildren as {name = field}.
+local Module = nn.Module
+
+local function own_names(m)
+  local names = {}
+  for _, n in ipairs(m._stateParams or { 'weight', 'bias' }) do names[#names + 1] = n end
+  for _, n in ipairs(m._stateBuffers or {}) do names[#names + 1] = n end
+  return names
+end
+
+local function children(m)
+  local list = {}
+  if m.modules then
+    for i, c in ipairs(m.modules) do list[#list + 1] = { tostring(i - 1), c } end
+  end
+  if m._stateChildren then
+    local keys = {}
+    for name in pairs(m._stateChildren) do keys[#keys + 1] = name end
+    table.sort(keys)
+    for _, name in ipairs(keys) do list[#list + 1] = { name, m[m._stateChildren[name]] } end
+  end
+  return list
+end
+
+local function collect(m, prefix, dest)
+  for _, name in ipairs(own_names(m)) do
+    local t = m[name]
+    if torch.isTensor(t) then dest[prefix .. name] = t end
+  end
+  for _, c in ipairs(children(m)) do collect(c[2], prefix .. c[1] .. '.', dest) end
+  return dest
+end
+
+--- m:stateDict([prefix]): a table name -> tensor of every parameter and buffer, with PyTorch's
+--- dotted names ('0.weight', '3.running_mean'); the tensors are m's own (not copies).
+function Module:stateDict(prefix)
+  return collect(self, prefix or '', {})
+end
+
+local function describe_size(t) return table.concat(t:size():totable(), 'x') end
+
+--- m:loadStateDict(tbl[, strict]): copies the tensors of tbl into m's parameters and buffers by
+--- name (converting the type); strict (default true) refuses missing or unexpected names.
+--- Returns the lists of missing and unexpected names.
+function Module:loadStateDict(tbl, strict)
+  if type(tbl) ~= 'table' then
+    error('[nn.Module.loadStateDict] expected a table of tensors, got ' .. torch.type(tbl), 2)
+  end
+  strict = strict ~= false
+  local own = self:stateDict()
+  local missing, unexpected = {}, {}
+  for name in pairs(own) do if tbl[name] == nil then missing[#missing + 1] = name end end
+  for name, v in pairs(tbl) do
+    if own[name] == nil then unexpected[#unexpected + 1] = tostring(name)
+    elseif not torch.isTensor(v) then
+      error(string.format('[nn.Module.loadStateDict] %s: expected a tensor, got %s', name, torch.type(v)), 2)
+    elseif not v:isSameSizeAs(own[name]) and not (v:nElement() == 1 and own[name]:nElement() == 1) then
+      error(string.format('[nn.Module.loadStateDict] %s: size %s in the state dict, %s in the model', name,
+        describe_size(v), describe_size(own[name])), 2)
+    end
+  end
+  table.sort(missing)
+  table.sort(unexpected)
+  if strict and (#missing > 0 or #unexpected > 0) then
+    error(string.format('[nn.Module.loadStateDict] missing: {%s}; unexpected: {%s}', table.concat(missing, ', '),
+      table.concat(unexpected, ', ')), 2)
+  end
+  torch.noGrad(function()
+    for name, v in pairs(tbl) do
+      local dst = own[name]
+      if dst then dst:copy(v:isSameSizeAs(dst) and v or v:reshape(dst:size())) end
+    end
+  end)
+  return missing, unexpected
+end
+
+return Module

@@ -1,0 +1,50 @@
+-- FFI wrappers of the fused optimizer kernels (bindings/tocha_optim.h): one C call updates a
+-- whole parameter tensor and its state; both optimizer APIs go through these.
+local lib = require 'torch.lib'
+local C, check = lib.C, lib.check
+
+local fused = {}
+
+local function p(t) return t and t.p or nil end
+local function flag(b) return b and 1 or 0 end
+
+function fused.sgd(x, g, buf, lr, mom, damp, wd, nesterov, first, lrs, wds)
+  check(C.tocha_optim_sgd_step(x.p, g.p, p(buf), lr, mom, damp, wd, flag(nesterov), flag(first), p(lrs), p(wds)))
+end
+
+function fused.adam(x, g, m, v, vmax, step, lr, beta1, beta2, eps, wd, decoupled, eps_mode)
+  check(C.tocha_optim_adam_step(x.p, g.p, m.p, v.p, p(vmax), step, lr, beta1, beta2, eps, wd, flag(decoupled),
+                                eps_mode))
+end
+
+function fused.adamax(x, g, m, u, step, lr, beta1, beta2, eps, wd)
+  check(C.tocha_optim_adamax_step(x.p, g.p, m.p, u.p, step, lr, beta1, beta2, eps, wd))
+end
+
+function fused.rmsprop(x, g, sq, ga, buf, lr, alpha, eps, wd, mom)
+  check(C.tocha_optim_rmsprop_step(x.p, g.p, sq.p, p(ga), p(buf), lr, alpha, eps, wd, mom))
+end
+
+function fused.adagrad(x, g, sum, lr, eps, wd)
+  check(C.tocha_optim_adagrad_step(x.p, g.p, sum.p, lr, eps, wd))
+end
+
+function fused.adadelta(x, g, sq, acc, lr, rho, eps, wd)
+  check(C.tocha_optim_adadelta_step(x.p, g.p, sq.p, acc.p, lr, rho, eps, wd))
+end
+
+function fused.rprop(x, g, prev, steps, etaplus, etaminus, step_min, step_max)
+  check(C.tocha_optim_rprop_step(x.p, g.p, prev.p, steps.p, etaplus, etaminus, step_min, step_max))
+end
+
+-- Note [Optimizer state dtype]: state buffers take the parameter's type, except for f16/bf16
+-- parameters, whose state is kept in float (the kernels compute in float anyway, and moments
+-- rounded to half precision every step would drift).
+function fused.buffer(t)
+  local ty = t:type()
+  local b = torch.zerosLike(t)
+  if ty:find('Half') or ty:find('BFloat16') then b = b:float() end
+  return b
+end
+
+return fused

@@ -1,0 +1,35 @@
+-- The optim module: Torch7's functional optimizers (optim.sgd(feval, x, config, state)...),
+-- PyTorch-style optimizer objects (optim.SGD(params, {lr=...})), learning-rate schedules
+-- (optim.lr.*), optim.ConfusionMatrix and optim.Logger. require 'optim' sets the global optim.
+require 'torch'
+if rawget(_G, 'optim') and optim._loaded then return optim end
+optim = rawget(_G, 'optim') or {}
+
+-- Internals first: FFI wrappers of the fused kernels and config checking.
+optim._fused = require 'optim.fused'
+optim._config = require 'optim.config'
+
+-- Functional API (Torch7): one file per optimizer.
+for _, name in ipairs({ 'sgd', 'nag', 'asgd', 'adam', 'adamw', 'adamax', 'adagrad', 'adadelta', 'rmsprop', 'rprop',
+                        'polyinterp', 'lswolfe', 'lbfgs', 'cg', 'cmaes', 'de', 'fista', 'checkgrad' }) do
+  require('optim.' .. name)
+end
+
+-- Object API (PyTorch habits).
+for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS' }) do
+  require('optim.object.' .. name)
+end
+
+-- Learning-rate schedules, usable with both APIs.
+optim.lr = optim.lr or {}
+for _, name in ipairs({ 'Scheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR', 'OneCycleLR',
+                        'LinearWarmup', 'ReduceLROnPlateau' }) do
+  require('optim.lr.' .. name)
+end
+
+-- Metrics and logs.
+require 'optim.ConfusionMatrix'
+require 'optim.Logger'
+
+optim._loaded = true
+return optim

@@ -1,0 +1,65 @@
+-- optim.lr.OneCycleLR (Smith's 1cycle policy, PyTorch's OneCycleLR without momentum cycling):
+-- the rate rises from maxLr/divFactor to maxLr, then anneals to a much smaller final rate.
+local OneCycleLR, Scheduler = torch.class('optim.lr.OneCycleLR', 'optim.lr.Scheduler')
+local lib = require 'torch.lib'
+
+local kinds = { maxLr = 'any', totalSteps = 'count', epochs = 'count', stepsPerEpoch = 'count', pctStart = 'unit',
+                annealStrategy = 'any', divFactor = 'positive', finalDivFactor = 'positive', threePhase = 'boolean' }
+
+--- optim.lr.OneCycleLR(target, {maxLr=, totalSteps= (or epochs= and stepsPerEpoch=), pctStart=0.3,
+--- annealStrategy='cos'|'linear', divFactor=25, finalDivFactor=1e4, threePhase=false}): step it
+--- after every batch. maxLr is a number or one per group. Stepping past totalSteps is an error.
+function OneCycleLR:__init(target, options)
+  local name = 'optim.lr.OneCycleLR'
+  if type(options) ~= 'table' or options.maxLr == nil then lib.fail(name, 'options.maxLr is required') end
+  if options.totalSteps == nil and not (options.epochs and options.stepsPerEpoch) then
+    lib.fail(name, 'give options.totalSteps, or options.epochs and options.stepsPerEpoch')
+  end
+  local s = options.annealStrategy
+  if s ~= nil and s ~= 'cos' and s ~= 'linear' then lib.fail(name, "annealStrategy must be 'cos' or 'linear', got %s", tostring(s)) end
+  Scheduler.__init(self, 'OneCycleLR', target, options, kinds,
+                   { pctStart = 0.3, annealStrategy = 'cos', divFactor = 25, finalDivFactor = 1e4, threePhase = false })
+end
+
+function OneCycleLR:_bind(target)
+  Scheduler._bind(self, target)
+  local name = self._name
+  self.totalSteps = self.totalSteps or self.epochs * self.stepsPerEpoch
+  local maxLrs = {}
+  for i = 1, #self._groups do
+    local m = type(self.maxLr) == 'table' and self.maxLr[i] or self.maxLr
+    if type(m) ~= 'number' or not (m > 0) then
+      lib.fail(name, 'maxLr must be a positive number (or one per group), got %s for group %d', tostring(m), i)
+    end
+    maxLrs[i] = m
+  end
+  self.maxLrs = maxLrs
+  local p = self.pctStart * self.totalSteps
+  if self.threePhase then
+    self.phaseEnds = { p - 1, 2 * p - 2, self.totalSteps - 1 }
+  else
+    self.phaseEnds = { p - 1, self.totalSteps - 1 }
+  end
+end
+
+local function anneal(strategy, from, to, pct)
+  if strategy == 'cos' then return to + (from - to) / 2 * (1 + math.cos(math.pi * pct)) end
+  return (to - from) * pct + from
+end
+
+function OneCycleLR:lrAt(step, i)
+  if step > self.totalSteps - 1 then
+    lib.fail(self._name, 'stepped %d times, more than totalSteps = %d allows', step + 1, self.totalSteps)
+  end
+  local initial = self.maxLrs[i] / self.divFactor
+  local final = initial / self.finalDivFactor
+  local points = self.threePhase and { initial, self.maxLrs[i], initial, final } or { initial, self.maxLrs[i], final }
+  local start = 0
+  for k, e in ipairs(self.phaseEnds) do
+    if step <= e or k == #self.phaseEnds then
+      local pct = e > start and (step - start) / (e - start) or 1
+      return anneal(self.annealStrategy, points[k], points[k + 1], pct)
+    end
+    start = e
+  end
+end

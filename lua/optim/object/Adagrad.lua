@@ -1,0 +1,25 @@
+-- optim.Adagrad: PyTorch's Adagrad (learning-rate decay, initial accumulator), the same fused
+-- update as optim.adagrad.
+local fused = require 'optim.fused'
+
+local Adagrad, Optimizer = torch.class('optim.Adagrad', 'optim.Optimizer')
+
+local kinds = { lr = 'nonneg', lrDecay = 'nonneg', weightDecay = 'nonneg', eps = 'nonneg',
+                initialAccumulatorValue = 'nonneg' }
+
+--- optim.Adagrad(params, {lr=1e-2, lrDecay=0, weightDecay=0, eps=1e-10, initialAccumulatorValue=0}):
+--- divides each step by the root of the summed squared gradients; lr/(1 + (step-1)*lrDecay).
+function Adagrad:__init(params, options)
+  Optimizer.__init(self, 'Adagrad', params, options, kinds,
+                   { lr = 1e-2, lrDecay = 0, weightDecay = 0, eps = 1e-10, initialAccumulatorValue = 0 })
+end
+
+function Adagrad:_update(p, g, s, group)
+  if not s.sum then
+    s.step = 0
+    s.sum = fused.buffer(p):fill(group.initialAccumulatorValue)
+  end
+  local clr = group.lr / (1 + s.step * group.lrDecay)
+  s.step = s.step + 1
+  fused.adagrad(p, g, s.sum, clr, group.eps, group.weightDecay)
+end

@@ -1,0 +1,32 @@
+-- optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay
+-- (PyTorch's SGD; the same fused update as optim.sgd).
+local lib = require 'torch.lib'
+local fused = require 'optim.fused'
+
+local SGD, Optimizer = torch.class('optim.SGD', 'optim.Optimizer')
+
+local kinds = { lr = 'nonneg', momentum = 'nonneg', dampening = 'number', weightDecay = 'nonneg', nesterov = 'boolean' }
+local defaults = { lr = 1e-3, momentum = 0, dampening = 0, weightDecay = 0, nesterov = false }
+
+--- optim.SGD(params, {lr=1e-3, momentum=0, dampening=0, weightDecay=0, nesterov=false}): SGD over
+--- a module's parameters, a list of tensors or a list of parameter groups; weightDecay is added
+--- to the gradient and the first momentum step sets the buffer to the gradient (PyTorch and Torch7).
+function SGD:__init(params, options)
+  Optimizer.__init(self, 'SGD', params, options, kinds, defaults)
+end
+
+function SGD:_checkCombination(g)
+  if g.nesterov and not ((g.momentum or 0) > 0 and (g.dampening or 0) == 0) then
+    lib.fail(self._name, 'Nesterov momentum requires a momentum > 0 and zero dampening')
+  end
+end
+
+function SGD:_update(p, g, s, group)
+  local first = false
+  if group.momentum ~= 0 and not s.momentumBuffer then
+    s.momentumBuffer = fused.buffer(p)
+    first = true
+  end
+  fused.sgd(p, g, group.momentum ~= 0 and s.momentumBuffer or nil, group.lr, group.momentum, group.dampening,
+            group.weightDecay, group.nesterov, first)
+end

@@ -1,0 +1,48 @@
+-- optim.sgd: Torch7's stochastic gradient descent (learning-rate decay, weight decay, momentum
+-- with dampening, Nesterov, per-parameter learning rates and weight decays), one fused update.
+local cfg = require 'optim.config'
+local fused = require 'optim.fused'
+local lib = require 'torch.lib'
+
+cfg.register('sgd', {
+  learningRate = 'nonneg', learningRateDecay = 'nonneg', weightDecay = 'nonneg', weightDecays = 'tensor',
+  momentum = 'nonneg', dampening = 'number', nesterov = 'boolean', learningRates = 'tensor',
+}, { 'evalCounter', 'dfdx', 'decayParameters', 'deltaParameters' })
+
+--- optim.sgd(opfunc, x[, config][, state]): one step of stochastic gradient descent on x (updated
+--- in place); opfunc(x) returns f(x), df/dx. Config (Torch7's): learningRate (1e-3),
+--- learningRateDecay (lr/(1 + evalCounter*decay)), weightDecay (added to the gradient),
+--- weightDecays (per-element tensor), momentum, dampening (= momentum), nesterov,
+--- learningRates (per-element tensor). Returns x, {f(x)} (f before the update). The gradient
+--- tensor is not modified (Torch7 added the weight decay into it).
+--- Example: local x = torch.Tensor{1, 2}; optim.sgd(function(x) return x:dot(x), x * 2 end, x, {learningRate = 0.1})
+function optim.sgd(opfunc, x, config, state)
+  config, state = cfg.check('sgd', config, state)
+  local lr = config.learningRate or 1e-3
+  local lrd = config.learningRateDecay or 0
+  local wd = config.weightDecay or 0
+  local mom = config.momentum or 0
+  local damp = config.dampening or mom
+  local nesterov = config.nesterov or false
+  local lrs, wds = config.learningRates, config.weightDecays
+  if nesterov and not (mom > 0 and damp == 0) then
+    lib.fail('optim.sgd', 'Nesterov momentum requires a momentum and zero dampening (momentum=%s, dampening=%s)',
+             tostring(mom), tostring(damp))
+  end
+  state.evalCounter = state.evalCounter or 0
+  local nevals = state.evalCounter
+
+  local fx, dfdx = cfg.evaluate('sgd', opfunc, x)
+
+  local first = false
+  if mom ~= 0 and not state.dfdx then
+    state.dfdx = fused.buffer(dfdx)
+    first = true
+  end
+  local clr = lr / (1 + nevals * lrd)
+  fused.sgd(x, dfdx, mom ~= 0 and state.dfdx or nil, clr, mom, damp, wd, nesterov, first, lrs,
+            wd == 0 and wds or nil)
+
+  state.evalCounter = state.evalCounter + 1
+  return x, { fx }
+end

@@ -1,0 +1,77 @@
+-- nn state dicts: PyTorch-style dotted names, load with strict/non-strict checks, a safetensors
+-- round trip, and weights exported by PyTorch (python3-torch, when installed) giving PyTorch's
+-- output in the equivalent Tocha model.
+require 'nn'
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+local FIXTURES = (arg[0]:match('^(.*)/[^/]*$') or '.') .. '/fixtures'
+
+local function model()
+  return nn.Sequential():add(nn.Linear(6, 5)):add(nn.ReLU()):add(nn.Linear(5, 3)):add(nn.LogSoftMax())
+end
+
+function tests.namesFollowPyTorch()
+  local m = nn.Sequential():add(nn.Linear(4, 3)):add(nn.ReLU())
+      :add(nn.Sequential():add(nn.Linear(3, 2)):add(nn.Linear(2, 2, false)))
+  local sd = m:stateDict()
+  local names = {}
+  for k in pairs(sd) do names[#names + 1] = k end
+  table.sort(names)
+  tester:assertTableEq(names, { '0.bias', '0.weight', '2.0.bias', '2.0.weight', '2.1.weight' })
+  tester:assert(sd['0.weight'] == m.modules[1].weight, 'entries are the module tensors')
+  local p = m:stateDict('model.')
+  tester:assert(p['model.2.1.weight'] ~= nil)
+end
+
+function tests.loadChecksNamesAndSizes()
+  local a, b = model(), model()
+  b:loadStateDict(a:stateDict())
+  tester:assertTensorEq(b.modules[3].weight, a.modules[3].weight, 0)
+  local sd = a:stateDict()
+  sd['0.bias'] = nil
+  tester:assertErrorPattern(function() b:loadStateDict(sd) end, 'missing: {0.bias}')
+  local missing = b:loadStateDict(sd, false)
+  tester:assertTableEq(missing, { '0.bias' })
+  sd = a:stateDict()
+  sd['9.weight'] = torch.zeros(2)
+  tester:assertErrorPattern(function() b:loadStateDict(sd) end, 'unexpected: {9.weight}')
+  sd = a:stateDict()
+  sd['0.weight'] = torch.zeros(6, 5)
+  tester:assertErrorPattern(function() b:loadStateDict(sd) end, '0.weight: size 6x5 in the state dict, 5x6 in the model')
+  tester:assertErrorPattern(function() b:loadStateDict(3) end, 'expected a table of tensors')
+  -- Types convert: a double state dict loads into a float model.
+  local d = model():double()
+  d:loadStateDict(a:stateDict())
+  tester:assertTensorEq(d.modules[1].weight:float(), a.modules[1].weight, 0)
+end
+
+function tests.safetensorsRoundTrip()
+  local a, b = model(), model()
+  local path = os.tmpname()
+  torch.saveSafetensors(path, a:stateDict())
+  b:loadStateDict(torch.loadSafetensors(path))
+  os.remove(path)
+  local x = torch.randn(2, 6)
+  tester:assertTensorEq(b:forward(x), a:forward(x), 0)
+end
+
+local have_torch = os.execute('/usr/bin/python3 -c "import torch" >/dev/null 2>&1')
+if have_torch == 0 or have_torch == true then
+  function tests.pytorchWeightsGivePyTorchOutputs()
+    local path = os.tmpname()
+    local ok = os.execute(string.format('/usr/bin/python3 %s/export_pytorch_state.py %s', FIXTURES, path))
+    tester:assert(ok == 0 or ok == true, 'export script failed')
+    local tbl = torch.loadSafetensors(path)
+    os.remove(path)
+    local x, y = tbl.input, tbl.output
+    tbl.input, tbl.output = nil, nil
+    local m = model()
+    m:loadStateDict(tbl)
+    tester:assertTensorEq(m:forward(x), y, 1e-5)
+  end
+else
+  print('test_nn_state: /usr/bin/python3 has no torch module (Debian python3-torch); PyTorch import test skipped')
+end
+
+tester:add(tests)
+tester:run()
