@@ -3,28 +3,17 @@
 -- 28x28 images: forward, loss, backward and SGD update (Torch7 style), in samples/s against the
 -- PyTorch twin (bench/cnn.py, same model with CrossEntropyLoss and torch.optim.SGD) run in the same
 -- process tree, and the GFLOP/s of the two conv layers alone. Target: at least 2x PyTorch's samples/s.
--- Usage: tocha bench/cnn.lua [threads [rounds]]
+-- Usage: tocha bench/cnn.lua [threads]
 require 'nn'
+local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.') .. '/harness.lua')
 local threads = tonumber(arg and arg[1] or '1')
-local rounds = tonumber(arg and arg[2] or '5')
 torch.setnumthreads(threads)
 torch.manualSeed(0)
-
--- nn.View comes from another part of nn; a flattening module stands in when it is absent.
-local function flatten(n)
-  if nn.View then return nn.View(n) end
-  if not nn.BenchFlatten then
-    local F = torch.class('nn.BenchFlatten', 'nn.Module')
-    function F:updateOutput(x) self.output = x:view(x:size(1), -1) return self.output end
-    function F:updateGradInput(x, g) self.gradInput = g:viewAs(x) return self.gradInput end
-  end
-  return nn.BenchFlatten()
-end
 
 local model = nn.Sequential()
   :add(nn.SpatialConvolution(1, 32, 3, 3, 1, 1, 1, 1)):add(nn.ReLU()):add(nn.SpatialMaxPooling(2, 2))
   :add(nn.SpatialConvolution(32, 64, 3, 3, 1, 1, 1, 1)):add(nn.ReLU()):add(nn.SpatialMaxPooling(2, 2))
-  :add(flatten(3136)):add(nn.Linear(3136, 128)):add(nn.ReLU()):add(nn.Linear(128, 10))
+  :add(nn.View(3136)):add(nn.Linear(3136, 128)):add(nn.ReLU()):add(nn.Linear(128, 10))
 -- The input needs no gradient (PyTorch does not compute it either): Torch7's idiom is a nil gradInput.
 model.modules[1].gradInput = nil
 local crit = nn.CrossEntropyCriterion()
@@ -39,17 +28,8 @@ local function step()
   model:updateParameters(0.01)
 end
 
--- Best time per call in ms over `rounds` rounds of n calls (after a warm-up round).
-local function bench(fn, n)
-  for _ = 1, math.max(2, n / 2) do fn() end
-  local best = math.huge
-  for _ = 1, rounds do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e3
-end
+-- Best mean time per call in ms (bench/harness.lua).
+local function bench(fn, n) return H.best(fn, n, math.max(2, n / 2)) * 1e3 end
 
 -- The conv layers alone, with the shapes they have in the model.
 local c1, c2 = model.modules[1], model.modules[4]
@@ -64,14 +44,7 @@ local ours = {
   c2_bwd = bench(function() c2:updateGradInput(x2, g2) c2:accGradParameters(x2, g2, 1) end, 20),
 }
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
-local ref = {}
-local p = io.popen('/usr/bin/python3 ' .. here .. '/cnn.py ' .. threads .. ' ' .. rounds .. ' 2>/dev/null')
-for line in p:lines() do
-  local k, v = line:match('^(%S+) ([%d.]+)')
-  if k then ref[k] = tonumber(v) end
-end
-p:close()
+local ref = H.reference('cnn.py', threads)
 
 -- Multiply-adds x 2 of each pass (conv1's backward computes only the weight gradient: its input
 -- needs none).

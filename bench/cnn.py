@@ -1,12 +1,12 @@
 # PyTorch twin of bench/cnn.lua: one SGD training step of the same small CNN on 64 28x28 images,
 # and its two conv layers alone (forward; backward as the training step needs it: weight and bias
 # gradients for conv1, input, weight and bias gradients for conv2). Prints "<case> <ms>" lines.
-# Run with Debian's python3-torch: /usr/bin/python3 bench/cnn.py [threads [rounds]]
+# Run with Debian's python3-torch: /usr/bin/python3 bench/cnn.py [threads]
 import sys, time, torch
 import torch.nn as nn
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+rounds = 5  # best mean of 5 runs, as bench/harness.lua
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 

@@ -74,9 +74,24 @@ function SpatialConvolution:_upgrade()
   self.groups = self.groups or 1
   if not self.gradWeight or self.gradWeight:nElement() ~= self.weight:nElement() then
     self.gradWeight = self.weight.new(self.weight:size()):zero()
-    nn.utils.linkGradients(self)
   end
+  if self.bias and (not self.gradBias or self.gradBias:nElement() ~= self.bias:nElement()) then
+    self.gradBias = self.bias.new(self.bias:size()):zero()
+  end
+  nn.utils.linkGradients(self)
   self._upgraded = true
+end
+
+-- Note [Loading Torch7 convolutions]: .t7 files written by Torch7 hold nn.SpatialConvolution(MM)
+-- objects as their fields only (weight, bias, gradWeight, nInputPlane, nOutputPlane, kW, kH, dW,
+-- dH, padW, padH; older ones `padding`; SpatialConvolutionMM's weight is nOutputPlane x
+-- (nInputPlane*kH*kW)); the class is found by name and _upgrade, run when the object is read,
+-- fills what Tocha adds (groups, the weight.grad link). Torch7's finput/fgradInput buffers are
+-- kept but unused.
+for _, name in ipairs({ 'nn.SpatialConvolution', 'nn.SpatialConvolutionMM', 'nn.SpatialDilatedConvolution' }) do
+  torch.serialization.registerClassAlias(name, name, function(m)
+    if type(m) == 'table' and torch.isTensor(m.weight) then m:_upgrade() end
+  end)
 end
 
 -- Kernel, stride, padding and dilation as (height, width) tables for the C ops.
