@@ -3,7 +3,8 @@
 # Called by `make`; safe to run repeatedly: it does nothing when everything is present.
 set -euo pipefail
 packages=(cmake pkg-config g++ make libluajit-5.1-dev luajit libopenblas-dev libopenblas-openmp-dev
-          libreadline-dev catch2 zlib1g-dev libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist python3)
+          libreadline-dev catch2 zlib1g-dev libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist python3
+          libopenmpi-dev openmpi-bin)
 # Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
 if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch); fi
 missing=()

@@ -1,6 +1,7 @@
-// C ABI of the composite ops (core/ops/composite.h).
+// C ABI of the composite ops (core/ops/composite.h) and of layer normalization (core/ops/norm.h).
 #include "capi.h"
 #include "core/ops/composite.h"
+#include "core/ops/norm.h"
 
 using namespace tocha;
 using namespace tocha::capi;

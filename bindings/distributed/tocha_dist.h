@@ -8,7 +8,8 @@
  * tocha_dist_work_free; tocha_dist_wait blocks until it completes or the timeout passes.
  * Unless checks are off, every collective first exchanges a small descriptor (kind, dtype, count,
  * root, op) so that ranks calling different collectives, or the same one with different sizes or
- * dtypes, all fail with an error naming the ranks instead of hanging or corrupting memory. */
+ * dtypes, all fail with an error naming the ranks instead of hanging or corrupting memory.
+ * Ranks are 0-based, as in MPI. */
 #ifndef TOCHA_DIST_H
 #define TOCHA_DIST_H
 
@@ -23,6 +24,12 @@
 #endif
 
 enum { TOCHA_REDUCE_SUM = 0, TOCHA_REDUCE_PROD, TOCHA_REDUCE_MAX, TOCHA_REDUCE_MIN };
+/* The operations, as descriptors name them (tocha_dist_fail_collective takes one). */
+enum {
+  TOCHA_DIST_ALL_REDUCE = 1, TOCHA_DIST_BROADCAST, TOCHA_DIST_REDUCE, TOCHA_DIST_ALL_GATHER,
+  TOCHA_DIST_REDUCE_SCATTER, TOCHA_DIST_GATHER, TOCHA_DIST_SCATTER, TOCHA_DIST_BARRIER,
+  TOCHA_DIST_SEND, TOCHA_DIST_RECV
+};
 
 typedef struct tocha_dist_work tocha_dist_work;
 
@@ -32,7 +39,10 @@ TOCHA_DIST_API const char *tocha_dist_last_error(void) TOCHA_DIST_NOEXCEPT;
 /* MPI_Init_thread (once); fills rank, world size and the rank among those on this host. */
 TOCHA_DIST_API int tocha_dist_init(int *rank, int *size, int *local_rank, int *local_size) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API int tocha_dist_initialized(void) TOCHA_DIST_NOEXCEPT;
+/* MPI_Finalize (skipped, with 1 returned, after a timeout left a collective pending). */
 TOCHA_DIST_API int tocha_dist_finalize(void) TOCHA_DIST_NOEXCEPT;
+/* MPI_Abort on the world communicator: ends every rank of the job. */
+TOCHA_DIST_API void tocha_dist_abort(int code) TOCHA_DIST_NOEXCEPT;
 /* Seconds a wait may take before it fails (default 300; <= 0: forever). */
 TOCHA_DIST_API void tocha_dist_set_timeout(double seconds) TOCHA_DIST_NOEXCEPT;
 /* Descriptor checks before each collective (1 on, the default; 0 off). */
@@ -40,6 +50,7 @@ TOCHA_DIST_API void tocha_dist_set_checks(int on) TOCHA_DIST_NOEXCEPT;
 
 TOCHA_DIST_API tocha_dist_work *tocha_dist_all_reduce(tocha_tensor *t, int op) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API tocha_dist_work *tocha_dist_broadcast(tocha_tensor *t, int root) TOCHA_DIST_NOEXCEPT;
+/* In place at root; the other ranks' tensors are left unchanged. */
 TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce(tocha_tensor *t, int root, int op) TOCHA_DIST_NOEXCEPT;
 /* out holds size * numel(in) elements: rank r's tensor lands at offset r * numel(in). */
 TOCHA_DIST_API tocha_dist_work *tocha_dist_all_gather(tocha_tensor *out, tocha_tensor *in) TOCHA_DIST_NOEXCEPT;
@@ -49,13 +60,19 @@ TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce_scatter(tocha_tensor *out, toc
 TOCHA_DIST_API tocha_dist_work *tocha_dist_gather(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
 /* in (significant at root only; NULL elsewhere) holds size * numel(out) elements. */
 TOCHA_DIST_API tocha_dist_work *tocha_dist_scatter(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
+/* With checks on, a send completes once the receiver has checked dtype and count. */
 TOCHA_DIST_API tocha_dist_work *tocha_dist_send(tocha_tensor *t, int dst, int tag) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API tocha_dist_work *tocha_dist_recv(tocha_tensor *t, int src, int tag) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API tocha_dist_work *tocha_dist_barrier(void) TOCHA_DIST_NOEXCEPT;
+/* Joins a collective's descriptor exchange as a rank whose arguments were invalid, so the other
+ * ranks fail too instead of waiting; returns a work that fails (wait it for the others' error). */
+TOCHA_DIST_API tocha_dist_work *tocha_dist_fail_collective(int kind) TOCHA_DIST_NOEXCEPT;
 /* 0 when the work completed, -1 on error or timeout. */
 TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
 /* 1 completed, 0 still running, -1 error (drives MPI progress). */
 TOCHA_DIST_API int tocha_dist_test(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
+/* Drives the progress of every pending work (call it while computing to overlap). */
+TOCHA_DIST_API void tocha_dist_progress(void) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API void tocha_dist_work_free(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
 
 #endif

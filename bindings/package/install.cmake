@@ -23,3 +23,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/TochaConfigVersio
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/package/TochaConfig.cmake ${PROJECT_BINARY_DIR}/package/TochaConfigVersion.cmake
         DESTINATION ${_config_dir})
+# torch.distributed's MPI plugin, next to libtocha (lua/torch/distributed.lua looks there).
+if(TARGET tocha_mpi)
+  set_target_properties(tocha_mpi PROPERTIES INSTALL_RPATH "$ORIGIN")
+  install(TARGETS tocha_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()

@@ -80,25 +80,4 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
   return where(binary(OpId::gt, bx, Scalar(threshold)), x, soft);
 }
 
-Tensor layer_norm(const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias, double eps) {
-  check_float("layerNorm", x);
-  TOCHA_CHECK(ndims >= 1 && ndims <= x.dim(), "layerNorm", "cannot normalize over the last ", ndims,
-              " dims of a tensor of size ", shape_str(x.sizes()));
-  DimVec norm_shape(x.sizes().data() + (x.dim() - ndims), ndims);
-  for (const Tensor* p : {&weight, &bias})
-    if (p->defined())
-      TOCHA_CHECK(p->sizes() == norm_shape, "layerNorm", "weight and bias must have size ", shape_str(norm_shape),
-                  ", got ", shape_str(p->sizes()));
-  uint32_t mask = 0;
-  for (int d = x.dim() - ndims; d < x.dim(); ++d) mask |= 1u << d;
-  int64_t n = shape_numel(norm_shape);
-  Tensor mean = mul(sum_dims(x, mask, true), 1.0 / double(n));
-  Tensor c = sub(x, mean);
-  Tensor var = mul(sum_dims(unary(OpId::square, c), mask, true), 1.0 / double(n));
-  Tensor y = mul(c, unary(OpId::rsqrt, binary(OpId::add, var, Scalar(eps))));
-  if (weight.defined()) y = mul(y, weight);
-  if (bias.defined()) y = add(y, bias);
-  return y;
-}
-
 }  // namespace tocha

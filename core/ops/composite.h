@@ -1,5 +1,6 @@
 // Composite ops nn needs, built from recorded primitives (so they need no formula of their own and
-// double backward works): softmax family, smooth activations, layer normalization.
+// double backward works): softmax family and smooth activations (layer normalization is a fused
+// op: core/ops/norm.h).
 #pragma once
 #include "core/tensor.h"
 
@@ -19,7 +20,5 @@ Tensor selu(const Tensor& x);
 Tensor leaky_relu(const Tensor& x, double slope);
 // log(1 + exp(beta x)) / beta, linear above threshold (like PyTorch).
 Tensor softplus(const Tensor& x, double beta, double threshold);
-// Normalizes over the last `ndims` dims, then applies the optional weight and bias.
-Tensor layer_norm(const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias, double eps);
 
 }  // namespace tocha

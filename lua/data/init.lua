@@ -6,7 +6,7 @@ local data = require 'data.env'
 if data._loaded then return data end
 
 for _, name in ipairs({ 'dataset', 'datasets', 'loader', 'idx', 'csv', 'cifar', 'image', 'imagefolder', 'preprocess',
-                        'transforms', 'progress' }) do
+                        'transforms', 'progress', 'sampler' }) do
   require('data.' .. name)
 end
 

@@ -14,7 +14,7 @@ local C = lib.C
 local DataLoader = torch.class('data.DataLoader', data)
 
 local options = { batchSize = true, shuffle = true, seed = true, dropLast = true, workers = true, prefetch = true,
-                  collate = true }
+                  collate = true, sampler = true }
 
 -- Note [Loader determinism]: everything random about epoch e comes from one base seed: the
 -- loader's seed mixed with e, or (no seed given) a draw from torch's default generator when
@@ -30,7 +30,9 @@ local options = { batchSize = true, shuffle = true, seed = true, dropLast = true
 --- opts: batchSize (default 1; false gives single samples), shuffle (false), seed (nil: drawn from
 --- torch's generator each epoch), dropLast (false: the last batch may be smaller), workers (0:
 --- produce batches in the main state), prefetch (2: batches per worker prepared ahead), collate
---- (function(samples) -> batch; default stacks tensors and numbers field by field).
+--- (function(samples) -> batch; default stacks tensors and numbers field by field), sampler (an
+--- object with size() and indices(epoch), e.g. data.DistributedSampler: the loader reads those
+--- indices in that order instead of 1..n; shuffle must then be off).
 --- Example: for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end
 function DataLoader:__init(dataset, opts)
   opts = opts or {}
@@ -66,12 +68,20 @@ function DataLoader:__init(dataset, opts)
   self.dropLast = opts.dropLast and true or false
   self.workers, self.prefetch = workers, prefetch
   self.collate = opts.collate
+  if opts.sampler ~= nil then
+    local smp = opts.sampler
+    if type(smp) ~= 'table' or type(smp.indices) ~= 'function' or type(smp.size) ~= 'function' then
+      util.fail('DataLoader', 'sampler must have size() and indices(epoch), got %s', torch.type(smp))
+    end
+    if self.shuffle then util.fail('DataLoader', 'sampler and shuffle cannot both be given (the sampler shuffles)') end
+    self.sampler = smp
+  end
   self.epoch = 0
 end
 
 --- loader:size(): the number of batches in an epoch.
 function DataLoader:size()
-  local n = self.dataset:size()
+  local n = self.sampler and self.sampler:size() or self.dataset:size()
   if not self.batchSize then return n end
   return self.dropLast and math.floor(n / self.batchSize) or math.ceil(n / self.batchSize)
 end
@@ -83,9 +93,10 @@ end
 
 -- The lists of dataset indices of each batch of an epoch with base seed `base`.
 function DataLoader:_batches(base)
-  local n = self.dataset:size()
+  local n = self.sampler and self.sampler:size() or self.dataset:size()
   local order
-  if self.shuffle then order = util.permutation(n, util.mix_seed(base, 0))
+  if self.sampler then order = self.sampler:indices(self.epoch)
+  elseif self.shuffle then order = util.permutation(n, util.mix_seed(base, 0))
   else
     order = {}
     for i = 1, n do order[i] = i end

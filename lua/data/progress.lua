@@ -11,7 +11,8 @@ local ProgressBar = torch.class('data.ProgressBar', data)
 --- data.ProgressBar{total=[, title=][, width=30][, output=io.stdout][, tty=auto][, interval=5]}:
 --- a progress bar for total steps; tty forces (true) or disables (false) in-place redrawing;
 --- output is any object with write and flush (a Lua file); interval is the least number of
---- seconds between two plain lines when not redrawing.
+--- seconds between two plain lines when not redrawing. In a torch.distributed job only rank 0
+--- draws (allRanks = true: every rank).
 function ProgressBar:__init(opts)
   opts = opts or {}
   if type(opts) == 'number' then opts = { total = opts } end
@@ -26,6 +27,8 @@ function ProgressBar:__init(opts)
   self.interval = opts.interval or 5  -- seconds between two plain lines (not a terminal)
   self.timer = torch.Timer()
   self.count, self.last_draw, self.last_line, self.tenths = 0, -1, 0, 0
+  local dist = torch.distributed
+  self.silent = not opts.allRanks and dist ~= nil and dist.isInitialized() and dist.rank() ~= 0
 end
 
 local function clock(s)
@@ -88,6 +91,7 @@ end
 --- terminal; prints a line per 10% (or 30 s) otherwise.
 function ProgressBar:update(count, info)
   self.count = count
+  if self.silent then return end
   local now = self.timer:time().real
   if self.tty then
     if now - self.last_draw < 0.1 and not (self.total and count >= self.total) then return end
@@ -109,6 +113,7 @@ end
 
 --- bar:finish([info]): the final line (with the total time), ending with a newline.
 function ProgressBar:finish(info)
+  if self.silent then return end
   if self.tty then self.output:write('\r' .. self:line(info, true) .. '\27[K\n')
   else self.output:write(self:line(info, true) .. '\n') end
   self.output:flush()

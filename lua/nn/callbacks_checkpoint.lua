@@ -28,13 +28,16 @@ local ModelCheckpoint = torch.class('nn.ModelCheckpoint', 'nn.Callback')
 --- the model with torch.save (an atomic write) at the end of each epoch, or only when the
 --- monitored value improves (saveBestOnly). path may hold %d (or {epoch}) for the epoch number.
 --- mode 'auto' maximizes accuracies and scores and minimizes losses. .best and .bestEpoch
---- record the best value seen.
+--- record the best value seen. In a torch.distributed job only rank 0 writes (allRanks = true:
+--- every rank, e.g. with a path holding the rank), and a nn.DistributedDataParallel is saved as
+--- the model it wraps.
 function ModelCheckpoint:__init(opts)
   opts = opts or {}
   if type(opts.path) ~= 'string' then lib.fail('ModelCheckpoint', 'expected path = a file name') end
   self.path, self.monitor = opts.path, opts.monitor or 'val_loss'
   self.mode = nn._monitorMode(opts.mode, self.monitor)
   self.saveBestOnly, self.minDelta = opts.saveBestOnly and true or false, opts.minDelta or 0
+  self.allRanks = opts.allRanks and true or false
 end
 
 function ModelCheckpoint:filename(epoch)
@@ -45,9 +48,11 @@ function ModelCheckpoint:onEpochEnd(trainer, epoch, logs)
   local value = monitored('ModelCheckpoint', logs, self.monitor)
   local better = improved(self.mode, value, self.best, self.minDelta)
   if better then self.best, self.bestEpoch = value, epoch end
-  if better or not self.saveBestOnly then
+  if (better or not self.saveBestOnly) and (self.allRanks or torch.distributed.rank() == 0) then
     local file = self:filename(epoch)
-    torch.save(file, trainer.model)
+    local model = trainer.model
+    if torch.isTypeOf(model, 'nn.DistributedDataParallel') then model = model.module end
+    torch.save(file, model)
     self.lastSaved = file
   end
 end

@@ -26,6 +26,13 @@ local function run_chunk(chunk, ...)
   local ok, err = xpcall(chunk, traceback, ...)
   if not ok then
     io.stderr:write(tostring(err), '\n')
+    -- Note [Errors end distributed jobs]: the other ranks would otherwise wait in their next
+    -- collective until its timeout; MPI_Abort ends the whole job at once.
+    local dist = package.loaded['torch.distributed']
+    if dist and dist.isInitialized() and dist.size() > 1 then
+      io.stderr:flush()
+      dist.abort(1)
+    end
     return false
   end
   return true

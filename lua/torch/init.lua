@@ -16,7 +16,8 @@ require 'torch.utils'
 
 for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
-                        'torch.gradcheck', 'torch.functional', 'torch.rnn', 'torch.doc' }) do
+                        'torch.gradcheck', 'torch.functional', 'torch.rnn', 'torch.distributed',
+                        'torch.normalization', 'torch.doc' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).

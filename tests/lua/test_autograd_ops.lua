@@ -27,6 +27,13 @@ for _, name in ipairs({ 'neg', 'abs', 'sign', 'floor', 'ceil', 'round', 'trunc',
                         'addcmul', 'addcdiv', 'lerp', 'where', 'copy' }) do
   cases[name] = 'test_autograd.lua'
 end
+-- nn's pooling, padding and resampling ops are gradchecked (first and second order) in
+-- test_nn_pool_adaptive.lua, test_nn_pool_volumetric.lua, test_nn_padding.lua and test_nn_upsampling.lua.
+for _, name in ipairs({ 'adaptiveMaxPool2d', 'adaptiveAvgPool2d', 'adaptiveAvgPool2dBackward', 'maxPool3d', 'avgPool3d',
+                        'avgPool3dBackward', 'temporalMaxPool', 'pad', 'padBackward', 'upsample2d',
+                        'upsample2dBackward' }) do
+  cases[name] = 'test_nn_pool*.lua, test_nn_padding.lua, test_nn_upsampling.lua'
+end
 cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
 for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'maxPool2dBackward', 'avgPool2d',
                         'avgPool2dBackward' }) do
@@ -169,6 +176,19 @@ cases.gesv = function()
   check('gesv vector', function(b, a) return (torch.gesv(b, a)) end, { leaf({ 1, 2 }), leaf({ { 4, 1 }, { 2, 3 } }) })
 end
 cases.inverse = function() check('inverse', function(a) return torch.inverse(a) end, { leaf({ { 4, 1 }, { 2, 3 } }) }) end
+cases.batchNorm = function()  -- more cases in test_nn_norm.lua
+  local rm, rv = D({ 0.1, -0.2, 0.3 }), D({ 0.5, 1.5, 2 })
+  check('batchNorm train', function(x, w, b) return torch.batchNorm(x, nil, nil, w, b, true) end,
+    { rnd(4, 3, 2), V(), leaf({ 0.1, 0.2, 0.3 }) })
+  check('batchNorm eval', function(x, w, b) return torch.batchNorm(x, rm, rv, w, b, false) end,
+    { rnd(4, 3), V(), leaf({ 0.1, 0.2, 0.3 }) })
+end
+cases.layerNorm = function()  -- fused kernels; more cases in test_nn_norm_layers.lua
+  check('layerNorm', function(t, w, b) return torch.layerNorm(t, 1, w, b) end, { M(), V(), leaf({ 0.1, 0.2, 0.3 }) })
+  check('layerNorm 2 dims', function(t, w) return torch.layerNorm(t, 2, w, nil, 1e-3) end, { rnd(2, 3, 4), rnd(3, 4) })
+  check('layerNorm no affine', function(t) return torch.layerNorm(t, 1) end, { rnd(5, 4) })
+  check('layerNorm 1-d', function(t, b) return torch.layerNorm(t, 1, nil, b) end, { rnd(6), rnd(6) })
+end
 
 function tests.everyDifferentiableOpHasACase()
   local C = torch._lib.C
@@ -197,7 +217,6 @@ function tests.composites()
   check('selu', torch.selu, { leaf({ -1.5, 0.3, 2 }) })
   check('leakyRelu', function(t) return torch.leakyRelu(t, 0.1) end, { leaf({ -1.5, 0.3, 2 }) })
   check('softplus', function(t) return torch.softplus(t, 2) end, { leaf({ -1.5, 0.3, 2 }) })
-  check('layerNorm', function(t, w, b) return torch.layerNorm(t, 1, w, b) end, { M(), V(), leaf({ 0.1, 0.2, 0.3 }) })
   tester:eq(torch.softmax(D({ 1, 2, 3 })):sum(), 1, 1e-12)
   tester:eq(torch.logSoftmax(D({ 1000, 0 })), D({ 0, -1000 }), 1e-9)
 end
@@ -212,6 +231,10 @@ function tests.secondOrder()
   ok('logSoftmax', function(t) return torch.logSoftmax(t, 2) end, { M() })
   ok('narrow', function(t) return torch.cmul(t:narrow(2, 2, 2), t:narrow(2, 1, 2)) end, { M() })
   ok('sum', function(t) return torch.cmul(t, t):sum(2) end, { M() })
+  ok('layerNorm', function(t, w, b) return torch.layerNorm(t, 1, w, b) end, { M(), V(), leaf({ 0.1, 0.2, 0.3 }) })
+  ok('layerNorm 2 dims', function(t, w) return torch.layerNorm(t, 2, w) end, { rnd(2, 2, 3), rnd(2, 3) })
+  ok('batchNorm', function(t, w, b) return torch.batchNorm(t, nil, nil, w, b, true) end,
+    { rnd(4, 3, 2), V(), leaf({ 0.1, 0.2, 0.3 }) })
 end
 
 tester:add(tests)

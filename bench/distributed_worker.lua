@@ -1,0 +1,52 @@
+-- The per-rank half of bench/distributed.lua (run under mpirun). Modes:
+--   allreduce: best time of torch.distributed.allReduce (float sum) on 1..256 MiB, as
+--              bench/allreduce_ref.c measures MPI_Allreduce;
+--   mlp:       samples/s of data-parallel training of the nn issue's MLP (784-512-256-10 ReLU,
+--              cross-entropy, batch 128 per rank, 1 thread per rank) through nn.DistributedDataParallel.
+require 'nn'
+local dist = torch.distributed
+dist.init{ backend = 'mpi' }
+torch.setnumthreads(1)
+local mode = arg[1] or 'allreduce'
+local rank = dist.rank()
+
+local function max_over_ranks(x) return dist.allReduce(torch.DoubleTensor({ x }), 'max')[1] end
+
+if mode == 'allreduce' then
+  for _, mib in ipairs({ 1, 4, 16, 64, 256 }) do
+    local t = torch.FloatTensor(mib * 2 ^ 20 / 4):fill(0.5)
+    local trials, best = mib >= 64 and 3 or 10, math.huge
+    for trial = 0, trials do
+      dist.barrier()
+      local t0 = torch.tic()
+      dist.allReduce(t)
+      local dt = max_over_ranks(torch.toc(t0))
+      if trial > 0 then best = math.min(best, dt) end
+    end
+    if rank == 0 then print(string.format('allreduce_%d %.6f', mib, best)) end
+  end
+elseif mode == 'mlp' then
+  torch.manualSeed(1)
+  local model = nn.Sequential():add(nn.Linear(784, 512)):add(nn.ReLU()):add(nn.Linear(512, 256))
+    :add(nn.ReLU()):add(nn.Linear(256, 10))
+  local ddp = nn.DistributedDataParallel(model)
+  local crit = nn.CrossEntropyCriterion()
+  local x, y = torch.randn(128, 784), torch.LongTensor(128):random(1, 10)
+  local function step()
+    ddp:zeroGradParameters()
+    local out = ddp:forward(x)
+    crit:forward(out, y)
+    ddp:backward(x, crit:backward(out, y))
+    ddp:updateParameters(0.01)
+  end
+  for _ = 1, 5 do step() end
+  local steps, best = 30, math.huge
+  for _ = 1, 3 do
+    dist.barrier()
+    local t0 = torch.tic()
+    for _ = 1, steps do step() end
+    best = math.min(best, max_over_ranks(torch.toc(t0)) / steps)
+  end
+  if rank == 0 then print(string.format('mlp_samples_per_s %.1f', dist.size() * 128 / best)) end
+end
+dist.finalize()

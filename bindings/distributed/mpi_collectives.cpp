@@ -1,0 +1,359 @@
+// mpi_collectives.cpp -- the operations of libtocha_mpi.so: argument checks, the descriptor
+// exchange that catches ranks disagreeing, and the nonblocking MPI calls that move the data.
+#include <climits>
+#include <cstdio>
+
+#include "distributed/mpi_work.h"
+#include "tocha.h"
+
+namespace tocha::dist {
+
+void progress_all();  // mpi_backend.cpp
+
+static std::string describe(const Desc &d) {
+  static const char *ops[] = {"sum", "prod", "max", "min"};
+  std::string s = kind_name(d.kind);
+  if (d.kind == TOCHA_DIST_BARRIER) return s;
+  s += "(";
+  if (d.op >= 0 && d.op < 4) s += ops[d.op];
+  if (d.root >= 0) s += std::string(d.op >= 0 ? ", " : "") + "root " + std::to_string(d.root);
+  return s + ") of " + std::to_string(d.count) + " " + dtype_name(d.dtype) + " elements";
+}
+
+static bool same(const Desc &a, const Desc &b) {
+  return a.kind == b.kind && a.dtype == b.dtype && a.op == b.op && a.root == b.root && a.count == b.count;
+}
+
+// Note [Descriptor exchange]: every rank gathers every rank's descriptor, so every rank reaches
+// the same verdict: all post the data transfer, or all fail with the same message (no rank is
+// left waiting for a transfer the others refused).
+void check_descriptors(tocha_dist_work *w) {
+  State &s = state();
+  std::string bad;
+  for (int r = 0; r < s.size; ++r)
+    if (w->all[size_t(r)].invalid) bad += (bad.empty() ? "" : ", ") + std::to_string(r);
+  if (!bad.empty()) {
+    w->error = std::string("[") + kind_name(w->kind) + "] rank(s) " + bad +
+               " passed invalid arguments to this collective (see the error on those ranks)";
+    w->stage = Stage::Failed;
+    return;
+  }
+  bool agree = true;
+  for (int r = 1; r < s.size; ++r) agree = agree && same(w->all[0], w->all[size_t(r)]);
+  if (agree) {
+    w->stage = Stage::Queued;
+    return;
+  }
+  std::string msg = std::string("[") + kind_name(w->kind) + "] ranks disagree on the collective:";
+  for (int r = 0; r < s.size; ++r) {
+    if (s.size > 8 && r > 0 && same(w->all[0], w->all[size_t(r)])) continue;
+    msg += std::string(r ? ";" : "") + " rank " + std::to_string(r) + " called " + describe(w->all[size_t(r)]);
+  }
+  w->error = msg;
+  w->stage = Stage::Failed;
+}
+
+static MPI_Op mpi_op(int op, int dtype) {
+  bool logical = dtype == TOCHA_DTYPE_BOOL;  // Note [Reducing bool]: sum/max = or, prod/min = and
+  switch (op) {
+    case TOCHA_REDUCE_SUM: return logical ? MPI_LOR : MPI_SUM;
+    case TOCHA_REDUCE_PROD: return logical ? MPI_LAND : MPI_PROD;
+    case TOCHA_REDUCE_MAX: return logical ? MPI_LOR : MPI_MAX;
+    default: return logical ? MPI_LAND : MPI_MIN;
+  }
+}
+
+static void *ptr(tocha_tensor *t) {
+  static char empty;
+  if (!t || t->numel == 0) return &empty;
+  return tocha_tensor_data(t);
+}
+
+void post_data(tocha_dist_work *w) {
+  State &s = state();
+  const Desc &d = w->mine;
+  int n = int(d.count);
+  MPI_Datatype dt = mpi_dtype(d.dtype);
+  MPI_Op op = mpi_op(d.op, d.dtype);
+  MPI_Request *r = &w->reqs[0];
+  bool root = s.rank == d.root;
+  int rc = MPI_SUCCESS;
+  switch (w->kind) {
+    case TOCHA_DIST_ALL_REDUCE: rc = MPI_Iallreduce(MPI_IN_PLACE, ptr(w->out), n, dt, op, s.data, r); break;
+    case TOCHA_DIST_BROADCAST: rc = MPI_Ibcast(ptr(w->out), n, dt, d.root, s.data, r); break;
+    case TOCHA_DIST_REDUCE:
+      rc = root ? MPI_Ireduce(MPI_IN_PLACE, ptr(w->out), n, dt, op, d.root, s.data, r)
+                : MPI_Ireduce(ptr(w->out), nullptr, n, dt, op, d.root, s.data, r);
+      break;
+    case TOCHA_DIST_ALL_GATHER: rc = MPI_Iallgather(ptr(w->in), n, dt, ptr(w->out), n, dt, s.data, r); break;
+    case TOCHA_DIST_REDUCE_SCATTER:
+      rc = MPI_Ireduce_scatter_block(ptr(w->in), ptr(w->out), n, dt, op, s.data, r);
+      break;
+    case TOCHA_DIST_GATHER:
+      rc = MPI_Igather(ptr(w->in), n, dt, root ? ptr(w->out) : nullptr, n, dt, d.root, s.data, r);
+      break;
+    case TOCHA_DIST_SCATTER:
+      rc = MPI_Iscatter(root ? ptr(w->in) : nullptr, n, dt, ptr(w->out), n, dt, d.root, s.data, r);
+      break;
+    case TOCHA_DIST_BARRIER: rc = MPI_Ibarrier(s.data, r); break;
+  }
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    w->error = std::string("[") + kind_name(w->kind) + "] MPI error: " + std::string(text, size_t(len));
+    w->stage = Stage::Failed;
+    return;
+  }
+  w->stage = Stage::Data;
+}
+
+// A receive learned what the sender sends: accept it, or drain it and fail on both sides.
+void recv_got_descriptor(tocha_dist_work *w) {
+  State &s = state();
+  const Desc &theirs = w->all[0];
+  bool ok = theirs.dtype == w->mine.dtype && theirs.count == w->mine.count;
+  w->ack[0] = ok ? 1 : 0;
+  w->ack[1] = w->mine.count;
+  w->ack[2] = w->mine.dtype;
+  MPI_Isend(w->ack, 3, MPI_INT64_T, w->peer, w->tag, s.ack, &w->reqs[0]);
+  void *buf = ptr(w->out);
+  if (!ok) {
+    w->scratch.resize(size_t(std::max<int64_t>(1, theirs.count * dtype_size(theirs.dtype))));
+    buf = w->scratch.data();
+    w->error = "[recv] rank " + std::to_string(w->peer) + " sent " + std::to_string(theirs.count) + " " +
+               dtype_name(theirs.dtype) + " elements but rank " + std::to_string(s.rank) + " expected " +
+               std::to_string(w->mine.count) + " " + dtype_name(w->mine.dtype) + " (tag " + std::to_string(w->tag) + ")";
+  }
+  MPI_Irecv(buf, int(theirs.count), mpi_dtype(theirs.dtype), w->peer, w->tag, s.data, &w->reqs[1]);
+  w->stage = Stage::Data;
+}
+
+}  // namespace tocha::dist
+
+using namespace tocha::dist;
+
+namespace {
+
+bool check_tensor(const char *op, const char *what, tocha_tensor *t) {
+  char buf[256];
+  if (!t || t == tocha_freed_tensor()) {
+    snprintf(buf, sizeof buf, "[%s] %s is %s", op, what, t ? "a freed tensor" : "missing");
+  } else if (t->device_type != TOCHA_DEVICE_CPU) {
+    snprintf(buf, sizeof buf, "[%s] %s is on a CUDA device; the MPI backend takes CPU tensors", op, what);
+  } else if (!(t->flags & TOCHA_FLAG_CONTIGUOUS)) {
+    snprintf(buf, sizeof buf, "[%s] %s is not contiguous (call :contiguous() first)", op, what);
+  } else if (mpi_dtype(t->dtype) == MPI_DATATYPE_NULL) {
+    snprintf(buf, sizeof buf, "[%s] %s has dtype %s, which MPI cannot carry", op, what, dtype_name(t->dtype));
+  } else if (t->numel > INT_MAX) {
+    snprintf(buf, sizeof buf, "[%s] %s has %lld elements; MPI counts stop at %d", op, what, (long long)t->numel, INT_MAX);
+  } else {
+    return true;
+  }
+  set_error(buf);
+  return false;
+}
+
+// Registers a new work: exchanges its descriptor (checks on) or queues it for posting.
+tocha_dist_work *start(tocha_dist_work *w) {
+  State &s = state();
+  w->mine.kind = w->kind;
+  if (w->out) tocha_tensor_retain(w->out);
+  if (w->in) tocha_tensor_retain(w->in);
+  if (s.checks || w->mine.invalid) {
+    w->all.resize(size_t(s.size));
+    MPI_Iallgather(&w->mine, sizeof(Desc), MPI_BYTE, w->all.data(), sizeof(Desc), MPI_BYTE, s.desc, &w->reqs[0]);
+    w->stage = Stage::Desc;
+  } else {
+    w->stage = Stage::Queued;
+  }
+  s.active.push_back(w);
+  s.order.push_back(w);
+  progress_all();
+  return w;
+}
+
+bool usable(int kind) {
+  State &s = state();
+  if (!s.initialized) {
+    set_error(std::string("[") + kind_name(kind) + "] torch.distributed is not initialized (call torch.distributed.init first)");
+    return false;
+  }
+  if (s.broken) {
+    set_error(std::string("[") + kind_name(kind) + "] an earlier operation timed out; collectives cannot continue (end the job)");
+    return false;
+  }
+  return true;
+}
+
+bool check_rank(int kind, const char *what, int r) {
+  if (r >= 0 && r < state().size) return true;
+  set_error(std::string("[") + kind_name(kind) + "] " + what + " " + std::to_string(r) + " is not a rank (0.." +
+            std::to_string(state().size - 1) + ")");
+  return false;
+}
+
+// A collective whose arguments failed here still joins the descriptor exchange, so the other
+// ranks fail at once instead of timing out; the error stays the local one.
+tocha_dist_work *reject(int kind) {
+  if (state().checks) {
+    std::string err = tocha_dist_last_error();
+    tocha_dist_work_free(tocha_dist_fail_collective(kind));
+    set_error(err);
+  }
+  return nullptr;
+}
+
+tocha_dist_work *collective(int kind, tocha_tensor *out, tocha_tensor *in, int64_t count, int dtype, int op, int root) {
+  auto *w = new tocha_dist_work;
+  w->kind = kind;
+  w->out = out;
+  w->in = in;
+  w->mine.count = count;
+  w->mine.dtype = dtype;
+  w->mine.op = op;
+  w->mine.root = root;
+  return start(w);
+}
+
+bool check_op(int kind, int op) {
+  if (op >= TOCHA_REDUCE_SUM && op <= TOCHA_REDUCE_MIN) return true;
+  set_error(std::string("[") + kind_name(kind) + "] unknown reduction " + std::to_string(op));
+  return false;
+}
+
+bool check_blocks(int kind, const char *what, tocha_tensor *big, tocha_tensor *small) {
+  if (big->dtype == small->dtype && big->numel == small->numel * state().size) return true;
+  char buf[256];
+  snprintf(buf, sizeof buf, "[%s] %s must hold %d x %lld %s elements, got %lld %s", kind_name(kind), what,
+           state().size, (long long)small->numel, dtype_name(small->dtype), (long long)big->numel, dtype_name(big->dtype));
+  set_error(buf);
+  return false;
+}
+
+}  // namespace
+
+#define TOCHA_USABLE(kind) \
+  if (!usable(kind)) return nullptr
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_all_reduce(tocha_tensor *t, int op) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_ALL_REDUCE);
+  if (!check_tensor("allReduce", "the tensor", t) || !check_op(TOCHA_DIST_ALL_REDUCE, op)) return reject(TOCHA_DIST_ALL_REDUCE);
+  return collective(TOCHA_DIST_ALL_REDUCE, t, nullptr, t->numel, t->dtype, op, -1);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_broadcast(tocha_tensor *t, int root) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_BROADCAST);
+  if (!check_tensor("broadcast", "the tensor", t) || !check_rank(TOCHA_DIST_BROADCAST, "root", root))
+    return reject(TOCHA_DIST_BROADCAST);
+  return collective(TOCHA_DIST_BROADCAST, t, nullptr, t->numel, t->dtype, -1, root);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce(tocha_tensor *t, int root, int op) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_REDUCE);
+  if (!check_tensor("reduce", "the tensor", t) || !check_rank(TOCHA_DIST_REDUCE, "root", root) ||
+      !check_op(TOCHA_DIST_REDUCE, op))
+    return reject(TOCHA_DIST_REDUCE);
+  return collective(TOCHA_DIST_REDUCE, t, nullptr, t->numel, t->dtype, op, root);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_all_gather(tocha_tensor *out, tocha_tensor *in) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_ALL_GATHER);
+  if (!check_tensor("allGather", "the input", in) || !check_tensor("allGather", "the output", out) ||
+      !check_blocks(TOCHA_DIST_ALL_GATHER, "the output", out, in))
+    return reject(TOCHA_DIST_ALL_GATHER);
+  return collective(TOCHA_DIST_ALL_GATHER, out, in, in->numel, in->dtype, -1, -1);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce_scatter(tocha_tensor *out, tocha_tensor *in, int op) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_REDUCE_SCATTER);
+  if (!check_tensor("reduceScatter", "the input", in) || !check_tensor("reduceScatter", "the output", out) ||
+      !check_op(TOCHA_DIST_REDUCE_SCATTER, op) || !check_blocks(TOCHA_DIST_REDUCE_SCATTER, "the input", in, out))
+    return reject(TOCHA_DIST_REDUCE_SCATTER);
+  return collective(TOCHA_DIST_REDUCE_SCATTER, out, in, out->numel, out->dtype, op, -1);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_gather(tocha_tensor *out, tocha_tensor *in, int root) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_GATHER);
+  if (!check_tensor("gather", "the input", in) || !check_rank(TOCHA_DIST_GATHER, "root", root))
+    return reject(TOCHA_DIST_GATHER);
+  bool at_root = state().rank == root;
+  if (at_root && (!check_tensor("gather", "the output", out) || !check_blocks(TOCHA_DIST_GATHER, "the output", out, in)))
+    return reject(TOCHA_DIST_GATHER);
+  return collective(TOCHA_DIST_GATHER, at_root ? out : nullptr, in, in->numel, in->dtype, -1, root);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_scatter(tocha_tensor *out, tocha_tensor *in, int root) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_SCATTER);
+  if (!check_tensor("scatter", "the output", out) || !check_rank(TOCHA_DIST_SCATTER, "root", root))
+    return reject(TOCHA_DIST_SCATTER);
+  bool at_root = state().rank == root;
+  if (at_root && (!check_tensor("scatter", "the input", in) || !check_blocks(TOCHA_DIST_SCATTER, "the input", in, out)))
+    return reject(TOCHA_DIST_SCATTER);
+  return collective(TOCHA_DIST_SCATTER, out, at_root ? in : nullptr, out->numel, out->dtype, -1, root);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_barrier(void) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_BARRIER);
+  return collective(TOCHA_DIST_BARRIER, nullptr, nullptr, 0, -1, -1, -1);
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_fail_collective(int kind) noexcept {
+  TOCHA_USABLE(kind);
+  auto *w = new tocha_dist_work;
+  w->kind = kind;
+  w->mine.invalid = 1;
+  return start(w);
+}
+
+// Point to point: with checks on, the sender's descriptor goes ahead of the data and the
+// receiver answers on the acknowledgement communicator (Note [Three communicators]).
+TOCHA_DIST_API tocha_dist_work *tocha_dist_send(tocha_tensor *t, int dst, int tag) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_SEND);
+  if (!check_tensor("send", "the tensor", t) || !check_rank(TOCHA_DIST_SEND, "destination", dst)) return nullptr;
+  State &s = state();
+  auto *w = new tocha_dist_work;
+  w->kind = TOCHA_DIST_SEND;
+  w->in = t;
+  tocha_tensor_retain(t);
+  w->peer = dst;
+  w->tag = tag;
+  w->mine.kind = TOCHA_DIST_SEND;
+  w->mine.count = t->numel;
+  w->mine.dtype = t->dtype;
+  if (s.checks) {
+    MPI_Isend(&w->mine, sizeof(Desc), MPI_BYTE, dst, tag, s.desc, &w->reqs[0]);
+    MPI_Irecv(w->ack, 3, MPI_INT64_T, dst, tag, s.ack, &w->reqs[2]);
+  }
+  MPI_Isend(ptr(t), int(t->numel), mpi_dtype(t->dtype), dst, tag, s.data, &w->reqs[1]);
+  w->stage = Stage::Data;
+  s.active.push_back(w);
+  progress_all();
+  return w;
+}
+
+TOCHA_DIST_API tocha_dist_work *tocha_dist_recv(tocha_tensor *t, int src, int tag) noexcept {
+  TOCHA_USABLE(TOCHA_DIST_RECV);
+  if (!check_tensor("recv", "the tensor", t) || !check_rank(TOCHA_DIST_RECV, "source", src)) return nullptr;
+  State &s = state();
+  auto *w = new tocha_dist_work;
+  w->kind = TOCHA_DIST_RECV;
+  w->out = t;
+  tocha_tensor_retain(t);
+  w->peer = src;
+  w->tag = tag;
+  w->mine.kind = TOCHA_DIST_RECV;
+  w->mine.count = t->numel;
+  w->mine.dtype = t->dtype;
+  if (s.checks) {
+    w->all.resize(1);
+    MPI_Irecv(w->all.data(), sizeof(Desc), MPI_BYTE, src, tag, s.desc, &w->reqs[0]);
+    w->stage = Stage::Desc;
+  } else {
+    MPI_Irecv(ptr(t), int(t->numel), mpi_dtype(t->dtype), src, tag, s.data, &w->reqs[1]);
+    w->stage = Stage::Data;
+  }
+  s.active.push_back(w);
+  progress_all();
+  return w;
+}

@@ -1,0 +1,250 @@
+-- nn.DistributedDataParallel(model [, {bucketMB=25}]): data-parallel training over the ranks of
+-- torch.distributed: rank 0's parameters are broadcast at construction, and gradients are
+-- averaged across ranks in buckets started during backward (Note [DDP gradient buckets]).
+local DDP, parent = torch.class('nn.DistributedDataParallel', 'nn.Container')
+
+-- Note [DDP gradient buckets]:
+--  * Parameters are grouped, in reverse order (backward meets the last layers first) and by
+--    dtype, into buckets of about bucketMB megabytes. Each bucket owns one flat buffer.
+--  * A parameter's gradient is final ("ready") right after its module's accGradParameters (Torch7
+--    modules, under model:backward and loss:backward alike: both call it), after the Torch7
+--    backward of a module differentiated by autograd, or, under loss:backward, when the hook of
+--    its tensor sees the incoming gradient g (its final value is then .grad + g, since the engine
+--    adds g after the hook; the hook hands it zeros to add instead). The ready value is copied into the bucket, and a bucket whose
+--    parameters are all ready starts an async all-reduce (sum) while backward goes on.
+--  * When the last parameter is ready, the buckets are waited for, divided by the world size and
+--    copied back into the gradients: so the averaged gradients are in place when backward
+--    returns, before any optimizer step. Parameters that get no gradient in an iteration leave it
+--    open: ddp:backward closes it itself; after loss:backward call ddp:syncGradients().
+--  * A parameter made ready twice in one iteration (shared by several modules) makes the
+--    iteration re-reduce every bucket from the final gradients, synchronously, at its end.
+-- The buckets are copies, so gradients may be separate tensors or views of getParameters()'s
+-- flat tensor alike. Buffers that are not parameters (running statistics) are not synchronized.
+
+local dist = torch.distributed
+local watched = setmetatable({}, { __mode = 'k' })  -- module -> its DDP (weak keys)
+local originals = {}                                -- wrapper -> the method it wraps
+
+-- Wraps a class's method once so that instances watched by a DDP report after it runs.
+local function patch(class, name)
+  local current = class[name]
+  if originals[current] and rawget(class, name) == current then return end
+  local orig = originals[current] or current
+  local wrapper = function(self, ...)
+    local r = orig(self, ...)
+    local ddp = watched[self]
+    if ddp then ddp:_moduleReady(self) end
+    return r
+  end
+  originals[wrapper] = orig
+  class[name] = wrapper
+end
+
+local function defines_backward(m) return m.updateGradInput ~= nn.Module.updateGradInput end
+
+--- nn.DistributedDataParallel(model [, {bucketMB=25}]): wraps model for data-parallel training
+--- (torch.distributed.init must have run); forward/backward/parameters go to model.
+function DDP:__init(model, opts)
+  parent.__init(self)
+  if type(model) ~= 'table' or not model.forward then
+    error('[nn.DistributedDataParallel] expected a module, got ' .. torch.type(model), 2)
+  end
+  if not dist.isInitialized() then
+    error("[nn.DistributedDataParallel] torch.distributed is not initialized (call torch.distributed.init{backend='mpi'} first)", 2)
+  end
+  opts = opts or {}
+  self.modules[1] = model
+  self.module = model
+  self.bucketBytes = math.floor((opts.bucketMB or 25) * 1024 * 1024)
+  self:_broadcastParameters()
+  self:_buildBuckets()
+end
+
+--- ddp:_broadcastParameters(): copies rank 0's parameters into every rank's (all async, then waited).
+function DDP:_broadcastParameters()
+  local params = self.module:parameters() or {}
+  local works = {}
+  for i, p in ipairs(params) do
+    local c = p:isContiguous() and p or p:contiguous()
+    works[i] = { dist.broadcastAsync(c, 0), p, c }
+  end
+  for _, w in ipairs(works) do
+    w[1]:wait()
+    if w[3] ~= w[2] then w[2]:copy(w[3]) end
+  end
+end
+
+function DDP:_buildBuckets()
+  self._slots, self._buckets = {}, {}
+  local slot_of = {}
+  local leaves = {}
+  for _, m in ipairs(self.module:listModules()) do
+    local ps = not m.modules and m:parameters()
+    if ps and #ps > 0 then leaves[#leaves + 1] = m end
+  end
+  self._leaves = leaves
+  -- Slots in the order the leaves' parameters come, then bucketed from the end.
+  for _, m in ipairs(leaves) do
+    for i, p in ipairs((m:parameters())) do
+      local key = torch.pointer(p)
+      if not slot_of[key] then
+        slot_of[key] = { param = p, module = m, index = i, numel = p:nElement() }
+        self._slots[#self._slots + 1] = slot_of[key]
+      end
+    end
+  end
+  local open = {}  -- dtype -> bucket being filled
+  for k = #self._slots, 1, -1 do
+    local s = self._slots[k]
+    local dtype = s.param:type()
+    local b = open[dtype]
+    if not b then
+      b = { slots = {}, numel = 0, type = dtype }
+      open[dtype] = b
+      self._buckets[#self._buckets + 1] = b
+    end
+    s.bucket, s.offset = b, b.numel
+    b.slots[#b.slots + 1] = s
+    b.numel = b.numel + s.numel
+    if b.numel * s.param:elementSize() >= self.bucketBytes then open[dtype] = nil end
+  end
+  for _, b in ipairs(self._buckets) do b.buffer = torch.Tensor():type(b.type):resize(b.numel):zero() end
+  self._module_slots = {}
+  for _, s in ipairs(self._slots) do
+    local list = self._module_slots[s.module] or {}
+    list[#list + 1] = s
+    self._module_slots[s.module] = list
+  end
+  for _, m in ipairs(leaves) do
+    watched[m] = self
+    local class = getmetatable(m)
+    if defines_backward(m) then
+      patch(class, 'accGradParameters')
+    else
+      patch(class, 'backward')
+      for _, s in ipairs(self._module_slots[m]) do
+        local slot = s
+        s.hook = s.param:registerHook(function(g) return self:_hookReady(slot, g) end)
+      end
+    end
+  end
+  self:_resetIteration()
+end
+
+function DDP:_resetIteration()
+  self._ready, self._launched, self._redo = 0, 0, false
+  for _, s in ipairs(self._slots) do s.ready = false end
+  for _, b in ipairs(self._buckets) do b.ready, b.work = 0, nil end
+end
+
+local function grad_of(s)
+  local _, grads = s.module:parameters()
+  return grads and grads[s.index] or s.param.grad
+end
+
+local function view(s) return s.bucket.buffer:narrow(1, s.offset + 1, s.numel) end
+
+function DDP:_slotReady(s)
+  if s.ready then self._redo = true return end
+  s.ready = true
+  self._ready = self._ready + 1
+  local b = s.bucket
+  b.ready = b.ready + 1
+  if b.ready == #b.slots and not self._redo then
+    b.work = dist.allReduceAsync(b.buffer)
+    self._launched = self._launched + 1
+  end
+  if self._ready == #self._slots then self:_finish() else dist.progress() end
+end
+
+function DDP:_moduleReady(m)
+  for _, s in ipairs(self._module_slots[m] or {}) do
+    local g = grad_of(s)
+    if g then view(s):copy(g) else view(s):zero() end
+    self:_slotReady(s)
+  end
+end
+
+-- The hook sees g before the engine adds it to .grad; the bucket takes .grad + g and the engine
+-- is handed zeros instead, so that an iteration finishing inside this very hook (the averaged
+-- gradient is then written into .grad) is not followed by the engine adding g on top.
+function DDP:_hookReady(s, g)
+  local v, cur = view(s), s.param.grad
+  if not cur then
+    v:copy(g)
+    self:_slotReady(s)
+    return nil
+  end
+  v:add(cur:contiguous():view(s.numel), g:contiguous():view(s.numel))
+  if not s.zeros or not s.zeros:isSameSizeAs(g) or s.zeros:type() ~= g:type() then s.zeros = g.new(g:size()):zero() end
+  self:_slotReady(s)
+  return s.zeros
+end
+
+function DDP:_finish()
+  local n = dist.size()
+  for _, b in ipairs(self._buckets) do
+    if b.work then b.work:wait() end
+  end
+  if self._redo then  -- Note [DDP gradient buckets]: re-reduce from the final gradients
+    for _, s in ipairs(self._slots) do
+      local g = grad_of(s)
+      if g then view(s):copy(g) end
+    end
+    for _, b in ipairs(self._buckets) do dist.allReduce(b.buffer) end
+  end
+  for _, b in ipairs(self._buckets) do
+    b.buffer:div(n)
+    for _, s in ipairs(b.slots) do
+      local g = grad_of(s)
+      if g then g:copy(view(s):viewAs(g)) end
+    end
+  end
+  self:_resetIteration()
+end
+
+--- ddp:syncGradients(): averages the gradients across ranks now, if a backward left some
+--- parameters without a gradient (unused in this iteration); a no-op otherwise.
+function DDP:syncGradients()
+  if self._ready == 0 then return end
+  for _, s in ipairs(self._slots) do
+    if not s.ready then
+      local g = grad_of(s)
+      if g then view(s):copy(g) else view(s):zero() end
+      self:_slotReady(s)
+      if self._ready == 0 then return end  -- that finished the iteration
+    end
+  end
+end
+
+function DDP:updateOutput(input)
+  if self._ready > 0 then
+    error(string.format('[nn.DistributedDataParallel] the last backward gave gradients to %d of %d parameters, '
+      .. 'so they were not averaged across ranks: call ddp:syncGradients() after backward', self._ready, #self._slots), 2)
+  end
+  self.output = self.module:forward(input)
+  return self.output
+end
+
+function DDP:updateGradInput(input, gradOutput)
+  self.gradInput = self.module:updateGradInput(input, gradOutput)
+  return self.gradInput
+end
+
+function DDP:accGradParameters(input, gradOutput, scale)
+  self.module:accGradParameters(input, gradOutput, scale)
+  self:syncGradients()
+end
+
+--- ddp:backward(input, gradOutput [, scale]): model:backward, then the gradients are averaged
+--- across ranks (overlapped with the backward, waited for before it returns).
+function DDP:backward(input, gradOutput, scale)
+  self.gradInput = self.module:backward(input, gradOutput, scale)
+  self:syncGradients()
+  return self.gradInput
+end
+
+function DDP:__tostring__()
+  return string.format('nn.DistributedDataParallel(%d ranks, %d buckets) {\n  %s\n}', dist.size(),
+                       #self._buckets, tostring(self.module):gsub('\n', '\n  '))
+end

@@ -1,0 +1,395 @@
+-- nn.functional's pooling, padding and resampling functions (PyTorch-style arguments; differentiable,
+-- since the C ops they call record themselves), and the buffer-reusing forms the nn modules of this
+-- family call (returned by require 'nn.functional_pool').
+local ffi = require 'ffi'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
+local is_tensor, describe = types.is_tensor, types.describe
+
+nn.functional = nn.functional or {}
+local F = nn.functional
+local M = {}
+
+local BASE = 1  -- Lua indices count from 1
+local pair = ffi.new('tocha_tensor *[2]')
+local k3, d3, p3 = ffi.new('int64_t[3]'), ffi.new('int64_t[3]'), ffi.new('int64_t[3]')
+local size_buf = ffi.new('int64_t[16]')
+local pads_buf = ffi.new('int64_t[6]')
+local PAD_MODES = { constant = 0, reflect = 1, replicate = 2 }
+local UP_MODES = { nearest = 0, bilinear = 1 }
+
+local function pair_result(status)
+  check(status)
+  return wrap(pair[0]), wrap(pair[1])
+end
+-- The sizes of tensor x in size_buf; returns its rank.
+local function sizes_of(x)
+  local p = x.p
+  for i = 0, p.ndim - 1 do size_buf[i] = p.size[i] end
+  return p.ndim
+end
+local function fill3(buf, a, b, c) buf[0], buf[1], buf[2] = a, b, c return buf end
+
+-- ---- buffer-reusing forms (res/indices may be nil: new tensors) ------------------------------------
+
+function M.adaptiveMaxPool2d(res, idx, x, oh, ow)
+  if res then check(C.tocha_adaptive_max_pool2d_out(res.p, idx.p, x.p, oh, ow, BASE)) return res, idx end
+  return pair_result(C.tocha_adaptive_max_pool2d(x.p, oh, ow, BASE, pair, pair + 1))
+end
+function M.adaptiveAvgPool2d(res, x, oh, ow)
+  if res then check(C.tocha_adaptive_avg_pool2d_out(res.p, x.p, oh, ow)) return res end
+  return wrap(C.tocha_adaptive_avg_pool2d(x.p, oh, ow))
+end
+function M.adaptiveAvgPool2dBackward(res, g, input)
+  local n = sizes_of(input)
+  if res then check(C.tocha_adaptive_avg_pool2d_backward_out(res.p, g.p, n, size_buf)) return res end
+  return wrap(C.tocha_adaptive_avg_pool2d_backward(g.p, n, size_buf))
+end
+
+-- 3D windows: k, d, pad are {T, H, W} tables.
+function M.maxPool3d(res, idx, x, k, d, pad, ceil)
+  fill3(k3, k[1], k[2], k[3]) fill3(d3, d[1], d[2], d[3]) fill3(p3, pad[1], pad[2], pad[3])
+  if res then check(C.tocha_max_pool3d_out(res.p, idx.p, x.p, k3, d3, p3, ceil and 1 or 0, BASE)) return res, idx end
+  return pair_result(C.tocha_max_pool3d(x.p, k3, d3, p3, ceil and 1 or 0, BASE, pair, pair + 1))
+end
+function M.avgPool3d(res, x, k, d, pad, ceil, countIncludePad)
+  fill3(k3, k[1], k[2], k[3]) fill3(d3, d[1], d[2], d[3]) fill3(p3, pad[1], pad[2], pad[3])
+  local c, cip = ceil and 1 or 0, countIncludePad and 1 or 0
+  if res then check(C.tocha_avg_pool3d_out(res.p, x.p, k3, d3, p3, c, cip)) return res end
+  return wrap(C.tocha_avg_pool3d(x.p, k3, d3, p3, c, cip))
+end
+function M.avgPool3dBackward(res, g, input, k, d, pad, ceil, countIncludePad)
+  fill3(k3, k[1], k[2], k[3]) fill3(d3, d[1], d[2], d[3]) fill3(p3, pad[1], pad[2], pad[3])
+  local n, c, cip = sizes_of(input), ceil and 1 or 0, countIncludePad and 1 or 0
+  if res then check(C.tocha_avg_pool3d_backward_out(res.p, g.p, n, size_buf, k3, d3, p3, c, cip)) return res end
+  return wrap(C.tocha_avg_pool3d_backward(g.p, n, size_buf, k3, d3, p3, c, cip))
+end
+
+function M.temporalMaxPool(res, idx, x, kW, dW)
+  if res then check(C.tocha_temporal_max_pool_out(res.p, idx.p, x.p, kW, dW, BASE)) return res, idx end
+  return pair_result(C.tocha_temporal_max_pool(x.p, kW, dW, BASE, pair, pair + 1))
+end
+
+-- The gradient of a max pooling of `input` whose pooled dims are the last `count` but `skip`.
+function M.maxPoolBackward(res, g, idx, input, count, skip)
+  local n = sizes_of(input)
+  local first = n - count - (skip or 0)
+  if res then check(C.tocha_max_pool_backward_out(res.p, g.p, idx.p, n, size_buf, first, count, BASE)) return res end
+  return wrap(C.tocha_max_pool_backward(g.p, idx.p, n, size_buf, first, count, BASE))
+end
+
+-- pads: a Lua list in F.pad's order; mode: 0, 1 or 2.
+local function fill_pads(pads)
+  for i = 1, #pads do pads_buf[i - 1] = pads[i] end
+  return #pads
+end
+function M.pad(res, x, pads, mode, value)
+  local n = fill_pads(pads)
+  if res then check(C.tocha_pad_out(res.p, x.p, n, pads_buf, mode, value or 0)) return res end
+  return wrap(C.tocha_pad(x.p, n, pads_buf, mode, value or 0))
+end
+function M.padBackward(res, g, input, pads, mode)
+  local np, nd = fill_pads(pads), sizes_of(input)
+  if res then check(C.tocha_pad_backward_out(res.p, g.p, nd, size_buf, np, pads_buf, mode)) return res end
+  return wrap(C.tocha_pad_backward(g.p, nd, size_buf, np, pads_buf, mode))
+end
+
+function M.upsample2d(res, x, oh, ow, mode, align)
+  if res then check(C.tocha_upsample2d_out(res.p, x.p, oh, ow, mode, align and 1 or 0)) return res end
+  return wrap(C.tocha_upsample2d(x.p, oh, ow, mode, align and 1 or 0))
+end
+function M.upsample2dBackward(res, g, input, mode, align)
+  local n = sizes_of(input)
+  if res then check(C.tocha_upsample2d_backward_out(res.p, g.p, n, size_buf, mode, align and 1 or 0)) return res end
+  return wrap(C.tocha_upsample2d_backward(g.p, n, size_buf, mode, align and 1 or 0))
+end
+
+-- Runs f(...) for `module`; an error from the C op is raised again naming the module instead of
+-- the op ("[nn.VolumetricMaxPooling(2x2x2, 2,2,2)] input of size ... is too small ...").
+function M.call(module, f, ...)
+  local ok, a, b = pcall(f, ...)
+  if ok then return a, b end
+  local msg = tostring(a):gsub('^[^\n]-:%d+: ', ''):gsub('^%[[%w_.]+%] ', '')
+  error('[' .. tostring(module) .. '] ' .. msg, lib.user_level())
+end
+-- Raises "[name] message" at the user's line (for constructors: the module cannot print itself yet).
+function M.init_error(name, fmt, ...) fail(name, fmt, ...) end
+-- Raises "[module] message" at the user's line.
+function M.fail(module, fmt, ...) fail(tostring(module), fmt, ...) end
+-- "3x4x5" for a tensor, its type otherwise.
+function M.size_str(x) return is_tensor(x) and types.shape_str(x.p) or describe(x) end
+-- The input check every module of the family starts with: a floating tensor of one of two ranks.
+function M.check_input(module, x, lo, layout)
+  if not is_tensor(x) then M.fail(module, 'expected a tensor input, got %s', describe(x)) end
+  local n = x:dim()
+  if n ~= lo and n ~= lo + 1 then
+    M.fail(module, 'expected a %dD or %dD (%s) input, got %s', lo, lo + 1, layout,
+      n == 0 and 'a 0-dim tensor' or 'size ' .. types.shape_str(x.p))
+  end
+end
+-- The module's buffer `name`, replaced by an empty tensor of like's type when the types differ:
+-- these modules have no parameters, so they follow their input's type.
+function M.buffer(module, name, like)
+  local b = module[name]
+  if not is_tensor(b) or b.p.dtype ~= like.p.dtype then
+    b = like.new()
+    module[name] = b
+  end
+  return b
+end
+-- Checks that gradOutput has the size of the output for `input` with the last two dims h x w
+-- (backward ops that take their output size from the gradient would accept any size).
+function M.check_grad(module, gradOutput, input, h, w)
+  local ok = is_tensor(gradOutput) and gradOutput:dim() == input:dim()
+  local n = input:dim()
+  for d = 1, n do
+    if ok then ok = gradOutput:size(d) == (d == n - 1 and h or d == n and w or input:size(d)) end
+  end
+  if not ok then
+    local expect = input:size()
+    expect[n - 1], expect[n] = h, w
+    M.fail(module, 'gradOutput of size %s does not match the output size %s', M.size_str(gradOutput),
+      table.concat(expect:totable(), 'x'))
+  end
+end
+-- A LongTensor buffer (Module:type() converts every tensor; indices must stay LongTensors).
+function M.long_buffer(t)
+  if torch.type(t) == 'torch.LongTensor' then return t end
+  return torch.LongTensor()
+end
+
+-- The methods of Torch7's padding modules nn.Spatial{Zero,Reflection,Replication}Padding(pad_l
+-- [, pad_r, pad_t, pad_b]) (missing pads default to pad_l; negative pads crop) on 3D or 4D inputs.
+-- `format` prints the pads as Torch7 did for that class.
+function M.define_padding(class, parent, mode, format)
+  function class:__init(pad_l, pad_r, pad_t, pad_b)
+    parent.__init(self)
+    self.pad_l = pad_l
+    self.pad_r = pad_r or pad_l
+    self.pad_t = pad_t or pad_l
+    self.pad_b = pad_b or pad_l
+    for _, k in ipairs({ 'pad_l', 'pad_r', 'pad_t', 'pad_b' }) do
+      if type(self[k]) ~= 'number' or self[k] ~= math.floor(self[k]) then
+        M.init_error(torch.type(self), '%s must be an integer, got %s', k, tostring(self[k]))
+      end
+    end
+  end
+  local function pads(self) return { self.pad_l, self.pad_r, self.pad_t, self.pad_b } end
+  function class:updateOutput(input)
+    M.check_input(self, input, 3, 'N x C x H x W')
+    local n = input:dim()
+    local h = input:size(n - 1) + self.pad_t + self.pad_b
+    local w = input:size(n) + self.pad_l + self.pad_r
+    if h < 1 or w < 1 then M.fail(self, 'input of size %s is too small (the output would be %dx%d)',
+      types.shape_str(input.p), h, w) end
+    M.call(self, M.pad, M.buffer(self, 'output', input), input, pads(self), mode, 0)
+    return self.output
+  end
+  function class:updateGradInput(input, gradOutput)
+    local gi = M.buffer(self, 'gradInput', gradOutput)
+    M.call(self, M.padBackward, gi, gradOutput, input, pads(self), mode)
+    return self.gradInput
+  end
+  function class:__tostring__()
+    return torch.type(self) .. string.format(format, self.pad_l, self.pad_r, self.pad_t, self.pad_b)
+  end
+end
+
+-- ---- argument helpers of the functional API ------------------------------------------------------
+
+local function tensor_arg(op, x, what)
+  if not is_tensor(x) then fail(op, 'expected %s (a tensor), got %s', what or 'a tensor', describe(x)) end
+  return x
+end
+local function int_arg(op, v, what)
+  if type(v) ~= 'number' or v ~= math.floor(v) then fail(op, 'expected %s (an integer), got %s', what, describe(v)) end
+  return v
+end
+-- A number or a table of n numbers, as a table of n integers (nil gives `default`).
+local function ints(op, v, n, what, default)
+  if v == nil then v = default end
+  if type(v) == 'number' then
+    local t = {}
+    for i = 1, n do t[i] = int_arg(op, v, what) end
+    return t
+  end
+  if type(v) ~= 'table' or #v ~= n then fail(op, 'expected %s as a number or a table of %d numbers, got %s', what, n,
+    describe(v)) end
+  local t = {}
+  for i = 1, n do t[i] = int_arg(op, v[i], what) end
+  return t
+end
+local function rank_arg(op, x, lo, layout)
+  tensor_arg(op, x, 'an input')
+  if x:dim() ~= lo and x:dim() ~= lo + 1 then
+    fail(op, 'expected a %dD or %dD (%s) tensor, got %s', lo, lo + 1, layout,
+      x:dim() == 0 and 'a 0-dim tensor' or 'size ' .. types.shape_str(x.p))
+  end
+end
+
+-- ---- pooling --------------------------------------------------------------------------------------
+
+--- nn.functional.adaptiveMaxPool2d(x, size): max over adaptive windows of a (C x H x W) or
+--- (N x C x H x W) tensor; size is oh or {oh, ow}. Returns the output and a LongTensor of the
+--- 1-based flat positions ((h-1)*W + w) of the maxima in their planes.
+function F.adaptiveMaxPool2d(x, size)
+  tensor_arg('adaptiveMaxPool2d', x, 'an input')
+  local s = ints('adaptiveMaxPool2d', size, 2, 'the output size')
+  return M.adaptiveMaxPool2d(nil, nil, x, s[1], s[2])
+end
+
+--- nn.functional.adaptiveAvgPool2d(x, size): averages over adaptive windows (rows
+--- floor((i-1)*H/oh) .. ceil(i*H/oh)) of a (C x H x W) or (N x C x H x W) tensor; size is oh or {oh, ow}.
+function F.adaptiveAvgPool2d(x, size)
+  tensor_arg('adaptiveAvgPool2d', x, 'an input')
+  local s = ints('adaptiveAvgPool2d', size, 2, 'the output size')
+  return M.adaptiveAvgPool2d(nil, x, s[1], s[2])
+end
+
+--- nn.functional.maxPool3d(x, kernel [, stride = kernel] [, padding = 0] [, ceilMode = false]):
+--- max pooling of a (C x T x H x W) or (N x C x T x H x W) tensor; sizes are numbers or {t, h, w}.
+--- Returns the output and the 1-based flat positions of the maxima in their (T x H x W) volumes.
+function F.maxPool3d(x, kernel, stride, padding, ceilMode)
+  tensor_arg('maxPool3d', x, 'an input')
+  local k = ints('maxPool3d', kernel, 3, 'the kernel size')
+  local d = ints('maxPool3d', stride, 3, 'the stride', k)
+  local p = ints('maxPool3d', padding, 3, 'the padding', 0)
+  return M.maxPool3d(nil, nil, x, k, d, p, ceilMode)
+end
+
+--- nn.functional.avgPool3d(x, kernel [, stride = kernel] [, padding = 0] [, ceilMode = false]
+--- [, countIncludePad = true]): average pooling of a (C x T x H x W) or (N x C x T x H x W) tensor.
+function F.avgPool3d(x, kernel, stride, padding, ceilMode, countIncludePad)
+  tensor_arg('avgPool3d', x, 'an input')
+  local k = ints('avgPool3d', kernel, 3, 'the kernel size')
+  local d = ints('avgPool3d', stride, 3, 'the stride', k)
+  local p = ints('avgPool3d', padding, 3, 'the padding', 0)
+  return M.avgPool3d(nil, x, k, d, p, ceilMode, countIncludePad ~= false)
+end
+
+--- nn.functional.temporalMaxPool(x, kW [, dW = kW]): Torch7's temporal max pooling of a
+--- (nFrame x frameSize) or (nBatch x nFrame x frameSize) tensor over windows of kW frames every
+--- dW. Returns the output and the 1-based frames of the maxima.
+function F.temporalMaxPool(x, kW, dW)
+  tensor_arg('temporalMaxPool', x, 'an input')
+  kW = int_arg('temporalMaxPool', kW, 'the kernel width')
+  dW = int_arg('temporalMaxPool', dW or kW, 'the step')
+  return M.temporalMaxPool(nil, nil, x, kW, dW)
+end
+
+--- nn.functional.maxUnpool2d(x, indices, size): the inverse of a 2D max pooling: zeros of
+--- (.. x oh x ow) with x's values at indices (1-based flat positions in each plane, as max poolings
+--- return them); size is oh or {oh, ow}.
+function F.maxUnpool2d(x, indices, size)
+  local op = 'maxUnpool2d'
+  rank_arg(op, x, 3, 'N x C x H x W')
+  tensor_arg(op, indices, 'indices')
+  if torch.type(indices) ~= 'torch.LongTensor' or not indices:isSameSizeAs(x) then
+    fail(op, 'indices must be a LongTensor of the input\'s size %s, got %s', types.shape_str(x.p), describe(indices))
+  end
+  local s = ints(op, size, 2, 'the output size')
+  if s[1] < 1 or s[2] < 1 then fail(op, 'output size %dx%d must be positive', s[1], s[2]) end
+  local n = x:dim()
+  local h, w = x:size(n - 1), x:size(n)
+  local planes = n == 4 and x:size(1) * x:size(2) or x:size(1)
+  local out_size = x:size()
+  out_size[n - 1], out_size[n] = s[1], s[2]
+  local flat = x.new(planes, s[1] * s[2]):zero()
+  if h * w > 0 and planes > 0 then
+    flat:scatter(2, indices:reshape(planes, h * w), x:reshape(planes, h * w))
+  end
+  return flat:view(out_size)
+end
+
+-- ---- padding ------------------------------------------------------------------------------------
+
+--- nn.functional.pad(x, pads [, mode = 'constant'] [, value = 0]): pads the last 1-3 dims; pads is
+--- {left, right [, top, bottom [, front, back]]} (from the last dim, as PyTorch's F.pad). Modes:
+--- 'constant', 'reflect' (the edge is not repeated), 'replicate'. Negative pads crop.
+function F.pad(x, pads, mode, value)
+  tensor_arg('pad', x, 'an input')
+  if type(pads) ~= 'table' or (#pads ~= 2 and #pads ~= 4 and #pads ~= 6) then
+    fail('pad', 'expected pads as a table of 2, 4 or 6 numbers, got %s', type(pads) == 'table' and #pads .. ' numbers'
+      or describe(pads))
+  end
+  for i = 1, #pads do int_arg('pad', pads[i], 'a pad') end
+  local m = PAD_MODES[mode or 'constant']
+  if not m then fail('pad', "mode must be 'constant', 'reflect' or 'replicate', got %s", tostring(mode)) end
+  if value ~= nil and type(value) ~= 'number' then
+    fail('pad', 'expected a number as value, got %s', describe(value))
+  end
+  if value ~= nil and value ~= 0 and m ~= 0 then fail('pad', 'a value only goes with constant padding') end
+  return M.pad(nil, x, pads, m, value)
+end
+
+-- ---- resampling -----------------------------------------------------------------------------------
+
+-- The output sizes of interpolate along n dims of x (the last n).
+local function target_sizes(op, x, n, size, scale)
+  if (size == nil) == (scale == nil) then fail(op, 'give exactly one of size and scaleFactor') end
+  local out = {}
+  if size ~= nil then
+    out = ints(op, size, n, 'the size')
+  else
+    if type(scale) == 'number' then scale = n == 1 and { scale } or { scale, scale } end
+    if type(scale) ~= 'table' or #scale ~= n then fail(op, 'expected scaleFactor as a number or %d numbers', n) end
+    for i = 1, n do
+      if type(scale[i]) ~= 'number' or scale[i] <= 0 then fail(op, 'scale factors must be positive numbers') end
+      out[i] = math.floor(x:size(x:dim() - n + i) * scale[i])
+    end
+  end
+  for i = 1, n do
+    if out[i] < 1 then fail(op, 'output size %s must be positive', table.concat(out, 'x')) end
+  end
+  return out
+end
+
+--- nn.functional.interpolate(x, {size= | scaleFactor= [, mode = 'nearest'] [, alignCorners = false]}):
+--- resamples an (N x C x L) tensor (modes 'nearest', 'linear') or an (N x C x H x W) tensor (modes
+--- 'nearest', 'bilinear'); size and scaleFactor are numbers or one per resampled dim. With
+--- alignCorners the corner pixels of input and output coincide (Torch7's SpatialUpSamplingBilinear).
+--- Source coordinates use in/out, the scale PyTorch uses with recompute_scale_factor=True.
+function F.interpolate(x, opts)
+  local op = 'interpolate'
+  tensor_arg(op, x, 'an input')
+  if opts ~= nil and type(opts) ~= 'table' then fail(op, 'expected an options table, got %s', describe(opts)) end
+  opts = opts or {}
+  local mode = opts.mode or 'nearest'
+  local n = x:dim() - 2
+  if n ~= 1 and n ~= 2 then
+    fail(op, 'expected a 3D (N x C x L) or 4D (N x C x H x W) tensor, got size %s', types.shape_str(x.p))
+  end
+  local valid = n == 1 and (mode == 'nearest' or mode == 'linear') or (mode == 'nearest' or mode == 'bilinear')
+  if not valid then
+    fail(op, "mode %s does not apply to a %dD tensor (use 'nearest' or '%s')", tostring(mode), x:dim(),
+      n == 1 and 'linear' or 'bilinear')
+  end
+  if opts.alignCorners ~= nil and mode == 'nearest' then fail(op, 'alignCorners only goes with linear modes') end
+  local s = target_sizes(op, x, n, opts.size, opts.scaleFactor)
+  local m = mode == 'nearest' and UP_MODES.nearest or UP_MODES.bilinear
+  if n == 1 then
+    return M.upsample2d(nil, x:unsqueeze(3), 1, s[1], m, opts.alignCorners):squeeze(3)
+  end
+  return M.upsample2d(nil, x, s[1], s[2], m, opts.alignCorners)
+end
+
+--- nn.functional.pixelShuffle(x, r): rearranges a (C*r*r x H x W) or (N x C*r*r x H x W) tensor into
+--- (C x H*r x W*r) (or with N): output[c][h*r + i][w*r + j] = input[c*r*r + i*r + j][h][w] (0-based).
+function F.pixelShuffle(x, r)
+  local op = 'pixelShuffle'
+  rank_arg(op, x, 3, 'N x C*r*r x H x W')
+  r = int_arg(op, r, 'the upscale factor')
+  if r < 1 then fail(op, 'upscale factor %d must be positive', r) end
+  local n = x:dim()
+  local c = x:size(n - 2)
+  if c % (r * r) ~= 0 then fail(op, 'input of size %s has %d channels, not a multiple of %d', types.shape_str(x.p), c,
+    r * r) end
+  local h, w = x:size(n - 1), x:size(n)
+  local b = n == 4 and x:size(1) or 1
+  local y = x:reshape(b, c / (r * r), r, r, h, w):permute(1, 2, 5, 3, 6, 4):contiguous()
+  if n == 4 then return y:view(b, c / (r * r), h * r, w * r) end
+  return y:view(c / (r * r), h * r, w * r)
+end
+
+return M
