@@ -90,6 +90,6 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_optim.h"
 #include "tocha_rnn.h"
 #include "tocha_norm.h"
-#include "tocha_nn.h"
+#include "tocha_conv.h"
 
 #endif

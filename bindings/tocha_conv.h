@@ -1,9 +1,9 @@
-/* tocha_nn.h -- C ABI of the neural-network ops: convolutions over 1-3 spatial dims (with their two
+/* tocha_conv.h -- C ABI of the neural-network ops: convolutions over 1-3 spatial dims (with their two
  * adjoints, the transposed convolution and the weight gradient) and 2-D max and average pooling.
  * Included by tocha.h; see its conventions. Layouts are channels-first (N x C x spatial, or
  * C x spatial for one sample); see core/ops/conv.h and core/ops/pool2d.h for sizes and rules. */
-#ifndef TOCHA_NN_ABI_H
-#define TOCHA_NN_ABI_H
+#ifndef TOCHA_CONV_ABI_H
+#define TOCHA_CONV_ABI_H
 
 /* Per spatial dim, in the order depth, height, width; the first nd entries are used. */
 typedef struct tocha_conv_options {

@@ -1,4 +1,4 @@
-// C ABI of the neural-network ops (bindings/tocha_nn.h): convolutions and 2-D pooling.
+// C ABI of the neural-network ops (bindings/tocha_conv.h): convolutions and 2-D pooling.
 #include <optional>
 #include "capi.h"
 #include "core/ops/conv.h"
