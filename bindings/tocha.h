@@ -85,6 +85,7 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_serialize.h"
 #include "tocha_autograd.h"
 #include "tocha_pool.h"
+#include "tocha_nn.h"
 #include "tocha_data.h"
 #include "tocha_image.h"
 #include "tocha_optim.h"

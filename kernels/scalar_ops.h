@@ -24,8 +24,10 @@ struct abs_op {
 };
 struct sign_op {
   template <class T> TOCHA_HD T operator()(T x) const {
-    if constexpr (is_float_v<T>) { if (x != x) return x; }
-    return T((T(0) < x) - (x < T(0)));
+    // Selects rather than an early return for NaN, so the loops vectorize (sign runs in every
+    // ReLU backward); NaN falls through to x itself.
+    if constexpr (is_float_v<T>) return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == x ? T(0) : x));
+    else return T((T(0) < x) - (x < T(0)));
   }
 };
 struct floor_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::floor(x); else return x; } };

@@ -42,6 +42,22 @@ template <class R> void copy_kernel(const PointwiseIter& it) {
   visit_dtype(it.src_dtype, [&](auto tag) { copy_loop<R, decltype(tag)>(it); });
 }
 
+// zero() and fill() run on every parameter gradient each training step: the stride-1 rows are
+// a memset when the value is all zero bits, else a vectorized loop (the plain loop stayed scalar).
+template <class T> TOCHA_SIMD_CLONES void fill_simd(T* o, int64_t n, T v) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = v;
+}
+template <class T> void fill_contig(T* o, int64_t n, T v) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  bool zero = true;
+  for (unsigned char b : bytes) zero = zero && b == 0;
+  if (zero) std::memset(static_cast<void*>(o), 0, size_t(n) * sizeof(T));
+  else if constexpr (std::is_arithmetic<T>::value) fill_simd(o, n, v);
+  else for (int64_t i = 0; i < n; ++i) o[i] = v;
+}
+
 template <class T> void fill_kernel(const PointwiseIter& it) {
   if (it.numel == 0) return;
   T v;
@@ -50,7 +66,7 @@ template <class T> void fill_kernel(const PointwiseIter& it) {
     T* o = reinterpret_cast<T*>(p[0]) + off[0];
     int64_t so = st[0][inner];
     if (so == 1) {
-      for (int64_t i = 0; i < n; ++i) o[i] = v;
+      fill_contig(o, n, v);
     } else {
       for (int64_t i = 0; i < n; ++i) o[i * so] = v;
     }

@@ -1,53 +1,63 @@
 -- nn.ClassNLLCriterion([weights][, sizeAverage][, ignoreIndex]): -input[target] for log
--- probabilities (a vector with a class number, or a batch with a LongTensor of classes; 1-based).
+-- probabilities (a vector with a class number, or a batch with a LongTensor of classes; 1-based),
+-- weighted per class, averaged over the total weight of the targets when sizeAverage. Runs on the
+-- fused nllLoss op (Note [Fused class losses] in core/ops/loss.cpp).
 local ClassNLLCriterion, parent = torch.class('nn.ClassNLLCriterion', 'nn.Criterion')
 
+--- nn.ClassNLLCriterion([weights, sizeAverage=true, ignoreIndex=-100]).
 function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
   parent.__init(self)
   self.sizeAverage = sizeAverage == nil and true or sizeAverage
+  if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
+    error('[' .. torch.typename(self) .. '] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), 2)
+  end
   self.weights = weights
   self.ignoreIndex = ignoreIndex or -100
 end
 
--- (batch of log-probabilities, LongTensor targets as a column, per-row weights)
-local function prepare(self, input, target)
-  local batch = input:dim() == 2 and input or input:view(1, -1)
-  local t
-  if type(target) == 'number' then t = torch.LongTensor({ target })
-  elseif torch.isTensor(target) then t = target:long():view(-1)
-  else error('[nn.ClassNLLCriterion] target must be a number or a tensor, got ' .. torch.type(target), 0) end
-  local n, c = batch:size(1), batch:size(2)
-  if t:nElement() ~= n then
-    error(string.format('[nn.ClassNLLCriterion] %d targets for a batch of %d', t:nElement(), n), 0)
+-- Note [Class criterions]: nllLoss and crossEntropy check the sizes and the target range
+-- themselves; the Lua side only names the criterion in their messages and matches the weights'
+-- type to the input's.
+local function rethrow(self, ok, ...)
+  if ok then return ... end
+  local msg = tostring((...)):gsub('^.-%[(%a+)%] ', '')
+  error(string.format('[%s] %s', tostring(self), msg), 0)
+end
+ClassNLLCriterion._rethrow = rethrow
+
+function ClassNLLCriterion:_options(input)
+  local w = self.weights
+  if w and torch.isTensor(input) and w.p.dtype ~= input.p.dtype then
+    self._w = self._w and self._w.p.dtype == input.p.dtype and self._w or w:typeAs(input)
+    self._w:copy(w)
+    w = self._w
   end
-  local valid = torch.ne(t, self.ignoreIndex)
-  local safe = torch.where(valid, t, 1)
-  if safe:nElement() > 0 and (safe:min() < 1 or safe:max() > c) then
-    error(string.format('[nn.ClassNLLCriterion] target out of range: classes are 1..%d, got %d..%d', c,
-      safe:min(), safe:max()), 0)
-  end
-  local w = valid:typeAs(batch)
-  if self.weights then w:cmul(self.weights:typeAs(batch):index(1, safe)) end
-  return batch, safe:view(n, 1), w
+  local o = self._opts or {}
+  self._opts = o
+  o.weights, o.sizeAverage, o.ignoreIndex = w, self.sizeAverage, self.ignoreIndex
+  return o
 end
 
+ClassNLLCriterion._op = 'nllLoss'
+
 function ClassNLLCriterion:updateOutput(input, target)
-  local batch, t, w = prepare(self, input, target)
-  local picked = batch:gather(2, t):view(-1)
-  local total = -torch.dot(picked, w)
-  local norm = self.sizeAverage and w:sum() or 1
-  self.total_weight = norm
-  self.output = norm ~= 0 and total / norm or 0
+  self.output = rethrow(self, pcall(torch[self._op], input, target, self:_options(input)))
+  if torch.isTensor(self.output) then self.output = self.output:item() end
   return self.output
 end
 
 function ClassNLLCriterion:updateGradInput(input, target)
-  local batch, t, w = prepare(self, input, target)
-  local norm = self.sizeAverage and w:sum() or 1
-  local g = batch.new(batch:size()):zero()
-  if norm ~= 0 then g:scatter(2, t, torch.mul(w, -1 / norm):view(-1, 1)) end
-  self.gradInput = g:viewAs(input)
+  local o = self:_options(input)
+  self.gradInput = rethrow(self, pcall(torch._classLossBackward, self._op, 1, input, target, o.weights,
+    o.sizeAverage, o.ignoreIndex))
   return self.gradInput
+end
+
+-- The autograd form is the fused op itself (a C++ node, differentiable twice), not a Lua node.
+function ClassNLLCriterion:loss(input, target)
+  local r = rethrow(self, pcall(torch[self._op], input, target, self:_options(input)))
+  self.output = torch.isTensor(r) and r:item() or r
+  return r
 end
 
 return ClassNLLCriterion

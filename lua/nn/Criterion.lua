@@ -13,18 +13,27 @@ end
 function Criterion:updateOutput(input, target) return self.output end
 function Criterion:updateGradInput(input, target) return self.gradInput end
 
-local each_tensor = nn.Module._each_tensor
+-- Closure-free walks over tensors and tables of them (closures abort LuaJIT traces).
+local any_needs_grad, collect_tensors = nn.Module._any_needs_grad, nn.Module._collect_tensors
 
 local function needs_node(self, input)
   if self.updateGradInput == Criterion.updateGradInput or not torch.isGradEnabled() then return false end
-  local any = false
-  each_tensor(input, function(t) if t:needsGrad() then any = true end end)
-  return any
+  return any_needs_grad(input)
+end
+
+-- Note [Criterion buffer types]: criterions are rarely converted with :double() (Torch7's default
+-- type was double, so scripts never did), and updateGradInput writes into self.gradInput: give
+-- it the input's type first, or a float buffer would silently round a double gradient.
+local function match_grad_buffer(crit, input)
+  if torch.isTensor(input) and torch.isTensor(crit.gradInput) then
+    crit.gradInput = nn.utils.buffer(crit.gradInput, input)
+  end
 end
 
 -- The backward of a criterion node: gradInput scaled by the incoming gradient of the loss.
 local function criterion_backward(entry, grads)
   local crit = entry.criterion
+  match_grad_buffer(crit, entry.input)
   local gi = crit:updateGradInput(entry.input, entry.target)
   local scale = grads[1]
   local flat = {}
@@ -49,8 +58,7 @@ end
 function Criterion:loss(input, target)
   if not needs_node(self, input) then return self:updateOutput(input, target) end
   local value = torch.noGrad(self.updateOutput, self, input, target)
-  local inputs = {}
-  each_tensor(input, function(t) inputs[#inputs + 1] = t end)
+  local inputs = collect_tensors(input, {})
   local out = torch._new_tensor(0, nil, inputs[1].p.dtype, value)
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Criterion', backward = criterion_backward,
                                     criterion = self, input = input, target = target }, inputs, { out })
@@ -58,7 +66,10 @@ function Criterion:loss(input, target)
 end
 
 --- c:backward(input, target): the gradient of the loss with respect to input.
-function Criterion:backward(input, target) return torch.noGrad(self.updateGradInput, self, input, target) end
+function Criterion:backward(input, target)
+  match_grad_buffer(self, input)
+  return torch.noGrad(self.updateGradInput, self, input, target)
+end
 
 function Criterion:__call__(input, target)
   return self:loss(input, target)

@@ -1,25 +1,13 @@
--- nn.CrossEntropyCriterion([weights][, sizeAverage]): LogSoftMax followed by ClassNLLCriterion.
-local CrossEntropyCriterion, parent = torch.class('nn.CrossEntropyCriterion', 'nn.Criterion')
+-- nn.CrossEntropyCriterion([weights][, sizeAverage][, ignoreIndex]): nn.LogSoftMax followed by
+-- nn.ClassNLLCriterion, computed by the fused crossEntropy op in one pass over the scores.
+require 'nn.ClassNLLCriterion'
+local CrossEntropyCriterion, parent = torch.class('nn.CrossEntropyCriterion', 'nn.ClassNLLCriterion')
 
-function CrossEntropyCriterion:__init(weights, sizeAverage)
-  parent.__init(self)
-  self.lsm = nn.LogSoftMax()
-  self.nll = nn.ClassNLLCriterion(weights, sizeAverage)
+--- nn.CrossEntropyCriterion([weights, sizeAverage=true, ignoreIndex=-100]).
+function CrossEntropyCriterion:__init(weights, sizeAverage, ignoreIndex)
+  parent.__init(self, weights, sizeAverage, ignoreIndex)
 end
 
-function CrossEntropyCriterion:updateOutput(input, target)
-  local x = input:dim() == 1 and input:view(1, -1) or input
-  self.lsm:updateOutput(x)
-  self.output = self.nll:updateOutput(self.lsm.output, target)
-  return self.output
-end
-
-function CrossEntropyCriterion:updateGradInput(input, target)
-  local x = input:dim() == 1 and input:view(1, -1) or input
-  self.nll:updateGradInput(self.lsm.output, target)
-  self.lsm:updateGradInput(x, self.nll.gradInput)
-  self.gradInput = self.lsm.gradInput:viewAs(input)
-  return self.gradInput
-end
+CrossEntropyCriterion._op = 'crossEntropy'
 
 return CrossEntropyCriterion

@@ -1,20 +1,17 @@
--- nn.LogSoftMax(): log(softmax(x)) over the last dim of a vector or a batch of rows.
+-- nn.LogSoftMax(): log(softmax(x)) over the class dim (see nn.utils.softmaxDim); the backward
+-- reads the output: gradOutput - exp(y) * sum(gradOutput).
 local LogSoftMax, parent = torch.class('nn.LogSoftMax', 'nn.Module')
 
 function LogSoftMax:updateOutput(input)
-  if input:dim() ~= 1 and input:dim() ~= 2 then
-    error(string.format('[nn.LogSoftMax] expected a vector or a batch of rows, got size %s',
-      table.concat(input:size():totable(), 'x')), 0)
-  end
-  self.output = torch.logSoftmax(input, input:dim())
+  self.output = torch.logSoftmax(input, nn.utils.softmaxDim(self, input))
   return self.output
 end
 
--- d/dx: gradOutput - exp(output) * sum(gradOutput) along the class dim.
 function LogSoftMax:updateGradInput(input, gradOutput)
-  local d = input:dim()
-  local s = torch.sum(gradOutput, d)
-  self.gradInput = torch.csub(gradOutput, torch.cmul(torch.exp(self.output), s))
+  local y, d = self.output, nn.utils.softmaxDim(self, input)
+  self._sum = torch.sum(nn.utils.buffer(self._sum, y), gradOutput, d)
+  self._exp = torch.exp(nn.utils.buffer(self._exp, y), y)
+  self.gradInput:resizeAs(gradOutput):copy(gradOutput):addcmul(-1, self._exp, self._sum)
   return self.gradInput
 end
 

@@ -54,23 +54,36 @@ local function each_tensor(x, fn)
 end
 Module._each_tensor = each_tensor
 
+-- The per-forward helpers below recurse instead of passing closures to each_tensor: creating a
+-- closure aborts LuaJIT traces, and these run on every forward of every module.
+local function any_needs_grad(x)
+  if torch.isTensor(x) then return x:needsGrad() end
+  if type(x) == 'table' then
+    for _, v in ipairs(x) do if any_needs_grad(v) then return true end end
+  end
+  return false
+end
+Module._any_needs_grad = any_needs_grad
+
+local function collect_tensors(x, list)
+  if torch.isTensor(x) then list[#list + 1] = x
+  elseif type(x) == 'table' then for _, v in ipairs(x) do collect_tensors(v, list) end end
+  return list
+end
+Module._collect_tensors = collect_tensors
+
+-- Whether the forward must record a node, and whether any input needs a gradient.
 local function needs_node(self, input)
   if self._transparent or not defines_backward(self) or not torch.isGradEnabled() then return false end
-  local any = false
-  each_tensor(input, function(t) if t:needsGrad() then any = true end end)
-  if any then return true end
+  if any_needs_grad(input) then return true, true end
   local params = self:parameters()
   if params then
-    for _, p in ipairs(params) do if p:needsGrad() then return true end end
+    for _, p in ipairs(params) do if p:needsGrad() then return true, false end end
   end
   return false
 end
 
-local function flat_tensors(x)
-  local list = {}
-  each_tensor(x, function(t) list[#list + 1] = t end)
-  return list
-end
+local function flat_tensors(x) return collect_tensors(x, {}) end
 
 -- The gradients of a table-shaped gradInput, in the order flat_tensors lists the inputs.
 local function flat_grads(gi, input, out)
@@ -85,14 +98,20 @@ end
 local function coarse_backward(entry, grads, n)
   local module, input = entry.module, entry.input
   local gradOutput = entry.single and grads[1] or utils.rebuild(entry.output, grads, true)
-  local gi = module:updateGradInput(input, gradOutput)
+  -- Note [Skipping gradInput]: under autograd nothing reads the gradInput of an input that needs
+  -- no gradient (the data going into the first layer), so a module whose accGradParameters does
+  -- not depend on updateGradInput having run (it sets _accGradWithoutGradInput, like nn.Linear)
+  -- skips it: for the first Linear of an MLP that is a third of its backward GEMMs. Torch7's
+  -- model:backward still computes every gradInput, as Torch7 does.
+  local gi
+  if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
   module:accGradParameters(input, gradOutput, 1)
   local flat = flat_grads(gi, input, {})
   for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
   return flat
 end
 
-local function forward_as_node(self, input)
+local function forward_as_node(self, input, inputNeedsGrad)
   local output = torch.noGrad(self.updateOutput, self, input)
   local inputs = flat_tensors(input)
   local outs = flat_tensors(output)
@@ -106,7 +125,8 @@ local function forward_as_node(self, input)
   if single then output = outs[1] elseif #outs > 0 then output = utils.rebuild(output, outs) end
   self.output = output
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
-                                    module = self, input = input, output = output, single = single },
+                                    module = self, input = input, output = output, single = single,
+                                    inputNeedsGrad = inputNeedsGrad },
                                   inputs, outs)
   return output
 end
@@ -114,7 +134,8 @@ end
 --- m:forward(input): computes the output (m.output) from input.
 function Module:forward(input)
   if self._transparent or not defines_backward(self) then return self:updateOutput(input) end
-  if needs_node(self, input) then return forward_as_node(self, input) end
+  local node, inputNeedsGrad = needs_node(self, input)
+  if node then return forward_as_node(self, input, inputNeedsGrad) end
   -- Torch7-style modules compute with recording off: their buffers are reused in place.
   return torch.noGrad(self.updateOutput, self, input)
 end
@@ -166,6 +187,12 @@ function Module:clone(...)
   if select('#', ...) > 0 then copy:share(self, ...) end
   utils.linkGradients(copy)
   return copy
+end
+
+--- module:afterLoad(): called by torch.load (every format) once the module is read: parameters
+--- require grad again and each one's .grad is its gradWeight (Note [After load]).
+function Module:afterLoad()
+  nn.utils.linkGradients(self)
 end
 
 --- m:type(name[, cache]): converts every tensor of the module (float(), double(), cuda()...).

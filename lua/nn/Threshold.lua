@@ -1,37 +1,62 @@
--- nn.Threshold(th, v[, inplace]): y = x if x > th else v. nn.ReLU is Threshold(0, 0).
+-- nn.Threshold(th=1e-6, v=0[, inplace]): y = x if x > th else v; the gradient passes where
+-- x > th. nn.ReLU is Threshold(0, 0), with its own faster path.
 local Threshold, parent = torch.class('nn.Threshold', 'nn.Module')
 
+--- nn.Threshold([th=1e-6, v=0, inplace=false]); in place needs v <= th.
 function Threshold:__init(th, v, ip)
   parent.__init(self)
   self.threshold = th or 1e-6
   self.val = v or 0
   self.inplace = ip or false
+  if type(self.threshold) ~= 'number' or type(self.val) ~= 'number' then
+    error(string.format('[nn.Threshold] threshold and value must be numbers, got %s and %s', tostring(th),
+      tostring(v)), 2)
+  end
   if self.inplace and self.val > self.threshold then
     error(string.format('[nn.Threshold] in-place needs val (%g) <= threshold (%g)', self.val, self.threshold), 2)
   end
 end
 
+-- Note [ReLU without masks]: for th = v = 0 the output is relu(x) and the gradient
+-- gradOutput * sign(y) (y >= 0, so sign is 1 exactly where x > 0): two passes over the
+-- data and no temporaries. Otherwise a ByteTensor mask of x <= th is kept for the backward
+-- (in place, the input is overwritten, and v <= th keeps the mask computable from the output).
 function Threshold:updateOutput(input)
-  local keep = torch.gt(input, self.threshold)
+  nn.utils.checkFloatInput(self, input)
   if self.threshold == 0 and self.val == 0 then
-    if self.inplace then input:relu() self.output = input
-    else self.output = torch.relu(self.output:resizeAs(input), input) end
-  else
-    local r = torch.where(keep, input, self.val)
-    if self.inplace then input:copy(r) self.output = input else self.output = r end
+    if self.inplace then
+      self.output = input:relu()
+    else
+      self.output = torch.relu(self.output, input)
+    end
+    return self.output
   end
-  self._mask = keep
+  self._mask = torch.le(nn.utils.maskBuffer(self._mask), input, self.threshold)
+  if self.inplace then
+    self.output = input
+  else
+    self.output:resizeAs(input):copy(input)
+  end
+  self.output:maskedFill(self._mask, self.val)
   return self.output
 end
 
 function Threshold:updateGradInput(input, gradOutput)
-  local mask = self._mask:typeAs(gradOutput)
+  if self.threshold == 0 and self.val == 0 then
+    if self.inplace then
+      self._sign = torch.sign(nn.utils.buffer(self._sign, self.output), self.output)
+      self.gradInput = gradOutput:cmul(self._sign)
+    else
+      self.gradInput = torch.sign(self.gradInput, self.output):cmul(gradOutput)
+    end
+    return self.gradInput
+  end
   if self.inplace then
-    gradOutput:cmul(mask)
     self.gradInput = gradOutput
   else
-    self.gradInput = torch.cmul(self.gradInput:resizeAs(gradOutput), gradOutput, mask)
+    self.gradInput:resizeAs(gradOutput):copy(gradOutput)
   end
+  self.gradInput:maskedFill(self._mask, 0)
   return self.gradInput
 end
 

@@ -7,6 +7,115 @@ nn.Module._attach_utils(utils)
 
 local each_tensor = nn.Module._each_tensor
 
+--- utils.describe(x): "torch.FloatTensor of size 2x3" for a tensor, the type name otherwise (for
+--- error messages that say what a module received).
+function utils.describe(x)
+  if torch.isTensor(x) then
+    local n = x:dim()
+    local dims = {}
+    for i = 1, n do dims[i] = x:size(i) end
+    return torch.type(x) .. ' of size ' .. (n == 0 and 'scalar' or table.concat(dims, 'x'))
+  end
+  return torch.type(x)
+end
+
+--- utils.maskBuffer(t): t when it is a ByteTensor, else a new one (modules keep comparison masks
+--- in ByteTensor buffers, which type conversion such as m:double() may have turned into floats).
+function utils.maskBuffer(t)
+  if t ~= nil and t.p.dtype == 6 then return t end  -- 6: u8
+  return torch.ByteTensor()
+end
+
+--- utils.buffer(t, like): t when it has like's type, else a new empty tensor of that type (the
+--- scratch tensors modules reuse between calls).
+function utils.buffer(t, like)
+  if t ~= nil and t.p.dtype == like.p.dtype and t.p.device_type == like.p.device_type then return t end
+  return like.new()
+end
+
+--- utils.softmaxDim(module, input): the dim Torch7's SoftMax family normalizes over: the only dim
+--- of a vector, dim 2 of a batch (N x C), dim 1 of C x H x W and dim 2 of N x C x H x W.
+function utils.softmaxDim(module, input)
+  utils.checkFloatInput(module, input)
+  local n = input:dim()
+  if n == 1 or n == 3 then return 1 elseif n == 2 or n == 4 then return 2 end
+  error(string.format('[%s] expected a vector, a batch (N x C), C x H x W or N x C x H x W, got %s',
+    tostring(module), utils.describe(input)), 0)
+end
+
+--- utils.targetAs(criterion, input, target): target as a tensor of input's type and size, after
+--- checking (naming the criterion) that it is a tensor with as many elements as input.
+function utils.targetAs(crit, input, target)
+  utils.checkFloatInput(crit, input, 'a floating-point input tensor')
+  if not torch.isTensor(target) or target:nElement() ~= input:nElement() then
+    error(string.format('[%s] input is %s but target is %s (they need as many elements)', tostring(crit),
+      utils.describe(input), utils.describe(target)), 0)
+  end
+  if target.p.dtype ~= input.p.dtype then target = target:typeAs(input) end
+  if not target:isSameSizeAs(input) then target = target:contiguous():viewAs(input) end
+  return target
+end
+
+--- utils.isTensorOfRank(x, ...): x is a tensor whose dim() is one of the given numbers.
+function utils.isTensorOfRank(x, ...)
+  if not torch.isTensor(x) then return false end
+  local d = x:dim()
+  for i = 1, select('#', ...) do if d == select(i, ...) then return true end end
+  return false
+end
+
+--- utils.recursiveResizeAs(t1, t2): t1 (tensors or nested tables of them) resized like t2, with
+--- t2's tensor types; returns t1, t2 (Torch7).
+function utils.recursiveResizeAs(t1, t2)
+  if type(t2) == 'table' then
+    t1 = type(t1) == 'table' and t1 or {}
+    for k in pairs(t2) do t1[k], t2[k] = utils.recursiveResizeAs(t1[k], t2[k]) end
+    for k in pairs(t1) do if t2[k] == nil then t1[k] = nil end end
+  elseif torch.isTensor(t2) then
+    t1 = torch.isTensor(t1) and utils.buffer(t1, t2) or t2.new()
+    t1:resizeAs(t2)
+  else
+    error('nn.utils.recursiveResizeAs: expected tensors or tables, got ' .. torch.type(t2), 2)
+  end
+  return t1, t2
+end
+
+--- utils.recursiveFill(t, value): fills every tensor of t (a tensor or nested tables); returns t.
+function utils.recursiveFill(t, value)
+  if type(t) == 'table' then
+    for k in pairs(t) do t[k] = utils.recursiveFill(t[k], value) end
+  elseif torch.isTensor(t) then
+    t:fill(value)
+  else
+    error('nn.utils.recursiveFill: expected tensors or tables, got ' .. torch.type(t), 2)
+  end
+  return t
+end
+
+--- utils.recursiveAdd(t1, [value,] t2): t1 += value * t2 over matching tensors of nested tables;
+--- returns t1, t2 (Torch7).
+function utils.recursiveAdd(t1, value, t2)
+  if t2 == nil then value, t2 = 1, value end
+  if type(t2) == 'table' then
+    t1 = type(t1) == 'table' and t1 or {}
+    for k in pairs(t2) do t1[k], t2[k] = utils.recursiveAdd(t1[k], value, t2[k]) end
+  elseif torch.isTensor(t1) and torch.isTensor(t2) then
+    t1:add(value, t2)
+  else
+    error('nn.utils.recursiveAdd: expected tensors or tables, got ' .. torch.type(t1) .. ' and ' .. torch.type(t2), 2)
+  end
+  return t1, t2
+end
+
+--- utils.checkFloatInput(module, input[, what]): errors naming the module (tostring, with its
+--- configuration) unless input is a floating-point tensor.
+function utils.checkFloatInput(module, input, what)
+  if not torch.isTensor(input) or input.p.dtype > 3 then  -- dtypes 0-3: f32, f64, f16, bf16
+    error(string.format('[%s] expected %s, got %s', tostring(module), what or 'a floating-point tensor',
+      utils.describe(input)), 0)
+  end
+end
+
 --- Makes every parameter require grad and point .grad at its gradient tensor (gradWeight...),
 --- so autograd accumulates where Torch7-style code reads (Note [Modules and autograd]).
 function utils.linkGradients(module)

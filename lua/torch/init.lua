@@ -16,7 +16,7 @@ require 'torch.utils'
 
 for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
-                        'torch.gradcheck', 'torch.functional', 'torch.rnn', 'torch.distributed',
+                        'torch.gradcheck', 'torch.functional', 'torch.loss', 'torch.rnn', 'torch.distributed',
                         'torch.normalization', 'torch.doc' }) do
   require(name)
 end

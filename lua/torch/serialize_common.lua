@@ -166,6 +166,18 @@ function M.new_instance(name)
   return obj, mt, alias and alias.convert
 end
 
+-- Note [After load]: a class may define afterLoad(self) to restore what the file does not hold
+-- (nn modules re-link each parameter's .grad to its gradWeight and mark it as requiring grad).
+-- It runs once the object and everything it holds are read, for every format.
+--- Runs obj's afterLoad method if its class has one; returns obj.
+function M.after_load(obj)
+  local name = torch.typename(obj)
+  local mt = name and torch.getmetatable(name)
+  local hook = mt and M.class_method(mt, 'afterLoad')
+  if hook then hook(obj) end
+  return obj
+end
+
 --- The version a class writes with its objects (Torch7's __version, default 1).
 function M.class_version(mt)
   local v = rawget(mt, '__version')

@@ -118,7 +118,7 @@ function Reader:class()
     if replaced ~= nil then obj = replaced end
     self.objects[id] = obj
   end
-  return obj
+  return common.after_load(obj)
 end
 
 -- ---- tensors, storages and blobs -------------------------------------------------------------------

@@ -220,7 +220,7 @@ local function read_torch_object(self, e, index)
     if replaced ~= nil then obj = replaced end
     e.objects[index] = obj
   end
-  return obj
+  return common.after_load(obj)
 end
 
 local function read_value(self, e)

@@ -190,6 +190,19 @@ cases.layerNorm = function()  -- fused kernels; more cases in test_nn_norm_layer
   check('layerNorm 1-d', function(t, b) return torch.layerNorm(t, 1, nil, b) end, { rnd(6), rnd(6) })
 end
 
+-- ---- fused class losses (core/ops/loss.h), first and second order ---------------------------
+local function class_losses(name)
+  local t, w = L({ 2, 3 }), D({ 0.5, 2, 1 })
+  for _, opts in ipairs({ {}, { weights = w }, { sizeAverage = false }, { ignoreIndex = 3 } }) do
+    check(name, function(x) return torch[name](x, t, opts) end, { M() })
+    local good, err = pcall(ggc, function(x) return torch[name](x, t, opts) end, { M() })
+    tester:assert(good and err, name .. ' second order: ' .. tostring(err))
+  end
+  check(name .. ' vector', function(x) return torch[name](x, 2) end, { V() })
+end
+cases.nllLoss = function() class_losses('nllLoss') end
+cases.crossEntropy = function() class_losses('crossEntropy') end
+
 function tests.everyDifferentiableOpHasACase()
   local C = torch._lib.C
   for i = 0, C.tocha_op_count() - 1 do

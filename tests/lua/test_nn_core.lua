@@ -100,6 +100,30 @@ function tests.torch7AndAutogradTrainIdentically()
   for i = 1, #pa do tester:assertTensorEq(pa[i], pb[i], 0) end
 end
 
+-- Note [Skipping gradInput]: under autograd the first Linear skips its gradInput when the data
+-- needs no gradient, and computes it when it does; the bias gradient's ones buffer follows the batch.
+function tests.linearGradInputUnderAutograd()
+  torch.manualSeed(8)
+  local m = nn.Linear(4, 3):double()
+  local x = torch.randn(5, 4):double()
+  m(x):sum():backward()
+  tester:asserteq(m.gradInput:nElement(), 0, 'no gradInput for data that needs none')
+  tester:assertTensorEq(m.gradBias, torch.DoubleTensor(3):fill(5), 1e-12)
+  m:zeroGradParameters()
+  local xr = torch.randn(2, 4):double():requiresGrad()
+  m(xr):sum():backward()
+  tester:assertTensorEq(xr.grad, m.weight:sum(1):expand(2, 4), 1e-12)
+  tester:assertTensorEq(m.gradBias, torch.DoubleTensor(3):fill(2), 1e-12)
+  for _, n in ipairs({ 3, 7, 3 }) do
+    m:zeroGradParameters()
+    local go = torch.randn(n, 3):double()
+    m:backward(torch.randn(n, 4):double(), go)
+    tester:assertTensorEq(m.gradBias, go:sum(1):view(3), 1e-12, 'batch ' .. n)
+  end
+  m:clearState()
+  tester:asserteq(m.addBuffer, nil)
+end
+
 function tests.getParametersAliasesAndIsIdempotent()
   local m = mlp()
   local p, g = m:getParameters()

@@ -86,5 +86,30 @@ else
   print('test_nn_state: /usr/bin/python3 has no torch module (Debian python3-torch); PyTorch import test skipped')
 end
 
+-- Note [After load]: a loaded module trains like the saved one through both backward styles:
+-- parameters require grad and each .grad is the module's gradWeight, in every format.
+function tests.loadedModulesKeepGradientLinks()
+  torch.manualSeed(3)
+  local m = nn.Sequential():add(nn.Linear(3, 2)):add(nn.ReLU()):add(nn.Linear(2, 1))
+  for _, fmt in ipairs({ 'tocha', 'binary-t7', 'ascii' }) do
+    local path = os.tmpname()
+    torch.save(path, m, fmt)
+    local loaded = torch.load(path)
+    os.remove(path)
+    local params, grads = loaded:parameters()
+    for i, p in ipairs(params) do
+      tester:assert(p:needsGrad(), fmt .. ': parameter ' .. i .. ' requires grad')
+      tester:assert(torch.pointer(p.grad) == torch.pointer(grads[i]), fmt .. ': parameter ' .. i .. ' .grad is its gradient tensor')
+    end
+    local x = torch.randn(4, 3)
+    loaded:zeroGradParameters()
+    loaded:forward(x):sum():backward()
+    local viaAutograd = grads[1]:clone()
+    loaded:zeroGradParameters()
+    loaded:backward(x, torch.ones(4, 1))
+    tester:assertTensorEq(grads[1], viaAutograd, 1e-6, fmt .. ': both backward styles fill the same gradWeight')
+  end
+end
+
 tester:add(tests)
 tester:run()
