@@ -85,13 +85,12 @@ end
 -- Note [Loading Torch7 convolutions]: .t7 files written by Torch7 hold nn.SpatialConvolution(MM)
 -- objects as their fields only (weight, bias, gradWeight, nInputPlane, nOutputPlane, kW, kH, dW,
 -- dH, padW, padH; older ones `padding`; SpatialConvolutionMM's weight is nOutputPlane x
--- (nInputPlane*kH*kW)); the class is found by name and _upgrade, run when the object is read,
--- fills what Tocha adds (groups, the weight.grad link). Torch7's finput/fgradInput buffers are
--- kept but unused.
-for _, name in ipairs({ 'nn.SpatialConvolution', 'nn.SpatialConvolutionMM', 'nn.SpatialDilatedConvolution' }) do
-  torch.serialization.registerClassAlias(name, name, function(m)
-    if type(m) == 'table' and torch.isTensor(m.weight) then m:_upgrade() end
-  end)
+-- (nInputPlane*kH*kW)); the class is found by name and afterLoad (Note [After load]) runs
+-- _upgrade, which fills what Tocha adds (groups, the weight.grad link). Torch7's finput/fgradInput
+-- buffers are kept but unused.
+--- m:afterLoad(): brings a loaded module (any format, Torch7's .t7 included) up to date.
+function SpatialConvolution:afterLoad()
+  if torch.isTensor(self.weight) then self:_upgrade() else parent.afterLoad(self) end
 end
 
 -- Kernel, stride, padding and dilation as (height, width) tables for the C ops.
