@@ -21,8 +21,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The main job: trains the Fashion-MNIST MLP (progress bars, test accuracy, confusion matrix);
+# the checkpoint and the learning-curve and confusion images go to $(BUILD_DIR)/fashion_mnist_mlp/.
 run: build
-	$(BUILD_DIR)/tocha examples/tensors.lua
+	$(BUILD_DIR)/tocha examples/fashion_mnist_mlp.lua --out $(BUILD_DIR)/fashion_mnist_mlp
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

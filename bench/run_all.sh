@@ -16,7 +16,9 @@ for t in 1 2; do
   done
 done
 run "$here/mm.lua" "$build/bench/bench_mm_ref"
+for t in 1 2; do run "$here/cnn_epoch.lua" "$t" 0 12800; run "$here/cnn_epoch.lua" "$t" 1 12800; done
 [ -f "$here/loader.lua" ] && run "$here/loader.lua"
+[ -x "$build/bench/bench_allreduce_ref" ] && run "$here/distributed.lua" "$build"
 if [ "${BENCH_CORETYPE_UNSET:-0}" = 1 ]; then
   echo "### OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset"
   ( unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE

@@ -55,7 +55,13 @@ function utils.summary(model, ...)
       end
     end
   end
+  -- Evaluation mode: the dummy forward must not move batch-norm running statistics or draw dropout
+  -- masks, and batch norm accepts a single sample there. The mode of every module is restored.
+  local modes = {}
+  for i, m in ipairs(model:listModules()) do modes[i] = m.train end
+  model:evaluate()
   local ok, err = pcall(torch.noGrad, function() return model:forward(input) end)
+  for i, m in ipairs(model:listModules()) do m.train = modes[i] end
   for _, p in ipairs(patched) do p[1].updateOutput = p[2] end
   if not ok then error(err, 0) end
   local w1, w2 = #'Layer', #'Output size'

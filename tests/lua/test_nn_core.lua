@@ -187,6 +187,24 @@ function tests.printingAndSummary()
   tester:assert(text:find('Total parameters: 275', 1, true), text)
 end
 
+-- summary's dummy forward runs in evaluation mode: batch-norm statistics stay as they were, a
+-- single sample is accepted, and every module's mode is restored afterwards.
+function tests.summaryLeavesTrainingStateAlone()
+  local m = nn.Sequential():add(nn.Linear(3, 4)):add(nn.BatchNormalization(4)):add(nn.Dropout(0.5))
+  m:get(3):evaluate()  -- a mixed state must come back as it was
+  local mean, var = m:get(2).running_mean:clone(), m:get(2).running_var:clone()
+  local old = print
+  print = function() end
+  local ok, err = pcall(function() m:summary(3) end)
+  print = old
+  tester:assert(ok, err)
+  tester:assertTensorEq(m:get(2).running_mean, mean, 0, 'running mean untouched')
+  tester:assertTensorEq(m:get(2).running_var, var, 0, 'running variance untouched')
+  tester:asserteq(m.train, true)
+  tester:asserteq(m:get(2).train, true)
+  tester:asserteq(m:get(3).train, false)
+end
+
 function tests.userSubclass()
   local Scale, parent = torch.class('nn.TestScale', 'nn.Module')
   function Scale:__init(k) parent.__init(self) self.k = k end

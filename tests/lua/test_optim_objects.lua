@@ -282,5 +282,25 @@ function tests.errors()
                             'share memory')
 end
 
+-- A user module written Torch7's way (weight/gradWeight, no nn.utils.linkGradients) is trained
+-- by an optimizer object built from the model: its parameters get their .grad linked.
+function tests.userTorch7ModuleIsUpdated()
+  local Scale, parent = torch.class('nn.TestUserScale', 'nn.Module')
+  function Scale:__init(n)
+    parent.__init(self)
+    self.weight, self.gradWeight = torch.ones(n), torch.zeros(n)
+  end
+  function Scale:updateOutput(x) self.output = torch.cmul(x, self.weight:view(1, -1):expandAs(x)) return self.output end
+  function Scale:updateGradInput(x, go) self.gradInput = torch.cmul(go, self.weight:view(1, -1):expandAs(x)) return self.gradInput end
+  function Scale:accGradParameters(x, go, s) self.gradWeight:add(s or 1, torch.cmul(go, x):sum(1):view(-1)) end
+  local model = nn.Sequential():add(nn.TestUserScale(3))
+  local opt = optim.SGD(model, { lr = 0.5 })
+  local x = torch.Tensor({ { 1, 2, 3 } })
+  opt:zeroGrad()
+  model:backward(x, model:forward(x):clone():fill(1))
+  opt:step()
+  tester:assertTensorEq(model:get(1).weight, torch.Tensor({ 0.5, 0, -0.5 }), 1e-6, 'weight -= 0.5 * x')
+end
+
 tester:add(tests)
 tester:run()

@@ -104,10 +104,10 @@ class Repl:
         if not self.exited():
             self.send('\x04')
             try:
-                self.wait(5)
+                self.wait(20)
             except AssertionError:
                 os.kill(self.pid, signal.SIGKILL)
-                self.wait(5)
+                self.wait(20)
         os.close(self.fd)
 
 

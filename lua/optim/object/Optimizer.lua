@@ -14,8 +14,14 @@ end
 
 -- The parameter groups of params: a module, a tensor, a list of tensors, or a list of groups
 -- ({params = ..., option = value...}).
+-- A module's parameters are linked to their gradients first (p.grad = gradWeight...): a user
+-- module written Torch7's way sets weight/gradWeight without nn.utils.linkGradients, and step()
+-- would otherwise skip its parameters, which have no .grad.
 local function groups_of(owner, params)
-  if type(params) == 'table' and type(params.parameters) == 'function' then params = params:parameters() or {} end
+  if type(params) == 'table' and type(params.parameters) == 'function' then
+    if rawget(_G, 'nn') and nn.utils and nn.utils.linkGradients then nn.utils.linkGradients(params) end
+    params = params:parameters() or {}
+  end
   if torch.isTensor(params) then params = { params } end
   if type(params) ~= 'table' then lib.fail(owner, 'params must be a module, a tensor, a list of tensors or a list of groups, got %s', type(params)) end
   if #params == 0 then lib.fail(owner, 'got an empty parameter list') end
