@@ -21,6 +21,8 @@ for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.lina
                         'torch.normalization', 'torch.doc' }) do
   require(name)
 end
+-- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).
+require 'torch.conv'
 -- Being written (loaded when present).
 for _, name in ipairs({ 'torch.serialize' }) do
   if package.searchpath(name, package.path) then require(name) end

@@ -35,6 +35,10 @@ for _, name in ipairs({ 'adaptiveMaxPool2d', 'adaptiveAvgPool2d', 'adaptiveAvgPo
   cases[name] = 'test_nn_pool*.lua, test_nn_padding.lua, test_nn_upsampling.lua'
 end
 cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
+for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'maxPool2dBackward', 'avgPool2d',
+                        'avgPool2dBackward' }) do
+  cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions
+end
 cases.digamma = function() check('digamma', torch.digamma, { V() }) end
 for _, name in ipairs({ 'floor', 'ceil', 'round', 'trunc', 'sign' }) do
   cases[name] = function() check(name, torch[name], { leaf({ 0.3, 1.6, -2.4 }) }) end

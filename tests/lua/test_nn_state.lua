@@ -65,9 +65,22 @@ if have_torch == 0 or have_torch == true then
     os.remove(path)
     local x, y = tbl.input, tbl.output
     tbl.input, tbl.output = nil, nil
+    local cnn_tbl = {}
+    for k, v in pairs(tbl) do
+      local name = k:match('^cnn%.(.*)$')
+      if name then cnn_tbl[name], tbl[k] = v, nil end
+    end
     local m = model()
     m:loadStateDict(tbl)
     tester:assertTensorEq(m:forward(x), y, 1e-5)
+    -- Conv2d / MaxPool2d / AvgPool2d weights into SpatialConvolution and the 2-D poolings.
+    local xc, yc = cnn_tbl.input, cnn_tbl.output
+    cnn_tbl.input, cnn_tbl.output = nil, nil
+    local cnn = nn.Sequential():add(nn.SpatialConvolution(2, 4, 3, 3, 1, 1, 1, 1)):add(nn.ReLU())
+      :add(nn.SpatialMaxPooling(2, 2)):add(nn.SpatialConvolution(4, 3, 2, 3, 2, 1))
+      :add(nn.SpatialAveragePooling(2, 2, 1, 1, 1, 1)):add(nn.View(27)):add(nn.Linear(27, 2))
+    cnn:loadStateDict(cnn_tbl)
+    tester:assertTensorEq(cnn:forward(xc), yc, 1e-5)
   end
 else
   print('test_nn_state: /usr/bin/python3 has no torch module (Debian python3-torch); PyTorch import test skipped')

@@ -1,0 +1,291 @@
+// CPU kernels of conv, convTranspose and convWeight (f32, f64): im2col / col2im + OpenBLAS GEMM per
+// image and group, with no column matrix at all for 1x1 stride-1 unpadded kernels.
+// Note [Convolution threading]: a batch of two or more images is split over the OpenMP pool, one
+// range of images per thread with its own column buffer; OpenBLAS (the OpenMP build, Note [One
+// thread pool]) then runs single-threaded inside the region, so threads never fight over cores
+// and the small per-image GEMMs need no synchronization. A single image leaves the threads to
+// BLAS. Weight gradients accumulate per thread and are summed in thread order: results are
+// deterministic for a given thread count.
+// Note [Convolution image blocks]: small planes make thin GEMMs (the CNN's second layer: 64 x 196
+// x 288 per image), where OpenBLAS spends its time packing rather than multiplying. A thread's
+// images therefore go through in blocks of nb, whose columns sit side by side (K x nb*L), so each
+// group is one GEMM with nb*L columns; outputs (and, for the two adjoints, output gradients) pass
+// through a block buffer in the same O x nb*L layout. Planes of at least kBlockColumns outputs
+// (and 1x1 direct kernels) keep one GEMM per image with no copies.
+#include <cblas.h>
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <omp.h>
+#include "core/kernel_registry.h"
+#include "core/ops/conv_kernels.h"
+#include "kernels/cpu/conv_im2col.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+              blasint(n), blasint(k), float(alpha), a, blasint(lda), b, blasint(ldb), float(beta), c, blasint(ldc));
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
+              blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+}
+
+// Sizes of one image and group.
+struct Sizes {
+  int64_t N, G, C, O, Cg, Og, K, L, in_plane;
+  bool direct;  // 1x1 kernel, stride 1, no padding: the input block is its own column matrix
+  explicit Sizes(const ConvGeometry& g) {
+    N = g.batch;
+    G = g.groups;
+    C = g.in_channels;
+    O = g.out_channels;
+    Cg = C / G;
+    Og = O / G;
+    K = Cg * g.kernel[0] * g.kernel[1] * g.kernel[2];
+    L = g.out_size[0] * g.out_size[1] * g.out_size[2];
+    in_plane = g.in_size[0] * g.in_size[1] * g.in_size[2];
+    direct = true;
+    for (int d = 0; d < 3; ++d)
+      if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0) direct = false;
+  }
+};
+
+// Columns a GEMM should have at least (Note [Convolution image blocks]).
+constexpr int64_t kBlockColumns = 1024;
+
+// Images per block for `count` images per thread: 1 when a plane alone is wide enough.
+int64_t block_images(const Sizes& s, int64_t count) {
+  if (s.direct || s.L >= kBlockColumns) return 1;
+  int64_t nb = (kBlockColumns + s.L - 1) / s.L;
+  return std::max<int64_t>(1, std::min(nb, count));
+}
+
+// dst (rows x m*L, the block layout) from the rows of m images (rows x L each, `image` apart).
+template <class T> void gather_block(const T* src, int64_t image, int64_t rows, int64_t m, int64_t L, T* dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < m; ++i) {
+      const T* from = src + i * image + r * L;
+      std::copy(from, from + L, dst + (r * m + i) * L);
+    }
+}
+
+// Threads the batch is split over (1: one range, BLAS threads itself). See Note [Convolution threading].
+int image_threads(int64_t n) {
+  int t = omp_get_max_threads();
+  if (t <= 1 || n < 2 || omp_in_parallel()) return 1;
+  return int(std::min<int64_t>(t, n));
+}
+
+// Calls body(first, last, slot) for ranges of images; slot < nt indexes per-thread buffers.
+// Returns the number of slots used (OpenMP may give fewer threads than asked); n >= nt, so every
+// used slot gets at least one image.
+template <class F> int over_images(int64_t n, int nt, const F& body) {
+  if (nt <= 1) {
+    body(int64_t(0), n, 0);
+    return 1;
+  }
+  int used = 1;
+#pragma omp parallel num_threads(nt)
+  {
+    int tid = omp_get_thread_num(), got = omp_get_num_threads();
+    if (tid == 0) used = got;
+    int64_t first = n * tid / got, last = n * (tid + 1) / got;
+    if (first < last) body(first, last, tid);
+  }
+  return used;
+}
+
+// Column buffers, allocated before any parallel region (nothing may throw inside one). Buffers up
+// to kKeep bytes stay cached per calling thread, so a training loop does not allocate per call.
+constexpr size_t kKeep = size_t(64) << 20;
+struct Scratch {
+  struct Block {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Block> mem;
+  size_t cap = 0;
+};
+template <class T> T* columns(int64_t count, std::unique_ptr<void, Scratch::Block>* own) {
+  thread_local Scratch cache;
+  size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
+  if (bytes == 0) return nullptr;
+  Scratch* s = &cache;
+  Scratch local;
+  if (bytes > kKeep) s = &local;
+  if (s->cap < bytes) {
+    s->mem.reset();
+    s->mem.reset(std::aligned_alloc(64, bytes));
+    if (!s->mem) throw std::bad_alloc();
+    s->cap = bytes;
+  }
+  T* p = static_cast<T*>(s->mem.get());
+  if (s == &local) *own = std::move(local.mem);  // freed when the caller's holder goes
+  return p;
+}
+
+template <class T> void conv_forward(const ConvArgs& a) {
+  const Sizes s(a.g);
+  const T* x = static_cast<const T*>(a.x);
+  const T* w = static_cast<const T*>(a.w);
+  const T* b = static_cast<const T*>(a.b);
+  T* y = static_cast<T*>(a.out);
+  const int nt = image_threads(s.N);
+  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
+  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
+  std::unique_ptr<void, Scratch::Block> own;
+  T* buf = columns<T>(nt * (col_size + tmp_size), &own);
+  over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
+    T* col = s.direct ? nullptr : buf + slot * (col_size + tmp_size);
+    T* tmp = buf ? buf + slot * (col_size + tmp_size) + col_size : nullptr;
+    for (int64_t n0 = first; n0 < last; n0 += nb) {
+      const int64_t m = std::min(nb, last - n0), ld = m * s.L;
+      for (int64_t grp = 0; grp < s.G; ++grp) {
+        const T* xg = x + (n0 * s.C + grp * s.Cg) * s.in_plane;
+        T* yg = y + (n0 * s.O + grp * s.Og) * s.L;
+        const T* bg = b ? b + grp * s.Og : nullptr;
+        const T* src = xg;
+        if (col) {
+          for (int64_t i = 0; i < m; ++i) im2col(xg + i * s.C * s.in_plane, col + i * s.L, a.g, s.Cg, ld);
+          src = col;
+        }
+        if (m == 1) {
+          double beta = 0;
+          if (bg) {  // start from the bias and let GEMM accumulate onto it
+            for (int64_t o = 0; o < s.Og; ++o) std::fill(yg + o * s.L, yg + (o + 1) * s.L, bg[o]);
+            beta = 1;
+          }
+          gemm(false, false, s.Og, s.L, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, s.L, beta, yg, s.L);
+          continue;
+        }
+        gemm(false, false, s.Og, ld, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, ld, 0.0, tmp, ld);
+        for (int64_t o = 0; o < s.Og; ++o) {
+          const T bo = bg ? bg[o] : T(0);
+          for (int64_t i = 0; i < m; ++i) {
+            const T* t = tmp + (o * m + i) * s.L;
+            T* dst = yg + i * s.O * s.L + o * s.L;
+#pragma omp simd
+            for (int64_t l = 0; l < s.L; ++l) dst[l] = t[l] + bo;
+          }
+        }
+      }
+    }
+  });
+}
+
+// x = convTranspose(y, w) + b: the columns W^T y scattered back by col2im.
+template <class T> void conv_transpose(const ConvArgs& a) {
+  const Sizes s(a.g);
+  const T* y = static_cast<const T*>(a.y);
+  const T* w = static_cast<const T*>(a.w);
+  const T* b = static_cast<const T*>(a.b);
+  T* x = static_cast<T*>(a.out);
+  const int nt = image_threads(s.N);
+  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
+  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
+  std::unique_ptr<void, Scratch::Block> own;
+  T* buf = columns<T>(nt * (col_size + tmp_size), &own);
+  over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
+    T* col = s.direct ? nullptr : buf + slot * (col_size + tmp_size);
+    T* tmp = buf ? buf + slot * (col_size + tmp_size) + col_size : nullptr;
+    for (int64_t n0 = first; n0 < last; n0 += nb) {
+      const int64_t m = std::min(nb, last - n0), ld = m * s.L;
+      for (int64_t grp = 0; grp < s.G; ++grp) {
+        const T* yg = y + (n0 * s.O + grp * s.Og) * s.L;
+        T* xg = x + (n0 * s.C + grp * s.Cg) * s.in_plane;
+        const T* wg = w + grp * s.Og * s.K;
+        if (!col) {
+          gemm(true, false, s.K, s.L, s.Og, 1.0, wg, s.K, yg, s.L, 0.0, xg, s.L);
+          continue;
+        }
+        const T* src = yg;
+        if (m > 1) {
+          gather_block(yg, s.O * s.L, s.Og, m, s.L, tmp);
+          src = tmp;
+        }
+        gemm(true, false, s.K, ld, s.Og, 1.0, wg, s.K, src, ld, 0.0, col, ld);
+        for (int64_t i = 0; i < m; ++i) {
+          T* xi = xg + i * s.C * s.in_plane;
+          std::fill(xi, xi + s.Cg * s.in_plane, T(0));
+          col2im(col + i * s.L, xi, a.g, s.Cg, ld);
+        }
+      }
+      if (b)
+        for (int64_t n = n0; n < n0 + m; ++n)
+          for (int64_t c = 0; c < s.C; ++c) {
+            T* row = x + (n * s.C + c) * s.in_plane;
+            const T bc = b[c];
+#pragma omp simd
+            for (int64_t i = 0; i < s.in_plane; ++i) row[i] += bc;
+          }
+    }
+  });
+}
+
+// w = beta * w + alpha * sum_n y[n] col(x[n])^T, per group.
+template <class T> void conv_weight(const ConvArgs& a) {
+  const Sizes s(a.g);
+  const T* x = static_cast<const T*>(a.x);
+  const T* y = static_cast<const T*>(a.y);
+  T* w = static_cast<T*>(a.out);
+  const int64_t wsize = s.O * s.K;
+  const int nt = image_threads(s.N);
+  if (s.N == 0) {
+    for (int64_t i = 0; i < wsize; ++i) w[i] = a.beta == 0 ? T(0) : T(a.beta * w[i]);
+    return;
+  }
+  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
+  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
+  // per thread: columns, the output-gradient block, then the thread's partial sum
+  const int64_t per_slot = col_size + tmp_size + (nt > 1 ? wsize : 0);
+  std::unique_ptr<void, Scratch::Block> own;
+  T* buf = columns<T>(nt * per_slot, &own);
+  const int used = over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
+    T* col = s.direct ? nullptr : buf + slot * per_slot;
+    T* tmp = buf ? buf + slot * per_slot + col_size : nullptr;
+    T* acc = nt > 1 ? buf + slot * per_slot + col_size + tmp_size : w;
+    for (int64_t n0 = first; n0 < last; n0 += nb) {
+      const int64_t m = std::min(nb, last - n0), ld = m * s.L;
+      for (int64_t grp = 0; grp < s.G; ++grp) {
+        const T* xg = x + (n0 * s.C + grp * s.Cg) * s.in_plane;
+        const T* yg = y + (n0 * s.O + grp * s.Og) * s.L;
+        const T* src = xg;
+        if (col) {
+          for (int64_t i = 0; i < m; ++i) im2col(xg + i * s.C * s.in_plane, col + i * s.L, a.g, s.Cg, ld);
+          src = col;
+        }
+        const T* gy = yg;
+        if (m > 1) {
+          gather_block(yg, s.O * s.L, s.Og, m, s.L, tmp);
+          gy = tmp;
+        }
+        const double beta = n0 > first ? 1.0 : nt > 1 ? 0.0 : a.beta;
+        gemm(false, true, s.Og, s.K, ld, a.alpha, gy, ld, src, ld, beta, acc + grp * s.Og * s.K, s.K);
+      }
+    }
+  });
+  if (nt <= 1) return;
+  for (int64_t i = 0; i < wsize; ++i) {
+    T v = a.beta == 0 ? T(0) : T(a.beta * w[i]);
+    for (int t = 0; t < used; ++t) v += buf[t * per_slot + col_size + tmp_size + i];
+    w[i] = v;
+  }
+}
+
+#define REG_CONV(T, dt)                                               \
+  TOCHA_REGISTER_KERNEL(conv, cpu, dt, &conv_forward<T>);             \
+  TOCHA_REGISTER_KERNEL(convTranspose, cpu, dt, &conv_transpose<T>);  \
+  TOCHA_REGISTER_KERNEL(convWeight, cpu, dt, &conv_weight<T>);
+
+REG_CONV(float, DType::f32)
+REG_CONV(double, DType::f64)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

@@ -1,0 +1,84 @@
+-- nn.SpatialAveragePooling(kW, kH [, dW = 1, dH = 1] [, padW = 0, padH = 0]): 2-D average pooling of
+-- C x H x W or N x C x H x W inputs. As in Torch7 the zero padding counts in each window's divisor
+-- (count_include_pad, :setCountIncludePad()) unless :setCountExcludePad(); :ceil() rounds output
+-- sizes up (Note [Pooling output size]); divide = false (old files) gives window sums.
+require 'nn.conv_utils'
+local cu = nn.conv_utils
+local C, check = cu.C, cu.check
+local SpatialAveragePooling, parent = torch.class('nn.SpatialAveragePooling', 'nn.Module')
+
+function SpatialAveragePooling:__init(kW, kH, dW, dH, padW, padH)
+  parent.__init(self)
+  dW, dH = dW or 1, dH or 1
+  for _, v in ipairs({ kW, kH, dW, dH }) do
+    if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
+      error(string.format('[%s] expected positive integer kernel sizes and strides, got %s, %s, %s, %s',
+        torch.typename(self), tostring(kW), tostring(kH), tostring(dW), tostring(dH)), 2)
+    end
+  end
+  self.kW, self.kH, self.dW, self.dH = kW, kH, dW, dH
+  self.padW, self.padH = padW or 0, padH or 0
+  if self.padW > kW / 2 or self.padH > kH / 2 or self.padW < 0 or self.padH < 0 then
+    error(string.format('[%s] padding %s,%s must be between 0 and half the kernel %dx%d', torch.typename(self),
+      tostring(self.padW), tostring(self.padH), kW, kH), 2)
+  end
+  self.ceil_mode = false
+  self.count_include_pad = true
+  self.divide = true
+end
+
+--- m:ceil(): output sizes round up (returns m).
+function SpatialAveragePooling:ceil()
+  self.ceil_mode = true
+  return self
+end
+
+--- m:floor(): output sizes round down, the default (returns m).
+function SpatialAveragePooling:floor()
+  self.ceil_mode = false
+  return self
+end
+
+--- m:setCountIncludePad(): the padding counts in each window's divisor, the default (returns m).
+function SpatialAveragePooling:setCountIncludePad()
+  self.count_include_pad = true
+  return self
+end
+
+--- m:setCountExcludePad(): divide by the number of input elements in each window (returns m).
+function SpatialAveragePooling:setCountExcludePad()
+  self.count_include_pad = false
+  return self
+end
+
+-- Files from before ceil mode and padding existed (Torch7's backwardCompatible).
+local function upgrade(self)
+  if self.ceil_mode == nil then
+    self.ceil_mode, self.count_include_pad = false, true
+    self.padW, self.padH = self.padW or 0, self.padH or 0
+  end
+end
+
+function SpatialAveragePooling:updateOutput(input)
+  upgrade(self)
+  cu.checkPoolInput(self, input)
+  check(C.tocha_avg_pool2d_out(self.output.p, input.p, cu.poolOptions(self)))
+  if self.divide == false then self.output:mul(self.kW * self.kH) end
+  return self.output
+end
+
+function SpatialAveragePooling:updateGradInput(input, gradOutput)
+  if not self.gradInput then return end
+  local sizes, n = cu.sizes(input)
+  check(C.tocha_avg_pool2d_backward_out(self.gradInput.p, gradOutput.p, n, sizes, cu.poolOptions(self)))
+  if self.divide == false then self.gradInput:mul(self.kW * self.kH) end
+  return self.gradInput
+end
+
+function SpatialAveragePooling:__tostring__()
+  local s = string.format('%s(%dx%d, %d,%d', torch.typename(self), self.kW, self.kH, self.dW, self.dH)
+  if (self.padW or 0) ~= 0 or (self.padH or 0) ~= 0 then s = s .. ', ' .. self.padW .. ',' .. self.padH end
+  return s .. ')'
+end
+
+return SpatialAveragePooling
