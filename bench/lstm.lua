@@ -7,8 +7,8 @@ torch.setnumthreads(threads)
 torch.manualSeed(0)
 local T, B, I, H = 35, 20, 200, 200
 
-local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
-local function bench(fn, n) return H.best(fn, n, 3) * 1e3 end
+local Harness = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return Harness.best(fn, n, 3) * 1e3 end
 
 local x = torch.randn(T, B, I)
 local g = torch.randn(T, B, H)
@@ -27,7 +27,7 @@ for _, layers in ipairs({ 1, 2 }) do
   ours['lstm' .. layers .. '_fwd'] = bench(function() torch.noGrad(m.forward, m, x) end, 10)
 end
 
-local ref = H.reference('lstm.py', threads)
+local ref = Harness.reference('lstm.py', threads)
 
 print(string.format('threads=%d  LSTM seqLen %d, batch %d, input %d, hidden %d', threads, T, B, I, H))
 print(string.format('%-14s %10s %10s %9s', 'case', 'tocha ms', 'pytorch ms', 'speedup'))
