@@ -9,19 +9,7 @@ local SpatialMaxPooling, parent = torch.class('nn.SpatialMaxPooling', 'nn.Module
 
 function SpatialMaxPooling:__init(kW, kH, dW, dH, padW, padH)
   parent.__init(self)
-  dW, dH = dW or kW, dH or kH
-  for _, v in ipairs({ kW, kH, dW, dH }) do
-    if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
-      error(string.format('[%s] expected positive integer kernel sizes and strides, got %s, %s, %s, %s',
-        torch.typename(self), tostring(kW), tostring(kH), tostring(dW), tostring(dH)), 2)
-    end
-  end
-  self.kW, self.kH, self.dW, self.dH = kW, kH, dW, dH
-  self.padW, self.padH = padW or 0, padH or 0
-  if self.padW > kW / 2 or self.padH > kH / 2 or self.padW < 0 or self.padH < 0 then
-    error(string.format('[%s] padding %s,%s must be between 0 and half the kernel %dx%d', torch.typename(self),
-      tostring(self.padW), tostring(self.padH), kW, kH), 2)
-  end
+  cu.initPool2d(self, kW, kH, dW or kW, dH or kH, padW, padH)
   self.ceil_mode = false
   self.indices = torch.LongTensor()
 end

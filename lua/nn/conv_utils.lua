@@ -93,6 +93,24 @@ function cu.outputSizes(input, nd, kernel, stride, padding, dilation)
   return r
 end
 
+--- nn.conv_utils.initPool2d(m, kW, kH, dW, dH, padW, padH): checks and stores a 2-D pooling
+--- module's window, strides and padding (shared by SpatialMaxPooling and SpatialAveragePooling);
+--- errors point at the line that called the constructor.
+function cu.initPool2d(m, kW, kH, dW, dH, padW, padH)
+  for _, v in ipairs({ kW, kH, dW, dH }) do
+    if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
+      error(string.format('[%s] expected positive integer kernel sizes and strides, got %s, %s, %s, %s',
+        torch.typename(m), tostring(kW), tostring(kH), tostring(dW), tostring(dH)), 4)
+    end
+  end
+  m.kW, m.kH, m.dW, m.dH = kW, kH, dW, dH
+  m.padW, m.padH = padW or 0, padH or 0
+  if m.padW > kW / 2 or m.padH > kH / 2 or m.padW < 0 or m.padH < 0 then
+    error(string.format('[%s] padding %s,%s must be between 0 and half the kernel %dx%d', torch.typename(m),
+      tostring(m.padW), tostring(m.padH), kW, kH), 4)
+  end
+end
+
 --- nn.conv_utils.poolOptions(module): the shared tocha_pool_options struct filled from a pooling
 --- module's kW, kH, dW, dH, padW, padH, ceil_mode and count_include_pad fields.
 function cu.poolOptions(m)
