@@ -205,6 +205,9 @@ def interrupt_loop(exe, loop, check):
     r.prompt()
     r.line(check)
     r.expect(r'true')
+    # Ctrl-D must reach readline itself: sent before the next prompt, the terminal is still in
+    # cooked mode, the EOF is consumed there and the REPL then waits for input for good.
+    r.prompt()
     r.close()
     assert r.status == 0, r.status
 
