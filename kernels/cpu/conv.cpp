@@ -130,6 +130,25 @@ template <class T> T* columns(int64_t count, std::unique_ptr<void, Scratch::Bloc
   return p;
 }
 
+// Per-thread slots of the image-block plan: the columns (K x nb*L; none for direct convolutions),
+// the GEMM result of a block of images (Og x nb*L, when nb > 1), then `extra` elements.
+template <class T> struct Workspace {
+  int64_t nb, col_size, tmp_size, per_slot;
+  bool direct;
+  std::unique_ptr<void, Scratch::Block> own;
+  T* buf;
+  Workspace(const Sizes& s, int nt, int64_t extra)
+      : nb(block_images(s, (s.N + nt - 1) / nt)),
+        col_size(s.direct ? 0 : s.K * nb * s.L),
+        tmp_size(nb > 1 ? s.Og * nb * s.L : 0),
+        per_slot(col_size + tmp_size + extra),
+        direct(s.direct),
+        buf(columns<T>(nt * per_slot, &own)) {}
+  T* col(int slot) const { return direct ? nullptr : buf + slot * per_slot; }
+  T* tmp(int slot) const { return buf ? buf + slot * per_slot + col_size : nullptr; }
+  T* extra(int slot) const { return buf + slot * per_slot + col_size + tmp_size; }
+};
+
 template <class T> void conv_forward(const ConvArgs& a) {
   const Sizes s(a.g);
   const T* x = static_cast<const T*>(a.x);
@@ -137,13 +156,11 @@ template <class T> void conv_forward(const ConvArgs& a) {
   const T* b = static_cast<const T*>(a.b);
   T* y = static_cast<T*>(a.out);
   const int nt = image_threads(s.N);
-  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
-  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
-  std::unique_ptr<void, Scratch::Block> own;
-  T* buf = columns<T>(nt * (col_size + tmp_size), &own);
+  const Workspace<T> ws(s, nt, 0);
+  const int64_t nb = ws.nb;
   over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
-    T* col = s.direct ? nullptr : buf + slot * (col_size + tmp_size);
-    T* tmp = buf ? buf + slot * (col_size + tmp_size) + col_size : nullptr;
+    T* col = ws.col(slot);
+    T* tmp = ws.tmp(slot);
     for (int64_t n0 = first; n0 < last; n0 += nb) {
       const int64_t m = std::min(nb, last - n0), ld = m * s.L;
       for (int64_t grp = 0; grp < s.G; ++grp) {
@@ -187,13 +204,11 @@ template <class T> void conv_transpose(const ConvArgs& a) {
   const T* b = static_cast<const T*>(a.b);
   T* x = static_cast<T*>(a.out);
   const int nt = image_threads(s.N);
-  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
-  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
-  std::unique_ptr<void, Scratch::Block> own;
-  T* buf = columns<T>(nt * (col_size + tmp_size), &own);
+  const Workspace<T> ws(s, nt, 0);
+  const int64_t nb = ws.nb;
   over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
-    T* col = s.direct ? nullptr : buf + slot * (col_size + tmp_size);
-    T* tmp = buf ? buf + slot * (col_size + tmp_size) + col_size : nullptr;
+    T* col = ws.col(slot);
+    T* tmp = ws.tmp(slot);
     for (int64_t n0 = first; n0 < last; n0 += nb) {
       const int64_t m = std::min(nb, last - n0), ld = m * s.L;
       for (int64_t grp = 0; grp < s.G; ++grp) {
@@ -240,16 +255,13 @@ template <class T> void conv_weight(const ConvArgs& a) {
     for (int64_t i = 0; i < wsize; ++i) w[i] = a.beta == 0 ? T(0) : T(a.beta * w[i]);
     return;
   }
-  const int64_t nb = block_images(s, (s.N + nt - 1) / nt);
-  const int64_t col_size = s.direct ? 0 : s.K * nb * s.L, tmp_size = nb > 1 ? s.Og * nb * s.L : 0;
   // per thread: columns, the output-gradient block, then the thread's partial sum
-  const int64_t per_slot = col_size + tmp_size + (nt > 1 ? wsize : 0);
-  std::unique_ptr<void, Scratch::Block> own;
-  T* buf = columns<T>(nt * per_slot, &own);
+  const Workspace<T> ws(s, nt, nt > 1 ? wsize : 0);
+  const int64_t nb = ws.nb;
   const int used = over_images(s.N, nt, [&](int64_t first, int64_t last, int slot) {
-    T* col = s.direct ? nullptr : buf + slot * per_slot;
-    T* tmp = buf ? buf + slot * per_slot + col_size : nullptr;
-    T* acc = nt > 1 ? buf + slot * per_slot + col_size + tmp_size : w;
+    T* col = ws.col(slot);
+    T* tmp = ws.tmp(slot);
+    T* acc = nt > 1 ? ws.extra(slot) : w;
     for (int64_t n0 = first; n0 < last; n0 += nb) {
       const int64_t m = std::min(nb, last - n0), ld = m * s.L;
       for (int64_t grp = 0; grp < s.G; ++grp) {
@@ -273,7 +285,7 @@ template <class T> void conv_weight(const ConvArgs& a) {
   if (nt <= 1) return;
   for (int64_t i = 0; i < wsize; ++i) {
     T v = a.beta == 0 ? T(0) : T(a.beta * w[i]);
-    for (int t = 0; t < used; ++t) v += buf[t * per_slot + col_size + tmp_size + i];
+    for (int t = 0; t < used; ++t) v += ws.extra(t)[i];
     w[i] = v;
   }
 }
