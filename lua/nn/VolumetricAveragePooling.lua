@@ -6,14 +6,7 @@ local VolumetricAveragePooling, parent = torch.class('nn.VolumetricAveragePoolin
 
 function VolumetricAveragePooling:__init(kT, kW, kH, dT, dW, dH, padT, padW, padH)
   parent.__init(self)
-  self.kT, self.kW, self.kH = kT, kW, kH
-  self.dT, self.dW, self.dH = dT or kT, dW or kW, dH or kH
-  self.padT, self.padW, self.padH = padT or 0, padW or 0, padH or 0
-  for _, k in ipairs({ 'kT', 'kW', 'kH', 'dT', 'dW', 'dH', 'padT', 'padW', 'padH' }) do
-    if type(self[k]) ~= 'number' then
-      F.init_error('nn.VolumetricAveragePooling', '%s must be a number, got %s', k, type(self[k]))
-    end
-  end
+  F.init_window3d(self, kT, kW, kH, dT, dW, dH, padT, padW, padH)
   self.ceil_mode = false
   self.count_include_pad = true
 end

@@ -7,14 +7,7 @@ VolumetricMaxPooling.__version = 2
 
 function VolumetricMaxPooling:__init(kT, kW, kH, dT, dW, dH, padT, padW, padH)
   parent.__init(self)
-  self.kT, self.kW, self.kH = kT, kW, kH
-  self.dT, self.dW, self.dH = dT or kT, dW or kW, dH or kH
-  self.padT, self.padW, self.padH = padT or 0, padW or 0, padH or 0
-  for _, k in ipairs({ 'kT', 'kW', 'kH', 'dT', 'dW', 'dH', 'padT', 'padW', 'padH' }) do
-    if type(self[k]) ~= 'number' then
-      F.init_error('nn.VolumetricMaxPooling', '%s must be a number, got %s', k, type(self[k]))
-    end
-  end
+  F.init_window3d(self, kT, kW, kH, dT, dW, dH, padT, padW, padH)
   self.ceil_mode = false
   self.indices = torch.LongTensor()
 end

@@ -115,6 +115,16 @@ function M.call(module, f, ...)
 end
 -- Raises "[name] message" at the user's line (for constructors: the module cannot print itself yet).
 function M.init_error(name, fmt, ...) fail(name, fmt, ...) end
+-- Stores a volumetric pooling module's window (kT, kW, kH), strides (default: the window) and
+-- padding (default 0), each checked to be a number; shared by Volumetric{Max,Average}Pooling.
+function M.init_window3d(m, kT, kW, kH, dT, dW, dH, padT, padW, padH)
+  m.kT, m.kW, m.kH = kT, kW, kH
+  m.dT, m.dW, m.dH = dT or kT, dW or kW, dH or kH
+  m.padT, m.padW, m.padH = padT or 0, padW or 0, padH or 0
+  for _, k in ipairs({ 'kT', 'kW', 'kH', 'dT', 'dW', 'dH', 'padT', 'padW', 'padH' }) do
+    if type(m[k]) ~= 'number' then M.init_error(torch.typename(m), '%s must be a number, got %s', k, type(m[k])) end
+  end
+end
 -- Raises "[module] message" at the user's line.
 function M.fail(module, fmt, ...) fail(tostring(module), fmt, ...) end
 -- "3x4x5" for a tensor, its type otherwise.
