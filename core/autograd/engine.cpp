@@ -1,7 +1,7 @@
 // The backward engine. See engine.h.
 #include "core/autograd/engine.h"
 #include <algorithm>
-#include <queue>
+#include <memory>
 #include <atomic>
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
@@ -62,12 +62,57 @@ Tensor run_hooks(const std::vector<int64_t>& hooks, Tensor g) {
 
 // Note [Graph task bookkeeping]: a backward numbers the nodes it reaches (Node::task_epoch and
 // task_index) and keeps its per-node state in vectors, so no hashing or allocation per node.
-// One graph is not meant to be run by two backward calls at the same time on different threads.
+// The vectors belong to a per-thread scratch that the next backward reuses with their capacity
+// (Note [Tape allocations], node.h); a backward started from inside a backward (a Lua hook or
+// function) takes the next scratch of the stack. One graph is not meant to be run by two backward
+// calls at the same time on different threads.
 std::atomic<uint64_t> g_task_epoch{0};
+
+struct TaskScratch {
+  std::vector<Node*> nodes;
+  std::vector<int> deps;
+  std::vector<Grads> buffers;
+  std::vector<std::vector<Capture>> captures;
+  std::vector<char> needed;
+  std::vector<char> queued;
+  std::vector<Node*> ready;  // a heap ordered by ReadyOrder
+  void clear() {
+    nodes.clear();
+    deps.clear();
+    buffers.clear();
+    captures.clear();
+    needed.clear();
+    queued.clear();
+    ready.clear();
+  }
+};
+
+// The scratch of the innermost running backward of this thread.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    if (depth_ == stack_.size()) stack_.emplace_back(new TaskScratch());
+    scratch_ = stack_[depth_++].get();
+  }
+  ~ScratchLease() {
+    scratch_->clear();
+    --depth_;
+  }
+  TaskScratch& get() { return *scratch_; }
+
+ private:
+  static thread_local std::vector<std::unique_ptr<TaskScratch>> stack_;
+  static thread_local size_t depth_;
+  TaskScratch* scratch_;
+};
+thread_local std::vector<std::unique_ptr<TaskScratch>> ScratchLease::stack_;
+thread_local size_t ScratchLease::depth_ = 0;
 
 class GraphTask {
  public:
-  explicit GraphTask(BackwardOptions opts) : opts_(opts), epoch_(++g_task_epoch) {}
+  explicit GraphTask(BackwardOptions opts)
+      : opts_(opts), epoch_(++g_task_epoch), s_(lease_.get()), nodes_(s_.nodes), deps_(s_.deps),
+        buffers_(s_.buffers), captures_(s_.captures), needed_(s_.needed) {}
 
   // The index of n in this task (numbering it the first time).
   int index_of(Node* n) {
@@ -122,19 +167,25 @@ class GraphTask {
   void seed(const Edge& e, const Tensor& g) { accumulate(buffers_[size_t(e.node->task_index)], e.input_nr, g); }
 
   void run(const std::vector<Edge>& roots, std::vector<Tensor>* results) {
-    std::priority_queue<Node*, std::vector<Node*>, ReadyOrder> ready;
-    std::vector<char> queued(nodes_.size(), 0);
+    std::vector<Node*>& ready = s_.ready;
+    std::vector<char>& queued = s_.queued;
+    queued.assign(nodes_.size(), 0);
+    auto make_ready = [&](Node* n) {
+      ready.push_back(n);
+      std::push_heap(ready.begin(), ready.end(), ReadyOrder());
+    };
     for (const Edge& e : roots) {
       if (!e.valid()) continue;
       size_t i = size_t(e.node->task_index);
       if (deps_[i] == 0 && !queued[i]) {
         queued[i] = 1;
-        ready.push(e.node.get());
+        make_ready(e.node.get());
       }
     }
     while (!ready.empty()) {
-      Node* n = ready.top();
-      ready.pop();
+      std::pop_heap(ready.begin(), ready.end(), ReadyOrder());
+      Node* n = ready.back();
+      ready.pop_back();
       size_t ni = size_t(n->task_index);
       Grads grads = std::move(buffers_[ni]);
       grads.resize(std::max(grads.size(), n->outputs.size()));
@@ -171,7 +222,7 @@ class GraphTask {
         }
         if (--deps_[ci] == 0 && !queued[ci]) {
           queued[ci] = 1;
-          ready.push(e.node.get());
+          make_ready(e.node.get());
         }
       }
     }
@@ -180,11 +231,13 @@ class GraphTask {
  private:
   BackwardOptions opts_;
   uint64_t epoch_;
-  std::vector<Node*> nodes_;
-  std::vector<int> deps_;
-  std::vector<Grads> buffers_;
-  std::vector<std::vector<Capture>> captures_;
-  std::vector<char> needed_;
+  ScratchLease lease_;
+  TaskScratch& s_;
+  std::vector<Node*>& nodes_;
+  std::vector<int>& deps_;
+  std::vector<Grads>& buffers_;
+  std::vector<std::vector<Capture>>& captures_;
+  std::vector<char>& needed_;
   bool restricted_ = false;
 };
 

@@ -2,11 +2,13 @@
 // leaf accumulator.
 #include "core/autograd/node.h"
 #include <atomic>
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/meta.h"
 #include "core/autograd/lua_callbacks.h"
 #include "core/autograd/record.h"
 #include "core/autograd/vjp.h"
 #include "core/error.h"
+#include "core/pool_allocator.h"
 
 namespace tocha {
 
@@ -51,7 +53,9 @@ Tensor Node::saved_tensor(int k) {
               "a tensor of size ", shape_str(s.data.sizes()), " needed to compute the gradient of ", name(),
               " was modified by an in-place operation after ", name(), " saved it (version ", s.data.version(),
               ", saved at version ", s.version, "); clone() it before modifying it, or modify a copy");
-  if (!s.is_output) return s.data;
+  // Without grad mode (a first-order backward) nothing records the formula's ops, so the saved
+  // output needs no history back.
+  if (!s.is_output || !autograd::grad_enabled()) return s.data;
   Tensor out = alias_with(s.data, s.data.sizes(), s.data.strides(), s.data.storage_offset());
   autograd::set_history(out, shared_from_this(), s.output_nr);
   return out;
@@ -67,6 +71,11 @@ void Node::release_saved() {
 AccumulateGrad::AccumulateGrad(const Tensor& l) : Node(OpId::COUNT), leaf(l) {
   InputMeta m{l.sizes(), l.dtype(), l.device()};
   outputs.push_back(m);
+}
+
+std::shared_ptr<Node> make_node(OpId op) { return std::allocate_shared<Node>(PoolAllocator<Node>(), op); }
+std::shared_ptr<Node> make_accumulator(const Tensor& leaf) {
+  return std::allocate_shared<AccumulateGrad>(PoolAllocator<AccumulateGrad>(), leaf);
 }
 
 LuaNode::LuaNode(int64_t k, std::string l) : Node(OpId::COUNT), key(k), label(std::move(l)) {

@@ -8,12 +8,17 @@
 #include <string>
 #include <vector>
 #include "core/op_id.h"
+#include "core/small_vector.h"
 #include "core/tensor.h"
 
 namespace tocha {
 
 struct Node;
-using Grads = std::vector<Tensor>;  // an undefined Tensor means "no gradient" (zero)
+// Note [Tape allocations]: recording an op allocates only its Node (from a per-thread pool, see
+// make_node in node.cpp); the short lists a node keeps (edges, input shapes, saved tensors) and
+// the gradient lists of backward live inline (SmallVector) for the one to three entries almost
+// every op has. malloc was a quarter of the instructions of a tiny forward+backward before.
+using Grads = SmallVector<Tensor, 2>;  // an undefined Tensor means "no gradient" (zero)
 
 struct Edge {
   std::shared_ptr<Node> node;
@@ -52,10 +57,10 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual ~Node();
 
   OpId op;
-  std::vector<Edge> next;           // one per differentiable tensor input, in forward order
-  std::vector<InputMeta> inputs;    // same length as next
-  std::vector<InputMeta> outputs;   // metadata of each output (zeros for missing gradients)
-  std::vector<SavedTensor> saved;
+  SmallVector<Edge, 2> next;        // one per differentiable tensor input, in forward order
+  SmallVector<InputMeta, 2> inputs; // same length as next
+  SmallVector<InputMeta, 1> outputs;  // metadata of each output (zeros for missing gradients)
+  SmallVector<SavedTensor, 4> saved;  // pointwise ops save up to 3 inputs and the output
   Attrs attrs;
   uint64_t sequence_nr;             // creation order; later nodes run first when both are ready
   std::string forward_trace;        // where the forward op was called (anomaly detection)
@@ -88,6 +93,10 @@ struct AccumulateGrad : Node {
   Grads apply(const Grads& grad_outputs) override;
   std::string name() const override { return "AccumulateGrad"; }
 };
+
+// A new Node for op / AccumulateGrad for leaf, allocated from the per-thread node pool.
+std::shared_ptr<Node> make_node(OpId op);
+std::shared_ptr<Node> make_accumulator(const Tensor& leaf);
 
 // A node whose backward is Lua code (torch.autograd.Function, nn modules as coarse nodes):
 // apply() calls back into Lua with `key` (see lua_callbacks.h).

@@ -45,7 +45,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!m->requires_grad) return Edge{};
   std::shared_ptr<Node> acc = m->accumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t);
+    acc = make_accumulator(t);
     m->accumulator = acc;
   }
   return Edge{acc, 0};
@@ -77,7 +77,7 @@ static void add_outputs(const std::shared_ptr<Node>& node, TensorList outs) {
 }
 
 std::shared_ptr<Node> record(OpId op, TensorList inputs, TensorList outputs) {
-  auto node = std::make_shared<Node>(op);
+  auto node = make_node(op);
   node->next.reserve(inputs.size());
   node->inputs.reserve(inputs.size());
   for (const Tensor* t : inputs) add_input(*node, *t);

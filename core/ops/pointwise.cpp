@@ -182,9 +182,8 @@ struct Recorder {
 // operands of one dtype with nothing to record. They skip broadcasting, promotion, iterator
 // setup and the recorder; anything else takes the general path (which also reports errors).
 namespace {
-bool fast_operand(const Tensor& t, DType dt) {
-  return t.dtype() == dt && t.is_contiguous() && t.is_cpu() && !t.requires_grad();
-}
+bool flat_operand(const Tensor& t, DType dt) { return t.dtype() == dt && t.is_contiguous() && t.is_cpu(); }
+bool fast_operand(const Tensor& t, DType dt) { return flat_operand(t, dt) && !t.requires_grad(); }
 bool same_sizes(const Tensor& a, const Tensor& b) {
   const TensorImpl *x = a.impl(), *y = b.impl();
   if (x->ndim != y->ndim) return false;
@@ -192,30 +191,41 @@ bool same_sizes(const Tensor& a, const Tensor& b) {
     if (x->size[d] != y->size[d]) return false;
   return true;
 }
-// Runs kernel k on a new contiguous result of a's size and dtype rt (null when there is no kernel).
-Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, bool scalar, double v, double alpha) {
+// Whether out can take a flat kernel's result for inputs of its size: contiguous, of dtype rt,
+// and either apart from the input or exactly it (Note [Pointwise fast paths]).
+bool flat_target(const Tensor& out, DType rt, const Tensor& a, const Tensor* b) {
+  return flat_operand(out, rt) && same_sizes(out, a) && !needs_temporary(out, a) && (!b || !needs_temporary(out, *b));
+}
+// Runs kernel k on a new contiguous result of a's size and dtype rt, or into *out (checked with
+// flat_target); null when there is no kernel.
+Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, bool scalar, double v, double alpha,
+                const Tensor* out = nullptr) {
   void* k = find_kernel(op, DeviceType::cpu, kt);
   if (!k) return Tensor();
-  Tensor r = empty_with_sizes_of(a, rt);
+  Tensor r = out ? *out : empty_with_sizes_of(a, rt);
   char* ptrs[3] = {static_cast<char*>(r.raw_data()), static_cast<char*>(a.raw_data()),
                    b ? static_cast<char*>(b->raw_data()) : nullptr};
   PointwiseIter it;
   it.set_flat(a.numel(), b || scalar ? 3 : 2, ptrs, v, kt);
   it.params[0] = alpha;
   reinterpret_cast<PointwiseKernel>(k)(it);
+  if (out) r.bump_version();
   return r;
 }
 }  // namespace
 
 Tensor unary(OpId op, const Tensor& a) {
-  if (fast_operand(a, a.dtype())) {
+  Recorder rec(op, nullptr, {&a}, 0);
+  if (flat_operand(a, a.dtype())) {
     OpKind k = op_kind(op);
     if (k == OpKind::UNARY || (k == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) {
       Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1);
-      if (r.defined()) return r;
+      if (r.defined()) {
+        rec.finish(op, {&a}, r, 0);
+        return r;
+      }
     }
   }
-  Recorder rec(op, nullptr, {&a}, 0);
   Tensor r;
   {
     GradModeGuard off(false);
@@ -229,6 +239,13 @@ Tensor unary(OpId op, const Tensor& a) {
 
 void unary_out(OpId op, const Tensor& out, const Tensor& a) {
   Recorder rec(op, &out, {&a}, 0);
+  OpKind kind = op_kind(op);
+  if ((kind == OpKind::UNARY || (kind == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) &&
+      flat_operand(a, a.dtype()) && flat_target(out, a.dtype(), a, nullptr) &&
+      run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1, &out).defined()) {
+    rec.finish(op, {&a}, out, 0);
+    return;
+  }
   {
     GradModeGuard off(false);
     DType kt = unary_kernel_dtype(op, a.dtype());
@@ -241,12 +258,22 @@ void unary_out(OpId op, const Tensor& out, const Tensor& a) {
 // ---- binary ---------------------------------------------------------------------------------
 
 static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, double alpha) {
-  if (!out && op_kind(op) != OpKind::BINARY_FLOAT && !is_integer_division(op) && fast_operand(a, a.dtype()) &&
-      fast_operand(b_in, a.dtype()) && same_sizes(a, b_in) && (alpha == 1 || is_floating(a.dtype()))) {
-    DType rt = op_kind(op) == OpKind::COMPARE ? DType::u8 : a.dtype();
-    if (op_kind(op) != OpKind::UNARY && op_kind(op) != OpKind::UNARY_FLOAT) {
+  OpKind kind = op_kind(op);
+  if ((kind == OpKind::BINARY || kind == OpKind::COMPARE) && !is_integer_division(op) &&
+      flat_operand(a, a.dtype()) && flat_operand(b_in, a.dtype()) && same_sizes(a, b_in) &&
+      (alpha == 1 || is_floating(a.dtype()))) {
+    DType rt = kind == OpKind::COMPARE ? DType::u8 : a.dtype();
+    if (!out && !a.requires_grad() && !b_in.requires_grad()) {
       Tensor r = run_flat(op, a.dtype(), rt, a, &b_in, false, 0, alpha);
       if (r.defined()) return r;
+    } else if (!out || flat_target(*out, rt, a, &b_in)) {
+      // The same flat kernel, recorded (no broadcasting or promotion to undo in backward).
+      Recorder rec(op, out, {&a, &b_in}, 0);
+      Tensor r = run_flat(op, a.dtype(), rt, a, &b_in, false, 0, alpha, out);
+      if (r.defined()) {
+        rec.finish(op, {&a, &b_in}, r, 0, alpha);
+        return r;
+      }
     }
   }
   check_binary_op(op);
@@ -281,9 +308,18 @@ static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Sc
                                  bool scalar_first) {
   // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
   if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
-      fast_operand(a, a.dtype()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {
-    Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, true, b.v, alpha);
-    if (r.defined()) return r;
+      flat_operand(a, a.dtype()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {
+    if (!a.requires_grad()) {
+      Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, true, b.v, alpha);
+      if (r.defined()) return r;
+    } else {
+      Recorder rec(op, nullptr, {&a}, 1);
+      Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, true, b.v, alpha);
+      if (r.defined()) {
+        rec.finish(op, {&a}, r, 1, b.v);
+        return r;
+      }
+    }
   }
   check_binary_op(op);
   int pos = scalar_first ? 2 : 1;
