@@ -61,12 +61,26 @@ class PinnedCache {
     Block* b = it->second;
     live_.erase(it);
     memory_on_free(DeviceType::cpu, b->size);
+    // Runs inside Storage's destructor: nothing may throw. If an event cannot be recorded (the
+    // runtime shutting down at exit), wait for the device instead, or give up on reusing the block.
     for (int d : b->devices) {
-      DeviceGuard g(d);
-      cudaEvent_t ev;
-      TOCHA_CUDA_CHECK("pinMemory", cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-      TOCHA_CUDA_CHECK("pinMemory", cudaEventRecord(ev, stream(d)));
-      b->events.push_back(ev);
+      try {
+        DeviceGuard g(d);
+        cudaEvent_t ev;
+        TOCHA_CUDA_CHECK("pinMemory", cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        if (cudaEventRecord(ev, stream(d)) != cudaSuccess) {
+          cudaEventDestroy(ev);
+          TOCHA_CUDA_CHECK("pinMemory", cudaStreamSynchronize(stream(d)));
+        } else {
+          b->events.push_back(ev);
+        }
+      } catch (...) {
+        cudaGetLastError();
+        b->devices.clear();
+        for (cudaEvent_t ev : b->events) cudaEventDestroy(ev);
+        delete b;  // leaks the pinned pages rather than risk reusing them mid-copy
+        return;
+      }
     }
     b->devices.clear();
     if (b->events.empty()) to_cache(b);

@@ -304,5 +304,17 @@ function tests.pinnedMemoryCpuSide()
   end
 end
 
+function tests.loaderPinMemoryOption()
+  local data = require 'data'
+  local ds = data.TensorDataset({ input = torch.randn(10, 3), target = torch.LongTensor(10):fill(1) })
+  local n = 0
+  for batch in data.DataLoader(ds, { batchSize = 4, pinMemory = true }):iter() do
+    n = n + 1
+    tester:asserteq(batch.input:isPinned(), torch.cuda.isAvailable(), 'pinned when a device exists')
+    tester:asserteq(batch.input:size(2), 3)
+  end
+  tester:asserteq(n, 3)
+end
+
 tester:add(tests)
 tester:run()
