@@ -88,16 +88,23 @@ local function gradients_of(op, target)
 end
 
 -- Divides every gradient by the scale in place; true when any element is inf or NaN. x*0 is 0
--- for finite x and NaN otherwise, so one sum per gradient tells (it synchronizes with the
--- device once per tensor: flat getParameters() gradients cost one).
+-- for finite x and NaN otherwise, so the sum of g*0 tells. The sums stay on each gradient's
+-- device (a sum along dim 1 is a tensor, not a number) and add up there, so a whole optimizer
+-- costs one synchronization per device, not one per parameter.
 local function unscale_and_check(grads, inv)
-  local found = false
+  local found, acc = false, {}
   torch.noGrad(function()
     for _, g in ipairs(grads) do
       g:mul(inv)
-      local s = torch.mul(g, 0):sum()
-      if torch.isTensor(s) then s = s:item() end
-      if s ~= s or s ~= 0 then found = true end
+      if g:nElement() > 0 then
+        local s = torch.sum(torch.mul(g, 0):view(-1), 1):to('torch.FloatTensor')
+        local dev = g:device()
+        if acc[dev] then acc[dev]:add(s) else acc[dev] = s end
+      end
+    end
+    for _, a in pairs(acc) do
+      local v = a:float()[1]
+      if v ~= 0 then found = true end  -- NaN ~= 0 too
     end
   end)
   return found
