@@ -209,7 +209,7 @@ local function train(mode)
   torch.manualSeed(5)
   torch.cuda.manualSeed(5)
   local n, d, classes = 2048, 20, 4
-  local centers = torch.randn(classes, d) * 2
+  local centers = torch.randn(classes, d) * 0.35
   local y = torch.LongTensor(n):random(1, classes)
   local x = torch.randn(n, d) + centers:index(1, y)
   x, y = x:cuda(), y:cuda()
@@ -252,7 +252,7 @@ function tests.mlpTrainsInBf16AutocastLikeF32()
   local lh, ah = train('f16')
   print(string.format('MLP: f32 loss %.4f acc %.4f | bf16 autocast loss %.4f acc %.4f | f16+GradScaler loss %.4f acc %.4f',
     l32, a32, l16, a16, lh, ah))
-  tester:assert(a32 > 0.9, 'f32 learns: ' .. a32)
+  tester:assert(a32 > 0.8, 'f32 learns: ' .. a32)  -- about 0.87 (autocast('cpu') runs: same within 0.001)
   tester:assert(math.abs(a16 - a32) < 0.02, 'bf16 autocast accuracy within 2 points of f32')
   tester:assert(math.abs(ah - a32) < 0.02, 'f16 autocast + GradScaler accuracy within 2 points of f32')
   local p = m16:getParameters()
