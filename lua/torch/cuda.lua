@@ -74,8 +74,9 @@ end
 --- torch.cuda.resetPeakMemoryStats([i]): sets the peaks of device i to the current values.
 --- Example: torch.cuda.resetPeakMemoryStats()
 function cuda.resetPeakMemoryStats(i) check(C.tocha_cuda_reset_peak_stats(i or 0)) end
---- torch.cuda.emptyCache(): returns the allocator's cached (free) blocks to the driver, after a
---- collection so that blocks of dead tensors are included. A no-op without a device.
+--- torch.cuda.emptyCache(): returns the allocators' cached (free) device and pinned host blocks
+--- to the driver, after a collection so that blocks of dead tensors are included. A no-op
+--- without a device.
 --- Example: torch.cuda.emptyCache()
 function cuda.emptyCache()
   lib.collect()
