@@ -1,8 +1,8 @@
 // Batch normalization front-ends: checks naming the op and what it received, contiguous operands
 // for the fused kernels, results copied back into strided or aliasing outputs, and recording.
 #include "core/ops/norm.h"
-#include "core/autocast.h"
 #include <cmath>
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
