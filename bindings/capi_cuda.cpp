@@ -4,6 +4,7 @@
 #include "bindings/capi.h"
 #include "core/device_runtime.h"
 #include "core/philox.h"
+#include "core/pinned_memory.h"
 
 using namespace tocha;
 using namespace tocha::capi;
@@ -64,7 +65,10 @@ int tocha_cuda_device_properties(int device, tocha_device_properties* out) noexc
 int tocha_cuda_empty_cache(void) noexcept {
   return guard_int([&] {
     const DeviceRuntime* r = device_runtime(DeviceType::cuda);
-    if (r && r->device_count() > 0) r->empty_cache();
+    if (r && r->device_count() > 0) {
+      r->empty_cache();
+      if (const PinnedMemoryHooks* h = pinned_memory()) h->empty_cache();  // the pinned host cache too
+    }
   });
 }
 

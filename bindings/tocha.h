@@ -93,5 +93,6 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_norm.h"
 #include "tocha_cuda.h"
 #include "tocha_conv.h"
+#include "tocha_amp.h"
 
 #endif

@@ -1,5 +1,6 @@
 // Composite ops. See composite.h. Every step is a recorded front-end, so autograd follows them.
 #include "core/ops/composite.h"
+#include "core/autocast.h"
 #include <cmath>
 #include "core/autograd/record.h"
 #include "core/ops/pointwise.h"
@@ -31,12 +32,16 @@ Tensor shifted(const char* op, const Tensor& x, int64_t dim) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return softmax(autocast::to_f32(x), dim);
   Tensor e = unary(OpId::exp, shifted("softmax", x, dim));
   if (x.dim() == 0) return binary(OpId::div, e, e);
   return binary(OpId::div, e, sum(e, wrap_dim(dim, x.dim(), "softmax"), true));
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return log_softmax(autocast::to_f32(x), dim);
   Tensor s = shifted("logSoftmax", x, dim);
   if (x.dim() == 0) return sub(s, s);
   Tensor lse = unary(OpId::log, sum(unary(OpId::exp, s), wrap_dim(dim, x.dim(), "logSoftmax"), true));

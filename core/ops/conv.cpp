@@ -1,6 +1,7 @@
 // Convolution front-ends: argument checks with messages naming the op, the sizes and the options it
 // received, output shapes, contiguous operands, the kernel call and the autograd record. See conv.h.
 #include "core/ops/conv.h"
+#include "core/autocast.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -234,6 +235,18 @@ void save_options(Node& n, const ConvOptions& o) {
 using Compute = Tensor (*)(const Tensor*, const Tensor&, const Tensor&, const Tensor*, const ConvOptions&);
 Tensor recorded(Compute compute, OpId id, const Tensor* out, const Tensor& input, const Tensor& weight,
                 const Tensor* bias, const ConvOptions& o) {
+  if (autocast::active() &&  // Note [Autocast]: convolutions compute in low precision
+      (autocast::needs_lowp(input) || autocast::needs_lowp(weight) || (bias && autocast::needs_lowp(*bias))) &&
+      autocast::has_lowp_kernel(id, input)) {
+    Tensor ci = autocast::to_lowp(input), cw = autocast::to_lowp(weight), cb = bias ? autocast::to_lowp(*bias) : Tensor();
+    const Tensor* pb = bias ? &cb : nullptr;
+    if (out && out->dtype() == ci.dtype()) return recorded(compute, id, out, ci, cw, pb, o);
+    Tensor r = recorded(compute, id, nullptr, ci, cw, pb, o);
+    if (!out) return r;
+    if (out->sizes() != r.sizes()) resize_(*out, r.sizes());
+    copy_(*out, r);
+    return *out;
+  }
   auto inputs = input_list(input, weight, bias);
   autograd::Recording rec(id, out, inputs);
   Tensor r = compute(out, input, weight, bias, o);

@@ -2,6 +2,7 @@
 // BLAS-readable operands (views pass through with a transpose flag; other layouts are copied) and
 // the kernel call. See linalg.h and linalg_util.h.
 #include "core/ops/linalg.h"
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/linalg_util.h"
@@ -137,8 +138,13 @@ Tensor ger_compute(OpId id, const Tensor* out, double beta, const Tensor* M, dou
 // addend — and saves a and b in slots 1 and 2 (slot 0 stays empty) for the formulas in
 // core/autograd/formulas/linalg.cpp; d[0] is beta and d[1] alpha.
 using Compute = Tensor (*)(OpId, const Tensor*, double, const Tensor*, double, const Tensor&, const Tensor&);
+Tensor autocast_product(Compute compute, OpId id, const Tensor* out, double beta, const Tensor* M, double alpha,
+                        const Tensor& a, const Tensor& b);
 Tensor recorded_product(Compute compute, OpId id, const Tensor* out, double beta, const Tensor* M, double alpha,
                         const Tensor& a, const Tensor& b) {
+  if (autocast::active() &&  // Note [Autocast]: the matmul family computes in low precision
+      (autocast::needs_lowp(a) || autocast::needs_lowp(b) || (M && autocast::needs_lowp(*M))))
+    return autocast_product(compute, id, out, beta, M, alpha, a, b);
   std::vector<const Tensor*> inputs;
   if (M) inputs.push_back(M);
   inputs.push_back(&a);
@@ -154,6 +160,20 @@ Tensor recorded_product(Compute compute, OpId id, const Tensor* out, double beta
   }
   return r;
 }
+// The operands in the autocast dtype; a result buffer of another dtype receives a copy.
+Tensor autocast_product(Compute compute, OpId id, const Tensor* out, double beta, const Tensor* M, double alpha,
+                        const Tensor& a, const Tensor& b) {
+  Tensor ca = autocast::to_lowp(a), cb = autocast::to_lowp(b), cM = M ? autocast::to_lowp(*M) : Tensor();
+  const Tensor* pM = M ? &cM : nullptr;
+  if (out && out->dtype() == ca.dtype() && (!M || cM.is_same(*M)))
+    return recorded_product(compute, id, out, beta, pM, alpha, ca, cb);
+  Tensor r = recorded_product(compute, id, nullptr, beta, pM, alpha, ca, cb);
+  if (!out) return r;
+  if (out->sizes() != r.sizes()) resize_(*out, r.sizes());
+  copy_(*out, r);
+  return *out;
+}
+
 Tensor gemm_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double alpha, const Tensor& a,
                  const Tensor& b) {
   return recorded_product(gemm_compute, id, out, beta, M, alpha, a, b);
@@ -170,6 +190,8 @@ Tensor ger_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double
 }  // namespace
 
 Tensor dot(const Tensor& x, const Tensor& y) {
+  if (autocast::active() && (autocast::needs_lowp(x) || autocast::needs_lowp(y)))  // Note [Autocast]
+    return dot(autocast::to_lowp(x), autocast::to_lowp(y));
   autograd::Recording rec(OpId::dot, nullptr, {&x, &y});
   check_same_type("dot", "x", x, "y", y);
   TOCHA_CHECK(x.numel() == y.numel(), "dot", "x has ", x.numel(), " elements but y has ", y.numel(),

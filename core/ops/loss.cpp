@@ -7,6 +7,7 @@
 // gradient another. The first-order gradient uses the same kernel; under createGraph the formula
 // rebuilds it from recorded ops (softmax, onehot) so it can be differentiated again.
 #include "core/ops/loss.h"
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -99,9 +100,13 @@ Tensor class_loss_backward(OpId id, double grad, const Tensor& input, const Tens
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const ClassLossOptions& opts) {
+  if (autocast::active() && autocast::needs_f32(input))  // Note [Autocast]: in f32
+    return nll_loss(autocast::to_f32(input), target, opts);
   return class_loss(OpId::nllLoss, input, target, opts);
 }
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const ClassLossOptions& opts) {
+  if (autocast::active() && autocast::needs_f32(input))  // Note [Autocast]: in f32
+    return cross_entropy(autocast::to_f32(input), target, opts);
   return class_loss(OpId::crossEntropy, input, target, opts);
 }
 Tensor nll_loss_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts) {

@@ -2,6 +2,7 @@
 // for the fused kernels, results copied back into strided or aliasing outputs, and recording.
 #include "core/ops/norm.h"
 #include <cmath>
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
@@ -118,6 +119,8 @@ void save_for_backward(Node& n, const Tensor& x, const Tensor& weight, const Bat
 
 BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                            const Tensor& running_var, bool training, double momentum, double eps) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return batch_norm(autocast::to_f32(x), weight, bias, running_mean, running_var, training, momentum, eps);
   autograd::Recording rec(OpId::batchNorm, nullptr, {&x, &weight, &bias});
   check_forward(x, weight, bias, running_mean, running_var, training, momentum, eps);
   BatchNormResult r;
@@ -133,6 +136,9 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
 void batch_norm_out(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
                     const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                     bool training, double momentum, double eps) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return batch_norm_out(out, save_mean, save_invstd, autocast::to_f32(x), weight, bias, running_mean, running_var,
+                          training, momentum, eps);
   autograd::Recording rec(OpId::batchNorm, &out, {&x, &weight, &bias});
   check_forward(x, weight, bias, running_mean, running_var, training, momentum, eps);
   check_result(kFwd, "output", out, x);

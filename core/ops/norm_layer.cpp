@@ -1,6 +1,7 @@
 // Layer normalization front-ends (fused kernels in kernels/cpu/norm_layer.cpp): x is normalized
 // over its last ndims dims, viewed as M rows of K values; weight and bias have those dims' shape.
 #include <cmath>
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/norm.h"
@@ -82,6 +83,8 @@ void save_for_backward(Node& n, const Tensor& x, const Tensor& weight, const Ten
 }  // namespace
 
 LayerNormResult layer_norm_stats(const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return layer_norm_stats(autocast::to_f32(x), ndims, weight, bias, eps);
   autograd::Recording rec(OpId::layerNorm, nullptr, {&x, &weight, &bias});
   int64_t k = check_layer(kFwd, x, ndims, weight, bias);
   TOCHA_CHECK(std::isfinite(eps) && eps >= 0, kFwd, "eps must be finite and >= 0, got ", eps);
@@ -100,6 +103,8 @@ Tensor layer_norm(const Tensor& x, int ndims, const Tensor& weight, const Tensor
 
 void layer_norm_out(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x, int ndims,
                     const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+    return layer_norm_out(out, save_mean, save_invstd, autocast::to_f32(x), ndims, weight, bias, eps);
   autograd::Recording rec(OpId::layerNorm, &out, {&x, &weight, &bias});
   int64_t k = check_layer(kFwd, x, ndims, weight, bias);
   TOCHA_CHECK(std::isfinite(eps) && eps >= 0, kFwd, "eps must be finite and >= 0, got ", eps);

@@ -5,6 +5,7 @@
 #include "core/memory.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/pinned.h"
 #include "kernels/cuda/runtime.h"
 
 namespace tocha {
@@ -76,6 +77,8 @@ void copy(void* dst, Device dst_dev, const void* src, Device src_dev, size_t n) 
   if (src_dev.is_cpu()) {
     LaunchScope s(dst_dev.index);
     TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s.stream));
+    // A pinned source is read by the DMA engine later, not staged now (Note [Asynchronous copies]).
+    if (host_is_pinned(src)) TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(s.stream));
   } else if (dst_dev.is_cpu()) {
     LaunchScope s(src_dev.index);
     TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s.stream));

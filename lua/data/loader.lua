@@ -14,7 +14,7 @@ local C = lib.C
 local DataLoader = torch.class('data.DataLoader', data)
 
 local options = { batchSize = true, shuffle = true, seed = true, dropLast = true, workers = true, prefetch = true,
-                  collate = true, sampler = true }
+                  collate = true, sampler = true, pinMemory = true }
 
 -- Note [Loader determinism]: everything random about epoch e comes from one base seed: the
 -- loader's seed mixed with e, or (no seed given) a draw from torch's default generator when
@@ -32,7 +32,9 @@ local options = { batchSize = true, shuffle = true, seed = true, dropLast = true
 --- produce batches in the main state), prefetch (2: batches per worker prepared ahead), collate
 --- (function(samples) -> batch; default stacks tensors and numbers field by field), sampler (an
 --- object with size() and indices(epoch), e.g. data.DistributedSampler: the loader reads those
---- indices in that order instead of 1..n; shuffle must then be off).
+--- indices in that order instead of 1..n; shuffle must then be off), pinMemory (false: true puts
+--- the batches' CPU tensors in pinned memory, for fast and asynchronous copies to the GPU with
+--- batch.input:cuda() or dst:copy(src, true); ignored without a CUDA device).
 --- Example: for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end
 function DataLoader:__init(dataset, opts)
   opts = opts or {}
@@ -68,6 +70,7 @@ function DataLoader:__init(dataset, opts)
   self.dropLast = opts.dropLast and true or false
   self.workers, self.prefetch = workers, prefetch
   self.collate = opts.collate
+  self.pinMemory = opts.pinMemory and torch.cuda.isAvailable() or false
   if opts.sampler ~= nil then
     local smp = opts.sampler
     if type(smp) ~= 'table' or type(smp.indices) ~= 'function' or type(smp.size) ~= 'function' then
@@ -194,6 +197,22 @@ local function worker_iterator(self, batches, base, token)
   end
 end
 
+-- A batch with its CPU tensors (in tables, recursively) moved to pinned memory.
+local function pin(v)
+  if torch.isTensor(v) then return v:device() == 'cpu' and v:pinMemory() or v end
+  if type(v) ~= 'table' or getmetatable(v) ~= nil then return v end
+  local r = {}
+  for k, x in pairs(v) do r[k] = pin(x) end
+  return r
+end
+local function pinned_iterator(it)
+  return function()
+    local item = it()
+    if item == nil then return nil end
+    return pin(item)
+  end
+end
+
 -- Wraps an iterator with a progress bar (data.ProgressBar) over the epoch's batches.
 local function with_progress(it, total, progress)
   local bar = data.ProgressBar{ total = total, title = type(progress) == 'string' and progress or nil }
@@ -222,11 +241,14 @@ function DataLoader:iter(opts)
   local batches = self:_batches(base)
   local token = {}
   self._token = token
+  local it
   if self.workers == 0 then
     local j = job.resolve({ dataset = self.dataset, batched = self.batchSize ~= false, collate = self.collate })
-    return local_iterator(self, j, batches, base, token)
+    it = local_iterator(self, j, batches, base, token)
+  else
+    it = worker_iterator(self, batches, base, token)
   end
-  return worker_iterator(self, batches, base, token)
+  return self.pinMemory and pinned_iterator(it) or it
 end
 
 return DataLoader

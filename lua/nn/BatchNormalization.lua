@@ -51,6 +51,15 @@ local function size_str(t)
   return torch.type(t) .. ' of size ' .. (t:dim() == 0 and '[]' or table.concat(t:size():totable(), 'x'))
 end
 
+-- Note [Normalization under autocast]: an f16/bf16 input with f32 parameters (a low-precision
+-- activation under torch.autocast) is normalized in the parameters' dtype, as PyTorch's autocast
+-- runs normalization in f32; gradInput is then of that dtype and autograd casts it to the input's.
+local function in_param_dtype(t, ref)
+  local d = t.p.dtype
+  if ref and d ~= ref.p.dtype and (d == 2 or d == 3) then return t:typeAs(ref) end
+  return t
+end
+
 -- The input as a mini-batch (a single sample gets a batch dim of 1); errors name the module.
 function BN:_batch(input, what)
   local nd, c = self.nDim, self.running_mean:nElement()
@@ -65,7 +74,7 @@ function BN:_batch(input, what)
     error(string.format('[%s] expected %s %s (a single sample without N in evaluation mode), got %s',
       tostring(self), what or 'input', want, size_str(input)), 0)
   end
-  return single and input:unsqueeze(1) or input, single
+  return in_param_dtype(single and input:unsqueeze(1) or input, self.running_mean), single
 end
 
 function BN:updateOutput(input)

@@ -65,8 +65,18 @@ function LN:_check(input, what)
   return n
 end
 
+-- Note [Normalization under autocast]: an f16/bf16 input with f32 parameters (a low-precision
+-- activation under torch.autocast) is normalized in the parameters' dtype, as PyTorch's autocast
+-- runs normalization in f32; gradInput is then of that dtype and autograd casts it to the input's.
+local function in_param_dtype(t, ref)
+  local d = t.p.dtype
+  if ref and d ~= ref.p.dtype and (d == 2 or d == 3) then return t:typeAs(ref) end
+  return t
+end
+
 function LN:updateOutput(input)
   local n = self:_check(input)
+  input = in_param_dtype(input, self.weight)
   self.save_mean = self.save_mean or input.new()
   self.save_std = self.save_std or input.new()
   self._stashInput, self._stashGradOutput = nil, nil
@@ -89,13 +99,14 @@ end
 function LN:updateGradInput(input, gradOutput)
   local n = check_backward(self, input, gradOutput)
   if self.gradInput == nil then return end
+  local x, g = in_param_dtype(input, self.weight), in_param_dtype(gradOutput, self.weight)
   local gw, gb
   if self.weight then
-    self._gw = (self._gw or input.new()):resizeAs(self.weight):zero()
-    self._gb = (self._gb or input.new()):resizeAs(self.bias):zero()
+    self._gw = (self._gw or x.new()):resizeAs(self.weight):zero()
+    self._gb = (self._gb or x.new()):resizeAs(self.bias):zero()
     gw, gb = self._gw, self._gb
   end
-  torch._layerNormBackwardOut(self.gradInput, gw, gb, gradOutput, input, n, self.weight, self.save_mean,
+  torch._layerNormBackwardOut(self.gradInput, gw, gb, g, x, n, self.weight, self.save_mean,
     self.save_std, 1)
   if self.weight then self._stashInput, self._stashGradOutput = input, gradOutput end
   return self.gradInput
@@ -112,8 +123,8 @@ function LN:accGradParameters(input, gradOutput, scale)
     return
   end
   local n = check_backward(self, input, gradOutput)
-  torch._layerNormBackwardOut(nil, self.gradWeight, self.gradBias, gradOutput, input, n, self.weight, self.save_mean,
-    self.save_std, scale)
+  torch._layerNormBackwardOut(nil, self.gradWeight, self.gradBias, in_param_dtype(gradOutput, self.weight),
+    in_param_dtype(input, self.weight), n, self.weight, self.save_mean, self.save_std, scale)
 end
 
 function LN:clearState()

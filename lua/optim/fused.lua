@@ -43,7 +43,8 @@ end
 function fused.buffer(t)
   local ty = t:type()
   local b = torch.zerosLike(t)
-  if ty:find('Half') or ty:find('BFloat16') then b = b:float() end
+  -- :to keeps the device (t:float() would move a CudaHalfTensor's state to the CPU).
+  if ty:find('Half') or ty:find('BFloat16') then b = b:to('torch.FloatTensor') end
   return b
 end
 

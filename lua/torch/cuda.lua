@@ -74,8 +74,9 @@ end
 --- torch.cuda.resetPeakMemoryStats([i]): sets the peaks of device i to the current values.
 --- Example: torch.cuda.resetPeakMemoryStats()
 function cuda.resetPeakMemoryStats(i) check(C.tocha_cuda_reset_peak_stats(i or 0)) end
---- torch.cuda.emptyCache(): returns the allocator's cached (free) blocks to the driver, after a
---- collection so that blocks of dead tensors are included. A no-op without a device.
+--- torch.cuda.emptyCache(): returns the allocators' cached (free) device and pinned host blocks
+--- to the driver, after a collection so that blocks of dead tensors are included. A no-op
+--- without a device.
 --- Example: torch.cuda.emptyCache()
 function cuda.emptyCache()
   lib.collect()
@@ -182,6 +183,37 @@ function methods.isCuda(t) return t.p.device_type == 1 end
 --- Example: torch.ones(2):getDevice()
 function methods.getDevice(t) return t.p.device_type == 1 and tonumber(t.p.device_index) or -1 end
 
+-- ---- pinned host memory and asynchronous copies (core/pinned_memory.h) -----------------------
+
+--- t:pinMemory(): a copy of CPU tensor t in pinned (page-locked) host memory, or t itself when it
+--- is pinned already; copies between pinned memory and a GPU are faster and can be asynchronous
+--- (dst:copy(src, true)). Needs the CUDA backend and a device.
+--- Example: torch.cuda.isAvailable() and torch.ones(4):pinMemory()
+function methods.pinMemory(t) return with_oom_retry(function() return C.tocha_tensor_pin_memory(t.p) end) end
+--- t:isPinned(): true when t lives in pinned host memory.
+--- Example: torch.ones(4):isPinned()
+function methods.isPinned(t)
+  local r = C.tocha_tensor_is_pinned(t.p)
+  if r < 0 then lib.raise() end
+  return r == 1
+end
+--- dst:copyAsync(src): dst:copy(src, true): between pinned host memory and a GPU the copy is
+--- queued on the device's stream and returns at once (torch.cuda.synchronize() before the host
+--- reads the destination or overwrites the source); any other copy is the ordinary one.
+--- Example: torch.ones(2):copyAsync(torch.zeros(2))
+function methods.copyAsync(t, src) return methods.copy(t, src, true) end
+
+--- torch.cuda.createCudaHostTensor(sizes...): an uninitialized torch.FloatTensor (the default
+--- tensor type) in pinned host memory, cutorch's name; torch.cuda.pinned(sizes...) is the same.
+--- Example: torch.cuda.isAvailable() and torch.cuda.createCudaHostTensor(2, 3)
+function cuda.createCudaHostTensor(...)
+  local dims = ffi.new('int64_t[16]')
+  local nd = types.read_sizes('createCudaHostTensor', dims, ...)
+  local dtype = types.dtype_of_name[torch.getdefaulttensortype()] or lib.dtype.f32
+  return with_oom_retry(function() return C.tocha_tensor_empty_pinned(nd, dims, dtype) end)
+end
+cuda.pinned = cuda.createCudaHostTensor
+
 -- cutorch's tensor types: torch.CudaTensor (float), torch.CudaDoubleTensor, torch.CudaHalfTensor...
 -- Constructors build on the CPU (same arguments as torch.FloatTensor...) and move to the current
 -- device; t:type('torch.CudaTensor') and nn's module:cuda() go through the same move.
@@ -209,5 +241,9 @@ for dtype = 0, lib.dtype_count - 1 do
   torch[name:sub(7)] = ctor
   torch._register_metatable(name, methods, ctor)
 end
+
+-- Mixed precision: torch.autocast and torch.cuda.GradScaler (Note [Autocast]).
+require 'torch.autocast'
+require 'torch.grad_scaler'
 
 return cuda

@@ -361,11 +361,14 @@ function methods.fill(t, v)
   return t
 end
 methods.fill_ = methods.fill
---- t:copy(src): values of src (any type, same number of elements or broadcastable) into t.
-function methods.copy(t, src)
+--- t:copy(src[, nonBlocking]): values of src (any type, same number of elements or
+--- broadcastable) into t; nonBlocking = true makes a copy between pinned host memory and a GPU
+--- asynchronous (see t:copyAsync).
+function methods.copy(t, src, nonBlocking)
   if is_storage(src) then src = torch._tensor_of_storage(src) end
   types.check_tensor('copy', src, 1)
-  check(C.tocha_tensor_copy(t.p, src.p))
+  if nonBlocking then check(C.tocha_tensor_copy_async(t.p, src.p))
+  else check(C.tocha_tensor_copy(t.p, src.p)) end
   return t
 end
 methods.copy_ = methods.copy

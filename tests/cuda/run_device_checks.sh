@@ -31,10 +31,10 @@ summary "build: ok in $(( $(date +%s) - t0 ))s (sm_$ARCH, -j$JOBS)"
 
 cd "$BUILD"
 t0=$(date +%s)
-timeout 300 ctest -R 'lua\.cuda|alloc|cuda' --output-on-failure > "$OUT/test_cuda.log" 2>&1
+timeout 300 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' --output-on-failure > "$OUT/test_cuda.log" 2>&1
 rc=$?
 summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
-grep -E 'checked [0-9]+|SKIPPED' "$OUT/test_cuda.log" | head -5 | while read -r l; do summary "  $l"; done
+grep -E 'checked [0-9]+|SKIPPED|bit-identical|MLP:' "$OUT/test_cuda.log" | head -8 | while read -r l; do summary "  $l"; done
 
 if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
   t0=$(date +%s)
