@@ -4,7 +4,7 @@ local torch = require 'torch.env'
 local dist = torch.distributed
 local carrier, poison, new_work, require_init = dist._carrier, dist._poison, dist._new_work, dist._require_init
 local reduce_op, root_arg, copy_back, OPS = dist._reduce_op, dist._root_arg, dist._copy_back, dist._OPS
-local D = dist._plugin
+local D = dist._plugin  -- the active backend table (Note [Backend table])
 
 -- A new tensor like t with a leading dimension of `first` (first x t's sizes).
 local function stacked(first, t)
@@ -21,7 +21,7 @@ function dist.allReduceAsync(t, op)
   op = reduce_op('allReduce', op, t)
   local n = dist.size()
   local after = copy_back(t, c, converted, op == 'avg' and function() t:div(n) end or nil)
-  return new_work('allReduce', D().tocha_dist_all_reduce(c.p, OPS[op]), t, after)
+  return new_work('allReduce', D().all_reduce(c.p, OPS[op]), t, after)
 end
 --- torch.distributed.allReduce(t [, op]): reduces t across ranks in place and returns it.
 function dist.allReduce(t, op) return dist.allReduceAsync(t, op):wait() end
@@ -31,7 +31,7 @@ function dist.broadcastAsync(t, root)
   require_init('broadcast')
   local c, converted = carrier('broadcast', t, 'the tensor', true)
   root = root_arg('broadcast', root)
-  return new_work('broadcast', D().tocha_dist_broadcast(c.p, root), t, copy_back(t, c, converted))
+  return new_work('broadcast', D().broadcast(c.p, root), t, copy_back(t, c, converted))
 end
 --- torch.distributed.broadcast(t [, root]): root's t, copied into every rank's t (returned).
 function dist.broadcast(t, root) return dist.broadcastAsync(t, root):wait() end
@@ -46,7 +46,7 @@ function dist.reduceAsync(t, root, op)
   local at_root = dist.rank() == root
   local after = copy_back(at_root and t or nil, c, converted,
                           op == 'avg' and at_root and function() t:div(dist.size()) end or nil)
-  return new_work('reduce', D().tocha_dist_reduce(c.p, root, OPS[op]), t, after)
+  return new_work('reduce', D().reduce(c.p, root, OPS[op]), t, after)
 end
 --- torch.distributed.reduce(t, root [, op]): the reduction of every rank's t, in root's t.
 function dist.reduce(t, root, op) return dist.reduceAsync(t, root, op):wait() end
@@ -58,7 +58,7 @@ function dist.allGatherAsync(input, output)
   local ci, _ = carrier('allGather', input, 'the input', true)
   output = output or stacked(dist.size(), input)
   local co, converted = carrier('allGather', output, 'the output', true)
-  return new_work('allGather', D().tocha_dist_all_gather(co.p, ci.p), output, copy_back(output, co, converted))
+  return new_work('allGather', D().all_gather(co.p, ci.p), output, copy_back(output, co, converted))
 end
 --- torch.distributed.allGather(input [, output]): every rank's input, stacked (size x ...).
 function dist.allGather(input, output) return dist.allGatherAsync(input, output):wait() end
@@ -84,7 +84,7 @@ function dist.reduceScatterAsync(input, output, op)
   end
   local co, converted = carrier('reduceScatter', output, 'the output', true)
   local after = copy_back(output, co, converted, op == 'avg' and function() output:div(n) end or nil)
-  return new_work('reduceScatter', D().tocha_dist_reduce_scatter(co.p, ci.p, OPS[op]), output, after)
+  return new_work('reduceScatter', D().reduce_scatter(co.p, ci.p, OPS[op]), output, after)
 end
 --- torch.distributed.reduceScatter(input [, output] [, op]): this rank's block of the reduction.
 function dist.reduceScatter(input, output, op) return dist.reduceScatterAsync(input, output, op):wait() end
@@ -103,7 +103,7 @@ function dist.gatherAsync(input, output, root)
   else
     output = nil
   end
-  return new_work('gather', D().tocha_dist_gather(co and co.p or nil, ci.p, root), output,
+  return new_work('gather', D().gather(co and co.p or nil, ci.p, root), output,
                   copy_back(output, co, converted))
 end
 --- torch.distributed.gather(input [, output] [, root]): at root, every rank's input stacked.
@@ -118,7 +118,7 @@ function dist.scatterAsync(output, input, root)
   root = root_arg('scatter', root)
   local ci
   if dist.rank() == root then ci = carrier('scatter', input, 'the input', true) end
-  return new_work('scatter', D().tocha_dist_scatter(co.p, ci and ci.p or nil, root), output,
+  return new_work('scatter', D().scatter(co.p, ci and ci.p or nil, root), output,
                   copy_back(output, co, converted))
 end
 --- torch.distributed.scatter(output, input, root): this rank's block of root's input, in output.
@@ -127,7 +127,7 @@ function dist.scatter(output, input, root) return dist.scatterAsync(output, inpu
 --- torch.distributed.barrierAsync(): a work that completes once every rank has reached it.
 function dist.barrierAsync()
   require_init('barrier')
-  return new_work('barrier', D().tocha_dist_barrier(), nil)
+  return new_work('barrier', D().barrier(), nil)
 end
 --- torch.distributed.barrier(): waits until every rank has reached this point.
 function dist.barrier() return dist.barrierAsync():wait() end
@@ -143,7 +143,7 @@ end
 function dist.sendAsync(t, dst, tag)
   require_init('send')
   local c = carrier('send', t, 'the tensor', false)
-  return new_work('send', D().tocha_dist_send(c.p, dst or -1, tag_arg('send', tag)), t)
+  return new_work('send', D().send(c.p, dst or -1, tag_arg('send', tag)), t)
 end
 --- torch.distributed.send(t, dst [, tag]): sends t to rank dst.
 function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
@@ -152,7 +152,7 @@ function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
 function dist.recvAsync(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return new_work('recv', D().tocha_dist_recv(c.p, src or -1, tag_arg('recv', tag)), t, copy_back(t, c, converted))
+  return new_work('recv', D().recv(c.p, src or -1, tag_arg('recv', tag)), t, copy_back(t, c, converted))
 end
 --- torch.distributed.recv(t, src [, tag]): receives into t (returned) what rank src sends.
 function dist.recv(t, src, tag) return dist.recvAsync(t, src, tag):wait() end
