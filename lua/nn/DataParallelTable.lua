@@ -220,39 +220,56 @@ function DPT:updateOutput(input)
       self._used = i
     end
   end
-  self._slices = sl
+  self._slices, self._accumulated = sl, false
   self.output = gather(self, outs, self.devices[1])
   return self.output
 end
 
--- Runs method on each replica that ran forward, with its slice of gradOutput.
-local function each_backward(self, method, gradOutput, scale)
-  if not self._slices then S.fail(NAME, '%s called before forward', method) end
-  local results = {}
-  self._gradOutputs = self._gradOutputs or {}
+-- Note [DataParallelTable backward]: each replica runs its whole backward (gradInput and its
+-- parameter gradients) in one call, because a module differentiated by autograd has no separate
+-- updateGradInput; so updateGradInput already accumulates the replicas' gradients, and
+-- accGradParameters then only sums them into the first replica (or runs the backward when
+-- updateGradInput did not).
+local function run_backward(self, gradOutput, scale)
+  if not self._slices then S.fail(NAME, 'backward called before forward') end
+  local gis = {}
   for i = 1, self._used do
     local dev = self.devices[i]
-    local g = method == 'updateGradInput' and scatter(self, gradOutput, self._slices[i], dev) or self._gradOutputs[i]
-    self._gradOutputs[i] = g
-    results[i] = on(dev, function()
-      return self:rethrowErrors(self.modules[i], i, method, self._inputs[i], g, scale)
+    local g = scatter(self, gradOutput, self._slices[i], dev)
+    gis[i] = on(dev, function()
+      return self:rethrowErrors(self.modules[i], i, 'backward', self._inputs[i], g, scale)
     end)
   end
-  return results
-end
-
-function DPT:updateGradInput(input, gradOutput)
-  local gis = each_backward(self, 'updateGradInput', gradOutput)
   self.gradInput = gather(self, gis, self.devices[1])
   return self.gradInput
 end
 
+function DPT:updateGradInput(input, gradOutput)
+  run_backward(self, gradOutput, 1)
+  self._accumulated = true
+  return self.gradInput
+end
+
 function DPT:accGradParameters(input, gradOutput, scale)
-  if not self._gradOutputs then self:updateGradInput(input, gradOutput) end
-  each_backward(self, 'accGradParameters', gradOutput, scale or 1)
-  self._gradOutputs = nil
+  scale = scale or 1
+  if self._accumulated and scale ~= 1 then
+    S.fail(NAME, 'accGradParameters with scale %s after updateGradInput (which already accumulated the '
+      .. 'gradients at scale 1): call backward(input, gradOutput, scale) instead', tostring(scale))
+  end
+  if not self._accumulated then run_backward(self, gradOutput, scale) end
+  self._accumulated = false
   self:_reduceGradients()
   self.needsSync = true
+end
+
+--- dpt:backward(input, gradOutput [, scale]): every replica's backward on its slice, gradInput
+--- gathered on the first device, gradients summed into the first replica.
+function DPT:backward(input, gradOutput, scale)
+  run_backward(self, gradOutput, scale or 1)
+  self._accumulated = false
+  self:_reduceGradients()
+  self.needsSync = true
+  return self.gradInput
 end
 
 -- ---- gradients and parameters across replicas ---------------------------------------------------
@@ -357,7 +374,7 @@ end
 function DPT:get(i) return self.modules[i] end
 
 function DPT:clearState()
-  self._inputs, self._gradOutputs, self._slices = nil, nil, nil
+  self._inputs, self._slices = nil, nil
   return parent.clearState(self)
 end
 
