@@ -19,7 +19,7 @@ State &state() {
   return s;
 }
 
-void launch(tocha_nccl_work *w);  // nccl_collectives.cpp
+void launch_batch(const std::vector<tocha_nccl_work *> &batch);  // nccl_collectives.cpp
 void check_descriptors(tocha_nccl_work *w);
 void recv_got_descriptor(tocha_nccl_work *w);
 void send_got_ack(tocha_nccl_work *w);
@@ -104,15 +104,19 @@ static void advance(tocha_nccl_work *w) {
 void progress_all() {
   State &s = state();
   for (size_t i = 0; i < s.active.size(); ++i) advance(s.active[i]);
+  std::vector<tocha_nccl_work *> batch;
   while (!s.order.empty()) {
     tocha_nccl_work *w = s.order.front();
     if (w->stage == Stage::Desc) break;
     if (w->stage == Stage::Queued) {
       if (s.broken) fail(w, std::string("[") + kind_name(w->kind) + "] the NCCL communicator was aborted by an earlier error");
-      else launch(w);
+      else batch.push_back(w);
     }
     s.order.pop_front();
-    if (w->stage == Stage::Launched) advance(w);
+  }
+  if (!batch.empty()) {
+    launch_batch(batch);
+    for (tocha_nccl_work *w : batch) advance(w);
   }
   size_t k = 0;
   for (tocha_nccl_work *w : s.active) {

@@ -96,8 +96,9 @@ void send_got_ack(tocha_nccl_work *w) {
   w->stage = Stage::Failed;
 }
 
-// Queues w's NCCL call on the NCCL stream behind the compute stream's work at issue time.
-void launch(tocha_nccl_work *w) {
+// Queues w's NCCL call on the NCCL stream behind the compute stream's work at issue time (inside
+// a group, NCCL launches it at ncclGroupEnd); false, with w failed, on error.
+static bool enqueue(tocha_nccl_work *w) {
   State &s = state();
   const Desc &d = w->mine;
   const char *name = kind_name(w->kind);
@@ -106,7 +107,7 @@ void launch(tocha_nccl_work *w) {
   if (e != cudaSuccess) {
     w->error = cuda_message(name, e);
     w->stage = Stage::Failed;
-    return;
+    return false;
   }
   auto dt = ncclDataType_t(d.kind == TOCHA_DIST_BARRIER ? ncclFloat32 : nccl_dtype(d.dtype));
   ncclRedOp_t op = nccl_op(d.op, d.dtype);
@@ -149,18 +150,59 @@ void launch(tocha_nccl_work *w) {
       }
     }
   }
-  if (r != ncclSuccess) {
-    w->error = nccl_message(name, r, s.comm);
+  if (r != ncclSuccess || e != cudaSuccess) {
+    w->error = r != ncclSuccess ? nccl_message(name, r, s.comm) : cuda_message(name, e);
     w->stage = Stage::Failed;
-    return;
+    return false;
   }
-  if (e == cudaSuccess) e = cudaEventRecord(w->done, s.stream);
+  return true;
+}
+
+// After the NCCL call was launched: the event that tells its completion.
+static void mark_launched(tocha_nccl_work *w) {
+  State &s = state();
+  DeviceScope g(s.device);
+  cudaError_t e = cudaEventRecord(w->done, s.stream);
   if (e != cudaSuccess) {
-    w->error = cuda_message(name, e);
+    w->error = cuda_message(kind_name(w->kind), e);
     w->stage = Stage::Failed;
     return;
   }
   w->stage = Stage::Launched;
+}
+
+static bool p2p(const tocha_nccl_work *w) { return w->kind == TOCHA_DIST_SEND || w->kind == TOCHA_DIST_RECV; }
+
+// Note [NCCL p2p groups]: a send and a receive queued on one stream one after the other can
+// deadlock (each rank's send waits for the peer's receive, queued behind the peer's send), so
+// consecutive sends and receives that are ready together launch as one NCCL group, as
+// torch.distributed.batch_isend_irecv does. Collectives launch one by one, in issue order.
+void launch_batch(const std::vector<tocha_nccl_work *> &batch) {
+  State &s = state();
+  for (size_t i = 0; i < batch.size();) {
+    if (!p2p(batch[i])) {
+      if (enqueue(batch[i])) mark_launched(batch[i]);
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < batch.size() && p2p(batch[j])) ++j;
+    DeviceScope g(s.device);
+    ncclResult_t r = ncclGroupStart();
+    std::vector<bool> queued(j - i, false);
+    for (size_t k = i; k < j && r == ncclSuccess; ++k) queued[k - i] = enqueue(batch[k]);
+    ncclResult_t end = r == ncclSuccess ? ncclGroupEnd() : r;
+    for (size_t k = i; k < j; ++k) {
+      if (!queued[k - i]) continue;
+      if (end == ncclSuccess) {
+        mark_launched(batch[k]);
+      } else {
+        batch[k]->error = nccl_message(kind_name(batch[k]->kind), end, s.comm);
+        batch[k]->stage = Stage::Failed;
+      }
+    }
+    i = j;
+  }
 }
 
 }  // namespace tocha::nccl
