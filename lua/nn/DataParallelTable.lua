@@ -167,7 +167,7 @@ end
 local function scatter(self, x, sl, dev)
   if torch.isTensor(x) then
     local part = x:narrow(dim_of(self, x), sl[1], sl[2])
-    if is_cuda(dev) then return on(dev, function() return part:cuda(dev) end) end
+    if is_cuda(dev) then return on(dev, function() return part:contiguous():cuda(dev) end) end
     return part:contiguous()
   elseif type(x) == 'table' then
     local out = {}
@@ -178,13 +178,26 @@ local function scatter(self, x, sl, dev)
 end
 
 -- The replicas' results (tensors or tables of them), concatenated along dim on the first device.
+-- Copies into slices of a new tensor rather than torch.cat: a plain device copy is all it needs
+-- on any device (the table is one coarse autograd node, so nothing here is recorded).
 local function gather(self, parts, first)
   local p1 = parts[1]
   if torch.isTensor(p1) then
-    local moved = {}
-    for i, p in ipairs(parts) do moved[i] = is_cuda(first) and p:cuda(first) or p end
-    if #moved == 1 then return moved[1] end
-    return on(first, function() return torch.cat(moved, dim_of(self, p1)) end)
+    if #parts == 1 then return p1 end
+    local d = dim_of(self, p1)
+    local sizes = p1:size():totable()
+    sizes[d] = 0
+    for _, p in ipairs(parts) do sizes[d] = sizes[d] + p:size(d) end
+    return on(first, function()
+      local out = p1.new(unpack(sizes))
+      local offset = 1
+      for _, p in ipairs(parts) do
+        local n = p:size(d)
+        out:narrow(d, offset, n):copy(is_cuda(first) and p:cuda(first) or p)
+        offset = offset + n
+      end
+      return out
+    end)
   elseif type(p1) == 'table' then
     local out = {}
     for k = 1, #p1 do

@@ -46,10 +46,19 @@ function M.train_matches(tester, devices, style, opts)
   local first = devices[1]
   local x, y = X, Y
   local crit, rcrit = nn.MSECriterion(), nn.MSECriterion()
+  local cpu_crit = nn.MSECriterion()
   if first ~= 'cpu' then
     x, y = X:cuda(first), Y:cuda(first)
     torch.cuda.setDevice(first)
     crit:type(torch.typename(x))
+  end
+  -- Torch7 and optim styles compute the loss on the CPU, so a GPU run checks the table alone;
+  -- the autograd style runs the criterion on the device too.
+  local function loss_grad(out)
+    local o = out:double()
+    local loss = cpu_crit:forward(o, Y)
+    local g = cpu_crit:backward(o, Y)
+    return loss, first ~= 'cpu' and g:cuda(first) or g
   end
   local w, gw, rw, rgw, state, rstate
   if style == 'optim' then
@@ -61,8 +70,8 @@ function M.train_matches(tester, devices, style, opts)
     if style == 'torch7' then
       dpt:zeroGradParameters()
       local out = dpt:forward(x)
-      crit:forward(out, y)
-      dpt:backward(x, crit:backward(out, y))
+      local _, g = loss_grad(out)
+      dpt:backward(x, g)
       dpt:updateParameters(0.1)
       ref:zeroGradParameters()
       local o = ref:forward(X)
@@ -80,8 +89,8 @@ function M.train_matches(tester, devices, style, opts)
       optim.sgd(function()
         gw:zero()
         local out = dpt:forward(x)
-        local loss = crit:forward(out, y)
-        dpt:backward(x, crit:backward(out, y))
+        local loss, g = loss_grad(out)
+        dpt:backward(x, g)
         return loss, gw
       end, w, state)
       optim.sgd(function()

@@ -195,28 +195,29 @@ function tests.mismatchesFailOnEveryRank()
   tester:eq(t[1], size)
 end
 
--- DDP with CUDA parameters: 3 steps on this rank's part of the batch end with the parameters of
--- the plain CPU model on the whole batch (f64).
-function tests.ddpWithCudaParameters()
+-- DDP with CUDA parameters: 4 steps on this rank's part of the batch end with the parameters of
+-- the plain CPU model on the whole batch (f64). The Torch7 style computes the loss on the CPU (a
+-- check of DDP and NCCL alone); the autograd style runs the criterion on the GPU too.
+local function ddp_matches(style)
   local B = 4 * size
   torch.manualSeed(42)
   local X, Y = torch.randn(B, 5):double(), torch.randn(B, 3):double()
   local per = B / size
-  local x, y = X:narrow(1, rank * per + 1, per):cuda(dev), Y:narrow(1, rank * per + 1, per):cuda(dev)
+  local xc, yc = X:narrow(1, rank * per + 1, per), Y:narrow(1, rank * per + 1, per)
+  local x, y = xc:cuda(dev), yc:cuda(dev)
   torch.manualSeed(100)
   local model = nn.Sequential():add(nn.Linear(5, 6)):add(nn.Tanh()):add(nn.Linear(6, 3)):double()
   local ref = model:clone()
-  model:cuda()
   model:type('torch.CudaDoubleTensor')
   local ddp = nn.DistributedDataParallel(model, { bucketMB = 1e-4 })
   local crit = nn.MSECriterion():type('torch.CudaDoubleTensor')
-  local rcrit = nn.MSECriterion()
-  for step = 1, 4 do
+  local ccrit, rcrit = nn.MSECriterion(), nn.MSECriterion()
+  for _ = 1, 4 do
     ddp:zeroGradParameters()
-    if step % 2 == 1 then
-      local out = ddp:forward(x)
-      crit:forward(out, y)
-      ddp:backward(x, crit:backward(out, y))
+    if style == 'torch7' then
+      local out = ddp:forward(x):double()
+      ccrit:forward(out, yc)
+      ddp:backward(x, ccrit:backward(out, yc):cuda(dev))
     else
       crit(ddp(x), y):backward()
     end
@@ -228,8 +229,10 @@ function tests.ddpWithCudaParameters()
     ref:updateParameters(0.1)
   end
   local p1, p2 = model:parameters(), ref:parameters()
-  for i = 1, #p1 do tester:assertTensorEq(p1[i]:double(), p2[i], 1e-8, 'parameter ' .. i) end
+  for i = 1, #p1 do tester:assertTensorEq(p1[i]:double(), p2[i], 1e-8, style .. ' parameter ' .. i) end
 end
+function tests.ddpWithCudaParametersTorch7Style() ddp_matches('torch7') end
+function tests.ddpWithCudaParametersLossBackward() ddp_matches('autograd') end
 
 tester:add(tests)
 tester:run()
