@@ -2,8 +2,6 @@
 // bootstrapped over MPI), errors, and the progress engine that exchanges descriptors, launches
 // operations in order and waits for them with a timeout (aborting the communicator instead of
 // hanging when a rank is gone).
-#include <dlfcn.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -183,6 +181,13 @@ TOCHA_NCCL_API int tocha_nccl_init(int device, double timeout) noexcept {
     local = "device " + std::to_string(device) + " is not a CUDA device (0.." + std::to_string(ndev - 1) + ")";
   } else if (!(s.compute = static_cast<cudaStream_t>(tocha_cuda_compute_stream(device)))) {
     local = "Tocha has no compute stream on cuda:" + std::to_string(device) + " (was libtocha built with CUDA?)";
+  } else {
+    // Everything that can fail alone happens before the ranks agree to enter NCCL.
+    DeviceScope g(device);
+    if (!s.stream) e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess && !s.scratch) e = cudaMalloc(&s.scratch, 16);
+    if (e == cudaSuccess) e = cudaMemsetAsync(s.scratch, 0, 16, s.stream);  // the barrier's operand
+    if (e != cudaSuccess) local = cuda_message(op, e).substr(std::strlen(op) + 3);
   }
   if (s.desc == MPI_COMM_NULL) {
     MPI_Comm_dup(MPI_COMM_WORLD, &s.desc);
@@ -237,11 +242,6 @@ TOCHA_NCCL_API int tocha_nccl_init(int device, double timeout) noexcept {
   ncclUniqueId id;
   std::memcpy(id.internal, hello.id, NCCL_UNIQUE_ID_BYTES);
   DeviceScope g(device);
-  if ((e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess ||
-      (e = cudaMalloc(&s.scratch, 16)) != cudaSuccess) {
-    set_error(cuda_message(op, e));
-    return -1;
-  }
   ncclResult_t r = ncclCommInitRank(&s.comm, s.size, id, s.rank);
   if (r != ncclSuccess) {
     set_error(nccl_message(op, r, nullptr));
@@ -250,10 +250,7 @@ TOCHA_NCCL_API int tocha_nccl_init(int device, double timeout) noexcept {
   }
   s.device = device;
   s.initialized = true;
-  // Note [Plugin stays loaded] (mpi_backend.cpp): work finalizers may run after lua_close.
-  Dl_info self;
-  if (dladdr(reinterpret_cast<void *>(&tocha_nccl_init), &self) && self.dli_fname)
-    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  pin_plugin();
   return 0;
 }
 

@@ -1,5 +1,7 @@
 // nccl_common.cpp -- the NCCL plugin's shared helpers (see nccl_common.h), its last error and
 // its FFI declarations.
+#include <dlfcn.h>
+
 #include "distributed/nccl_common.h"
 #include "tocha.h"
 
@@ -58,6 +60,15 @@ std::string nccl_message(const char *op, ncclResult_t r, ncclComm_t comm) {
 
 std::string cuda_message(const char *op, cudaError_t e) {
   return std::string("[") + op + "] CUDA error: " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
+}
+
+void pin_plugin() {
+  static bool pinned = false;
+  if (pinned) return;
+  pinned = true;
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void *>(&pin_plugin), &self) && self.dli_fname)
+    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 }  // namespace tocha::nccl

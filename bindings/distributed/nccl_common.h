@@ -22,6 +22,9 @@ void *device_ptr(tocha_tensor *t);
 // "[op] NCCL error: ..." with NCCL's last message.
 std::string nccl_message(const char *op, ncclResult_t r, ncclComm_t comm);
 std::string cuda_message(const char *op, cudaError_t e);
+// Keeps the plugin mapped until the process ends (Note [Plugin stays loaded] in mpi_backend.cpp):
+// the finalizers of works and communicators may run after LuaJIT closed the library.
+void pin_plugin();
 
 // Makes `device` current for a scope (the plugin cannot use libtocha's internal DeviceGuard).
 class DeviceScope {

@@ -52,6 +52,7 @@ TOCHA_NCCL_API tocha_nccl_local *tocha_nccl_local_new(int n, const int *devices)
     delete c;
     return nullptr;
   }
+  pin_plugin();
   return c;
 }
 

@@ -14,7 +14,8 @@ local function expect_error(fn, pattern, what)
   tester:assert(tostring(err):find(pattern), what .. ': ' .. tostring(err))
 end
 
-if torch.cuda.deviceCount() == 0 then
+local have_nccl, why_not = pcall(dist._loadNCCL, 'test')
+if torch.cuda.deviceCount() == 0 or not have_nccl then
   function tests.initFailsClearlyWithoutAGpu()
     local ok, err = pcall(dist.init, { backend = 'nccl', timeout = 30 })
     tester:assert(not ok, "init{backend='nccl'} without a GPU: no error")
@@ -25,7 +26,8 @@ if torch.cuda.deviceCount() == 0 then
   end
   tester:add(tests)
   tester:run()
-  print('SKIPPED: the NCCL collectives need a CUDA device (' .. torch.cuda.unavailableReason() .. ')')
+  print('SKIPPED: the NCCL collectives need a CUDA device and libtocha_nccl.so ('
+        .. (have_nccl and torch.cuda.unavailableReason() or tostring(why_not)) .. ')')
   return
 end
 
