@@ -79,6 +79,8 @@ local function backend_table(name, ns, prefix)
   local be = { name = name }
   for _, op in ipairs(OPNAMES) do be[op] = ns[prefix .. op] end
   be.free = ns[prefix .. 'work_free']
+  -- Note [Blocking fast path] is MPI's; NCCL launches every collective on its stream alike.
+  be.set_blocking = name == 'mpi' and ns.tocha_dist_set_blocking or function() end
   return be
 end
 
@@ -113,7 +115,12 @@ function dist.init(opts)
     fail('distributed.init', "torch.distributed already runs the '%s' backend; it cannot switch to '%s'",
          info.backend, backend)
   end
-  if backend == 'nccl' then dist._loadNCCL('distributed.init') end
+  if backend == 'nccl' then
+    dist._loadNCCL('distributed.init')
+    if torch.cuda.deviceCount() == 0 then  -- before MPI starts: nothing to join without a GPU
+      fail('distributed.init', "backend 'nccl' needs a CUDA device: %s", torch.cuda.unavailableReason())
+    end
+  end
   D = D or load_plugin()
   if D.tocha_dist_init(ints, ints + 1, ints + 2, ints + 3) ~= 0 then raise(backend_table('mpi', D, 'tocha_dist_')) end
   info.rank, info.size, info.localRank, info.localSize = ints[0], ints[1], ints[2], ints[3]
