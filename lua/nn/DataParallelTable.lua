@@ -98,15 +98,16 @@ function DPT:add(module, gpus)
     if is_cuda(dev) and seen[dev] then error(string.format('[%s] device %d is listed twice', NAME, dev), 2) end
     seen[dev] = true
   end
-  for i, dev in ipairs(gpus) do
+  -- Every replica starts as a CPU copy of the module (clone() works on CPU modules; a module
+  -- already on a device would otherwise stay there), moved to its device.
+  local cpu_type = type_on(module, 'cpu')
+  local dev_type = type_on(module, gpus[1])
+  module:type(cpu_type)
+  for i = #gpus, 1, -1 do
+    local dev = gpus[i]
     self.devices[i] = dev
-    if i == 1 then
-      self.modules[1] = on(dev, function() return module:type(type_on(module, dev)) end)
-    else
-      -- A CPU copy first: a module already on a device would otherwise stay there.
-      local copy = module:clone():type(type_on(module, 'cpu'))
-      self.modules[i] = on(dev, function() return copy:type(type_on(module, dev)) end)
-    end
+    local replica = i == 1 and module or module:clone()
+    self.modules[i] = on(dev, function() return replica:type(dev_type) end)
   end
   if self.flattenParams then
     for i, m in ipairs(self.modules) do on(self.devices[i], function() m:getParameters() end) end
@@ -389,6 +390,27 @@ function DPT:get(i) return self.modules[i] end
 function DPT:clearState()
   self._inputs, self._slices = nil, nil
   return parent.clearState(self)
+end
+
+-- Note [Saving a DataParallelTable]: the NCCL communicator and the last batch's slices are not
+-- saved; loading makes a new communicator over the same devices (they must exist then).
+local TRANSIENT = { _comm = true, _N = true, _inputs = true, _slices = true, _noNCCL = true }
+
+--- dpt:write(file): saves the table without its communicator (Note [Saving a DataParallelTable]).
+function DPT:write(file)
+  local fields = {}
+  for k, v in pairs(self) do
+    if not TRANSIENT[k] then fields[k] = v end
+  end
+  file:writeObject(fields)
+end
+
+--- dpt:read(file): loads a saved table and rebuilds its NCCL communicator.
+function DPT:read(file)
+  local fields = file:readObject()
+  if type(fields) ~= 'table' then S.fail(NAME, 'expected a table of fields in the file, got %s', type(fields)) end
+  for k, v in pairs(fields) do self[k] = v end
+  self:_setupComm()
 end
 
 function DPT:__tostring__()

@@ -65,6 +65,16 @@ function tests.tableInputsAndNegativeDim()
   tester:assertTensorEq(gi[2], rgi[2], 1e-12, 'gradInput 2')
 end
 
+function tests.savesAndLoads()
+  torch.manualSeed(9)
+  local dpt = nn.DataParallelTable(1):add(check.model(), { 'cpu', 'cpu' })
+  local x = torch.randn(4, 5):double()
+  local want = dpt:forward(x):clone()
+  local back = torch.deserialize(torch.serialize(dpt))
+  tester:assert(torch.isTypeOf(back, 'nn.DataParallelTable'))
+  tester:assertTensorEq(back:forward(x), want, 0, 'same output after a round trip')
+end
+
 function tests.threadsIsANoOpThatRunsTheInitializer()
   local ran = 0
   local dpt = nn.DataParallelTable(1):threads(function() ran = ran + 1 end)
