@@ -20,6 +20,16 @@ local function run(np, cmd)
   return out
 end
 
+-- The machine's load, printed before and after: on a shared machine it explains the spread.
+local function loadavg()
+  local f = io.open('/proc/loadavg')
+  if not f then return '?' end
+  local l = f:read('*l')
+  f:close()
+  return l:match('^(%S+ %S+ %S+)') or '?'
+end
+print('load average (1, 5, 15 min) before: ' .. loadavg())
+
 local worker = string.format('%s/tocha %s/distributed_worker.lua', build, here)
 local ref_exe = build .. '/bench/bench_allreduce_ref'
 -- Raw and Tocha runs alternate so that load from other processes hits both alike.
@@ -42,3 +52,4 @@ local two = run(2, worker .. ' mlp').mlp_samples_per_s
 print(string.format('MLP 784-512-256-10, batch 128 per rank, 1 thread per rank: 1 rank %s samples/s, '
   .. '2 ranks %s samples/s, scaling %s (target >= 1.7)', H.fmt(one, '%.0f'), H.fmt(two, '%.0f'),
   H.fmt(one and two and two / one, '%.2fx')))
+print('load average (1, 5, 15 min) after: ' .. loadavg())

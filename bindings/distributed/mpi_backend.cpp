@@ -45,7 +45,7 @@ MPI_Datatype mpi_dtype(int dtype) {
   }
 }
 
-void post_data(tocha_dist_work *w);        // mpi_collectives.cpp
+void post_data(tocha_dist_work *w, bool blocking);  // mpi_collectives.cpp
 void check_descriptors(tocha_dist_work *w);
 void recv_got_descriptor(tocha_dist_work *w);
 
@@ -107,7 +107,7 @@ void progress_all() {
   while (!s.order.empty()) {
     tocha_dist_work *w = s.order.front();
     if (w->stage == Stage::Desc) break;
-    if (w->stage == Stage::Queued) post_data(w);
+    if (w->stage == Stage::Queued) post_data(w, w->blocking);
     s.order.pop_front();
     if (w->stage == Stage::Data) advance(w);
   }
@@ -196,6 +196,7 @@ TOCHA_DIST_API int tocha_dist_finalize(void) noexcept {
 TOCHA_DIST_API void tocha_dist_abort(int code) noexcept { MPI_Abort(MPI_COMM_WORLD, code); }
 TOCHA_DIST_API void tocha_dist_set_timeout(double seconds) noexcept { state().timeout = seconds; }
 TOCHA_DIST_API void tocha_dist_set_checks(int on) noexcept { state().checks = on != 0; }
+TOCHA_DIST_API void tocha_dist_set_blocking(int on) noexcept { state().issue_blocking = on != 0; }
 TOCHA_DIST_API void tocha_dist_progress(void) noexcept {
   if (state().initialized) progress_all();
 }

@@ -41,6 +41,8 @@ void check_descriptors(tocha_dist_work *w) {
   bool agree = true;
   for (int r = 1; r < s.size; ++r) agree = agree && same(w->all[0], w->all[size_t(r)]);
   if (agree) {
+    w->blocking = true;
+    for (int r = 0; r < s.size; ++r) w->blocking = w->blocking && w->all[size_t(r)].blocking;
     w->stage = Stage::Queued;
     return;
   }
@@ -69,7 +71,15 @@ static void *ptr(tocha_tensor *t) {
   return tocha_tensor_data(t);
 }
 
-void post_data(tocha_dist_work *w) {
+// Note [Blocking fast path]: OpenMPI's nonblocking collectives (libnbc) move large buffers much
+// slower than the blocking ones (the tuned component's algorithms, progressed inside the call), so
+// a collective that every rank waits for at once (the synchronous forms: dist.allReduce, not
+// allReduceAsync; the descriptor says so) runs the blocking call. MPI cannot match a blocking
+// collective with a nonblocking one, hence the agreement of every rank in the descriptors. Only
+// after the descriptor exchange: every rank has then reached this very collective, so the call
+// cannot wait for a rank that is elsewhere (only for one that dies in between, a window the
+// timeout does not cover). With checks off every collective stays nonblocking.
+void post_data(tocha_dist_work *w, bool blocking) {
   State &s = state();
   const Desc &d = w->mine;
   int n = int(d.count);
@@ -78,7 +88,25 @@ void post_data(tocha_dist_work *w) {
   MPI_Request *r = &w->reqs[0];
   bool root = s.rank == d.root;
   int rc = MPI_SUCCESS;
-  switch (w->kind) {
+  if (blocking) {
+    switch (w->kind) {
+      case TOCHA_DIST_ALL_REDUCE: rc = MPI_Allreduce(MPI_IN_PLACE, ptr(w->out), n, dt, op, s.data); break;
+      case TOCHA_DIST_BROADCAST: rc = MPI_Bcast(ptr(w->out), n, dt, d.root, s.data); break;
+      case TOCHA_DIST_REDUCE:
+        rc = root ? MPI_Reduce(MPI_IN_PLACE, ptr(w->out), n, dt, op, d.root, s.data)
+                  : MPI_Reduce(ptr(w->out), nullptr, n, dt, op, d.root, s.data);
+        break;
+      case TOCHA_DIST_ALL_GATHER: rc = MPI_Allgather(ptr(w->in), n, dt, ptr(w->out), n, dt, s.data); break;
+      case TOCHA_DIST_REDUCE_SCATTER: rc = MPI_Reduce_scatter_block(ptr(w->in), ptr(w->out), n, dt, op, s.data); break;
+      case TOCHA_DIST_GATHER:
+        rc = MPI_Gather(ptr(w->in), n, dt, root ? ptr(w->out) : nullptr, n, dt, d.root, s.data);
+        break;
+      case TOCHA_DIST_SCATTER:
+        rc = MPI_Scatter(root ? ptr(w->in) : nullptr, n, dt, ptr(w->out), n, dt, d.root, s.data);
+        break;
+      case TOCHA_DIST_BARRIER: rc = MPI_Barrier(s.data); break;
+    }
+  } else switch (w->kind) {
     case TOCHA_DIST_ALL_REDUCE: rc = MPI_Iallreduce(MPI_IN_PLACE, ptr(w->out), n, dt, op, s.data, r); break;
     case TOCHA_DIST_BROADCAST: rc = MPI_Ibcast(ptr(w->out), n, dt, d.root, s.data, r); break;
     case TOCHA_DIST_REDUCE:
@@ -105,7 +133,7 @@ void post_data(tocha_dist_work *w) {
     w->stage = Stage::Failed;
     return;
   }
-  w->stage = Stage::Data;
+  w->stage = Stage::Data;  // a blocking call's requests are null: the next advance finishes it
 }
 
 // A receive learned what the sender sends: accept it, or drain it and fail on both sides.
@@ -158,6 +186,8 @@ bool check_tensor(const char *op, const char *what, tocha_tensor *t) {
 tocha_dist_work *start(tocha_dist_work *w) {
   State &s = state();
   w->mine.kind = w->kind;
+  w->mine.blocking = s.issue_blocking ? 1 : 0;
+  s.issue_blocking = false;
   if (w->out) tocha_tensor_retain(w->out);
   if (w->in) tocha_tensor_retain(w->in);
   if (s.checks || w->mine.invalid) {

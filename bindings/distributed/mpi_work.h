@@ -17,7 +17,8 @@ namespace tocha::dist {
 
 // What each rank says about the collective it is about to run (Note [Descriptor exchange]).
 struct Desc {
-  int32_t kind = 0, dtype = -1, op = -1, root = -1, invalid = 0, pad = 0;
+  int32_t kind = 0, dtype = -1, op = -1, root = -1, invalid = 0;
+  int32_t blocking = 0;  // this rank will wait for it at once (Note [Blocking fast path])
   int64_t count = 0;
 };
 
@@ -33,6 +34,7 @@ struct State {
   bool checks = true;
   std::deque<tocha_dist_work *> order;    // collectives not yet posted, in the order they were issued
   std::vector<tocha_dist_work *> active;  // every work not yet completed (freed ones included)
+  bool issue_blocking = false;  // the next collective is waited for at once (Note [Blocking fast path])
 };
 State &state();
 void set_error(std::string msg);
@@ -55,4 +57,5 @@ struct tocha_dist_work {
   std::string error;
   bool freed = false;  // the owner let go; destroyed once MPI is done with it
   bool stuck = false;  // timed out with requests still posted
+  bool blocking = false;  // every rank agreed to run it as a blocking call
 };

@@ -47,6 +47,9 @@ TOCHA_DIST_API void tocha_dist_abort(int code) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API void tocha_dist_set_timeout(double seconds) TOCHA_DIST_NOEXCEPT;
 /* Descriptor checks before each collective (1 on, the default; 0 off). */
 TOCHA_DIST_API void tocha_dist_set_checks(int on) TOCHA_DIST_NOEXCEPT;
+/* Marks the next collective as waited for at once: when every rank marked it (and checks are on)
+ * it runs as a blocking MPI call, OpenMPI's faster path. Each collective clears the mark. */
+TOCHA_DIST_API void tocha_dist_set_blocking(int on) TOCHA_DIST_NOEXCEPT;
 
 TOCHA_DIST_API tocha_dist_work *tocha_dist_all_reduce(tocha_tensor *t, int op) TOCHA_DIST_NOEXCEPT;
 TOCHA_DIST_API tocha_dist_work *tocha_dist_broadcast(tocha_tensor *t, int root) TOCHA_DIST_NOEXCEPT;

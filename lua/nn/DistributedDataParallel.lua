@@ -50,7 +50,8 @@ function DDP:__init(model, opts)
     error('[nn.DistributedDataParallel] expected a module, got ' .. torch.type(model), 2)
   end
   if not dist.isInitialized() then
-    error("[nn.DistributedDataParallel] torch.distributed is not initialized (call torch.distributed.init{backend='mpi'} first)", 2)
+    error("[nn.DistributedDataParallel] torch.distributed is not initialized (call torch.distributed.init{backend='mpi'} "
+          .. "or {backend='nccl'} first)", 2)
   end
   opts = opts or {}
   self.modules[1] = model
@@ -108,7 +109,8 @@ function DDP:_buildBuckets()
     b.numel = b.numel + s.numel
     if b.numel * s.param:elementSize() >= self.bucketBytes then open[dtype] = nil end
   end
-  for _, b in ipairs(self._buckets) do b.buffer = torch.Tensor():type(b.type):resize(b.numel):zero() end
+  -- param.new: a bucket of CUDA parameters lives on the current device, the NCCL communicator's.
+  for _, b in ipairs(self._buckets) do b.buffer = b.slots[1].param.new(b.numel):zero() end
   self._module_slots = {}
   for _, s in ipairs(self._slots) do
     local list = self._module_slots[s.module] or {}

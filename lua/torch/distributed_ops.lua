@@ -4,7 +4,19 @@ local torch = require 'torch.env'
 local dist = torch.distributed
 local carrier, poison, new_work, require_init = dist._carrier, dist._poison, dist._new_work, dist._require_init
 local reduce_op, root_arg, copy_back, OPS = dist._reduce_op, dist._root_arg, dist._copy_back, dist._OPS
-local D = dist._plugin
+local D = dist._plugin  -- the active backend table (Note [Backend table])
+
+-- Note [Blocking fast path] (bindings/distributed/mpi_collectives.cpp): the synchronous forms mark
+-- their collective as waited for at once, so that MPI may run it as a blocking call. Each Async
+-- form takes the mark as it starts (a mark left by a call that failed in Lua never leaks into the
+-- next one) and hands it to the plugin right before its C call.
+local blocking_next = false
+local function take_mark()
+  local b = blocking_next
+  blocking_next = false
+  return b
+end
+local function mark(b) D().set_blocking(b and 1 or 0) end
 
 -- A new tensor like t with a leading dimension of `first` (first x t's sizes).
 local function stacked(first, t)
@@ -16,29 +28,34 @@ end
 --- torch.distributed.allReduceAsync(t [, op]): starts reducing t across ranks in place
 --- (op: 'sum' (default), 'avg', 'max', 'min', 'prod'; bool tensors: or / and); returns a work.
 function dist.allReduceAsync(t, op)
+  local blocking = take_mark()
   require_init('allReduce')
   local c, converted = carrier('allReduce', t, 'the tensor', true)
   op = reduce_op('allReduce', op, t)
   local n = dist.size()
   local after = copy_back(t, c, converted, op == 'avg' and function() t:div(n) end or nil)
-  return new_work('allReduce', D().tocha_dist_all_reduce(c.p, OPS[op]), t, after)
+  mark(blocking)
+  return new_work('allReduce', D().all_reduce(c.p, OPS[op]), t, after)
 end
 --- torch.distributed.allReduce(t [, op]): reduces t across ranks in place and returns it.
-function dist.allReduce(t, op) return dist.allReduceAsync(t, op):wait() end
+function dist.allReduce(t, op) blocking_next = true return dist.allReduceAsync(t, op):wait() end
 
 --- torch.distributed.broadcastAsync(t [, root]): starts copying root's t into every rank's t.
 function dist.broadcastAsync(t, root)
+  local blocking = take_mark()
   require_init('broadcast')
   local c, converted = carrier('broadcast', t, 'the tensor', true)
   root = root_arg('broadcast', root)
-  return new_work('broadcast', D().tocha_dist_broadcast(c.p, root), t, copy_back(t, c, converted))
+  mark(blocking)
+  return new_work('broadcast', D().broadcast(c.p, root), t, copy_back(t, c, converted))
 end
 --- torch.distributed.broadcast(t [, root]): root's t, copied into every rank's t (returned).
-function dist.broadcast(t, root) return dist.broadcastAsync(t, root):wait() end
+function dist.broadcast(t, root) blocking_next = true return dist.broadcastAsync(t, root):wait() end
 
 --- torch.distributed.reduceAsync(t, root [, op]): starts reducing t into root's t (the others'
 --- tensors stay unchanged).
 function dist.reduceAsync(t, root, op)
+  local blocking = take_mark()
   require_init('reduce')
   local c, converted = carrier('reduce', t, 'the tensor', true)
   root = root_arg('reduce', root)
@@ -46,26 +63,30 @@ function dist.reduceAsync(t, root, op)
   local at_root = dist.rank() == root
   local after = copy_back(at_root and t or nil, c, converted,
                           op == 'avg' and at_root and function() t:div(dist.size()) end or nil)
-  return new_work('reduce', D().tocha_dist_reduce(c.p, root, OPS[op]), t, after)
+  mark(blocking)
+  return new_work('reduce', D().reduce(c.p, root, OPS[op]), t, after)
 end
 --- torch.distributed.reduce(t, root [, op]): the reduction of every rank's t, in root's t.
-function dist.reduce(t, root, op) return dist.reduceAsync(t, root, op):wait() end
+function dist.reduce(t, root, op) blocking_next = true return dist.reduceAsync(t, root, op):wait() end
 
 --- torch.distributed.allGatherAsync(input [, output]): starts gathering every rank's input into
 --- output (size x input's sizes: output[r + 1] is rank r's input; allocated when omitted).
 function dist.allGatherAsync(input, output)
+  local blocking = take_mark()
   require_init('allGather')
   local ci, _ = carrier('allGather', input, 'the input', true)
   output = output or stacked(dist.size(), input)
   local co, converted = carrier('allGather', output, 'the output', true)
-  return new_work('allGather', D().tocha_dist_all_gather(co.p, ci.p), output, copy_back(output, co, converted))
+  mark(blocking)
+  return new_work('allGather', D().all_gather(co.p, ci.p), output, copy_back(output, co, converted))
 end
 --- torch.distributed.allGather(input [, output]): every rank's input, stacked (size x ...).
-function dist.allGather(input, output) return dist.allGatherAsync(input, output):wait() end
+function dist.allGather(input, output) blocking_next = true return dist.allGatherAsync(input, output):wait() end
 
 --- torch.distributed.reduceScatterAsync(input [, output] [, op]): starts reducing input across
 --- ranks and giving rank r block r + 1 of input:size(1) / size blocks (output: one block).
 function dist.reduceScatterAsync(input, output, op)
+  local blocking = take_mark()
   if type(output) == 'string' then output, op = nil, output end
   require_init('reduceScatter')
   local ci = carrier('reduceScatter', input, 'the input', true)
@@ -84,14 +105,16 @@ function dist.reduceScatterAsync(input, output, op)
   end
   local co, converted = carrier('reduceScatter', output, 'the output', true)
   local after = copy_back(output, co, converted, op == 'avg' and function() output:div(n) end or nil)
-  return new_work('reduceScatter', D().tocha_dist_reduce_scatter(co.p, ci.p, OPS[op]), output, after)
+  mark(blocking)
+  return new_work('reduceScatter', D().reduce_scatter(co.p, ci.p, OPS[op]), output, after)
 end
 --- torch.distributed.reduceScatter(input [, output] [, op]): this rank's block of the reduction.
-function dist.reduceScatter(input, output, op) return dist.reduceScatterAsync(input, output, op):wait() end
+function dist.reduceScatter(input, output, op) blocking_next = true return dist.reduceScatterAsync(input, output, op):wait() end
 
 --- torch.distributed.gatherAsync(input [, output] [, root]): starts gathering every rank's input
 --- into root's output (size x input's sizes, allocated when omitted; nil on other ranks).
 function dist.gatherAsync(input, output, root)
+  local blocking = take_mark()
   if type(output) == 'number' then output, root = nil, output end
   require_init('gather')
   local ci = carrier('gather', input, 'the input', true)
@@ -103,34 +126,39 @@ function dist.gatherAsync(input, output, root)
   else
     output = nil
   end
-  return new_work('gather', D().tocha_dist_gather(co and co.p or nil, ci.p, root), output,
+  mark(blocking)
+  return new_work('gather', D().gather(co and co.p or nil, ci.p, root), output,
                   copy_back(output, co, converted))
 end
 --- torch.distributed.gather(input [, output] [, root]): at root, every rank's input stacked.
-function dist.gather(input, output, root) return dist.gatherAsync(input, output, root):wait() end
+function dist.gather(input, output, root) blocking_next = true return dist.gatherAsync(input, output, root):wait() end
 
 --- torch.distributed.scatterAsync(output, input, root): starts giving rank r block r + 1 of root's
 --- input (size x output's sizes; ignored, and may be nil, on other ranks) in its output.
 function dist.scatterAsync(output, input, root)
+  local blocking = take_mark()
   if type(input) == 'number' then input, root = nil, input end
   require_init('scatter')
   local co, converted = carrier('scatter', output, 'the output', true)
   root = root_arg('scatter', root)
   local ci
   if dist.rank() == root then ci = carrier('scatter', input, 'the input', true) end
-  return new_work('scatter', D().tocha_dist_scatter(co.p, ci and ci.p or nil, root), output,
+  mark(blocking)
+  return new_work('scatter', D().scatter(co.p, ci and ci.p or nil, root), output,
                   copy_back(output, co, converted))
 end
 --- torch.distributed.scatter(output, input, root): this rank's block of root's input, in output.
-function dist.scatter(output, input, root) return dist.scatterAsync(output, input, root):wait() end
+function dist.scatter(output, input, root) blocking_next = true return dist.scatterAsync(output, input, root):wait() end
 
 --- torch.distributed.barrierAsync(): a work that completes once every rank has reached it.
 function dist.barrierAsync()
+  local blocking = take_mark()
   require_init('barrier')
-  return new_work('barrier', D().tocha_dist_barrier(), nil)
+  mark(blocking)
+  return new_work('barrier', D().barrier(), nil)
 end
 --- torch.distributed.barrier(): waits until every rank has reached this point.
-function dist.barrier() return dist.barrierAsync():wait() end
+function dist.barrier() blocking_next = true return dist.barrierAsync():wait() end
 
 local function tag_arg(name, tag)
   tag = tag or 0
@@ -143,7 +171,7 @@ end
 function dist.sendAsync(t, dst, tag)
   require_init('send')
   local c = carrier('send', t, 'the tensor', false)
-  return new_work('send', D().tocha_dist_send(c.p, dst or -1, tag_arg('send', tag)), t)
+  return new_work('send', D().send(c.p, dst or -1, tag_arg('send', tag)), t)
 end
 --- torch.distributed.send(t, dst [, tag]): sends t to rank dst.
 function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
@@ -152,7 +180,7 @@ function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
 function dist.recvAsync(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return new_work('recv', D().tocha_dist_recv(c.p, src or -1, tag_arg('recv', tag)), t, copy_back(t, c, converted))
+  return new_work('recv', D().recv(c.p, src or -1, tag_arg('recv', tag)), t, copy_back(t, c, converted))
 end
 --- torch.distributed.recv(t, src [, tag]): receives into t (returned) what rank src sends.
 function dist.recv(t, src, tag) return dist.recvAsync(t, src, tag):wait() end

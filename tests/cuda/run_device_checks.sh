@@ -28,6 +28,12 @@ if ! { cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTOCHA_CUD
   exit 1
 fi
 summary "build: ok in $(( $(date +%s) - t0 ))s (sm_$ARCH, -j$JOBS)"
+# torch.distributed's plugins (issue 11): NCCL (needs NCCL; its process-group half needs MPI, which
+# runs cuda.nccl_* under mpirun -np 1) and MPI. Absent ones make those tests say why they skip.
+for plugin in tocha_nccl tocha_mpi; do
+  if cmake --build "$BUILD" -j"$JOBS" --target "$plugin" >> "$OUT/build.log" 2>&1; then summary "plugin $plugin: built"
+  else summary "plugin $plugin: not built (no NCCL/MPI found? see build.log)"; fi
+done
 
 cd "$BUILD"
 t0=$(date +%s)
