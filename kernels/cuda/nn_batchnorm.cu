@@ -9,9 +9,9 @@
 // (cuDNN's backward always differentiates the batch statistics) and its own saved-statistics
 // layout; these kernels keep the CPU kernel's exact contract (null weight/bias/running stats,
 // any eps, biased batch variance, unbiased running variance) for every case instead.
-#include <cub/block/block_reduce.cuh>
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
+#include "kernels/cuda/block_sums.cuh"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
@@ -19,25 +19,6 @@
 namespace tocha {
 namespace cuda {
 namespace {
-
-using BlockSum = cub::BlockReduce<double, kThreads>;
-
-// Two block-wide sums; every thread gets both results (via shared memory).
-__device__ __forceinline__ void block_sums(double a, double b, double* ra, double* rb) {
-  __shared__ typename BlockSum::TempStorage tmp;
-  __shared__ double result[2];
-  double sa = BlockSum(tmp).Sum(a);
-  __syncthreads();  // tmp is reused
-  double sb = BlockSum(tmp).Sum(b);
-  if (threadIdx.x == 0) {
-    result[0] = sa;
-    result[1] = sb;
-  }
-  __syncthreads();
-  *ra = result[0];
-  *rb = result[1];
-  __syncthreads();  // result may be rewritten by the next channel
-}
 
 template <class T> __global__ void __launch_bounds__(kThreads) batch_norm_kernel(BatchNormArgs a) {
   const int64_t C = a.c, L = a.l, M = a.n * a.l;

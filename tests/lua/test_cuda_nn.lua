@@ -230,6 +230,26 @@ function tests.indexOpsMatchCpu()
   report()
 end
 
+function tests.layerNormTriangleAndRankOneMatchCpu()
+  if not available then return end
+  failures = {}
+  for _, tname in ipairs(float_types) do
+    local x = rand(tname, 6, 5, 12):mul(2):add(0.5)
+    check_op('layerNorm affine', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
+      { x, rand(tname, 12), rand(tname, 12) })
+    check_op('layerNorm 2 dims', tname, function(v) return torch.layerNorm(v, 2, nil, nil, 1e-3) end, { x })
+    local m = rand(tname, 3, 6, 7)
+    for _, k in ipairs({ -2, 0, 3 }) do
+      check_op('tril ' .. k, tname, function(v) return torch.tril(v, k) end, { m })
+      check_op('triu ' .. k, tname, function(v) return torch.triu(v, k) end, { m })
+    end
+    check_op('ger', tname, function(a, b) return torch.ger(a, b) end, { rand(tname, 9), rand(tname, 4) })
+    check_op('addr', tname, function(c, a, b) return torch.addr(c, a, b) end,
+      { rand(tname, 9, 4), rand(tname, 9), rand(tname, 4) })
+  end
+  report()
+end
+
 -- ---- modules and criterions ---------------------------------------------------------------------
 
 local function module_cases()
@@ -244,6 +264,9 @@ local function module_cases()
     { 'BatchNormalization', function() return nn.BatchNormalization(6) end, { 8, 6 } },
     { 'View', function() return nn.View(3 * 4 * 4) end, { 2, 3, 4, 4 } },
     { 'LogSoftMax', function() return nn.LogSoftMax() end, { 4, 10 } },
+    { 'LayerNormalization', function() return nn.LayerNormalization(10) end, { 4, 10 } },
+    { 'Tanh', function() return nn.Tanh() end, { 4, 10 } },
+    { 'Sigmoid', function() return nn.Sigmoid() end, { 4, 10 } },
   }
 end
 
