@@ -299,6 +299,32 @@ function tests.modulesMatchCpu()
   report()
 end
 
+function tests.lookupTableAndMaxOnCuda()
+  if not available then return end
+  failures = {}
+  torch.manualSeed(3)
+  local cpu = nn.LookupTable(20, 6)
+  local gpu = cpu:clone():cuda()
+  local idx = torch.LongTensor(4, 5):random(1, 20)
+  idx[1][1], idx[2][2] = 7, 7  -- repeated rows accumulate
+  for _, input in ipairs({ idx, idx:cuda() }) do  -- indices on either device
+    gpu:zeroGradParameters()
+    cpu:zeroGradParameters()
+    local oc, og = cpu:forward(idx), gpu:forward(input)
+    expect('LookupTable output', oc, og, 0)
+    local go = torch.randn(4, 5, 6)
+    cpu:backward(idx, go)
+    gpu:backward(input, go:cuda())
+    expect('LookupTable gradWeight', cpu.gradWeight, gpu.gradWeight, 1e-6)
+  end
+  local mc, mg = nn.Max(2), nn.Max(2):cuda()
+  local x = torch.randn(5, 7)
+  expect('Max output', mc:forward(x), mg:forward(x:cuda()), 0)
+  local go = torch.randn(5)
+  expect('Max gradInput', mc:backward(x, go), mg:backward(x:cuda(), go:cuda()), 0)
+  report()
+end
+
 function tests.dropoutOnCuda()
   if not available then return end
   local m = nn.Dropout(0.4):cuda()
