@@ -250,6 +250,31 @@ function tests.layerNormTriangleAndRankOneMatchCpu()
   report()
 end
 
+function tests.paddingAndResamplingMatchCpu()
+  if not available then return end
+  failures = {}
+  local F = nn.functional
+  for _, tname in ipairs(float_types) do
+    local x = rand(tname, 2, 3, 5, 6)
+    for _, mode in ipairs({ 'constant', 'reflect', 'replicate' }) do
+      check_op('pad ' .. mode, tname, function(v)
+        return F.pad(v, { 2, 1, 3, -1 }, mode, mode == 'constant' and 0.5 or nil)
+      end, { x })
+      check_op('pad 3d ' .. mode, tname, function(v) return F.pad(v, { 1, 2, 0, 1, 2, 1 }, mode) end, { x })
+    end
+    for _, o in ipairs({ { size = { 9, 13 } }, { size = { 3, 4 } }, { size = { 11, 7 }, mode = 'bilinear' },
+                         { size = { 11, 7 }, mode = 'bilinear', alignCorners = true },
+                         { size = { 4, 4 }, mode = 'bilinear' } }) do
+      check_op(string.format('interpolate %s %dx%d%s', o.mode or 'nearest', o.size[1], o.size[2],
+        o.alignCorners and ' alignCorners' or ''), tname, function(v) return F.interpolate(v, o) end, { x })
+    end
+  end
+  local pc, pg = nn.SpatialReflectionPadding(1, 2, 2, 1), nn.SpatialReflectionPadding(1, 2, 2, 1):cuda()
+  local x = torch.randn(2, 3, 5, 5)
+  expect('SpatialReflectionPadding', pc:forward(x), pg:forward(x:cuda()), 0)
+  report()
+end
+
 -- ---- modules and criterions ---------------------------------------------------------------------
 
 local function module_cases()
