@@ -127,7 +127,8 @@ end
 --- there (index buffers such as max-pooling indices stay LongTensors whatever m:type() did, and
 --- follow the input to the GPU).
 function utils.longBuffer(t, like)
-  local lp = like.p
+  -- a non-tensor `like` is a bad input the module reports next: a CPU buffer meanwhile
+  local lp = torch.isTensor(like) and like.p or { device_type = 0, device_index = 0 }
   if torch.isTensor(t) then
     local p = t.p
     if p.dtype == lib_dtype_i64 and p.device_type == lp.device_type and p.device_index == lp.device_index then
