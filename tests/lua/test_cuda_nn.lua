@@ -435,6 +435,16 @@ function tests.dropoutOnCuda()
   tester:asserteq(max_err(y:gt(0):double(), gi:gt(0):double()), 0, 'the gradient uses the same mask')
   m:evaluate()
   tester:asserteq(max_err(x:float(), m:forward(x)), 0, 'identity in evaluation')
+  if dry then return end
+  -- masks come from the device's Philox stream: rate p, replayed by torch.cuda.manualSeed
+  torch.cuda.manualSeed(5)
+  local a = torch.Tensor(100000):cuda():bernoulli(0.3)
+  torch.cuda.manualSeed(5)
+  local b = torch.Tensor(100000):cuda():bernoulli(0.3)
+  tester:asserteq(max_err(a:double(), b), 0, 'same seed, same mask')
+  local rate = a:double():mean()
+  tester:assert(math.abs(rate - 0.3) < 0.01, 'bernoulli rate ' .. rate)
+  tester:asserteq(torch.LongTensor(7):cuda():bernoulli(1):double():sum(), 7, 'p = 1 into a LongTensor')
 end
 
 function tests.criterionsMatchCpu()
