@@ -108,10 +108,20 @@ std::vector<int64_t> cache_key(ConvRole role, DType dt, int device, const ConvGe
   return k;
 }
 
+// An algorithm, its workspace and the math type its perf entry names (set on the descriptor
+// before the call: cuDNN picks tensor-core kernels from the pair, as PyTorch notes).
 struct Choice {
   int algo;
   size_t workspace;
+  cudnnMathType_t math;
 };
+
+// The math type to run a perf entry with under Note [cuDNN math]: f32 without TF32 is forced to
+// FMA (DEFAULT_MATH allows TF32 on Ampere and later); an algorithm that has no FMA kernel then
+// answers NOT_SUPPORTED and the next candidate runs.
+cudnnMathType_t allowed_math(DType dt, cudnnMathType_t m) {
+  return dt == DType::f32 && !cuda_allow_tf32() ? CUDNN_FMA_MATH : m;
+}
 
 std::mutex cache_mutex;
 std::map<std::vector<int64_t>, Choice>& cache() {
@@ -120,7 +130,7 @@ std::map<std::vector<int64_t>, Choice>& cache() {
 }
 
 // The ranked candidate algorithms of a role with their workspace sizes (heuristics).
-std::vector<Choice> candidates(const char* op, ConvRole role, cudnnHandle_t h, const ConvDescs& d) {
+std::vector<Choice> candidates(const char* op, ConvRole role, DType dt, cudnnHandle_t h, const ConvDescs& d) {
   std::vector<Choice> out;
   int n = 0;
   if (role == ConvRole::forward) {
@@ -129,11 +139,13 @@ std::vector<Choice> candidates(const char* op, ConvRole role, cudnnHandle_t h, c
                                                                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
     for (int i = 0; i < n; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+      const cudnnMathType_t m = allowed_math(dt, perf[i].mathType);
+      if (cudnnSetConvolutionMathType(d.conv.d, m) != CUDNN_STATUS_SUCCESS) continue;
       size_t ws = 0;
       if (cudnnGetConvolutionForwardWorkspaceSize(h, d.x->d, d.w.d, d.conv.d, d.y->d, perf[i].algo, &ws) !=
           CUDNN_STATUS_SUCCESS)
         continue;
-      out.push_back(Choice{int(perf[i].algo), ws});
+      out.push_back(Choice{int(perf[i].algo), ws, m});
     }
   } else if (role == ConvRole::data) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
@@ -141,11 +153,13 @@ std::vector<Choice> candidates(const char* op, ConvRole role, cudnnHandle_t h, c
                                                                       CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf));
     for (int i = 0; i < n; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+      const cudnnMathType_t m = allowed_math(dt, perf[i].mathType);
+      if (cudnnSetConvolutionMathType(d.conv.d, m) != CUDNN_STATUS_SUCCESS) continue;
       size_t ws = 0;
       if (cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w.d, d.y->d, d.conv.d, d.x->d, perf[i].algo, &ws) !=
           CUDNN_STATUS_SUCCESS)
         continue;
-      out.push_back(Choice{int(perf[i].algo), ws});
+      out.push_back(Choice{int(perf[i].algo), ws, m});
     }
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
@@ -153,11 +167,13 @@ std::vector<Choice> candidates(const char* op, ConvRole role, cudnnHandle_t h, c
                               h, d.x->d, d.y->d, d.conv.d, d.w.d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf));
     for (int i = 0; i < n; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+      const cudnnMathType_t m = allowed_math(dt, perf[i].mathType);
+      if (cudnnSetConvolutionMathType(d.conv.d, m) != CUDNN_STATUS_SUCCESS) continue;
       size_t ws = 0;
       if (cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x->d, d.y->d, d.conv.d, d.w.d, perf[i].algo, &ws) !=
           CUDNN_STATUS_SUCCESS)
         continue;
-      out.push_back(Choice{int(perf[i].algo), ws});
+      out.push_back(Choice{int(perf[i].algo), ws, m});
     }
   }
   return out;
@@ -166,6 +182,8 @@ std::vector<Choice> candidates(const char* op, ConvRole role, cudnnHandle_t h, c
 // One cuDNN call of the role with algorithm c (alpha/beta in the compute type).
 cudnnStatus_t run_role(ConvRole role, cudnnHandle_t h, const ConvDescs& d, const ConvArgs& a, const Choice& c,
                        void* ws, const void* alpha, const void* beta) {
+  cudnnStatus_t st = cudnnSetConvolutionMathType(d.conv.d, c.math);
+  if (st != CUDNN_STATUS_SUCCESS) return st;
   switch (role) {
     case ConvRole::forward:
       return cudnnConvolutionForward(h, alpha, d.x->d, a.x, d.w.d, a.w, d.conv.d, cudnnConvolutionFwdAlgo_t(c.algo), ws,
@@ -200,7 +218,7 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
       return;
     }
   }
-  std::vector<Choice> list = candidates(op, role, h, d);
+  std::vector<Choice> list = candidates(op, role, dt, h, d);
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
   for (const Choice& c : list) {
     Ref<Storage> ws;
