@@ -56,6 +56,27 @@ local function module_cases()
     { 'TemporalConvolution', function() return nn.TemporalConvolution(5, 4, 3, 1) end, { 2, 9, 5 } },
     { 'Tanh', function() return nn.Tanh() end, { 4, 10 } },
     { 'Sigmoid', function() return nn.Sigmoid() end, { 4, 10 } },
+    { 'SoftMax', function() return nn.SoftMax() end, { 4, 10 } },
+    { 'ELU', function() return nn.ELU() end, { 4, 10 } },
+    { 'GELU', function() return nn.GELU() end, { 4, 10 } },
+    { 'SiLU', function() return nn.SiLU() end, { 4, 10 } },
+    { 'LeakyReLU', function() return nn.LeakyReLU(0.1) end, { 4, 10 } },
+    { 'PReLU', function() return nn.PReLU() end, { 4, 10 } },
+    { 'HardTanh', function() return nn.HardTanh() end, { 4, 10 } },
+    { 'SoftPlus', function() return nn.SoftPlus() end, { 4, 10 } },
+    { 'LogSigmoid', function() return nn.LogSigmoid() end, { 4, 10 } },
+    { 'Threshold', function() return nn.Threshold(0.1, -1) end, { 4, 10 } },
+    { 'SpatialZeroPadding', function() return nn.SpatialZeroPadding(1, 2, 0, 1) end, { 2, 3, 4, 4 } },
+    { 'SpatialReplicationPadding', function() return nn.SpatialReplicationPadding(1, 2, 2, 1) end, { 2, 3, 4, 4 } },
+    { 'SpatialUpSamplingNearest', function() return nn.SpatialUpSamplingNearest(2) end, { 2, 3, 4, 4 } },
+    { 'SpatialUpSamplingBilinear', function() return nn.SpatialUpSamplingBilinear(2) end, { 2, 3, 4, 4 } },
+    { 'GroupNormalization', function() return nn.GroupNormalization(2, 4) end, { 3, 4, 5, 5 } },
+    { 'Concat', function()
+      return nn.Concat(2):add(nn.Linear(10, 3)):add(nn.Linear(10, 4))
+    end, { 4, 10 } },
+    { 'ConcatTable+CAddTable', function()
+      return nn.Sequential():add(nn.ConcatTable():add(nn.Linear(10, 10)):add(nn.Tanh())):add(nn.CAddTable())
+    end, { 4, 10 } },
   }
 end
 
@@ -69,10 +90,9 @@ function tests.modulesMatchCpu()
     local gpu = cpu:clone():cuda()
     local x = torch.randn(unpack(shape))
     local out_c = cpu:forward(x)
-    local ok, out_g = pcall(function() return gpu:forward(x:cuda()) end)
-    if not ok then
-      C.fail(name .. ' forward: ' .. tostring(out_g))
-    else
+    -- every module is checked even when one fails (the GPU session sees all failures at once)
+    local ok, err = pcall(function()
+      local out_g = gpu:forward(x:cuda())
       expect(name .. ' output', out_c, out_g, 1e-4)
       local go = out_c:detach():clone():uniform(-1, 1)
       cpu:zeroGradParameters()
@@ -83,7 +103,8 @@ function tests.modulesMatchCpu()
       local _, gc = cpu:parameters()
       local _, gg = gpu:parameters()
       for i, g in ipairs(gc or {}) do expect(name .. ' gradParameter ' .. i, g, gg[i], 1e-3) end
-    end
+    end)
+    if not ok then C.fail(name .. ': ' .. tostring(err)) end
   end
   report()
 end
@@ -145,20 +166,40 @@ function tests.criterionsMatchCpu()
   if not available then return end
   C.start()
   local weights = torch.rand(5):add(0.5)
-  for _, case in ipairs({ { 'ClassNLLCriterion', function() return nn.ClassNLLCriterion() end },
-                          { 'CrossEntropyCriterion', function() return nn.CrossEntropyCriterion() end },
-                          { 'ClassNLLCriterion weighted', function() return nn.ClassNLLCriterion(weights:clone()) end } }) do
-    local name, make = case[1], case[2]
+  local classes = function() return torch.LongTensor(6):random(1, 5) end
+  local signs = function() return torch.Tensor(6, 5):bernoulli(0.5):mul(2):add(-1) end
+  local probs = function() return torch.rand(6, 5) end
+  local dense = function() return torch.randn(6, 5) end
+  -- { name, constructor, target maker, input transform }
+  for _, case in ipairs({
+    { 'ClassNLLCriterion', function() return nn.ClassNLLCriterion() end, classes, function(x) return torch.logSoftmax(x, 2) end },
+    { 'CrossEntropyCriterion', function() return nn.CrossEntropyCriterion() end, classes },
+    { 'ClassNLLCriterion weighted', function() return nn.ClassNLLCriterion(weights:clone()) end, classes,
+      function(x) return torch.logSoftmax(x, 2) end },
+    { 'MSECriterion', function() return nn.MSECriterion() end, dense },
+    { 'AbsCriterion', function() return nn.AbsCriterion() end, dense },
+    { 'SmoothL1Criterion', function() return nn.SmoothL1Criterion() end, dense },
+    { 'BCECriterion', function() return nn.BCECriterion() end, probs, function(x) return torch.sigmoid(x) end },
+    { 'BCEWithLogitsCriterion', function() return nn.BCEWithLogitsCriterion() end, probs },
+    { 'DistKLDivCriterion', function() return nn.DistKLDivCriterion() end, probs, function(x) return torch.logSoftmax(x, 2) end },
+    { 'SoftMarginCriterion', function() return nn.SoftMarginCriterion() end, signs },
+    { 'MarginCriterion', function() return nn.MarginCriterion() end, signs },
+    { 'MultiMarginCriterion', function() return nn.MultiMarginCriterion() end, classes },
+  }) do
+    local name, make, target, transform = case[1], case[2], case[3], case[4]
     local cpu, gpu = make(), make():cuda()
     local x = torch.randn(6, 5)
-    if name:find('NLL') then x = torch.logSoftmax(x, 2) end
-    local t = torch.LongTensor(6):random(1, 5)
-    local lc = cpu:forward(x, t)
-    local lg = gpu:forward(x:cuda(), t:cuda())
-    if math.abs(lc - lg) > 1e-5 * math.max(1, math.abs(lc)) then
-      C.fail(string.format('%s loss %g vs %g', name, lc, lg))
-    end
-    expect(name .. ' gradInput', cpu:backward(x, t), gpu:backward(x:cuda(), t:cuda()), 1e-5)
+    if transform then x = transform(x) end
+    local t = target()
+    local ok, err = pcall(function()
+      local lc = cpu:forward(x, t)
+      local lg = gpu:forward(x:cuda(), t:cuda())
+      if math.abs(lc - lg) > 1e-5 * math.max(1, math.abs(lc)) then
+        C.fail(string.format('%s loss %g vs %g', name, lc, lg))
+      end
+      expect(name .. ' gradInput', cpu:backward(x, t), gpu:backward(x:cuda(), t:cuda()), 1e-5)
+    end)
+    if not ok then C.fail(name .. ': ' .. tostring(err)) end
   end
   report()
 end
