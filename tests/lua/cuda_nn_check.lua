@@ -28,7 +28,7 @@ local float_types = { 'torch.FloatTensor', 'torch.DoubleTensor' }
 local function max_err(cpu, gpu)
   if not torch.isTensor(cpu) or not torch.isTensor(gpu) then return math.huge end
   if (gpu:device() == 'cpu' and not dry) or cpu:nElement() ~= gpu:nElement() then return math.huge end
-  local a, b = cpu:double():contiguous():view(-1), gpu:double():contiguous():view(-1)
+  local a, b = cpu:detach():double():contiguous():view(-1), gpu:detach():double():contiguous():view(-1)
   if a:nElement() == 0 then return 0 end
   local diff = (a - b):abs():cdiv(a:clone():abs():cmax(1))
   return diff:max()
@@ -42,8 +42,7 @@ end
 
 -- Runs f on CPU inputs and on their CUDA copies; compares the outputs and the gradients of
 -- sum(out * g) (g random, the same on both) with respect to every input that is floating.
-local function check_op(what, tname, f, inputs, t)
-  t = t or tol[tname]
+local function check_op_unprotected(what, tname, f, inputs, t)
   local function run(device)
     local leaves = {}
     for i, x in ipairs(inputs) do
@@ -68,8 +67,13 @@ local function check_op(what, tname, f, inputs, t)
   end
 end
 
-local function rand(tname, ...) return torch.DoubleTensor(...):uniform(-1, 1):type(tname) end
+-- An error (a missing kernel, a device mix-up) becomes a failure, so later checks still run.
+local function check_op(what, tname, f, inputs, t)
+  local ok, err = pcall(check_op_unprotected, what, tname, f, inputs, t or tol[tname])
+  if not ok then failures[#failures + 1] = string.format('%s %s: %s', what, tname, tostring(err)) end
+end
 
+local function rand(tname, ...) return torch.DoubleTensor(...):uniform(-1, 1):type(tname) end
 
 -- The failures gathered by expect since the last M.start(); M.report(tester) asserts there are none.
 function M.start() failures = {} end
