@@ -26,6 +26,7 @@ local float_types = { 'torch.FloatTensor', 'torch.DoubleTensor' }
 
 -- Largest difference relative to max(1, |cpu|); math.huge when a result is missing or misplaced.
 local function max_err(cpu, gpu)
+  if cpu == nil and gpu == nil then return 0 end  -- e.g. no gradient on either device
   if not torch.isTensor(cpu) or not torch.isTensor(gpu) then return math.huge end
   if (gpu:device() == 'cpu' and not dry) or cpu:nElement() ~= gpu:nElement() then return math.huge end
   local a, b = cpu:detach():double():contiguous():view(-1), gpu:detach():double():contiguous():view(-1)

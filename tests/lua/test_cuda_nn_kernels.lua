@@ -252,5 +252,41 @@ function tests.scansAndSortsMatchCpu()
   report()
 end
 
+function tests.recurrentLayersMatchCpu()
+  if not available then return end
+  C.start()
+  for _, tname in ipairs(float_types) do
+    for _, mode in ipairs({ 'LSTM', 'GRU', 'RNN_TANH', 'RNN_RELU' }) do
+      local G = mode == 'LSTM' and 4 or mode == 'GRU' and 3 or 1
+      local I, H, S, B = 5, 6, 4, 3
+      local x, h0, c0 = rand(tname, S, B, I), rand(tname, B, H), rand(tname, B, H)
+      local wih, whh, bih, bhh = rand(tname, G * H, I), rand(tname, G * H, H), rand(tname, G * H), rand(tname, G * H)
+      -- output and final states, with and without initial states and biases (gradients of all)
+      check_op(mode .. ' states', tname, function(v, h, c, a, b, ba, bb)
+        local y, hn, cn = torch.rnnLayer(mode, v, h, mode == 'LSTM' and c or nil, a, b, ba, bb)
+        local parts = { y:view(-1), hn:view(-1) }
+        if cn then parts[3] = cn:view(-1) end
+        return torch.cat(parts, 1)
+      end, { x, h0, c0, wih, whh, bih, bhh })
+      check_op(mode .. ' zero state no bias', tname, function(v, a, b)
+        return (torch.rnnLayer(mode, v, nil, nil, a, b))
+      end, { x, wih, whh })
+    end
+  end
+  for _, m in ipairs({ 'LSTM', 'GRU', 'RNN' }) do
+    torch.manualSeed(4)
+    local cpu = nn[m](5, 7, 2)
+    local gpu = cpu:clone():cuda()
+    local x = torch.randn(6, 3, 5)
+    expect('nn.' .. m .. ' output', cpu:forward(x), gpu:forward(x:cuda()), 1e-4)
+    local go = torch.randn(6, 3, 7)
+    expect('nn.' .. m .. ' gradInput', cpu:backward(x, go), gpu:backward(x:cuda(), go:cuda()), 1e-4)
+    local _, gc = cpu:parameters()
+    local _, gg = gpu:parameters()
+    for i, g in ipairs(gc) do expect('nn.' .. m .. ' gradParameter ' .. i, g, gg[i], 1e-3) end
+  end
+  report()
+end
+
 tester:add(tests)
 tester:run()
