@@ -50,12 +50,19 @@ Prepared prepare(OpId id, const Tensor& input, const Tensor& target, const Class
   p.input = contiguous(input);
   p.target = contiguous(to_dtype(target, DType::i64));
   if (o.weight.defined()) p.weight = contiguous(o.weight);
-  const int64_t* t = p.target.data<int64_t>();
+  // Device targets are checked through a host copy (N numbers; the loss is read back anyway).
+  Tensor host_target = p.target;
+  if (!p.target.is_cpu()) {
+    host_target = empty(p.target.sizes(), DType::i64);
+    copy_(host_target, p.target);
+  }
+  const int64_t* ht = host_target.data<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
-    if (t[i] == o.ignore_index) continue;
-    TOCHA_CHECK(t[i] - o.index_base >= 0 && t[i] - o.index_base < c, op, "target ", t[i], " (sample ",
+    if (ht[i] == o.ignore_index) continue;
+    TOCHA_CHECK(ht[i] - o.index_base >= 0 && ht[i] - o.index_base < c, op, "target ", ht[i], " (sample ",
                 i + o.index_base, ") is out of range: classes are ", o.index_base, "..", c - 1 + o.index_base);
   }
+  const int64_t* t = p.target.data<int64_t>();
   ClassLossArgs& a = p.args;
   a.n = n;
   a.c = c;

@@ -60,24 +60,28 @@ template <class Fill> void fill_through_buffer(const char* op, const Tensor& t, 
   copy_(t, tmp);
 }
 
+// Note [Device random fills]: a device tensor filled from the default generator draws on the
+// device from that device's Philox generator (torch.cuda.manualSeed), when the backend has a
+// kernel for the op (a DeviceRandomFillKernel); an explicit torch.Generator keeps its CPU stream
+// (copied over). Returns whether the fill ran on the device.
+bool device_fill(OpId op, const Tensor& t, Generator& gen, const double* p) {
+  if (t.is_cpu() || &gen != &default_generator()) return false;
+  void* k = find_kernel(op, t.device().type, t.dtype());
+  if (!k) return false;
+  check_writable(op_name(op), t);
+  if (t.numel() == 0) return true;
+  Tensor out = t.is_contiguous() ? t : empty(t.sizes(), t.dtype(), t.device());
+  reinterpret_cast<DeviceRandomFillKernel>(k)(out.raw_data(), out.numel(), t.device().index, p);
+  if (out.is_same(t)) t.bump_version();
+  else copy_(t, out);
+  return true;
+}
+
 void run_fill(OpId op, const Tensor& t, Generator& gen, std::initializer_list<double> params) {
   double p[4] = {0, 0, 0, 0};
   int i = 0;
   for (double v : params) p[i++] = v;
-  // Note [Device random fills]: a device tensor filled from the default generator draws on the
-  // device from that device's Philox generator (torch.cuda.manualSeed), when the backend has a
-  // kernel for the op; an explicit torch.Generator keeps its CPU stream (copied over).
-  if (!t.is_cpu() && &gen == &default_generator()) {
-    if (void* k = find_kernel(op, t.device().type, t.dtype())) {
-      check_writable(op_name(op), t);
-      if (t.numel() == 0) return;
-      Tensor out = t.is_contiguous() ? t : empty(t.sizes(), t.dtype(), t.device());
-      reinterpret_cast<DeviceRandomFillKernel>(k)(out.raw_data(), out.numel(), t.device().index, p);
-      if (out.is_same(t)) t.bump_version();
-      else copy_(t, out);
-      return;
-    }
-  }
+  if (device_fill(op, t, gen, p)) return;
   auto kernel = kernel_for<RandomFillKernel>(op, DeviceType::cpu, t.dtype());
   fill_through_buffer(op_name(op), t, [&](void* data, int64_t n) { kernel(data, n, gen, p); });
 }
@@ -144,6 +148,8 @@ void geometric_(const Tensor& t, Generator& gen, double p) {
 
 void bernoulli_(const Tensor& t, Generator& gen, double p) {
   check_probability("bernoulli", p, false);
+  const double params[4] = {p, 0, 0, 0};
+  if (device_fill(OpId::bernoulli, t, gen, params)) return;  // Dropout's masks on the GPU
   auto kernel = kernel_for<BernoulliKernel>(OpId::bernoulli, DeviceType::cpu, t.dtype());
   fill_through_buffer("bernoulli", t, [&](void* data, int64_t n) { kernel(data, n, gen, p, nullptr); });
 }

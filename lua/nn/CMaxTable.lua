@@ -14,7 +14,7 @@ function CMaxTable:updateOutput(input)
   local name = torch.typename(self)
   S.tensors(name, input, nil, 1)
   S.sameSizes(name, input)
-  if not torch.isTensor(self._idx) or self._idx:type() ~= 'torch.LongTensor' then self._idx = torch.LongTensor() end
+  self._idx = nn.utils.longBuffer(self._idx, input[1])
   self._idx:resize(input[1]:size()):fill(1)
   self.output:resizeAs(input[1]):copy(input[1])
   for i = 2, #input do

@@ -19,8 +19,7 @@ function Dropout:__init(p, v1, inplace, stochasticInference)
 end
 
 local function check_input(self, input, what)
-  if not torch.isTensor(input) or not input:type():find('Float') and not input:type():find('Double')
-      and not input:type():find('Half') then
+  if not nn.utils.isFloating(input) then
     error(string.format('[%s] expected a floating-point %s, got %s', tostring(self), what or 'input',
       torch.isTensor(input) and torch.type(input) or type(input)), 0)
   end

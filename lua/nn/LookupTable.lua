@@ -1,6 +1,7 @@
 -- nn.LookupTable(nIndex, nOutput[, paddingValue, maxNorm, normType]): row lookup in an
 -- nIndex x nOutput weight for a vector of indices (-> n x nOutput) or a batch (-> N x n x nOutput).
 -- Rows of paddingValue get no gradient; with maxNorm, looked-up rows are renormalised in place.
+local I64 = require('torch.lib').dtype.i64
 local S = require 'nn.support'
 local LookupTable, parent = torch.class('nn.LookupTable', 'nn.Module')
 
@@ -51,8 +52,9 @@ function LookupTable:_indices(input)
     S.fail(name(self), 'expected a vector of indices or a batch (N x n) of them, got %s', S.describe(input))
   end
   local idx = input
-  if idx:type() ~= 'torch.LongTensor' or not idx:isContiguous() then
-    if not torch.isTensor(self._input) or self._input:type() ~= 'torch.LongTensor' then self._input = torch.LongTensor() end
+  -- indices are a contiguous LongTensor on the weight's device (a copy otherwise)
+  if idx.p.dtype ~= I64 or idx:device() ~= self.weight:device() or not idx:isContiguous() then
+    self._input = nn.utils.longBuffer(self._input, self.weight)
     self._input:resize(input:size()):copy(input)
     idx = self._input
   end

@@ -18,7 +18,7 @@ local function name(self) return string.format('%s(%d)', torch.typename(self), s
 function Max:updateOutput(input)
   S.tensor(name(self), input)
   local d = S.dim(name(self), self.dimension, input, self.nInputDims)
-  if not torch.isTensor(self._indices) or self._indices:type() ~= 'torch.LongTensor' then self._indices = torch.LongTensor() end
+  self._indices = nn.utils.longBuffer(self._indices, input)
   self._values = torch.isTensor(self._values) and self._values:type() == input:type() and self._values or input.new()
   torch[self._reduce](self._values, self._indices, input, d)
   self.output = input:dim() > 1 and self._values:select(d, 1) or self._values

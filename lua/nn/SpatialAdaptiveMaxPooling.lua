@@ -16,7 +16,7 @@ end
 
 function SpatialAdaptiveMaxPooling:updateOutput(input)
   F.check_input(self, input, 3, 'N x C x H x W')
-  self.indices = F.long_buffer(self.indices)
+  self.indices = F.long_buffer(self.indices, input)
   F.call(self, F.adaptiveMaxPool2d, F.buffer(self, 'output', input), self.indices, input, self.H, self.W)
   return self.output
 end

@@ -28,8 +28,9 @@ end
 
 function SpatialMaxPooling:updateOutput(input)
   cu.checkPoolInput(self, input)
-  -- Indices stay a LongTensor whatever type() did to the module (and files without them load).
-  if not self.indices or torch.typename(self.indices) ~= 'torch.LongTensor' then self.indices = torch.LongTensor() end
+  -- Indices stay a LongTensor on the input's device whatever type() did to the module (and files
+  -- without them load).
+  self.indices = nn.utils.longBuffer(self.indices, input)
   check(C.tocha_max_pool2d_out(self.output.p, self.indices.p, input.p, cu.poolOptions(self), 1))
   return self.output
 end

@@ -18,7 +18,7 @@ end
 
 function TemporalMaxPooling:updateOutput(input)
   F.check_input(self, input, 2, 'nBatch x nFrame x frameSize')
-  self.indices = F.long_buffer(self.indices)
+  self.indices = F.long_buffer(self.indices, input)
   F.call(self, F.temporalMaxPool, F.buffer(self, 'output', input), self.indices, input, self.kW, self.dW)
   return self.output
 end

@@ -24,7 +24,7 @@ end
 
 function VolumetricMaxPooling:updateOutput(input)
   F.check_input(self, input, 4, 'N x C x T x H x W')
-  self.indices = F.long_buffer(self.indices)
+  self.indices = F.long_buffer(self.indices, input)
   local k, d, p = windows(self)
   F.call(self, F.maxPool3d, F.buffer(self, 'output', input), self.indices, input, k, d, p, self.ceil_mode)
   return self.output

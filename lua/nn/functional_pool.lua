@@ -163,8 +163,10 @@ function M.check_grad(module, gradOutput, input, h, w)
       table.concat(expect:totable(), 'x'))
   end
 end
--- A LongTensor buffer (Module:type() converts every tensor; indices must stay LongTensors).
-function M.long_buffer(t)
+-- A LongTensor buffer (Module:type() converts every tensor; indices must stay LongTensors), on
+-- the device of `like` when it is given.
+function M.long_buffer(t, like)
+  if like then return nn.utils.longBuffer(t, like) end
   if torch.type(t) == 'torch.LongTensor' then return t end
   return torch.LongTensor()
 end

@@ -2,6 +2,7 @@
 -- deep copies that keep tensor sharing, type conversion, autograd backward of modules without a
 -- hand-written one, table-shaped outputs, and model:summary().
 local utils = {}
+local lib_dtype_i64 = require('torch.lib').dtype.i64
 nn.utils = utils
 nn.Module._attach_utils(utils)
 
@@ -116,6 +117,29 @@ function utils.checkFloatInput(module, input, what)
   end
 end
 
+--- utils.isFloating(t): true for a tensor of a floating dtype (f32, f64, f16, bf16) on any device
+--- (type names cannot tell: torch.CudaTensor is a float tensor).
+function utils.isFloating(t)
+  return torch.isTensor(t) and t.p.dtype <= 3  -- dtypes 0-3: f32, f64, f16, bf16
+end
+
+--- utils.longBuffer(t, like): t when it is a LongTensor on like's device, else a new empty one
+--- there (index buffers such as max-pooling indices stay LongTensors whatever m:type() did, and
+--- follow the input to the GPU).
+function utils.longBuffer(t, like)
+  -- a non-tensor `like` is a bad input the module reports next: a CPU buffer meanwhile
+  local lp = torch.isTensor(like) and like.p or { device_type = 0, device_index = 0 }
+  if torch.isTensor(t) then
+    local p = t.p
+    if p.dtype == lib_dtype_i64 and p.device_type == lp.device_type and p.device_index == lp.device_index then
+      return t
+    end
+  end
+  local b = torch.LongTensor()
+  if lp.device_type ~= 0 then b = b:to(like:device()) end
+  return b
+end
+
 --- Makes every parameter require grad and point .grad at its gradient tensor (gradWeight...),
 --- so autograd accumulates where Torch7-style code reads (Note [Modules and autograd]).
 function utils.linkGradients(module)
@@ -124,8 +148,7 @@ function utils.linkGradients(module)
     if not params then return end
     for i, p in ipairs(params) do
       local g = grads and grads[i]
-      if p:type():find('Float') or p:type():find('Double') or p:type():find('Half') or p:type():find('BFloat16')
-          or p:type():find('Cuda') then
+      if utils.isFloating(p) then
         if not p:needsGrad() then p:requiresGrad() end
         if g and g:isSameSizeAs(p) and g:type() == p:type() then p.grad = g end
       end
@@ -291,7 +314,7 @@ function utils.autogradBackward(module, input, gradOutput, scale)
   local function detach(x)
     if torch.isTensor(x) then
       local d = x:detach()
-      if d:type():find('Float') or d:type():find('Double') then d:requiresGrad() end
+      if utils.isFloating(d) then d:requiresGrad() end
       inputs[#inputs + 1] = d
       return d
     elseif type(x) == 'table' then

@@ -21,7 +21,8 @@ local function class_args(op, input, target, opts)
   elseif not is_tensor(target) then
     fail(op, 'target must be a class number or a tensor of them, got %s', describe(target))
   elseif target.p.dtype ~= types.I64 and (target.p.dtype == lib.dtype.f32 or target.p.dtype == lib.dtype.f64) then
-    target = target:long()  -- Torch7 datasets often hold labels as DoubleTensors
+    -- Torch7 datasets often hold labels as DoubleTensors (cutorch's as CudaTensors): same device, i64
+    target = target:to('torch.LongTensor')
   end
   if opts ~= nil and type(opts) ~= 'table' then fail(op, 'options must be a table, got %s', describe(opts)) end
   opts = opts or {}

@@ -1,0 +1,168 @@
+// CUDA kernels of the fused class losses (core/ops/loss.h): NLL over log-probabilities and
+// cross-entropy over raw scores, f32 and f64 like the CPU kernels (kernels/cpu/loss.cpp).
+//
+// Note [CUDA class-loss sums]: the forward writes each row's weighted loss and weight to a scratch
+// buffer (one thread per row), then one block folds them in a fixed order, so the loss does not
+// depend on timing; the two sums are copied to the host's ClassLossArgs::sums (the front-end
+// turns them into the loss tensor, which synchronizes once per step, as reading a loss does
+// anyway). The backward computes the size_average divisor on the device the same way and never
+// synchronizes. One thread owns a row of C scores: classifier heads have few classes, and a row's
+// max and exp-sum then need no inter-thread step.
+#include <cub/block/block_reduce.cuh>
+#include "core/kernel_registry.h"
+#include "core/ops/loss.h"
+#include "core/storage.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/runtime.h"
+
+namespace tocha {
+namespace cuda {
+namespace {
+
+template <class T> __device__ __forceinline__ double weight_of(const ClassLossArgs& a, int64_t t) {
+  return a.weight ? double(static_cast<const T*>(a.weight)[t]) : 1.0;
+}
+
+// max_j x[j] and sum_j exp(x[j] - max) of one row, in T as on the CPU.
+template <class T> __device__ __forceinline__ void row_stats(const T* r, int64_t c, T* m, T* s) {
+  T mx = r[0];
+  for (int64_t j = 1; j < c; ++j) mx = r[j] > mx ? r[j] : mx;
+  T sum = 0;
+  for (int64_t j = 0; j < c; ++j) sum += exp(r[j] - mx);
+  *m = mx;
+  *s = sum;
+}
+
+// rows[2i] = weighted loss of row i, rows[2i+1] = its weight (0, 0 for an ignored row).
+template <class T, bool kCE> __global__ void __launch_bounds__(kThreads) row_loss_kernel(ClassLossArgs a, double* rows) {
+  const T* x = static_cast<const T*>(a.input);
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
+    double l = 0, w = 0;
+    if (a.target[i] != a.ignore_index) {
+      const int64_t t = a.target[i] - a.base;
+      const T* r = x + i * a.c;
+      w = weight_of<T>(a, t);
+      if constexpr (kCE) {
+        T m, s;
+        row_stats(r, a.c, &m, &s);
+        l = w * (double(m) + log(double(s)) - double(r[t]));
+      } else {
+        l = -w * double(r[t]);
+      }
+    }
+    rows[2 * i] = l;
+    rows[2 * i + 1] = w;
+  }
+}
+
+// The weight of each row only (the divisor of the backward).
+template <class T> __global__ void __launch_bounds__(kThreads) row_weight_kernel(ClassLossArgs a, double* rows) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
+    rows[2 * i] = 0;
+    rows[2 * i + 1] = a.target[i] != a.ignore_index ? weight_of<T>(a, a.target[i] - a.base) : 0.0;
+  }
+}
+
+// sums[0] = sum of rows[2i], sums[1] = sum of rows[2i+1]: one block, fixed order.
+__global__ void __launch_bounds__(kThreads) fold_rows_kernel(const double* rows, int64_t n, double* sums) {
+  using BlockSum = cub::BlockReduce<double, kThreads>;
+  __shared__ typename BlockSum::TempStorage tmp;
+  double l = 0, w = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    l += rows[2 * i];
+    w += rows[2 * i + 1];
+  }
+  double tl = BlockSum(tmp).Sum(l);
+  __syncthreads();
+  double tw = BlockSum(tmp).Sum(w);
+  if (threadIdx.x == 0) {
+    sums[0] = tl;
+    sums[1] = tw;
+  }
+}
+
+// scale / norm from the device sums (Note [CUDA class-loss sums]).
+__device__ __forceinline__ double grad_factor(const ClassLossArgs& a, const double* sums) {
+  const double norm = a.size_average ? sums[1] : 1.0;
+  return a.scale / (norm != 0 ? norm : 1.0);
+}
+
+template <class T, bool kCE>
+__global__ void __launch_bounds__(kThreads) grad_kernel(ClassLossArgs a, const double* sums) {
+  const T* x = static_cast<const T*>(a.input);
+  T* g = static_cast<T*>(a.grad_input);
+  const double k = grad_factor(a, sums);
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
+    T* gr = g + i * a.c;
+    if (a.target[i] == a.ignore_index) {
+      for (int64_t j = 0; j < a.c; ++j) gr[j] = T(0);
+      continue;
+    }
+    const int64_t t = a.target[i] - a.base;
+    const double kw = k * weight_of<T>(a, t);
+    if constexpr (kCE) {
+      const T* r = x + i * a.c;
+      T m, s;
+      row_stats(r, a.c, &m, &s);
+      const T f = T(kw / double(s));
+      for (int64_t j = 0; j < a.c; ++j) gr[j] = f * exp(r[j] - m);
+      gr[t] = T(double(gr[t]) - kw);
+    } else {
+      for (int64_t j = 0; j < a.c; ++j) gr[j] = T(0);
+      gr[t] = T(-kw);
+    }
+  }
+}
+
+// Scratch of 2n row values plus the 2 sums, on the input's device (freed in stream order).
+Ref<Storage> scratch(const ClassLossArgs& a, int device) {
+  return Storage::allocate(size_t(2 * a.n + 2) * sizeof(double), Device{DeviceType::cuda, device});
+}
+
+template <class T, bool kCE> void forward_cuda(const ClassLossArgs& a) {
+  const char* op = kCE ? "crossEntropy" : "nllLoss";
+  const int device = device_of(a.input);
+  LaunchScope scope(device);
+  Ref<Storage> buf = scratch(a, device);
+  double* rows = static_cast<double*>(buf->data());
+  double* sums = rows + 2 * a.n;
+  if (a.n > 0) {
+    row_loss_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows);
+    check_launch(op);
+  }
+  fold_rows_kernel<<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums);
+  check_launch(op);
+  TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(a.sums, sums, 2 * sizeof(double), cudaMemcpyDeviceToHost, scope.stream));
+  TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(scope.stream));
+}
+
+template <class T, bool kCE> void backward_cuda(const ClassLossArgs& a) {
+  const char* op = kCE ? "crossEntropy" : "nllLoss";
+  if (a.n == 0) return;
+  const int device = device_of(a.input);
+  LaunchScope scope(device);
+  Ref<Storage> buf = scratch(a, device);
+  double* rows = static_cast<double*>(buf->data());
+  double* sums = rows + 2 * a.n;
+  row_weight_kernel<T><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows);
+  check_launch(op);
+  fold_rows_kernel<<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums);
+  check_launch(op);
+  grad_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, sums);
+  check_launch(op);
+}
+
+ClassLossKernels nll_f32{&forward_cuda<float, false>, &backward_cuda<float, false>};
+ClassLossKernels nll_f64{&forward_cuda<double, false>, &backward_cuda<double, false>};
+ClassLossKernels ce_f32{&forward_cuda<float, true>, &backward_cuda<float, true>};
+ClassLossKernels ce_f64{&forward_cuda<double, true>, &backward_cuda<double, true>};
+
+TOCHA_REGISTER_KERNEL(nllLoss, cuda, DType::f32, &nll_f32);
+TOCHA_REGISTER_KERNEL(nllLoss, cuda, DType::f64, &nll_f64);
+TOCHA_REGISTER_KERNEL(crossEntropy, cuda, DType::f32, &ce_f32);
+TOCHA_REGISTER_KERNEL(crossEntropy, cuda, DType::f64, &ce_f64);
+
+}  // namespace
+}  // namespace cuda
+}  // namespace tocha

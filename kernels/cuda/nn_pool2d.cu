@@ -1,0 +1,147 @@
+// CUDA kernels of 2-D max and average pooling and their backward passes (core/ops/pool2d_kernels.h),
+// f32 and f64 like the CPU kernels (kernels/cpu/pool2d.cpp), whose window bounds, divisors and
+// max tie-breaking they repeat exactly. Plain kernels rather than cuDNN pooling: maxPool2d returns
+// the argmax positions (Note [Max-pooling indices]) and its backward scatters through them, which
+// cuDNN's pooling API (it recomputes the argmax from x and y) cannot do; Torch7's ceil mode and
+// count_include_pad divisors are also not cuDNN's.
+#include <cmath>
+#include "core/kernel_registry.h"
+#include "core/ops/pool2d_kernels.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/runtime.h"
+
+namespace tocha {
+namespace cuda {
+namespace {
+
+// One thread per output element (plane, oh, ow). The first maximum wins and NaN propagates, as
+// take_max does on the CPU.
+template <class T> __global__ void __launch_bounds__(kThreads) max_pool_kernel(Pool2dArgs a) {
+  const T* in = static_cast<const T*>(a.in);
+  T* out = static_cast<T*>(a.out);
+  const int64_t total = a.planes * a.oH * a.oW;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+    const int64_t h0 = max(oh * a.dH - a.padH, int64_t(0)), h1 = min(oh * a.dH - a.padH + a.kH, a.iH);
+    const int64_t w0 = max(ow * a.dW - a.padW, int64_t(0)), w1 = min(ow * a.dW - a.padW + a.kW, a.iW);
+    const T* x = in + p * a.iH * a.iW;
+    int64_t best = h0 * a.iW + w0;
+    T m = -INFINITY;
+    for (int64_t h = h0; h < h1; ++h)
+      for (int64_t w = w0; w < w1; ++w) {
+        const T v = x[h * a.iW + w];
+        if (v > m || v != v) {
+          m = v;
+          best = h * a.iW + w;
+        }
+      }
+    out[i] = m;
+    a.indices[i] = best + a.index_base;
+  }
+}
+
+// grad_input was zeroed; windows may overlap, so outputs of one plane add atomically.
+template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward_kernel(Pool2dArgs a) {
+  const T* g = static_cast<const T*>(a.in);
+  T* gi = static_cast<T*>(a.out);
+  const int64_t pout = a.oH * a.oW, total = a.planes * pout;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t p = i / pout;
+    atomicAdd(gi + p * a.iH * a.iW + (a.indices[i] - a.index_base), g[i]);
+  }
+}
+
+// Window [h0, h1) x [w0, w1) of output (oh, ow) and its divisor (avg_window on the CPU).
+struct Window {
+  int64_t h0, h1, w0, w1, divisor;
+};
+__device__ __forceinline__ Window avg_window(const Pool2dArgs& a, int64_t oh, int64_t ow) {
+  int64_t h0 = oh * a.dH - a.padH, w0 = ow * a.dW - a.padW;
+  int64_t h1 = min(h0 + a.kH, a.iH + a.padH), w1 = min(w0 + a.kW, a.iW + a.padW);
+  const int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = max(h0, int64_t(0));
+  w0 = max(w0, int64_t(0));
+  h1 = min(h1, a.iH);
+  w1 = min(w1, a.iW);
+  return {h0, h1, w0, w1, a.count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
+}
+
+template <class T> __global__ void __launch_bounds__(kThreads) avg_pool_kernel(Pool2dArgs a) {
+  const T* in = static_cast<const T*>(a.in);
+  T* out = static_cast<T*>(a.out);
+  const int64_t total = a.planes * a.oH * a.oW;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+    const Window wd = avg_window(a, oh, ow);
+    const T* x = in + p * a.iH * a.iW;
+    T s = 0;
+    for (int64_t h = wd.h0; h < wd.h1; ++h)
+      for (int64_t w = wd.w0; w < wd.w1; ++w) s += x[h * a.iW + w];
+    out[i] = s / T(wd.divisor);
+  }
+}
+
+template <class T> __global__ void __launch_bounds__(kThreads) avg_pool_backward_kernel(Pool2dArgs a) {
+  const T* g = static_cast<const T*>(a.in);
+  T* gi = static_cast<T*>(a.out);
+  const int64_t total = a.planes * a.oH * a.oW;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+    const Window wd = avg_window(a, oh, ow);
+    const T v = g[i] / T(wd.divisor);
+    T* x = gi + p * a.iH * a.iW;
+    for (int64_t h = wd.h0; h < wd.h1; ++h)
+      for (int64_t w = wd.w0; w < wd.w1; ++w) atomicAdd(x + h * a.iW + w, v);
+  }
+}
+
+template <class T> void zero_input(const char* op, const Pool2dArgs& a, cudaStream_t s) {
+  TOCHA_CUDA_CHECK(op, cudaMemsetAsync(a.out, 0, size_t(a.planes * a.iH * a.iW) * sizeof(T), s));
+}
+
+template <class T> void max_pool_cuda(const Pool2dArgs& a) {
+  const int64_t n = a.planes * a.oH * a.oW;
+  if (n == 0) return;
+  LaunchScope scope(device_of(a.out));
+  max_pool_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  check_launch("maxPool2d");
+}
+template <class T> void max_pool_backward_cuda(const Pool2dArgs& a) {
+  const char* op = "maxPool2dBackward";
+  LaunchScope scope(device_of(a.out));
+  zero_input<T>(op, a, scope.stream);
+  const int64_t n = a.planes * a.oH * a.oW;
+  if (n == 0) return;
+  max_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  check_launch(op);
+}
+template <class T> void avg_pool_cuda(const Pool2dArgs& a) {
+  const int64_t n = a.planes * a.oH * a.oW;
+  if (n == 0) return;
+  LaunchScope scope(device_of(a.out));
+  avg_pool_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  check_launch("avgPool2d");
+}
+template <class T> void avg_pool_backward_cuda(const Pool2dArgs& a) {
+  const char* op = "avgPool2dBackward";
+  LaunchScope scope(device_of(a.out));
+  zero_input<T>(op, a, scope.stream);
+  const int64_t n = a.planes * a.oH * a.oW;
+  if (n == 0) return;
+  avg_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  check_launch(op);
+}
+
+#define REG_POOL(T, dt)                                                          \
+  TOCHA_REGISTER_KERNEL(maxPool2d, cuda, dt, &max_pool_cuda<T>);                  \
+  TOCHA_REGISTER_KERNEL(maxPool2dBackward, cuda, dt, &max_pool_backward_cuda<T>); \
+  TOCHA_REGISTER_KERNEL(avgPool2d, cuda, dt, &avg_pool_cuda<T>);                  \
+  TOCHA_REGISTER_KERNEL(avgPool2dBackward, cuda, dt, &avg_pool_backward_cuda<T>);
+
+REG_POOL(float, DType::f32)
+REG_POOL(double, DType::f64)
+
+}  // namespace
+}  // namespace cuda
+}  // namespace tocha
