@@ -43,7 +43,11 @@ struct FreeList {
 template <typename T>
 struct PoolAllocator {
   using value_type = T;
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr int kMaxCached = 0;  // every free reaches ASan, so use-after-free is reported
+#else
   static constexpr int kMaxCached = 4096;
+#endif
   static_assert(sizeof(T) >= sizeof(pool_detail::FreeBlock), "block too small for the free list");
 
   PoolAllocator() = default;
@@ -79,6 +83,22 @@ struct PoolAllocator {
   bool operator==(const PoolAllocator<U>&) const { return true; }
   template <typename U>
   bool operator!=(const PoolAllocator<U>&) const { return false; }
+};
+
+// PoolAllocated<T>: derive from it (CRTP) to give T's plain `new T` / `delete` the per-thread free list
+// of PoolAllocator<T>; a derived class of another size falls back to the global operators.
+template <typename T>
+struct PoolAllocated {
+  static void* operator new(size_t n) {
+    if (n != sizeof(T)) return ::operator new(n);
+    return PoolAllocator<T>().allocate(1);
+  }
+  static void operator delete(void* p, size_t n) {
+    if (n != sizeof(T)) return ::operator delete(p);
+    PoolAllocator<T>().deallocate(static_cast<T*>(p), 1);
+  }
+  static void* operator new(size_t, void* at) { return at; }  // placement new stays available
+  static void operator delete(void*, void*) {}
 };
 
 }  // namespace tocha

@@ -71,14 +71,7 @@ class SmallVector {
 
   void reserve(size_t n) {
     if (n <= cap_) return;
-    T* fresh = static_cast<T*>(raw_new<T>(n * sizeof(T)));
-    for (size_t i = 0; i < size_; ++i) {
-      new (fresh + i) T(std::move(ptr_[i]));
-      ptr_[i].~T();
-    }
-    release_heap();
-    ptr_ = fresh;
-    cap_ = n;
+    relocate_to(static_cast<T*>(raw_new<T>(n * sizeof(T))), n);
   }
   template <typename... Args>
   T& emplace_back(Args&&... args) {
@@ -135,6 +128,10 @@ class SmallVector {
     size_t n = cap_ * 2;
     T* fresh = static_cast<T*>(raw_new<T>(n * sizeof(T)));
     new (fresh + size_) T(std::forward<Args>(args)...);
+    relocate_to(fresh, n);
+  }
+  // Moves the elements into fresh (capacity n) and frees the old heap block.
+  void relocate_to(T* fresh, size_t n) {
     for (size_t i = 0; i < size_; ++i) {
       new (fresh + i) T(std::move(ptr_[i]));
       ptr_[i].~T();

@@ -6,6 +6,7 @@
 #include <memory>
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/pool_allocator.h"
 #include "core/shape.h"
 #include "core/storage.h"
 
@@ -14,7 +15,9 @@ namespace tocha {
 struct AutogradMeta;  // core/autograd/meta.h
 class Tensor;
 
-struct TensorImpl : public tocha_tensor {
+// Views and aliases are made and dropped on every op: their impls come from a per-thread free
+// list (PoolAllocated). Compact tensors place theirs in their data block instead.
+struct TensorImpl : public tocha_tensor, public PoolAllocated<TensorImpl> {
   std::atomic<int> refs{1};
   Ref<Storage> storage_ref;
   std::unique_ptr<AutogradMeta> autograd;
@@ -23,12 +26,7 @@ struct TensorImpl : public tocha_tensor {
 
   TensorImpl();
   ~TensorImpl();
-  // Views and aliases are made and dropped on every op: their impls come from a per-thread
-  // free list (core/pool_allocator.h). Compact tensors place theirs in their data block instead.
-  static void* operator new(size_t n);
-  static void operator delete(void* p, size_t n);
-  static void* operator new(size_t, void* at) { return at; }  // placement (compact blocks)
-  static void operator delete(void*, void*) {}
+
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   static void destroy_ref(TensorImpl* t) {
     if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) t->destroy();

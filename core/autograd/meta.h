@@ -3,13 +3,15 @@
 #pragma once
 #include <memory>
 #include <vector>
+#include "core/pool_allocator.h"
 #include "core/tensor.h"
 
 namespace tocha {
 
 struct Node;
 
-struct AutogradMeta {
+// Every recorded op's output gets one: from a per-thread free list (PoolAllocated).
+struct AutogradMeta : PoolAllocated<AutogradMeta> {
   Tensor grad;                        // accumulated gradient; undefined until a backward reaches it
   std::shared_ptr<Node> grad_fn;      // the node that produced this tensor (null for leaves)
   std::weak_ptr<Node> accumulator;    // leaves: the node that accumulates into `grad`
@@ -18,9 +20,6 @@ struct AutogradMeta {
   bool retains_grad = false;          // non-leaves: keep .grad after backward (retainGrad)
   std::vector<int64_t> hooks;         // Lua hook keys, called with the gradient in order
   ~AutogradMeta();
-  // Every recorded op's output gets one: from a per-thread free list (core/pool_allocator.h).
-  static void* operator new(size_t n);
-  static void operator delete(void* p, size_t n);
 };
 
 namespace autograd {

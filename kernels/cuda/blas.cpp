@@ -16,15 +16,14 @@
 #include "core/half.h"
 #include "core/kernel_registry.h"
 #include "core/ops/linalg_kernels.h"
+#include "kernels/cuda/blas_handle.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/runtime.h"
 
 namespace tocha {
 namespace cuda {
-namespace {
 
-// One handle per device, bound to Tocha's stream of that device (created on first use).
-cublasHandle_t handle(int device) {
+cublasHandle_t cublas_handle(int device) {
   static std::mutex m;
   static std::vector<cublasHandle_t> handles;
   std::lock_guard<std::mutex> g(m);
@@ -32,11 +31,13 @@ cublasHandle_t handle(int device) {
   cublasHandle_t& h = handles[size_t(device)];
   if (!h) {
     DeviceGuard dg(device);
-    TOCHA_CUBLAS_CHECK("mm", cublasCreate(&h));
-    TOCHA_CUBLAS_CHECK("mm", cublasSetStream(h, stream(device)));
+    TOCHA_CUBLAS_CHECK("cublas", cublasCreate(&h));
+    TOCHA_CUBLAS_CHECK("cublas", cublasSetStream(h, stream(device)));
   }
   return h;
 }
+
+namespace {
 
 template <class T> struct CublasType;
 template <> struct CublasType<float> { static constexpr cudaDataType_t value = CUDA_R_32F; };
@@ -62,7 +63,7 @@ template <class T> void gemm_cuda(const GemmArgs& g) {
   const char* op = "mm";
   const int device = device_of(g.c);
   LaunchScope scope(device);
-  cublasHandle_t h = handle(device);
+  cublasHandle_t h = cublas_handle(device);
   // Scalars in the compute type: f32 for f32/f16/bf16, f64 for f64.
   using S = std::conditional_t<std::is_same<T, double>::value, double, float>;
   cublasComputeType_t compute = std::is_same<T, double>::value ? CUBLAS_COMPUTE_64F
@@ -129,7 +130,7 @@ template <class T> void gemv_cuda(const GemvArgs& v) {
 template <class T> void dot_cuda(int64_t n, const void* x, int64_t incx, const void* y, int64_t incy, void* out) {
   const int device = device_of(out);
   LaunchScope scope(device);
-  cublasHandle_t h = handle(device);
+  cublasHandle_t h = cublas_handle(device);
   const cudaDataType_t dt = CublasType<T>::value;
   const cudaDataType_t exec = std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
   TOCHA_CUBLAS_CHECK("dot", cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));

@@ -12,6 +12,7 @@
 #include "core/kernel_registry.h"
 #include "core/ops/rnn_kernels.h"
 #include "core/storage.h"
+#include "kernels/cuda/blas_handle.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
@@ -20,20 +21,6 @@ namespace tocha {
 namespace cuda {
 namespace {
 
-// One cuBLAS handle per device on Tocha's stream (blas.cpp keeps its own for the matmul family).
-cublasHandle_t rnn_handle(int device) {
-  static std::mutex m;
-  static std::vector<cublasHandle_t> handles;
-  std::lock_guard<std::mutex> g(m);
-  if (handles.size() <= size_t(device)) handles.resize(size_t(device) + 1, nullptr);
-  cublasHandle_t& h = handles[size_t(device)];
-  if (!h) {
-    DeviceGuard dg(device);
-    TOCHA_CUBLAS_CHECK("rnnLayer", cublasCreate(&h));
-    TOCHA_CUBLAS_CHECK("rnnLayer", cublasSetStream(h, stream(device)));
-  }
-  return h;
-}
 
 // Row-major C (m x n, ldc) = beta*C + alpha * op(A) op(B), as the CPU's gemm: computed as the
 // column-major C^T = op(B)^T op(A)^T (Note [Row-major through cuBLAS] in blas.cpp).
@@ -191,7 +178,7 @@ template <class T> void rnn_forward(const RnnForwardArgs& a) {
   const int device = device_of(a.y);
   LaunchScope scope(device);
   cudaStream_t st = scope.stream;
-  cublasHandle_t h = rnn_handle(device);
+  cublasHandle_t h = cublas_handle(device);
   const T *x = static_cast<const T*>(a.x), *h0 = static_cast<const T*>(a.h0), *c0 = static_cast<const T*>(a.c0);
   const T *w_ih = static_cast<const T*>(a.w_ih), *w_hh = static_cast<const T*>(a.w_hh);
   const T *b_ih = static_cast<const T*>(a.b_ih), *b_hh = static_cast<const T*>(a.b_hh);
@@ -256,7 +243,7 @@ template <class T> void rnn_backward(const RnnBackwardArgs& a) {
   const int device = device_of(a.dh0);
   LaunchScope scope(device);
   cudaStream_t st = scope.stream;
-  cublasHandle_t h = rnn_handle(device);
+  cublasHandle_t h = cublas_handle(device);
   const T* w_hh = static_cast<const T*>(a.w_hh);
   const T *ws = static_cast<const T*>(a.ws), *y = static_cast<const T*>(a.y);
   const T* dy = static_cast<const T*>(a.dy);
@@ -306,7 +293,7 @@ template <class T> void rnn_weight_grads(const RnnWeightGradArgs& a) {
   const int device = device_of(any);
   LaunchScope scope(device);
   cudaStream_t st = scope.stream;
-  cublasHandle_t h = rnn_handle(device);
+  cublasHandle_t h = cublas_handle(device);
   const T* dgx = static_cast<const T*>(a.dg);
   const T* dgh = dgx + (mode == RnnMode::gru ? 3 * H : 0);
   if (a.gw_ih) {
