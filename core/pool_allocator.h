@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <new>
+#include "core/raw_new.h"
 
 namespace tocha {
 
@@ -27,7 +28,7 @@ struct FreeList {
     while (head) {
       FreeBlock* b = head;
       head = b->next;
-      ::operator delete(b, std::align_val_t(alignof(T)));
+      raw_delete<T>(b);
     }
     count = 0;
   }
@@ -59,7 +60,7 @@ struct PoolAllocator {
         return reinterpret_cast<T*>(b);
       }
     }
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    return static_cast<T*>(raw_new<T>(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) {
     if (n == 1) {
@@ -72,7 +73,7 @@ struct PoolAllocator {
         return;
       }
     }
-    ::operator delete(p, std::align_val_t(alignof(T)));
+    raw_delete<T>(p);
   }
   template <typename U>
   bool operator==(const PoolAllocator<U>&) const { return true; }

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <new>
+#include "core/raw_new.h"
 #include <utility>
 
 namespace tocha {
@@ -70,7 +71,7 @@ class SmallVector {
 
   void reserve(size_t n) {
     if (n <= cap_) return;
-    T* fresh = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    T* fresh = static_cast<T*>(raw_new<T>(n * sizeof(T)));
     for (size_t i = 0; i < size_; ++i) {
       new (fresh + i) T(std::move(ptr_[i]));
       ptr_[i].~T();
@@ -113,7 +114,7 @@ class SmallVector {
       new (ptr_ + i) T(std::move(heap[i]));
       heap[i].~T();
     }
-    ::operator delete(heap, std::align_val_t(alignof(T)));
+    raw_delete<T>(heap);
     cap_ = N;
   }
 
@@ -123,7 +124,7 @@ class SmallVector {
     while (size_ > 0) ptr_[--size_].~T();
   }
   void release_heap() {
-    if (ptr_ != inline_ptr()) ::operator delete(ptr_, std::align_val_t(alignof(T)));
+    if (ptr_ != inline_ptr()) raw_delete<T>(ptr_);
     ptr_ = inline_ptr();
     cap_ = N;
   }
@@ -132,7 +133,7 @@ class SmallVector {
   template <typename... Args>
   void grow_for_append(Args&&... args) {
     size_t n = cap_ * 2;
-    T* fresh = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    T* fresh = static_cast<T*>(raw_new<T>(n * sizeof(T)));
     new (fresh + size_) T(std::forward<Args>(args)...);
     for (size_t i = 0; i < size_; ++i) {
       new (fresh + i) T(std::move(ptr_[i]));

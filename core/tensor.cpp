@@ -1,5 +1,6 @@
 // TensorImpl geometry and tensor allocation. See tensor.h.
 #include "core/tensor.h"
+#include "core/pool_allocator.h"
 #include <new>
 #include "core/memory.h"
 #include "core/autograd/meta.h"
@@ -20,6 +21,15 @@ TensorImpl::TensorImpl() {
 }
 
 TensorImpl::~TensorImpl() = default;
+
+void* TensorImpl::operator new(size_t n) {
+  if (n != sizeof(TensorImpl)) return ::operator new(n);
+  return PoolAllocator<TensorImpl>().allocate(1);
+}
+void TensorImpl::operator delete(void* p, size_t n) {
+  if (n != sizeof(TensorImpl)) return ::operator delete(p);
+  PoolAllocator<TensorImpl>().deallocate(static_cast<TensorImpl*>(p), 1);
+}
 
 void TensorImpl::destroy() {
   if (!block_owner) {

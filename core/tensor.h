@@ -23,6 +23,12 @@ struct TensorImpl : public tocha_tensor {
 
   TensorImpl();
   ~TensorImpl();
+  // Views and aliases are made and dropped on every op: their impls come from a per-thread
+  // free list (core/pool_allocator.h). Compact tensors place theirs in their data block instead.
+  static void* operator new(size_t n);
+  static void operator delete(void* p, size_t n);
+  static void* operator new(size_t, void* at) { return at; }  // placement (compact blocks)
+  static void operator delete(void*, void*) {}
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   static void destroy_ref(TensorImpl* t) {
     if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) t->destroy();

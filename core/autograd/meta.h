@@ -18,6 +18,9 @@ struct AutogradMeta {
   bool retains_grad = false;          // non-leaves: keep .grad after backward (retainGrad)
   std::vector<int64_t> hooks;         // Lua hook keys, called with the gradient in order
   ~AutogradMeta();
+  // Every recorded op's output gets one: from a per-thread free list (core/pool_allocator.h).
+  static void* operator new(size_t n);
+  static void operator delete(void* p, size_t n);
 };
 
 namespace autograd {

@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
 #include "core/autograd/meta.h"
+#include "core/pool_allocator.h"
 
 namespace tocha {
 namespace autograd {
@@ -14,6 +15,15 @@ AutogradMeta::~AutogradMeta() {
     autograd::queue_release(key);
     autograd::callbacks_live_add(-1);
   }
+}
+
+void* AutogradMeta::operator new(size_t n) {
+  if (n != sizeof(AutogradMeta)) return ::operator new(n);
+  return PoolAllocator<AutogradMeta>().allocate(1);
+}
+void AutogradMeta::operator delete(void* p, size_t n) {
+  if (n != sizeof(AutogradMeta)) return ::operator delete(p);
+  PoolAllocator<AutogradMeta>().deallocate(static_cast<AutogradMeta*>(p), 1);
 }
 
 namespace autograd {

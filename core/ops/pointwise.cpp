@@ -183,7 +183,6 @@ struct Recorder {
 // setup and the recorder; anything else takes the general path (which also reports errors).
 namespace {
 bool flat_operand(const Tensor& t, DType dt) { return t.dtype() == dt && t.is_contiguous() && t.is_cpu(); }
-bool fast_operand(const Tensor& t, DType dt) { return flat_operand(t, dt) && !t.requires_grad(); }
 bool same_sizes(const Tensor& a, const Tensor& b) {
   const TensorImpl *x = a.impl(), *y = b.impl();
   if (x->ndim != y->ndim) return false;
