@@ -23,12 +23,37 @@ template <class R, class T> TOCHA_HD inline R convert(T x) {
   else return R(opmath_t<T>(x));
 }
 
+// Note [Integer wraparound]: integer arithmetic wraps modulo 2^bits, as in PyTorch and NumPy
+// (abs(INT64_MIN) is INT64_MIN, INT32_MAX + 1 is INT32_MIN). Signed overflow is undefined
+// behaviour in C++ (UBSan reports it, and the optimizer may assume it never happens), so the
+// signed integer cases compute in the unsigned type of at least int's width, where wrapping is
+// defined, and convert back (modular since C++20, and on every compiler we build with).
+template <class T> constexpr bool wraps_v = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+template <class T>
+using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <class T> TOCHA_HD inline T wrap_neg(T x) {
+  if constexpr (wraps_v<T>) return T(wrap_t<T>(0) - wrap_t<T>(x));
+  else return T(-x);
+}
+template <class T> TOCHA_HD inline T wrap_add(T a, T b) {
+  if constexpr (wraps_v<T>) return T(wrap_t<T>(a) + wrap_t<T>(b));
+  else return T(a + b);
+}
+template <class T> TOCHA_HD inline T wrap_sub(T a, T b) {
+  if constexpr (wraps_v<T>) return T(wrap_t<T>(a) - wrap_t<T>(b));
+  else return T(a - b);
+}
+template <class T> TOCHA_HD inline T wrap_mul(T a, T b) {
+  if constexpr (wraps_v<T>) return T(wrap_t<T>(a) * wrap_t<T>(b));
+  else return T(a * b);
+}
+
 // ---- unary, same dtype -------------------------------------------------------------------
-struct neg_op { template <class T> TOCHA_HD T operator()(T x) const { return T(-x); } };
+struct neg_op { template <class T> TOCHA_HD T operator()(T x) const { return wrap_neg(x); } };
 struct abs_op {
   template <class T> TOCHA_HD T operator()(T x) const {
     if constexpr (std::is_unsigned<T>::value) return x;
-    else return x < T(0) ? T(-x) : x;
+    else return x < T(0) ? wrap_neg(x) : x;
   }
 };
 struct sign_op {
@@ -46,7 +71,7 @@ struct ceil_op { template <class T> TOCHA_HD T operator()(T x) const { if conste
 struct round_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::round(x); else return x; } };
 struct trunc_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return std::trunc(x); else return x; } };
 struct frac_op { template <class T> TOCHA_HD T operator()(T x) const { if constexpr (is_float_v<T>) return x - std::trunc(x); else return T(0); } };
-struct square_op { template <class T> TOCHA_HD T operator()(T x) const { return T(x * x); } };
+struct square_op { template <class T> TOCHA_HD T operator()(T x) const { return wrap_mul(x, x); } };
 struct relu_op { template <class T> TOCHA_HD T operator()(T x) const { return x > T(0) ? x : T(0); } };
 
 // ---- unary, float-valued (T is float or double) --------------------------------------------
@@ -146,18 +171,18 @@ struct add_op {
   explicit add_op(const double* p) : alpha(p[0]) {}
   template <class T> TOCHA_HD T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value) return a || b;
-    else return T(a + T(alpha) * b);
+    else return wrap_add(a, wrap_mul(T(alpha), b));
   }
 };
 struct csub_op {
   double alpha;
   explicit csub_op(const double* p) : alpha(p[0]) {}
-  template <class T> TOCHA_HD T operator()(T a, T b) const { return T(a - T(alpha) * b); }
+  template <class T> TOCHA_HD T operator()(T a, T b) const { return wrap_sub(a, wrap_mul(T(alpha), b)); }
 };
 struct mul_op {
   template <class T> TOCHA_HD T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value) return a && b;
-    else return T(a * b);
+    else return wrap_mul(a, b);
   }
 };
 struct div_op { template <class T> TOCHA_HD T operator()(T a, T b) const { return a / b; } };
@@ -177,7 +202,7 @@ struct pow_op {
       using U = typename std::make_unsigned<T>::type;
       U e = U(b);
       T base = a;
-      while (e) { if (e & 1) r = T(r * base); base = T(base * base); e >>= 1; }
+      while (e) { if (e & 1) r = wrap_mul(r, base); base = wrap_mul(base, base); e >>= 1; }
       return r;
     }
   }
@@ -204,7 +229,7 @@ struct remainder_op {
       if (b == T(0)) return T(0);
       if constexpr (std::is_signed<T>::value) if (b == T(-1)) return T(0);
       T r = T(a % b);
-      if constexpr (std::is_signed<T>::value) if (r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+      if constexpr (std::is_signed<T>::value) if (r != 0 && ((r < 0) != (b < 0))) r = wrap_add(r, b);
       return r;
     }
   }
@@ -228,9 +253,9 @@ struct floorDivide_op {
     else {
       if (b == T(0)) return T(0);
       if constexpr (std::is_signed<T>::value) {
-        if (b == T(-1)) return T(-a);
+        if (b == T(-1)) return wrap_neg(a);
         T q = T(a / b);
-        if ((a % b != 0) && ((a < 0) != (b < 0))) q = T(q - 1);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) q = wrap_sub(q, T(1));
         return q;
       } else {
         return T(a / b);
@@ -263,7 +288,7 @@ struct clamp_op {
 struct addcmul_op {
   double value;
   explicit addcmul_op(const double* p) : value(p[0]) {}
-  template <class T> TOCHA_HD T operator()(T a, T b, T c) const { return T(a + T(value) * b * c); }
+  template <class T> TOCHA_HD T operator()(T a, T b, T c) const { return wrap_add(a, wrap_mul(wrap_mul(T(value), b), c)); }
 };
 struct addcdiv_op {
   double value;

@@ -52,15 +52,21 @@ local function scaled(self, input, gradOutput)
   return diff:cmul(w:expand(N, I, O)), N, I, O
 end
 
+-- The gradients below are computed by hand, so they run with recording off even when called
+-- directly (nn.Jacobian, Torch7 scripts) rather than through Module:backward: recorded, the
+-- in-place cmul on diff (which norm saved) closes a cycle node -> saved diff -> its new grad_fn ->
+-- ... -> norm's node that reference counting never frees (LeakSanitizer found it).
 function Euclidean:updateGradInput(input, gradOutput)
-  local t, N, I = scaled(self, input, gradOutput)
+  local t, N, I = torch.noGrad(scaled, self, input, gradOutput)
   self.gradInput = t:sum(3):view(input:dim() == 1 and torch.LongStorage({ I }) or torch.LongStorage({ N, I }))
   return self.gradInput
 end
 
 function Euclidean:accGradParameters(input, gradOutput, scale)
-  local t, _, I, O = scaled(self, input, gradOutput)
-  self.gradWeight:add(-(scale or 1), t:sum(1):view(I, O))
+  torch.noGrad(function()
+    local t, _, I, O = scaled(self, input, gradOutput)
+    self.gradWeight:add(-(scale or 1), t:sum(1):view(I, O))
+  end)
 end
 
 return Euclidean

@@ -80,7 +80,15 @@ function WeightNorm:updateGradInput(input, gradOutput)
 end
 
 -- dL/dg = sum(dL/dw * v) / ||v||; dL/dv = g / ||v|| * (dL/dw - v * sum(dL/dw * v) / ||v||^2).
+-- Runs with recording off even when called directly (nn.Jacobian, Torch7 scripts) rather than
+-- through Module:backward: recorded, gradG and gradV (g.grad and v.grad) would get a history that
+-- leads back to g and v themselves, a cycle that reference counting never frees (LeakSanitizer
+-- found it).
 function WeightNorm:accGradParameters(input, gradOutput, scale)
+  return torch.noGrad(self._accGradParameters, self, input, gradOutput, scale)
+end
+
+function WeightNorm:_accGradParameters(input, gradOutput, scale)
   local m = self.modules[1]
   local gw = m.gradWeight
   self._gradW = (self._gradW or m.weight.new()):resizeAs(m.weight):zero()

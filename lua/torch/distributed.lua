@@ -28,6 +28,10 @@ local function raise(be) error(ffi.string((be or B).last_error()), lib.user_leve
 local function try_load(file, env, probe_type, cdef_fn)
   local candidates = {}
   if os.getenv(env) then candidates[1] = os.getenv(env) end
+  -- Next to the libtocha.so this state runs on (set by bindings/embed_state.cpp): the plugin of the
+  -- same build, whatever its folder is called (build-asan, an install prefix), before the guesses.
+  local libdir = (rawget(_G, '__tocha_library_path') or ''):match('^(.*)/[^/]*$')
+  if libdir then candidates[#candidates + 1] = libdir .. '/lib' .. file .. '.so' end
   for _, rel in ipairs({ '/../build/', '/../../../lib/', '/../lib/' }) do
     candidates[#candidates + 1] = lib.lua_root .. rel .. 'lib' .. file .. '.so'
   end

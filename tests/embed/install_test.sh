@@ -21,7 +21,7 @@ diff "$tmp/expected.txt" "$tmp/c.txt"
 
 # pkg-config, as a Makefile-based host would use it.
 export PKG_CONFIG_PATH="$(dirname "$(find "$tmp/prefix" -name tocha.pc)")"
-cc -O1 -DEXAMPLE_DIR="\"$src/examples/embed\"" "$src/examples/embed/predict.c" -o "$tmp/predict_pc" \
+cc -O1 ${CFLAGS:-} -DEXAMPLE_DIR="\"$src/examples/embed\"" "$src/examples/embed/predict.c" -o "$tmp/predict_pc" \
   $(pkg-config --cflags --libs tocha)
 "$tmp/predict_pc" "$tmp/model.t7" "$tmp/images.f32" 16 > "$tmp/pc.txt"
 diff "$tmp/expected.txt" "$tmp/pc.txt"

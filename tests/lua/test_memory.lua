@@ -68,5 +68,15 @@ function tests.trainingLoopKeepsMemoryFlat()
   if rss0 then tester:assertlt(rss1 - rss0, 64 * 1024, 'RSS grew by ' .. (rss1 - rss0) .. ' kB') end
 end
 
+-- Sanitizer builds (`make test-asan`, TOCHA_SANITIZE set by tests/sanitize/env.cmake): ASan keeps
+-- freed blocks in a 256 MiB quarantine and adds shadow memory, so RSS bounds mean nothing there,
+-- and 50 GiB of temporaries or 100k training steps run past the test timeout (they took over
+-- 15 minutes). The accounting test still runs; the RSS-bound ones are skipped, saying why.
+if os.getenv('TOCHA_SANITIZE') then
+  print('sanitizer build: skipping temporariesDoNotPileUp and trainingLoopKeepsMemoryFlat '
+    .. '(RSS bounds do not hold under ASan\'s quarantine and the loops are too slow under it)')
+  tester:disable({ 'temporariesDoNotPileUp', 'trainingLoopKeepsMemoryFlat' })
+end
+
 tester:add(tests)
 tester:run()
