@@ -1,5 +1,6 @@
 // mpi_backend.cpp -- libtocha_mpi.so's process state: MPI start and end, errors, and the progress
-// engine that advances asynchronous works and waits for them with a timeout.
+// engine that advances asynchronous works, and what a wait that times out leaves behind (the
+// waiting loop itself, test and the settings are backend_entries.inc's).
 #include <dlfcn.h>
 
 #include <chrono>
@@ -20,15 +21,6 @@ State &state() {
 static thread_local std::string t_error;
 void set_error(std::string msg) { t_error = std::move(msg); }
 
-const char *kind_name(int kind) {
-  static const char *names[] = {"?",      "allReduce", "broadcast", "reduce", "allGather", "reduceScatter",
-                                "gather", "scatter",   "barrier",   "send",   "recv"};
-  return kind >= 1 && kind <= TOCHA_DIST_RECV ? names[kind] : "?";
-}
-const char *dtype_name(int dtype) {
-  static const char *names[] = {"f32", "f64", "f16", "bf16", "i64", "i32", "u8", "bool"};
-  return dtype >= 0 && dtype < 8 ? names[dtype] : "?";
-}
 int64_t dtype_size(int dtype) {
   static const int64_t sizes[] = {4, 8, 2, 2, 8, 4, 1, 1};
   return dtype >= 0 && dtype < 8 ? sizes[dtype] : 1;
@@ -179,8 +171,6 @@ TOCHA_DIST_API int tocha_dist_init(int *rank, int *size, int *local_rank, int *l
   return 0;
 }
 
-TOCHA_DIST_API int tocha_dist_initialized(void) noexcept { return state().initialized ? 1 : 0; }
-
 TOCHA_DIST_API int tocha_dist_finalize(void) noexcept {
   State &s = state();
   if (!s.initialized) return 0;
@@ -194,76 +184,22 @@ TOCHA_DIST_API int tocha_dist_finalize(void) noexcept {
 }
 
 TOCHA_DIST_API void tocha_dist_abort(int code) noexcept { MPI_Abort(MPI_COMM_WORLD, code); }
-TOCHA_DIST_API void tocha_dist_set_timeout(double seconds) noexcept { state().timeout = seconds; }
-TOCHA_DIST_API void tocha_dist_set_checks(int on) noexcept { state().checks = on != 0; }
 TOCHA_DIST_API void tocha_dist_set_blocking(int on) noexcept { state().issue_blocking = on != 0; }
-TOCHA_DIST_API void tocha_dist_progress(void) noexcept {
-  if (state().initialized) progress_all();
-}
 
-TOCHA_DIST_API int tocha_dist_test(tocha_dist_work *w) noexcept {
-  if (!w) return -1;
-  if (state().initialized) progress_all();
-  if (w->stage == Stage::Failed) {
-    set_error(w->error);
-    return -1;
-  }
-  return w->stage == Stage::Done ? 1 : 0;
-}
-
-// Polls with a backoff while waiting for the other ranks to join (spins first: collectives of
-// small tensors finish in microseconds; then sleeps up to 1 ms between polls, so waiting for a
-// slow rank costs little CPU and still notices the timeout). Once the data moves it polls without
-// sleeping, like MPI_Wait.
-TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) noexcept {
-  if (!w) return -1;
+// A wait passed the timeout: the work's requests stay posted, so nothing can run after it.
+static void time_out(tocha_dist_work *w) {
   State &s = state();
-  using clock = std::chrono::steady_clock;
-  auto start = clock::now();
-  int spins = 0;
-  std::chrono::microseconds nap(10);
-  while (!done(w)) {
-    if (!s.initialized) {
-      set_error(std::string("[") + kind_name(w->kind) + "] torch.distributed was finalized while this work was pending");
-      return -1;
-    }
-    progress_all();
-    if (done(w)) break;
-    double waited = std::chrono::duration<double>(clock::now() - start).count();
-    if (s.timeout > 0 && waited > s.timeout) {
-      s.broken = true;
-      w->stuck = true;  // its requests stay posted: keep its buffers alive for good
-      char secs[32];
-      snprintf(secs, sizeof secs, "%g", s.timeout);
-      w->error = std::string("[") + kind_name(w->kind) + "] timed out after " + secs + " s on rank " +
-                 std::to_string(s.rank) + (w->stage == Stage::Desc ? " waiting for the other ranks to join it"
-                                                                     : " waiting for the transfer to complete") +
-                 ": a rank may have exited, died, or be stuck elsewhere. Collectives cannot continue after this "
-                 "(end the job); set the limit with torch.distributed.init{timeout=...}";
-      w->stage = Stage::Failed;
-      break;
-    }
-    if (w->stage != Stage::Desc) {
-      // Every rank has joined: MPI moves a large transfer one fragment per progress call, so
-      // napping here would cut the bandwidth by orders of magnitude. Poll as MPI_Wait does,
-      // yielding the core to a rank that shares it.
-      std::this_thread::yield();
-    } else if (++spins > 2000) {
-      std::this_thread::sleep_for(nap);
-      if (nap < std::chrono::microseconds(1000)) nap *= 2;
-    }
-  }
-  if (w->stage == Stage::Failed) {
-    set_error(w->error);
-    return -1;
-  }
-  return 0;
+  s.broken = true;
+  w->stuck = true;  // its requests stay posted: keep its buffers alive for good
+  char secs[32];
+  snprintf(secs, sizeof secs, "%g", s.timeout);
+  w->error = std::string("[") + kind_name(w->kind) + "] timed out after " + secs + " s on rank " +
+             std::to_string(s.rank) + (w->stage == Stage::Desc ? " waiting for the other ranks to join it"
+                                                                 : " waiting for the transfer to complete") +
+             ": a rank may have exited, died, or be stuck elsewhere. Collectives cannot continue after this "
+             "(end the job); set the limit with torch.distributed.init{timeout=...}";
+  w->stage = Stage::Failed;
 }
 
-TOCHA_DIST_API void tocha_dist_work_free(tocha_dist_work *w) noexcept {
-  if (!w) return;
-  w->freed = true;
-  for (tocha_dist_work *a : state().active)
-    if (a == w) return;  // still in flight: progress_all destroys it once MPI is done with it
-  destroy(w);
-}
+// initialized, set_timeout, set_checks, progress, test, wait, work_free: shared with the NCCL plugin.
+#include "distributed/backend_entries.inc"

@@ -11,7 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "distributed/pg_text.h"
 #include "distributed/tocha_dist.h"
+
+// The prefix of this plugin's exported names, for the entry points shared with the other
+// process-group plugin (collective_entries.inc, backend_entries.inc).
+#define TOCHA_PG_API TOCHA_DIST_API
+#define TOCHA_PG(name) tocha_dist_##name
+#define TOCHA_PG_WORK tocha_dist_work
 
 namespace tocha::dist {
 
@@ -38,8 +45,8 @@ struct State {
 };
 State &state();
 void set_error(std::string msg);
-const char *kind_name(int kind);
-const char *dtype_name(int dtype);
+using tocha::pg::kind_name;  // pg_text.h
+using tocha::pg::dtype_name;
 int64_t dtype_size(int dtype);
 MPI_Datatype mpi_dtype(int dtype);
 

@@ -1,7 +1,8 @@
 // nccl_backend.cpp -- libtocha_nccl.so's process state: joining the NCCL communicator (unique id
 // bootstrapped over MPI), errors, and the progress engine that exchanges descriptors, launches
-// operations in order and waits for them with a timeout (aborting the communicator instead of
-// hanging when a rank is gone).
+// operations in order, and what a wait that times out does (aborts the communicator instead of
+// hanging when a rank is gone; the waiting loop itself, test and the settings are
+// backend_entries.inc's).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -254,75 +255,25 @@ TOCHA_NCCL_API int tocha_nccl_init(int device, double timeout) noexcept {
   return 0;
 }
 
-TOCHA_NCCL_API int tocha_nccl_initialized(void) noexcept { return state().initialized ? 1 : 0; }
 TOCHA_NCCL_API int tocha_nccl_device(void) noexcept { return state().initialized ? state().device : -1; }
-TOCHA_NCCL_API void tocha_nccl_set_timeout(double seconds) noexcept { state().timeout = seconds; }
-TOCHA_NCCL_API void tocha_nccl_set_checks(int on) noexcept { state().checks = on != 0; }
-TOCHA_NCCL_API void tocha_nccl_progress(void) noexcept {
-  if (state().initialized) progress_all();
-}
 
-TOCHA_NCCL_API int tocha_nccl_test(tocha_nccl_work *w) noexcept {
-  if (!w) return -1;
-  if (state().initialized) progress_all();
-  if (w->stage == Stage::Failed) {
-    set_error(w->error);
-    return -1;
-  }
-  return w->stage == Stage::Done ? 1 : 0;
-}
-
-// Spins first (small collectives finish in microseconds), then naps up to 1 ms while the other
-// ranks have not joined; once launched it polls the event, yielding the core.
-TOCHA_NCCL_API int tocha_nccl_wait(tocha_nccl_work *w) noexcept {
-  if (!w) return -1;
+// A wait passed the timeout: fail it and abort the communicator so no kernel waits forever.
+static void time_out(tocha_nccl_work *w) {
   State &s = state();
-  using clock = std::chrono::steady_clock;
-  auto start = clock::now();
-  int spins = 0;
-  std::chrono::microseconds nap(10);
-  while (!done(w)) {
-    if (!s.initialized) {
-      set_error(std::string("[") + kind_name(w->kind) + "] torch.distributed was finalized while this work was pending");
-      return -1;
-    }
-    progress_all();
-    if (done(w)) break;
-    double waited = std::chrono::duration<double>(clock::now() - start).count();
-    if (s.timeout > 0 && waited > s.timeout) {
-      bool launched = w->stage == Stage::Launched;
-      w->stuck = true;  // its requests or kernels may still touch its buffers: keep them for good
-      char secs[32];
-      snprintf(secs, sizeof secs, "%g", s.timeout);
-      fail(w, std::string("[") + kind_name(w->kind) + "] timed out after " + secs + " s on rank " +
-                  std::to_string(s.rank) +
-                  (launched ? " waiting for the NCCL transfer to complete" : " waiting for the other ranks to join it") +
-                  ": a rank may have exited, died, or be stuck elsewhere. The NCCL communicator was aborted (end the "
-                  "job); set the limit with torch.distributed.init{timeout=...}");
-      abort_comm();
-      break;
-    }
-    if (w->stage != Stage::Desc) {
-      std::this_thread::yield();  // the GPU is moving the data: poll as MPI_Wait does
-    } else if (++spins > 2000) {
-      std::this_thread::sleep_for(nap);
-      if (nap < std::chrono::microseconds(1000)) nap *= 2;
-    }
-  }
-  if (w->stage == Stage::Failed) {
-    set_error(w->error);
-    return -1;
-  }
-  return 0;
+  bool launched = w->stage == Stage::Launched;
+  w->stuck = true;  // its requests or kernels may still touch its buffers: keep them for good
+  char secs[32];
+  snprintf(secs, sizeof secs, "%g", s.timeout);
+  fail(w, std::string("[") + kind_name(w->kind) + "] timed out after " + secs + " s on rank " +
+              std::to_string(s.rank) +
+              (launched ? " waiting for the NCCL transfer to complete" : " waiting for the other ranks to join it") +
+              ": a rank may have exited, died, or be stuck elsewhere. The NCCL communicator was aborted (end the "
+              "job); set the limit with torch.distributed.init{timeout=...}");
+  abort_comm();
 }
 
-TOCHA_NCCL_API void tocha_nccl_work_free(tocha_nccl_work *w) noexcept {
-  if (!w) return;
-  w->freed = true;
-  for (tocha_nccl_work *a : state().active)
-    if (a == w) return;  // still in flight: progress_all destroys it once the GPU is done with it
-  destroy(w);
-}
+// initialized, set_timeout, set_checks, progress, test, wait, work_free: shared with the MPI plugin.
+#include "distributed/backend_entries.inc"
 
 TOCHA_NCCL_API int tocha_nccl_finalize(void) noexcept {
   State &s = state();

@@ -1,6 +1,8 @@
-// nccl_collectives.cpp -- the operations of libtocha_nccl.so's process-group backend: argument
-// checks, the descriptor exchange over MPI that catches ranks disagreeing, and the NCCL calls
-// on the plugin's stream (gather and scatter as grouped sends and receives: NCCL has neither).
+// nccl_collectives.cpp -- the operations of libtocha_nccl.so's process-group backend: the
+// NCCL-specific argument checks (CUDA tensors on the communicator's device), the descriptor
+// exchange over MPI that catches ranks disagreeing, and the NCCL calls on the plugin's stream
+// (gather and scatter as grouped sends and receives: NCCL has neither). The exported entry
+// points are collective_entries.inc's.
 #include <cstdio>
 
 #include "distributed/nccl_work.h"
@@ -9,20 +11,6 @@
 namespace tocha::nccl {
 
 void progress_all();  // nccl_backend.cpp
-
-static std::string describe(const Desc &d) {
-  static const char *ops[] = {"sum", "prod", "max", "min"};
-  std::string s = kind_name(d.kind);
-  if (d.kind == TOCHA_DIST_BARRIER) return s;
-  s += "(";
-  if (d.op >= 0 && d.op < 4) s += ops[d.op];
-  if (d.root >= 0) s += std::string(d.op >= 0 ? ", " : "") + "root " + std::to_string(d.root);
-  return s + ") of " + std::to_string(d.count) + " " + dtype_name(d.dtype) + " elements";
-}
-
-static bool same(const Desc &a, const Desc &b) {
-  return a.kind == b.kind && a.dtype == b.dtype && a.op == b.op && a.root == b.root && a.count == b.count;
-}
 
 // Note [NCCL descriptor checks]: as the MPI plugin's Note [Descriptor exchange], every rank
 // gathers every rank's descriptor (over MPI) and reaches the same verdict: all launch the NCCL
@@ -34,28 +22,13 @@ void check_descriptors(tocha_nccl_work *w) {
     w->stage = Stage::Failed;
     return;
   }
-  std::string bad;
-  for (int r = 0; r < s.size; ++r)
-    if (w->all[size_t(r)].invalid) bad += (bad.empty() ? "" : ", ") + std::to_string(r);
-  if (!bad.empty()) {
-    w->error = std::string("[") + kind_name(w->kind) + "] rank(s) " + bad +
-               " passed invalid arguments to this collective (see the error on those ranks)";
+  std::string err = tocha::pg::verdict(w->kind, w->all.data(), s.size);
+  if (!err.empty()) {
+    w->error = err;
     w->stage = Stage::Failed;
     return;
   }
-  bool agree = true;
-  for (int r = 1; r < s.size; ++r) agree = agree && same(w->all[0], w->all[size_t(r)]);
-  if (agree) {
-    w->stage = Stage::Queued;
-    return;
-  }
-  std::string msg = std::string("[") + kind_name(w->kind) + "] ranks disagree on the collective:";
-  for (int r = 0; r < s.size; ++r) {
-    if (s.size > 8 && r > 0 && same(w->all[0], w->all[size_t(r)])) continue;
-    msg += std::string(r ? ";" : "") + " rank " + std::to_string(r) + " called " + describe(w->all[size_t(r)]);
-  }
-  w->error = msg;
-  w->stage = Stage::Failed;
+  w->stage = Stage::Queued;
 }
 
 // A receive learned what the sender sends: it answers, and both launch only if they agree.
@@ -232,41 +205,10 @@ bool check_tensor(const char *op, const char *what, tocha_tensor *t) {
   return false;
 }
 
-bool usable(int kind) {
-  State &s = state();
-  if (!s.initialized) {
-    set_error(std::string("[") + kind_name(kind) + "] the NCCL backend is not initialized (call torch.distributed.init{backend='nccl'} first)");
-    return false;
-  }
-  if (s.broken) {
-    set_error(std::string("[") + kind_name(kind) + "] an earlier NCCL operation failed or timed out; the communicator "
-                                                   "was aborted and collectives cannot continue (end the job)");
-    return false;
-  }
-  return true;
-}
-
-bool check_rank(int kind, const char *what, int r) {
-  if (r >= 0 && r < state().size) return true;
-  set_error(std::string("[") + kind_name(kind) + "] " + what + " " + std::to_string(r) + " is not a rank (0.." +
-            std::to_string(state().size - 1) + ")");
-  return false;
-}
-
-bool check_op(int kind, int op) {
-  if (op >= TOCHA_REDUCE_SUM && op <= TOCHA_REDUCE_MIN) return true;
-  set_error(std::string("[") + kind_name(kind) + "] unknown reduction " + std::to_string(op));
-  return false;
-}
-
-bool check_blocks(int kind, const char *what, tocha_tensor *big, tocha_tensor *small) {
-  if (big->dtype == small->dtype && big->numel == small->numel * state().size) return true;
-  char buf[256];
-  snprintf(buf, sizeof buf, "[%s] %s must hold %d x %lld %s elements, got %lld %s", kind_name(kind), what,
-           state().size, (long long)small->numel, dtype_name(small->dtype), (long long)big->numel, dtype_name(big->dtype));
-  set_error(buf);
-  return false;
-}
+// What usable() (collective_entries.inc) says before init and after a failure.
+const char kNotInitialized[] = "the NCCL backend is not initialized (call torch.distributed.init{backend='nccl'} first)";
+const char kBroken[] = "an earlier NCCL operation failed or timed out; the communicator was aborted and collectives "
+                       "cannot continue (end the job)";
 
 // Registers a new work: records where the compute stream stands, then exchanges its descriptor
 // (checks on) or queues it for launch.
@@ -306,137 +248,28 @@ tocha_nccl_work *start(tocha_nccl_work *w) {
   return w;
 }
 
-tocha_nccl_work *collective(int kind, tocha_tensor *out, tocha_tensor *in, int64_t count, int dtype, int op, int root) {
+// Point to point: the descriptor goes ahead (checks on) and start() queues the NCCL call.
+tocha_nccl_work *post_p2p(int kind, tocha_tensor *t, int peer, int tag) {
+  if (peer == state().rank) {
+    set_error(kind == TOCHA_DIST_SEND ? "[send] a rank cannot send to itself on the NCCL backend"
+                                      : "[recv] a rank cannot receive from itself on the NCCL backend");
+    return nullptr;
+  }
   auto *w = new tocha_nccl_work;
   w->kind = kind;
-  w->out = out;
-  w->in = in;
+  (kind == TOCHA_DIST_SEND ? w->in : w->out) = t;
+  w->peer = peer;
+  w->tag = tag;
   w->mine.kind = kind;
-  w->mine.count = count;
-  w->mine.dtype = dtype;
-  w->mine.op = op;
-  w->mine.root = root;
+  w->mine.count = t->numel;
+  w->mine.dtype = t->dtype;
   return start(w);
 }
 
-// Arguments that failed here still join the descriptor exchange, so the other ranks fail at once.
-tocha_nccl_work *reject(int kind) {
-  if (state().checks) {
-    std::string err = tocha_nccl_last_error();
-    tocha_nccl_work_free(tocha_nccl_fail_collective(kind));
-    set_error(err);
-  }
-  return nullptr;
-}
+tocha_nccl_work *post_send(tocha_tensor *t, int dst, int tag) { return post_p2p(TOCHA_DIST_SEND, t, dst, tag); }
+tocha_nccl_work *post_recv(tocha_tensor *t, int src, int tag) { return post_p2p(TOCHA_DIST_RECV, t, src, tag); }
 
 }  // namespace
 
-#define TOCHA_USABLE(kind) \
-  if (!usable(kind)) return nullptr
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_all_reduce(tocha_tensor *t, int op) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_ALL_REDUCE);
-  if (!check_tensor("allReduce", "the tensor", t) || !check_op(TOCHA_DIST_ALL_REDUCE, op)) return reject(TOCHA_DIST_ALL_REDUCE);
-  return collective(TOCHA_DIST_ALL_REDUCE, t, nullptr, t->numel, t->dtype, op, -1);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_broadcast(tocha_tensor *t, int root) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_BROADCAST);
-  if (!check_tensor("broadcast", "the tensor", t) || !check_rank(TOCHA_DIST_BROADCAST, "root", root))
-    return reject(TOCHA_DIST_BROADCAST);
-  return collective(TOCHA_DIST_BROADCAST, t, nullptr, t->numel, t->dtype, -1, root);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_reduce(tocha_tensor *t, int root, int op) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_REDUCE);
-  if (!check_tensor("reduce", "the tensor", t) || !check_rank(TOCHA_DIST_REDUCE, "root", root) ||
-      !check_op(TOCHA_DIST_REDUCE, op))
-    return reject(TOCHA_DIST_REDUCE);
-  return collective(TOCHA_DIST_REDUCE, t, nullptr, t->numel, t->dtype, op, root);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_all_gather(tocha_tensor *out, tocha_tensor *in) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_ALL_GATHER);
-  if (!check_tensor("allGather", "the input", in) || !check_tensor("allGather", "the output", out) ||
-      !check_blocks(TOCHA_DIST_ALL_GATHER, "the output", out, in))
-    return reject(TOCHA_DIST_ALL_GATHER);
-  return collective(TOCHA_DIST_ALL_GATHER, out, in, in->numel, in->dtype, -1, -1);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_reduce_scatter(tocha_tensor *out, tocha_tensor *in, int op) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_REDUCE_SCATTER);
-  if (!check_tensor("reduceScatter", "the input", in) || !check_tensor("reduceScatter", "the output", out) ||
-      !check_op(TOCHA_DIST_REDUCE_SCATTER, op) || !check_blocks(TOCHA_DIST_REDUCE_SCATTER, "the input", in, out))
-    return reject(TOCHA_DIST_REDUCE_SCATTER);
-  return collective(TOCHA_DIST_REDUCE_SCATTER, out, in, out->numel, out->dtype, op, -1);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_gather(tocha_tensor *out, tocha_tensor *in, int root) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_GATHER);
-  if (!check_tensor("gather", "the input", in) || !check_rank(TOCHA_DIST_GATHER, "root", root))
-    return reject(TOCHA_DIST_GATHER);
-  bool at_root = state().rank == root;
-  if (at_root && (!check_tensor("gather", "the output", out) || !check_blocks(TOCHA_DIST_GATHER, "the output", out, in)))
-    return reject(TOCHA_DIST_GATHER);
-  return collective(TOCHA_DIST_GATHER, at_root ? out : nullptr, in, in->numel, in->dtype, -1, root);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_scatter(tocha_tensor *out, tocha_tensor *in, int root) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_SCATTER);
-  if (!check_tensor("scatter", "the output", out) || !check_rank(TOCHA_DIST_SCATTER, "root", root))
-    return reject(TOCHA_DIST_SCATTER);
-  bool at_root = state().rank == root;
-  if (at_root && (!check_tensor("scatter", "the input", in) || !check_blocks(TOCHA_DIST_SCATTER, "the input", in, out)))
-    return reject(TOCHA_DIST_SCATTER);
-  return collective(TOCHA_DIST_SCATTER, out, at_root ? in : nullptr, out->numel, out->dtype, -1, root);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_barrier(void) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_BARRIER);
-  return collective(TOCHA_DIST_BARRIER, nullptr, nullptr, 0, -1, -1, -1);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_fail_collective(int kind) noexcept {
-  TOCHA_USABLE(kind);
-  auto *w = new tocha_nccl_work;
-  w->kind = kind;
-  w->mine.kind = kind;
-  w->mine.invalid = 1;
-  return start(w);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_send(tocha_tensor *t, int dst, int tag) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_SEND);
-  if (!check_tensor("send", "the tensor", t) || !check_rank(TOCHA_DIST_SEND, "destination", dst)) return nullptr;
-  if (dst == state().rank) {
-    set_error("[send] a rank cannot send to itself on the NCCL backend");
-    return nullptr;
-  }
-  auto *w = new tocha_nccl_work;
-  w->kind = TOCHA_DIST_SEND;
-  w->in = t;
-  w->peer = dst;
-  w->tag = tag;
-  w->mine.kind = TOCHA_DIST_SEND;
-  w->mine.count = t->numel;
-  w->mine.dtype = t->dtype;
-  return start(w);
-}
-
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_recv(tocha_tensor *t, int src, int tag) noexcept {
-  TOCHA_USABLE(TOCHA_DIST_RECV);
-  if (!check_tensor("recv", "the tensor", t) || !check_rank(TOCHA_DIST_RECV, "source", src)) return nullptr;
-  if (src == state().rank) {
-    set_error("[recv] a rank cannot receive from itself on the NCCL backend");
-    return nullptr;
-  }
-  auto *w = new tocha_nccl_work;
-  w->kind = TOCHA_DIST_RECV;
-  w->out = t;
-  w->peer = src;
-  w->tag = tag;
-  w->mine.kind = TOCHA_DIST_RECV;
-  w->mine.count = t->numel;
-  w->mine.dtype = t->dtype;
-  return start(w);
-}
+// The exported entry points (tocha_nccl_all_reduce ... tocha_nccl_recv), shared with the MPI plugin.
+#include "distributed/collective_entries.inc"

@@ -11,16 +11,6 @@ static thread_local std::string t_error;
 const std::string &last_error() { return t_error; }
 void set_error(std::string msg) { t_error = std::move(msg); }
 
-const char *kind_name(int kind) {
-  static const char *names[] = {"?",      "allReduce", "broadcast", "reduce", "allGather", "reduceScatter",
-                                "gather", "scatter",   "barrier",   "send",   "recv"};
-  return kind >= 1 && kind <= TOCHA_DIST_RECV ? names[kind] : "?";
-}
-const char *dtype_name(int dtype) {
-  static const char *names[] = {"f32", "f64", "f16", "bf16", "i64", "i32", "u8", "bool"};
-  return dtype >= 0 && dtype < 8 ? names[dtype] : "?";
-}
-
 int nccl_dtype(int dtype) {
   switch (dtype) {
     case TOCHA_DTYPE_F32: return ncclFloat32;

@@ -6,13 +6,14 @@
 
 #include <string>
 
+#include "distributed/pg_text.h"
 #include "distributed/tocha_nccl.h"
 
 namespace tocha::nccl {
 
 void set_error(std::string msg);
-const char *kind_name(int kind);
-const char *dtype_name(int dtype);
+using tocha::pg::kind_name;  // pg_text.h
+using tocha::pg::dtype_name;
 // NCCL's type for a Tocha dtype (bool travels as uint8), or -1.
 int nccl_dtype(int dtype);
 // NCCL's reduction for op on dtype (Note [Reducing bool]: or / and on bool).

@@ -12,6 +12,12 @@
 
 #include "distributed/nccl_common.h"
 
+// The prefix of this plugin's exported names, for the entry points shared with the other
+// process-group plugin (collective_entries.inc, backend_entries.inc).
+#define TOCHA_PG_API TOCHA_NCCL_API
+#define TOCHA_PG(name) tocha_nccl_##name
+#define TOCHA_PG_WORK tocha_nccl_work
+
 namespace tocha::nccl {
 
 // What each rank says about the operation it is about to run (as the MPI plugin's Desc).

@@ -22,6 +22,7 @@
 #define TOCHA_DIST_API
 #define TOCHA_DIST_NOEXCEPT
 #endif
+#include "pg_decls.h"
 
 enum { TOCHA_REDUCE_SUM = 0, TOCHA_REDUCE_PROD, TOCHA_REDUCE_MAX, TOCHA_REDUCE_MIN };
 /* The operations, as descriptors name them (tocha_dist_fail_collective takes one). */
@@ -51,31 +52,8 @@ TOCHA_DIST_API void tocha_dist_set_checks(int on) TOCHA_DIST_NOEXCEPT;
  * it runs as a blocking MPI call, OpenMPI's faster path. Each collective clears the mark. */
 TOCHA_DIST_API void tocha_dist_set_blocking(int on) TOCHA_DIST_NOEXCEPT;
 
-TOCHA_DIST_API tocha_dist_work *tocha_dist_all_reduce(tocha_tensor *t, int op) TOCHA_DIST_NOEXCEPT;
-TOCHA_DIST_API tocha_dist_work *tocha_dist_broadcast(tocha_tensor *t, int root) TOCHA_DIST_NOEXCEPT;
-/* In place at root; the other ranks' tensors are left unchanged. */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce(tocha_tensor *t, int root, int op) TOCHA_DIST_NOEXCEPT;
-/* out holds size * numel(in) elements: rank r's tensor lands at offset r * numel(in). */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_all_gather(tocha_tensor *out, tocha_tensor *in) TOCHA_DIST_NOEXCEPT;
-/* in holds size * numel(out) elements; rank r gets the reduction of every rank's block r. */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_reduce_scatter(tocha_tensor *out, tocha_tensor *in, int op) TOCHA_DIST_NOEXCEPT;
-/* out (significant at root only; NULL elsewhere) holds size * numel(in) elements. */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_gather(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
-/* in (significant at root only; NULL elsewhere) holds size * numel(out) elements. */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_scatter(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_DIST_NOEXCEPT;
-/* With checks on, a send completes once the receiver has checked dtype and count. */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_send(tocha_tensor *t, int dst, int tag) TOCHA_DIST_NOEXCEPT;
-TOCHA_DIST_API tocha_dist_work *tocha_dist_recv(tocha_tensor *t, int src, int tag) TOCHA_DIST_NOEXCEPT;
-TOCHA_DIST_API tocha_dist_work *tocha_dist_barrier(void) TOCHA_DIST_NOEXCEPT;
-/* Joins a collective's descriptor exchange as a rank whose arguments were invalid, so the other
- * ranks fail too instead of waiting; returns a work that fails (wait it for the others' error). */
-TOCHA_DIST_API tocha_dist_work *tocha_dist_fail_collective(int kind) TOCHA_DIST_NOEXCEPT;
-/* 0 when the work completed, -1 on error or timeout. */
-TOCHA_DIST_API int tocha_dist_wait(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
-/* 1 completed, 0 still running, -1 error (drives MPI progress). */
-TOCHA_DIST_API int tocha_dist_test(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
-/* Drives the progress of every pending work (call it while computing to overlap). */
-TOCHA_DIST_API void tocha_dist_progress(void) TOCHA_DIST_NOEXCEPT;
-TOCHA_DIST_API void tocha_dist_work_free(tocha_dist_work *w) TOCHA_DIST_NOEXCEPT;
+/* The operations (pg_decls.h documents them): with checks on, a send completes once the receiver
+ * has checked dtype and count; wait and test drive MPI progress. */
+TOCHA_PG_DECLARE_OPS(TOCHA_DIST_API, TOCHA_DIST_NOEXCEPT, tocha_dist_, tocha_dist_work)
 
 #endif

@@ -25,6 +25,7 @@ extern "C" void *tocha_cuda_compute_stream(int device) noexcept;
 #define TOCHA_NCCL_API
 #define TOCHA_NCCL_NOEXCEPT
 #endif
+#include "pg_decls.h"
 
 typedef struct tocha_nccl_work tocha_nccl_work;
 typedef struct tocha_nccl_local tocha_nccl_local;
@@ -50,27 +51,11 @@ TOCHA_NCCL_API void tocha_nccl_set_timeout(double seconds) TOCHA_NCCL_NOEXCEPT;
 /* Descriptor checks before each operation (1 on, the default; 0 off). */
 TOCHA_NCCL_API void tocha_nccl_set_checks(int on) TOCHA_NCCL_NOEXCEPT;
 
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_all_reduce(tocha_tensor *t, int op) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_broadcast(tocha_tensor *t, int root) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_reduce(tocha_tensor *t, int root, int op) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_all_gather(tocha_tensor *out, tocha_tensor *in) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_reduce_scatter(tocha_tensor *out, tocha_tensor *in, int op) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_gather(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_scatter(tocha_tensor *out, tocha_tensor *in, int root) TOCHA_NCCL_NOEXCEPT;
-/* With checks on, the NCCL send is queued only once the receiver has accepted dtype and count. */
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_send(tocha_tensor *t, int dst, int tag) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_recv(tocha_tensor *t, int src, int tag) TOCHA_NCCL_NOEXCEPT;
-/* An all-reduce of one element (NCCL has no barrier). */
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_barrier(void) TOCHA_NCCL_NOEXCEPT;
-/* Joins a collective's descriptor exchange as a rank whose arguments were invalid (see tocha_dist.h). */
-TOCHA_NCCL_API tocha_nccl_work *tocha_nccl_fail_collective(int kind) TOCHA_NCCL_NOEXCEPT;
-/* 0 when the work completed, -1 on error or timeout (the communicator is then aborted). */
-TOCHA_NCCL_API int tocha_nccl_wait(tocha_nccl_work *w) TOCHA_NCCL_NOEXCEPT;
-/* 1 completed, 0 still running, -1 error. */
-TOCHA_NCCL_API int tocha_nccl_test(tocha_nccl_work *w) TOCHA_NCCL_NOEXCEPT;
-/* Advances descriptor exchanges and launches the operations whose turn has come. */
-TOCHA_NCCL_API void tocha_nccl_progress(void) TOCHA_NCCL_NOEXCEPT;
-TOCHA_NCCL_API void tocha_nccl_work_free(tocha_nccl_work *w) TOCHA_NCCL_NOEXCEPT;
+/* The operations (pg_decls.h documents them): with checks on, the NCCL send is queued only once
+ * the receiver has accepted dtype and count; barrier is an all-reduce of one element (NCCL has
+ * none); a failed or timed-out wait aborts the communicator; progress advances descriptor
+ * exchanges and launches the operations whose turn has come. */
+TOCHA_PG_DECLARE_OPS(TOCHA_NCCL_API, TOCHA_NCCL_NOEXCEPT, tocha_nccl_, tocha_nccl_work)
 
 /* ---- one process, several GPUs (nn.DataParallelTable) ----------------------------------------- */
 /* ncclCommInitAll over n distinct CUDA devices. */
