@@ -6,6 +6,12 @@
 // matrix, as Torch7's cloneColumnMajor did), lets LAPACK factor them in place, and copies the
 // results into new row-major tensors or the caller's. The O(n^2) copies are small next to the
 // O(n^3) factorizations, and they leave the inputs untouched, so results may alias inputs.
+//
+// Note [LAPACK on CUDA]: the working matrices live on the inputs' device, so the same front-ends
+// serve CUDA tensors: the kernel registered for (op, cuda, dtype) (kernels/cuda/lapack_*.cpp,
+// cuSOLVER) receives device pointers with the CPU kernels' column-major contract, and returns
+// the same info, read back from the device, so a singular or indefinite matrix raises the same
+// error on both devices.
 #include "core/ops/lapack.h"
 #include "core/autograd/record.h"
 #include <algorithm>
@@ -29,18 +35,19 @@ struct ColMajor {
   Tensor view() const { return narrow(transpose(buf, 0, 1), 0, 0, rows); }
 };
 
-ColMajor col_major_empty(int64_t rows, int64_t cols, DType dt, int64_t ld = 0) {
+// On `dev`, the device of the op's inputs: a CUDA op's kernel gets device memory (Note [LAPACK on CUDA]).
+ColMajor col_major_empty(int64_t rows, int64_t cols, DType dt, Device dev, int64_t ld = 0) {
   ColMajor c;
   c.rows = rows;
   c.cols = cols;
   c.ld = std::max<int64_t>({1, rows, ld});
-  c.buf = empty(DimVec{cols, c.ld}, dt);
+  c.buf = empty(DimVec{cols, c.ld}, dt, dev);
   return c;
 }
 
 // A column-major copy of matrix a; rows past a's (ld > rows) are zero.
 ColMajor col_major_copy(const Tensor& a, int64_t ld = 0) {
-  ColMajor c = col_major_empty(a.size(0), a.size(1), a.dtype(), ld);
+  ColMajor c = col_major_empty(a.size(0), a.size(1), a.dtype(), a.device(), ld);
   if (c.ld > c.rows) fill_(c.buf, 0);
   copy_(c.view(), a);
   return c;
@@ -91,11 +98,14 @@ void check_info_args(const char* op, int info) {
   TOCHA_CHECK(info >= 0, op, "internal error: LAPACK rejected argument ", -info);
 }
 
-// Fills an n x n row-major tensor with the identity.
-Tensor identity(int64_t n, DType dt) {
+// An n x n identity on dev (built on the CPU and copied: only empty SVDs need it).
+Tensor identity(int64_t n, DType dt, Device dev) {
   Tensor e = zeros(DimVec{n, n}, dt);
   for (int64_t i = 0; i < n; ++i) set_item_at(e, i * n + i, 1);
-  return e;
+  if (dev.type == DeviceType::cpu) return e;
+  Tensor d = empty(DimVec{n, n}, dt, dev);
+  copy_(d, e);
+  return d;
 }
 
 GesvResult gesv_compute(const Tensor* x_out, const Tensor* lu_out, const Tensor& B, const Tensor& A) {
@@ -174,13 +184,13 @@ SymeigResult symeig_compute(const Tensor* e_out, const Tensor* v_out, const Tens
   if (e_out) check_results("symeig", {e_out, v_out}, A);
   auto kernel = kernel_for<SymeigKernel>(OpId::symeig, A.device().type, A.dtype());
   ColMajor a = col_major_copy(A);
-  Tensor w = empty(DimVec{a.rows}, A.dtype());
+  Tensor w = empty(DimVec{a.rows}, A.dtype(), A.device());
   if (a.rows > 0) {
     int info = kernel(vectors, upper, a.rows, a.data(), a.ld, w.raw_data());
     check_info_args("symeig", info);
     TOCHA_CHECK(info == 0, "symeig", "the eigenvalue algorithm did not converge (LAPACK info ", info, ")");
   }
-  Tensor v = vectors ? a.view() : empty(DimVec{0}, A.dtype());
+  Tensor v = vectors ? a.view() : empty(DimVec{0}, A.dtype(), A.device());
   return {deliver(e_out, w), deliver(v_out, v)};
 }
 
@@ -190,14 +200,15 @@ SvdResult svd_compute(const Tensor* u_out, const Tensor* s_out, const Tensor* v_
   auto kernel = kernel_for<SvdKernel>(OpId::svd, A.device().type, A.dtype());
   const int64_t m = A.size(0), n = A.size(1), k = std::min(m, n);
   const int64_t ucols = some ? k : m, vrows = some ? k : n;
-  Tensor s = empty(DimVec{k}, A.dtype());
+  const Device dev = A.device();
+  Tensor s = empty(DimVec{k}, A.dtype(), dev);
   if (k == 0) {  // LAPACK returns at once; the full bases of an empty matrix are identities
-    Tensor u = some ? empty(DimVec{m, 0}, A.dtype()) : identity(m, A.dtype());
-    Tensor v = some ? empty(DimVec{n, 0}, A.dtype()) : identity(n, A.dtype());
+    Tensor u = some ? empty(DimVec{m, 0}, A.dtype(), dev) : identity(m, A.dtype(), dev);
+    Tensor v = some ? empty(DimVec{n, 0}, A.dtype(), dev) : identity(n, A.dtype(), dev);
     return {deliver(u_out, u), deliver(s_out, s), deliver(v_out, v)};
   }
   ColMajor a = col_major_copy(A);
-  ColMajor u = col_major_empty(m, ucols, A.dtype()), vt = col_major_empty(vrows, n, A.dtype());
+  ColMajor u = col_major_empty(m, ucols, A.dtype(), dev), vt = col_major_empty(vrows, n, A.dtype(), dev);
   int info = kernel(!some, m, n, a.data(), a.ld, s.raw_data(), u.data(), u.ld, vt.data(), vt.ld);
   check_info_args("svd", info);
   TOCHA_CHECK(info == 0, "svd", "the SVD algorithm did not converge (LAPACK info ", info, ")");
@@ -209,8 +220,10 @@ QrResult qr_compute(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
   if (q_out) check_results("qr", {q_out, r_out}, A);
   auto kernel = kernel_for<QrKernel>(OpId::qr, A.device().type, A.dtype());
   const int64_t m = A.size(0), n = A.size(1), k = std::min(m, n);
-  if (k == 0) return {deliver(q_out, empty(DimVec{m, 0}, A.dtype())), deliver(r_out, empty(DimVec{0, n}, A.dtype()))};
-  ColMajor a = col_major_copy(A), r = col_major_empty(k, n, A.dtype());
+  const Device dev = A.device();
+  if (k == 0)
+    return {deliver(q_out, empty(DimVec{m, 0}, A.dtype(), dev)), deliver(r_out, empty(DimVec{0, n}, A.dtype(), dev))};
+  ColMajor a = col_major_copy(A), r = col_major_empty(k, n, A.dtype(), dev);
   check_info_args("qr", kernel(m, n, a.data(), a.ld, r.data(), r.ld));
   return {deliver(q_out, narrow(a.view(), 1, 0, k)), deliver(r_out, r.view())};
 }
