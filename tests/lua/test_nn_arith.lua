@@ -5,6 +5,7 @@
 require 'nn'
 local dir = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local checks = dofile(dir .. '/fixtures/nn_checks.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 torch.setdefaulttensortype('torch.DoubleTensor')

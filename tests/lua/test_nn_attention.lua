@@ -4,6 +4,7 @@
 -- unbatched inputs, a small Transformer block, printing and errors.
 require 'nn'
 local util = dofile(debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') .. '/nn_rnn_util.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 

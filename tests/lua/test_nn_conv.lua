@@ -3,6 +3,7 @@
 -- batch and single-sample inputs, save/load, Torch7-style backward == autograd, errors naming the
 -- module, and a small CNN trained Torch7-style and autograd-style to identical parameters.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local FIXTURES = (arg[0]:match('^(.*)/[^/]*$') or '.') .. '/fixtures'

@@ -2,6 +2,7 @@
 -- functions: conv1d/2d/3d with stride, padding, dilation and groups, the transposed convolutions,
 -- convWeight, max and average pooling; second order (gradgradcheck) through each backward op.
 require 'torch'
+local D = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local gc, ggc = torch.autograd.gradcheck, torch.autograd.gradgradcheck
@@ -47,5 +48,7 @@ function tests.pooling()
     { rnd(1, 2, 5, 6) }, true)
 end
 
+D.cpuOnly(tests, 'gradchecks of torch functions, no module calls to replay (test_cuda_nn_kernels.lua compares these ops on CUDA)',
+  'convolutions', 'pooling')
 tester:add(tests)
 tester:run()

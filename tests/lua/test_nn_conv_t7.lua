@@ -3,6 +3,7 @@
 -- convolution their weights define, train, and save/load again in both formats.
 require 'nn'
 local ffi = require 'ffi'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local TMP = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/nn_conv_t7_'

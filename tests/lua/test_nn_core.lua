@@ -3,6 +3,7 @@
 -- Linear/ReLU/LogSoftMax and the basic criterions against naive references and nn.Jacobian,
 -- user subclasses, errors naming the failing child, and Torch7-style training == autograd training.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local precision = 1e-7

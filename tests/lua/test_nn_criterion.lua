@@ -5,6 +5,7 @@
 require 'nn'
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.'
 local check = dofile(here .. '/criterion_check.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local D, L = torch.DoubleTensor, torch.LongTensor

@@ -4,6 +4,7 @@
 -- tiny batches, flattened parameters; and the errors for bad arguments.
 require 'nn'
 local check = dofile('dpt_check.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 

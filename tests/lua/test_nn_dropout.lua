@@ -3,6 +3,7 @@
 -- identity, stochastic inference, in-place mode, backward with the forward's mask (Torch7 and
 -- autograd), whole maps dropped together, printing and errors.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 

@@ -3,6 +3,7 @@
 -- PyTorch's numbers), nn.Jacobian checks in f64, autograd (loss:backward() and torch.batchNorm's
 -- gradchecks), single samples, save/load, clearState, type conversion, printing and errors.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local precision = 1e-7

@@ -2,6 +2,7 @@
 -- against naive f64 references and PyTorch's numbers, nn.Jacobian checks in f64, Torch7-style
 -- backward == autograd, save/load, type conversion, printing and errors.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local precision = 1e-7

@@ -3,6 +3,7 @@
 -- names of nn's BatchNormalization.lua), versions 2 (running_var) and 1 (running_std).
 require 'nn'
 local ffi = require 'ffi'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local D = torch.DoubleTensor

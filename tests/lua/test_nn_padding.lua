@@ -2,6 +2,7 @@
 -- nn.functional.pad: hand examples, negative pads cropping, nn.Jacobian in f64 for batch and single
 -- inputs, save/load, printing, float(), gradcheck (first and second order) and errors.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local F = nn.functional

@@ -2,6 +2,7 @@
 -- examples, nn.Jacobian in f64 for batch and single inputs, save/load, clearState, float(), autograd
 -- through the modules and the functional forms (gradcheck, second order), errors naming the module.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local F = nn.functional

@@ -3,6 +3,7 @@
 -- inputs, parameter names/order/initialization, printing, and errors naming module and sizes.
 require 'nn'
 local util = dofile(debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') .. '/nn_rnn_util.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 

@@ -4,6 +4,7 @@
 -- times in one graph, Torch7-style training == autograd training, and double backward refused.
 require 'nn'
 local util = dofile(debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') .. '/nn_rnn_util.lua')
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local precision = 1e-6

@@ -2,6 +2,7 @@
 -- round trip, and weights exported by PyTorch (python3-torch, when installed) giving PyTorch's
 -- output in the equivalent Tocha model.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local FIXTURES = (arg[0]:match('^(.*)/[^/]*$') or '.') .. '/fixtures'

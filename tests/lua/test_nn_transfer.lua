@@ -2,6 +2,7 @@
 -- f64 for vectors and batches, in-place flags against the out-of-place result, the autograd
 -- path (module(x):sum():backward()), save/load, float(), clearState, printing and bad input.
 require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local precision = 1e-6

@@ -1,0 +1,362 @@
+-- The TOCHA_TEST_DEVICE switch of the nn suites (tests/lua/test_nn_*.lua, which load this file
+-- first with dofile(<tests/lua>/device/nn_device.lua)): unset or 'cpu', nothing changes. With TOCHA_TEST_DEVICE=cuda, every module and criterion
+-- call a suite makes (forward and backward, the outermost call only: containers' children run
+-- inside it) is replayed on the GPU: the module as it was just before the call is copied, moved
+-- with :type('torch.Cuda...Tensor') (f64 stays f64), and run on the call's inputs, targets and
+-- gradOutputs moved to the device; its output, gradInput and parameter gradients must match the
+-- CPU's (relative tolerance per dtype), and a mismatch or a CUDA error fails the running test case.
+-- The suites' own assertions keep checking the CPU results, so one run checks both devices.
+-- Without a GPU the suite prints "SKIPPED: no CUDA device" and exits (ctest reports it skipped).
+-- TOCHA_TEST_DEVICE_DRYRUN=1 without a GPU replays on CPU copies instead (checks this file).
+--
+-- Each module instance replays its first few calls of each kind (Jacobian loops call forward
+-- thousands of times); modules that draw random numbers in training mode are replayed but not
+-- compared (the CUDA generator draws other numbers); modules that place their own replicas are
+-- not replayed. A suite marks cases that cannot run on CUDA with D.cpuOnly(tests, why, names...):
+-- they run on the CPU alone, and say so, under the switch only.
+local D = {}
+D.device = os.getenv('TOCHA_TEST_DEVICE') or ''
+if D.device == '' then D.device = 'cpu' end
+D.on = D.device == 'cuda'
+--- D.cpuOnly(tests, why, name...): the named cases run without CUDA replay (a no-op without the switch).
+function D.cpuOnly() end
+if D.device == 'cpu' then return D end
+require 'nn'
+if not D.on then error("TOCHA_TEST_DEVICE must be 'cpu' or 'cuda', got '" .. D.device .. "'") end
+
+local unpack = table.unpack or unpack
+local function pack(...) return { n = select('#', ...), ... } end
+-- Errors raised inside a wrapped call name the suite's line, not this file's (torch._lib.user_level
+-- skips library frames): this folder counts as a library.
+torch._lib.add_library_root(debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.')
+
+local dry = os.getenv('TOCHA_TEST_DEVICE_DRYRUN') == '1'
+if dry and torch.cuda.isAvailable() then
+  print('SKIPPED: no dry run with a GPU present (cuda.nn_* replay on the GPU itself)')
+  io.stdout:flush()
+  os.exit(0)
+elseif not dry and not torch.cuda.isAvailable() then
+  print('SKIPPED: no CUDA device for TOCHA_TEST_DEVICE=cuda (' .. torch.cuda.unavailableReason() .. ')')
+  io.stdout:flush()
+  os.exit(0)
+else
+  print('DRY RUN: TOCHA_TEST_DEVICE=cuda replays on CPU copies')
+end
+
+-- Calls replayed per module instance and kind (forward, backward).
+local PER_INSTANCE = 2
+local cuda_type = {
+  ['torch.FloatTensor'] = 'torch.CudaTensor', ['torch.DoubleTensor'] = 'torch.CudaDoubleTensor',
+  ['torch.HalfTensor'] = 'torch.CudaHalfTensor', ['torch.BFloat16Tensor'] = 'torch.CudaBFloat16Tensor',
+}
+local tolerance = { ['torch.DoubleTensor'] = 1e-8, ['torch.FloatTensor'] = 1e-3 }
+-- Classes whose training-mode forward draws random numbers: replayed (so they must run on CUDA)
+-- but not compared.
+local random_classes = { ['nn.Dropout'] = true, ['nn.SpatialDropout'] = true, ['nn.VolumetricDropout'] = true,
+                         ['nn.TemporalDropout'] = true, ['nn.RReLU'] = true }
+-- Classes that place their replicas on devices themselves (test_cuda_data_parallel.lua runs them on GPUs).
+local not_replayed = { ['nn.DataParallelTable'] = true, ['nn.DistributedDataParallel'] = true }
+
+local stats = { calls = 0, classes = {}, random = {}, cpu_only = {} }
+local failures_out  -- the running test case's failure list (Tester.current_failures)
+local case_name, case_cpu_only = nil, {}
+local depth = 0
+local replayed = setmetatable({}, { __mode = 'k' })
+
+local function fail(msg)
+  msg = '[TOCHA_TEST_DEVICE=cuda] ' .. msg
+  if failures_out then failures_out[#failures_out + 1] = msg else error(msg, 0) end
+end
+
+local function leaves(x, out)
+  out = out or {}
+  if torch.isTensor(x) then out[#out + 1] = x
+  elseif type(x) == 'table' then for _, v in ipairs(x) do leaves(v, out) end end
+  return out
+end
+
+-- x with every tensor moved to the device (its dtype kept), detached from autograd.
+local function to_device(x)
+  if torch.isTensor(x) then
+    local d = x:detach()
+    return dry and d:clone() or d:to('cuda')
+  elseif type(x) == 'table' and getmetatable(x) == nil then
+    local r = {}
+    for k, v in pairs(x) do r[k] = to_device(v) end
+    return r
+  end
+  return x
+end
+
+local function is_floating(t)
+  local ty = t:type()
+  return ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor' or ty == 'torch.HalfTensor'
+    or ty == 'torch.BFloat16Tensor'
+end
+
+-- The CPU floating type of a call (its CPU arguments): the first floating input, else the first
+-- parameter. The twin gets its CUDA twin type (f64 stays f64).
+local function float_type(m, input)
+  for _, t in ipairs(leaves(input)) do if is_floating(t) then return t:type() end end
+  if m.parameters then
+    local params = m:parameters()
+    if params and params[1] then return params[1]:type() end
+  end
+  return torch.getdefaulttensortype()
+end
+
+local function walk_modules(m, fn, seen)
+  seen = seen or {}
+  if type(m) ~= 'table' or seen[m] then return end
+  seen[m] = true
+  fn(m)
+  for _, v in pairs(m) do
+    if type(v) == 'table' then
+      if torch.typename(v) and torch.typename(v):match('^nn%.') then walk_modules(v, fn, seen)
+      elseif getmetatable(v) == nil then for _, w in pairs(v) do walk_modules(w, fn, seen) end end
+    end
+  end
+end
+
+-- Whether a call of m draws random numbers (dropout in training mode, anywhere inside m).
+local function draws_random(m)
+  local yes = false
+  walk_modules(m, function(x)
+    local name = torch.typename(x)
+    if random_classes[name] or (x.train ~= false and type(x.dropout) == 'number' and x.dropout > 0) then
+      yes = true
+      stats.random[name] = true
+    end
+  end)
+  return yes
+end
+
+-- Largest |a - b| / max(1, |a|) over the leaves of two results (math.huge if they differ in shape).
+local function max_err(cpu, gpu)
+  if type(cpu) == 'number' or type(gpu) == 'number' then
+    if type(cpu) ~= 'number' or type(gpu) ~= 'number' then return math.huge end
+    return math.abs(cpu - gpu) / math.max(1, math.abs(cpu))
+  end
+  local a, b = leaves(cpu), leaves(gpu)
+  if #a ~= #b then return math.huge end
+  local worst = 0
+  for i = 1, #a do
+    if a[i]:nElement() ~= b[i]:nElement() then return math.huge end
+    if a[i]:nElement() > 0 then
+      local x = a[i]:detach():double():contiguous():view(-1)
+      local y = (dry and b[i] or b[i]:detach():to('cpu')):double():contiguous():view(-1)
+      local e = torch.noGrad(function() return (x - y):abs():cdiv(x:clone():abs():cmax(1)):max() end)
+      if e ~= e then e = (x:ne(x):sum() == y:ne(y):sum()) and 0 or math.huge end  -- NaNs in both
+      worst = math.max(worst, e)
+    end
+  end
+  return worst
+end
+
+local function grads_of(m)
+  if not m.parameters then return {} end
+  local _, g = m:parameters()
+  local r = {}
+  for i, t in ipairs(g or {}) do r[i] = t:detach():clone() end
+  return r
+end
+
+local criterion_mt = torch.getmetatable('nn.Criterion')
+local function is_criterion(m)
+  local mt = getmetatable(m)
+  while mt do
+    if mt == criterion_mt then return true end
+    mt = rawget(mt, '__parent')
+  end
+  return false
+end
+
+local function label(m, kind)
+  return string.format('%s %s%s', tostring(m):match('^[^\n]*'), kind, case_name and (' in ' .. case_name) or '')
+end
+
+-- A copy of the call's arguments with every tensor cloned (a twin may work on them in place).
+local function clone_args(args)
+  local r = { n = args.n }
+  local function c(x)
+    if torch.isTensor(x) then return x:clone() end
+    if type(x) == 'table' and getmetatable(x) == nil then
+      local t = {}
+      for k, v in pairs(x) do t[k] = c(v) end
+      return t
+    end
+    return x
+  end
+  for i = 1, args.n do r[i] = c(args[i]) end
+  return r
+end
+
+local function device_args(...)
+  local args = pack(...)
+  for i = 1, args.n do args[i] = to_device(args[i]) end
+  return args
+end
+
+-- Replays one call on `twin` (a device copy of m as it was before the call) with the call's
+-- arguments on the device (dargs, taken before the call: in-place modules change them), and
+-- compares with the CPU's result. A backward replay first runs the twin's forward on the inputs
+-- of m's last forward (fargs), so that its buffers are the device's own.
+local function replay(kind, m, ftype, snapshot, cpu_result, dargs, fargs)
+  local name = torch.typename(m) or 'module'
+  local tol = tolerance[ftype] or 2e-2
+  local random = draws_random(m)
+  local rng = torch.getRNGState()
+  local ok, err = pcall(function()
+    local twin = dry and snapshot or snapshot:type(cuda_type[ftype] or 'torch.CudaTensor')
+    local function check(what, cpu, dev)
+      for _, t in ipairs(dry and {} or leaves(dev)) do
+        if not t:isCuda() then return fail(string.format('%s: the CUDA %s is on the CPU', label(m, kind), what)) end
+      end
+      local e = max_err(cpu, dev)
+      if not (e <= tol) then
+        fail(string.format('%s: CUDA %s differs from the CPU by %g (tolerance %g)', label(m, kind), what, e, tol))
+      end
+    end
+    if kind == 'forward' then
+      local out = twin:forward(unpack(dargs, 1, dargs.n))
+      if not random then check('output', cpu_result, out) end
+    else
+      fargs = clone_args(fargs)
+      twin:forward(unpack(fargs, 1, fargs.n))
+      local gi = twin:backward(unpack(dargs, 1, dargs.n))
+      if not random then
+        check('gradInput', cpu_result, gi)
+        local gc, gg = grads_of(m), grads_of(twin)
+        for i = 1, #gc do check('gradient of parameter ' .. i, gc[i], gg[i]) end
+      end
+    end
+  end)
+  torch.setRNGState(rng)
+  if not ok then fail(string.format('%s on CUDA failed: %s', label(m, kind), tostring(err))) end
+  stats.calls = stats.calls + 1
+  stats.classes[name] = true
+end
+
+-- Modules with methods set on the instance (nn.utils.summary's hooks, a test's stubs) are not
+-- replayed: a copy would run the hooks too.
+local function instrumented(m)
+  local yes = false
+  walk_modules(m, function(x)
+    for _, v in pairs(x) do if type(v) == 'function' then yes = true end end
+  end)
+  return yes
+end
+
+-- Whether calls of m may be replayed at all (outermost calls inside a test case).
+local function replayable(m)
+  return depth == 0 and failures_out ~= nil and not case_cpu_only[case_name] and not not_replayed[torch.typename(m)]
+end
+
+-- Takes one of the instance's replays of `kind`, if any is left.
+local function take(m, kind)
+  local r = replayed[m]
+  if not r then r = {}; replayed[m] = r end
+  if (r[kind] or 0) >= PER_INSTANCE then return false end
+  r[kind] = (r[kind] or 0) + 1
+  return true
+end
+local function backward_left(m)
+  local r = replayed[m]
+  return not r or (r.backward or 0) < PER_INSTANCE
+end
+
+local last_forward = setmetatable({}, { __mode = 'k' })  -- module -> its last forward's device args
+
+-- Wraps method `kind` of a class table: the CPU call, then its replay.
+local function wrap(cls, kind)
+  local orig = rawget(cls, kind)
+  if type(orig) ~= 'function' then return end
+  cls[kind] = function(m, ...)
+    local go, snapshot, dargs, fargs = false, nil, nil, nil
+    if replayable(m) and not instrumented(m) then
+      if kind == 'forward' and backward_left(m) then
+        dargs = device_args(...)
+        last_forward[m] = dargs
+      end
+      fargs = last_forward[m]
+      go = take(m, kind) and (kind == 'forward' or fargs ~= nil)
+      if go then
+        local ok, copy = pcall(m.clone, m)
+        if ok then snapshot = copy else
+          fail(label(m, kind) .. ': the module cannot be copied: ' .. tostring(copy))
+          go = false
+        end
+        dargs = kind == 'forward' and clone_args(dargs or device_args(...)) or device_args(...)
+      end
+    end
+    depth = depth + 1
+    local res = pack(pcall(orig, m, ...))
+    depth = depth - 1
+    if not res[1] then error(res[2], 0) end
+    if go then
+      depth = depth + 1
+      replay(kind, m, float_type(m, (...)), snapshot, res[2], dargs, fargs)
+      depth = depth - 1
+    end
+    return unpack(res, 2, res.n)
+  end
+end
+
+-- Every nn class that defines its own forward or backward (Module and Criterion included).
+local seen = {}
+for _, ctor in pairs(nn) do
+  local ok, name = pcall(function() return tostring(ctor) end)
+  if ok and type(ctor) == 'table' and name:match('^nn%.') then
+    local mt = torch.getmetatable(name)
+    if mt and not seen[mt] then
+      seen[mt] = true
+      wrap(mt, 'forward')
+      wrap(mt, 'backward')
+    end
+  end
+end
+
+-- Tester:run attributes replay failures to the running case and prints a summary.
+local Tester = getmetatable(torch.Tester())
+local run = Tester.run
+local case_wrappers = setmetatable({}, { __mode = 'k' })
+function Tester:run(...)
+  for name, fn in pairs(self.tests) do
+    if not case_wrappers[fn] then
+      local wrapped = function(...)
+        case_name, failures_out = name, self.current_failures
+        if case_cpu_only[name] then
+          print('not run on CUDA (TOCHA_TEST_DEVICE=cuda): ' .. name .. ': ' .. case_cpu_only[name])
+        end
+        depth = 0  -- a case may end in an error raised inside a module call
+        local r = pack(fn(...))  -- no pcall: the tester's traceback stays the case's own
+        case_name, failures_out = nil, nil
+        return unpack(r, 1, r.n)
+      end
+      case_wrappers[wrapped] = true
+      self.tests[name] = wrapped
+    end
+  end
+  local function summary()
+    local classes, random = {}, {}
+    for k in pairs(stats.classes) do classes[#classes + 1] = k end
+    for k in pairs(stats.random) do random[#random + 1] = k end
+    table.sort(classes)
+    table.sort(random)
+    print(string.format('TOCHA_TEST_DEVICE=cuda: %d calls of %d classes replayed on %s and compared with the CPU',
+                        stats.calls, #classes, dry and 'CPU copies (dry run)' or 'CUDA'))
+    if #random > 0 then print('  run but not compared (random draws): ' .. table.concat(random, ', ')) end
+  end
+  local ok, err = pcall(run, self, ...)
+  summary()
+  if not ok then error(err, 0) end
+end
+
+function D.cpuOnly(tests, why, ...)
+  for _, name in ipairs({ ... }) do
+    assert(tests[name], 'D.cpuOnly: no test case ' .. tostring(name))
+    case_cpu_only[name] = why
+  end
+end
+
+return D
