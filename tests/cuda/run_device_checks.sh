@@ -3,8 +3,10 @@
 # ../shared/device/README.md): builds with CUDA for the local GPU, runs the CUDA tests (every CUDA
 # op against the CPU result, allocator and runtime tests), the whole suite, and the GPU benchmark
 # against PyTorch, writing logs to $OUT (at most 8 files):
-#   env.log build.log test_cuda.log test_all.log bench.log summary.txt
-# Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [SKIP_ALL_TESTS=1] [ALL_TESTS_EXCLUDE=regex]
+#   env.log build.log test_cuda.log test_nn_suites.log test_all.log bench.log summary.txt
+# test_nn_suites.log: the nn suites under TOCHA_TEST_DEVICE=cuda (cuda.nn_<suite>: every module call
+# replayed on the GPU against the CPU, tests/lua/device/nn_device.lua); SKIP_NN_SUITES=1 skips them.
+# Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [SKIP_ALL_TESTS=1] [SKIP_NN_SUITES=1] [ALL_TESTS_EXCLUDE=regex]
 #        bash tests/cuda/run_device_checks.sh
 # (the slowest CPU-only suites are excluded from the whole-suite run by default, to fit the time.)
 set -uo pipefail
@@ -37,14 +39,24 @@ done
 
 cd "$BUILD"
 t0=$(date +%s)
-timeout 300 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' --output-on-failure > "$OUT/test_cuda.log" 2>&1
+# (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all.)
+timeout 300 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' -E '^cuda\.nn_|_cuda_dryrun$' --output-on-failure \
+  > "$OUT/test_cuda.log" 2>&1
 rc=$?
 summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
 grep -E 'checked [0-9]+|SKIPPED|bit-identical|MLP:' "$OUT/test_cuda.log" | head -8 | while read -r l; do summary "  $l"; done
 
+if [ "${SKIP_NN_SUITES:-0}" != 1 ]; then
+  t0=$(date +%s)
+  timeout 300 ctest -R '^cuda\.nn_' -j"$JOBS" --output-on-failure > "$OUT/test_nn_suites.log" 2>&1
+  rc=$?
+  summary "nn suites on CUDA (TOCHA_TEST_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_nn_suites.log" | tail -1)"
+  grep -E '\((Failed|Timeout)\)' "$OUT/test_nn_suites.log" | head -12 | while read -r l; do summary "  $l"; done
+fi
+
 if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
   t0=$(date +%s)
-  timeout 240 ctest -j"$JOBS" -E "${ALL_TESTS_EXCLUDE:-lua.cli|lua.memory|lua.fuzz|serialize_safety}" \
+  timeout 240 ctest -j"$JOBS" -E "${ALL_TESTS_EXCLUDE:-lua.cli|lua.memory|lua.fuzz|serialize_safety|^cuda\.nn_|_cuda_dryrun$}" \
     --output-on-failure > "$OUT/test_all.log" 2>&1
   summary "all tests: rc=$? in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_all.log" | tail -1)"
 fi
