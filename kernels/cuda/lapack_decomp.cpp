@@ -6,6 +6,7 @@
 // A^T = U2 S V2^T gives A = V2 S U2^T, so U = (V2^T)^T and V^T = U2^T, copied out by cuBLAS
 // transposes. The CPU uses gesdd, so singular vectors may differ from the CPU's by sign (and
 // within repeated singular values); U diag(S) V^T reconstructs A on both.
+#include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
 #include "kernels/cuda/check.h"
@@ -95,6 +96,11 @@ template <class T> int qr_cuda(int64_t m64, int64_t n64, void* ap, int64_t lda64
   read_ints(op, info.as<int>(), host, 2, device);
   return host[0] != 0 ? host[0] : host[1];
 }
+
+// The kernels must have the registry's signatures exactly (it stores them as void*).
+static_assert(std::is_same<decltype(&symeig_cuda<float>), SymeigKernel>::value, "symeig signature");
+static_assert(std::is_same<decltype(&svd_cuda<float>), SvdKernel>::value, "svd signature");
+static_assert(std::is_same<decltype(&qr_cuda<float>), QrKernel>::value, "qr signature");
 
 TOCHA_REGISTER_KERNEL(symeig, cuda, DType::f32, &symeig_cuda<float>);
 TOCHA_REGISTER_KERNEL(symeig, cuda, DType::f64, &symeig_cuda<double>);

@@ -9,6 +9,7 @@
 // so the kernel runs geqrf on A^T, solves R^T Y = B[1..m] (trsm), zeros B[m+1..n] and forms
 // X = Q Y (ormqr), and writes the factors back transposed, where gelqf would have left them. A zero
 // on R's diagonal is reported as LAPACK's trtrs does (info = its index).
+#include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
 #include "kernels/cuda/blas_handle.h"
@@ -73,6 +74,8 @@ int gels_cuda(int64_t m64, int64_t n64, int64_t nrhs64, void* ap, int64_t lda64,
   // info > 0 never comes from geqrf/ormqr; pass their (negative: bad argument) infos through.
   return host[0] != 0 ? host[0] : host[1];
 }
+
+static_assert(std::is_same<decltype(&gels_cuda<float>), GelsKernel>::value, "gels signature");
 
 TOCHA_REGISTER_KERNEL(gels, cuda, DType::f32, &gels_cuda<float>);
 TOCHA_REGISTER_KERNEL(gels, cuda, DType::f64, &gels_cuda<double>);

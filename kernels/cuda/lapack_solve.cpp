@@ -3,6 +3,7 @@
 // contract of core/ops/lapack_kernels.h: column-major device matrices, worked on in place, and
 // LAPACK's info returned (read back from the device, so each call synchronizes its stream once).
 #include <algorithm>
+#include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
 #include "kernels/cuda/check.h"
@@ -42,8 +43,11 @@ template <class T> int gesv_cuda(int64_t n, int64_t nrhs, void* ap, int64_t lda,
   T* a = static_cast<T*>(ap);
   Scratch ipiv = scratch_of<int>(n, device), info = scratch_of<int>(2, device);
   lu_factor<T>(op, h, device, int(n), a, int(lda), ipiv.as<int>(), info.as<int>());
-  TOCHA_CUSOLVER_CHECK(op, solver::getrs(h, int(n), int(nrhs), a, int(lda), ipiv.as<int>(), static_cast<T*>(bp),
-                                         int(ldb), info.as<int>() + 1));
+  if (nrhs > 0)  // an empty B still gets A's LU factors
+    TOCHA_CUSOLVER_CHECK(op, solver::getrs(h, int(n), int(nrhs), a, int(lda), ipiv.as<int>(), static_cast<T*>(bp),
+                                           int(ldb), info.as<int>() + 1));
+  else
+    TOCHA_CUDA_CHECK(op, cudaMemsetAsync(info.as<int>() + 1, 0, sizeof(int), scope.stream));
   int host[2] = {0, 0};
   read_ints(op, info.as<int>(), host, 2, device);
   return first_nonzero(host, 2);
@@ -88,6 +92,7 @@ template <class T> int potrf_cuda(bool upper, int64_t n, void* ap, int64_t lda) 
 template <class T>
 int potrs_cuda(bool upper, int64_t n, int64_t nrhs, const void* chol, int64_t ldc, void* bp, int64_t ldb) {
   const char* op = "potrs";
+  if (nrhs == 0) return 0;
   const int device = device_of(bp);
   LaunchScope scope(device);
   cusolverDnHandle_t h = cusolver_handle(device);
@@ -98,6 +103,12 @@ int potrs_cuda(bool upper, int64_t n, int64_t nrhs, const void* chol, int64_t ld
   read_ints(op, info.as<int>(), &host, 1, device);
   return host;
 }
+
+// The kernels must have the registry's signatures exactly (it stores them as void*).
+static_assert(std::is_same<decltype(&gesv_cuda<float>), GesvKernel>::value, "gesv signature");
+static_assert(std::is_same<decltype(&inverse_cuda<float>), InverseKernel>::value, "inverse signature");
+static_assert(std::is_same<decltype(&potrf_cuda<float>), PotrfKernel>::value, "potrf signature");
+static_assert(std::is_same<decltype(&potrs_cuda<float>), PotrsKernel>::value, "potrs signature");
 
 TOCHA_REGISTER_KERNEL(gesv, cuda, DType::f32, &gesv_cuda<float>);
 TOCHA_REGISTER_KERNEL(gesv, cuda, DType::f64, &gesv_cuda<double>);
