@@ -27,8 +27,8 @@ function MultiMarginCriterion:_prepare(input, target)
   local n, c = x:size(1), x:size(2)
   local t
   if type(target) == 'number' then
-    self._t1 = self._t1 or torch.LongTensor(1)
-    self._t1[1] = target
+    -- A LongTensor on the input's device, also after :type()/:cuda() converted the old one.
+    self._t1 = nn.utils.longBuffer(self._t1, x):resize(1):fill(target)
     t = self._t1
   elseif torch.isTensor(target) then
     t = target.p.dtype == 4 and target or target:long()
