@@ -1,6 +1,6 @@
--- The TOCHA_TEST_DEVICE switch of the nn suites (tests/lua/test_nn_*.lua, which load this file
--- first with dofile(<tests/lua>/device/nn_device.lua)): unset or 'cpu', nothing changes. With TOCHA_TEST_DEVICE=cuda, every module and criterion
--- call a suite makes (forward and backward, the outermost call only: containers' children run
+-- The TOCHA_TEST_DEVICE switch of the nn suites (tests/lua/test_nn_*.lua load this file with
+-- dofile before anything else): unset or 'cpu', nothing changes. With TOCHA_TEST_DEVICE=cuda, every
+-- module and criterion call a suite makes (forward and backward, the outermost call only: containers' children run
 -- inside it) is replayed on the GPU: the module as it was just before the call is copied, moved
 -- with :type('torch.Cuda...Tensor') (f64 stays f64), and run on the call's inputs, targets and
 -- gradOutputs moved to the device; its output, gradInput and parameter gradients must match the
@@ -39,7 +39,7 @@ elseif not dry and not torch.cuda.isAvailable() then
   print('SKIPPED: no CUDA device for TOCHA_TEST_DEVICE=cuda (' .. torch.cuda.unavailableReason() .. ')')
   io.stdout:flush()
   os.exit(0)
-else
+elseif dry then
   print('DRY RUN: TOCHA_TEST_DEVICE=cuda replays on CPU copies')
 end
 
@@ -54,10 +54,14 @@ local tolerance = { ['torch.DoubleTensor'] = 1e-8, ['torch.FloatTensor'] = 1e-3 
 -- but not compared.
 local random_classes = { ['nn.Dropout'] = true, ['nn.SpatialDropout'] = true, ['nn.VolumetricDropout'] = true,
                          ['nn.TemporalDropout'] = true, ['nn.RReLU'] = true }
--- Classes that place their replicas on devices themselves (test_cuda_data_parallel.lua runs them on GPUs).
-local not_replayed = { ['nn.DataParallelTable'] = true, ['nn.DistributedDataParallel'] = true }
+-- Classes whose calls are not replayed on their own, and why (inside a replayed container they are).
+local not_replayed = {
+  ['nn.DataParallelTable'] = 'places its replicas itself (test_cuda_data_parallel.lua runs it on GPUs)',
+  ['nn.DistributedDataParallel'] = 'places its replicas itself (test_cuda_data_parallel.lua runs it on GPUs)',
+  ['nn.SpatialMaxUnpooling'] = "reads the indices of its pooling module's last forward, which is not part of the call",
+}
 
-local stats = { calls = 0, classes = {}, random = {}, cpu_only = {} }
+local stats = { calls = 0, classes = {}, random = {}, instrumented = {}, not_replayed = {} }
 local failures_out  -- the running test case's failure list (Tester.current_failures)
 local case_name, case_cpu_only = nil, {}
 local depth = 0
@@ -199,15 +203,23 @@ end
 
 -- Replays one call on `twin` (a device copy of m as it was before the call) with the call's
 -- arguments on the device (dargs, taken before the call: in-place modules change them), and
--- compares with the CPU's result. A backward replay first runs the twin's forward on the inputs
--- of m's last forward (fargs), so that its buffers are the device's own.
+-- compares with the CPU's result. A module's backward replay first runs the twin's forward on the
+-- inputs of m's last forward (fargs), so that its buffers are the device's own; a criterion's on
+-- the backward's own (input, target) (crit(x, t) computes its loss without calling forward).
 local function replay(kind, m, ftype, snapshot, cpu_result, dargs, fargs)
   local name = torch.typename(m) or 'module'
+  -- The loosest tolerance of the types involved: the call's, its results' (nn.Copy converts) and
+  -- the module's own tensors' (a buffer made under another default type rounds on the CPU).
   local tol = tolerance[ftype] or 2e-2
+  for _, t in ipairs(leaves(cpu_result)) do tol = math.max(tol, tolerance[t:type()] or 0) end
+  walk_modules(m, function(x)
+    for _, v in pairs(x) do if torch.isTensor(v) then tol = math.max(tol, tolerance[v:type()] or 0) end end
+  end)
   local random = draws_random(m)
   local rng = torch.getRNGState()
   local ok, err = pcall(function()
-    local twin = dry and snapshot or snapshot:type(cuda_type[ftype] or 'torch.CudaTensor')
+    -- The dry run converts too (to the CPU type itself), as :type does on the way to the GPU.
+    local twin = snapshot:type(dry and ftype or cuda_type[ftype] or 'torch.CudaTensor')
     local function check(what, cpu, dev)
       for _, t in ipairs(dry and {} or leaves(dev)) do
         if not t:isCuda() then return fail(string.format('%s: the CUDA %s is on the CPU', label(m, kind), what)) end
@@ -221,7 +233,7 @@ local function replay(kind, m, ftype, snapshot, cpu_result, dargs, fargs)
       local out = twin:forward(unpack(dargs, 1, dargs.n))
       if not random then check('output', cpu_result, out) end
     else
-      fargs = clone_args(fargs)
+      fargs = clone_args(is_criterion(m) and dargs or fargs)
       twin:forward(unpack(fargs, 1, fargs.n))
       local gi = twin:backward(unpack(dargs, 1, dargs.n))
       if not random then
@@ -244,12 +256,16 @@ local function instrumented(m)
   walk_modules(m, function(x)
     for _, v in pairs(x) do if type(v) == 'function' then yes = true end end
   end)
+  if yes then stats.instrumented[torch.typename(m) or 'module'] = true end
   return yes
 end
 
 -- Whether calls of m may be replayed at all (outermost calls inside a test case).
 local function replayable(m)
-  return depth == 0 and failures_out ~= nil and not case_cpu_only[case_name] and not not_replayed[torch.typename(m)]
+  if depth > 0 or failures_out == nil or case_cpu_only[case_name] then return false end
+  local why = not_replayed[torch.typename(m)]
+  if why then stats.not_replayed[torch.typename(m)] = why end
+  return not why
 end
 
 -- Takes one of the instance's replays of `kind`, if any is left.
@@ -273,13 +289,17 @@ local function wrap(cls, kind)
   if type(orig) ~= 'function' then return end
   cls[kind] = function(m, ...)
     local go, snapshot, dargs, fargs = false, nil, nil, nil
-    if replayable(m) and not instrumented(m) then
-      if kind == 'forward' and backward_left(m) then
+    local can = replayable(m) and not instrumented(m)
+    if kind == 'forward' then  -- a backward replay needs the inputs of the last forward
+      last_forward[m] = nil
+      if can and backward_left(m) then
         dargs = device_args(...)
         last_forward[m] = dargs
       end
+    end
+    if can then
       fargs = last_forward[m]
-      go = take(m, kind) and (kind == 'forward' or fargs ~= nil)
+      go = (kind == 'forward' or fargs ~= nil or is_criterion(m)) and take(m, kind)
       if go then
         local ok, copy = pcall(m.clone, m)
         if ok then snapshot = copy else
@@ -346,6 +366,11 @@ function Tester:run(...)
     print(string.format('TOCHA_TEST_DEVICE=cuda: %d calls of %d classes replayed on %s and compared with the CPU',
                         stats.calls, #classes, dry and 'CPU copies (dry run)' or 'CUDA'))
     if #random > 0 then print('  run but not compared (random draws): ' .. table.concat(random, ', ')) end
+    local hooked = {}
+    for k in pairs(stats.instrumented) do hooked[#hooked + 1] = k end
+    table.sort(hooked)
+    if #hooked > 0 then print('  not replayed (methods set on the instance): ' .. table.concat(hooked, ', ')) end
+    for k, why in pairs(stats.not_replayed) do print('  not replayed alone: ' .. k .. ': ' .. why) end
   end
   local ok, err = pcall(run, self, ...)
   summary()
