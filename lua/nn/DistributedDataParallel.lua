@@ -153,7 +153,13 @@ function DDP:_slotReady(s)
   local b = s.bucket
   b.ready = b.ready + 1
   if b.ready == #b.slots and not self._redo then
-    b.work = dist.allReduceAsync(b.buffer)
+    if self._ready == #self._slots then
+      -- The last bucket has no backward left to overlap with and is waited for at once: the
+      -- synchronous call takes MPI's blocking fast path (Note [Blocking fast path]).
+      dist.allReduce(b.buffer)
+    else
+      b.work = dist.allReduceAsync(b.buffer)
+    end
     self._launched = self._launched + 1
   end
   if self._ready == #self._slots then self:_finish() else dist.progress() end
@@ -196,10 +202,9 @@ function DDP:_finish()
     for _, b in ipairs(self._buckets) do dist.allReduce(b.buffer) end
   end
   for _, b in ipairs(self._buckets) do
-    b.buffer:div(n)
     for _, s in ipairs(b.slots) do
       local g = grad_of(s)
-      if g then g:copy(view(s):viewAs(g)) end
+      if g then torch.div(g, view(s):viewAs(g), n) end  -- average and copy back in one pass
     end
   end
   self:_resetIteration()

@@ -54,7 +54,7 @@ end
 -- A handle with its own reference to a tensor the engine lends us.
 local function borrow(p)
   C.tocha_tensor_retain(p)
-  return wrap(p)
+  return (wrap(p))
 end
 
 -- ---- callbacks from the engine ------------------------------------------------------------------
@@ -158,7 +158,7 @@ function methods.requiresGrad(t, flag)
 end
 function methods.needsGrad(t) return bit.band(t.p.flags, REQUIRES_GRAD) ~= 0 end
 function methods.isLeaf(t) return C.tocha_tensor_is_leaf(t.p) ~= 0 end
-function methods.detach(t) return wrap(C.tocha_tensor_detach(t.p)) end
+function methods.detach(t) return (wrap(C.tocha_tensor_detach(t.p))) end
 function methods.detach_(t) check(C.tocha_tensor_detach_(t.p)) return t end
 function methods.retainGrad(t) check(C.tocha_tensor_retain_grad(t.p)) return t end
 
@@ -166,7 +166,7 @@ local grad_out = ffi.new('tocha_tensor *[1]')
 hooks.properties.grad = function(t)
   check(C.tocha_tensor_get_grad(t.p, grad_out))
   if grad_out[0] == nil then return nil end
-  return wrap(grad_out[0])
+  return (wrap(grad_out[0]))
 end
 hooks.setters.grad = function(t, g)
   if g ~= nil and not is_tensor(g) then fail('grad', 'expected a tensor or nil, got %s', describe(g)) end
@@ -192,8 +192,8 @@ local backward_c = C.tocha_backward
 local function backward_interpreted(n, o, g, retain, create) return backward_c(n, o, g, retain, create) end
 jit.off(backward_interpreted)
 local function call_backward(n, o, g, retain, create)
-  if C.tocha_autograd_callbacks_live() == 0 then return backward_c(n, o, g, retain, create) end
-  return backward_interpreted(n, o, g, retain, create)
+  if C.tocha_autograd_callbacks_live() == 0 then return (backward_c(n, o, g, retain, create)) end
+  return (backward_interpreted(n, o, g, retain, create))
 end
 
 local outs1, grads1 = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')

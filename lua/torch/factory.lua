@@ -33,7 +33,7 @@ local function read_sizes(op, ...)
   return n
 end
 
-local function default_dtype() return torch._default_dtype() end
+local function default_dtype() return (torch._default_dtype()) end
 
 local function resize(res, op, ...)
   local n = read_sizes(op, ...)
@@ -46,11 +46,11 @@ end
 local function sized(op, res, ...)
   if res ~= nil then
     if select('#', ...) == 0 then return res end
-    return resize(res, op, ...)
+    return (resize(res, op, ...))
   end
   local n
   if select('#', ...) == 0 then n, dims_a[0] = 1, 0 else n = read_sizes(op, ...) end
-  return wrap(C.tocha_tensor_empty(n, dims_a, default_dtype(), 0, 0))
+  return (wrap(C.tocha_tensor_empty(n, dims_a, default_dtype(), 0, 0)))
 end
 
 -- Splits an optional leading result tensor off the arguments.
@@ -70,7 +70,7 @@ end
 --- torch.zeros([res,] sizes...), torch.ones([res,] sizes...), torch.empty([res,] sizes...).
 torch.zeros = filler('zeros', 0)
 torch.ones = filler('ones', 1)
-function torch.empty(...) return sized('empty', res_and_args(...)) end
+function torch.empty(...) return (sized('empty', res_and_args(...))) end
 
 --- torch.full([res,] sizes..., value): sizes as numbers, a table or a LongStorage.
 function torch.full(...)
@@ -116,7 +116,7 @@ function torch.eye(...)
   local res, n, m = res_and_args(...)
   n = count('eye', n, 'n')
   m = count('eye', m, 'm', n)
-  return build(res, C.tocha_eye, C.tocha_eye_out, n, m)
+  return (build(res, C.tocha_eye, C.tocha_eye_out, n, m))
 end
 
 --- torch.range([res,] x, y [, step=1]): x, x+step, ... up to y inclusive (Torch7).
@@ -174,13 +174,13 @@ torch.randn = random_tensor('randn', function(t, gen) return t:normal(gen) end)
 local function like(op, x)
   if not is_tensor(x) then fail(op, 'expected a tensor, got %s', describe(x)) end
   local p = x.p
-  return wrap(C.tocha_tensor_empty(p.ndim, p.size, p.dtype, p.device_type, p.device_index))
+  return (wrap(C.tocha_tensor_empty(p.ndim, p.size, p.dtype, p.device_type, p.device_index)))
 end
 
 --- torch.emptyLike(x): a new uninitialized tensor with x's type, device and sizes (its contents
 --- are arbitrary; the data is not copied).
 --- Example: torch.emptyLike(torch.LongTensor(2, 3)):size()
-function torch.emptyLike(x) return like('emptyLike', x) end
+function torch.emptyLike(x) return (like('emptyLike', x)) end
 --- torch.zerosLike(x): a new tensor of zeros with x's type, device and sizes.
 --- Example: torch.zerosLike(torch.ones(2, 3))
 function torch.zerosLike(x) return like('zerosLike', x):zero() end
@@ -192,7 +192,7 @@ function torch.fullLike(x, value)
   local t = like('fullLike', x)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then fail('fullLike', 'expected a fill value (a number), got %s', describe(value)) end
-  return t:fill(value)
+  return (t:fill(value))
 end
 --- torch.randLike([gen,] x) and torch.randnLike([gen,] x).
 function torch.randLike(...)
@@ -212,7 +212,7 @@ end
 for _, name in ipairs({ 'zeros', 'ones', 'full', 'empty', 'eye', 'range', 'arange', 'linspace', 'logspace',
                         'rand', 'randn' }) do
   local f = torch[name]
-  methods[name] = function(self, ...) return f(self, ...) end
+  methods[name] = function(self, ...) return (f(self, ...)) end
 end
 
 return torch

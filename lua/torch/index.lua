@@ -19,7 +19,7 @@ end
 -- Indices: a LongTensor (an IntTensor is accepted too) or a Lua table of numbers.
 local function index_arg(op, idx)
   if is_tensor(idx) then return idx end
-  if type(idx) == 'table' and getmetatable(idx) == nil then return torch.LongTensor(idx) end
+  if type(idx) == 'table' and getmetatable(idx) == nil then return (torch.LongTensor(idx)) end
   fail(op, 'expected indices (a LongTensor), got %s', describe(idx))
 end
 
@@ -29,19 +29,19 @@ local function number_arg(op, v, what)
   return v
 end
 
-local function dim_arg(op, t, dim) return cdim(op, dim, t.p.ndim) end
+local function dim_arg(op, t, dim) return (cdim(op, dim, t.p.ndim)) end
 
 -- Installs torch.f([res,] src, ...) and the methods x:f(...) (a new tensor) and res:f(src, ...)
 -- (into res) for an op that reads src and `nargs` arguments in all; a result tensor is present
 -- when the call has one more argument.
 local function install_producer(name, nargs, apply)
   torch[name] = function(first, ...)
-    if select(nargs, ...) ~= nil then return apply(tensor_arg(name, first, 'a result tensor'), ...) end
-    return apply(nil, first, ...)
+    if select(nargs, ...) ~= nil then return (apply(tensor_arg(name, first, 'a result tensor'), ...)) end
+    return (apply(nil, first, ...))
   end
   methods[name] = function(self, ...)
-    if select(nargs, ...) ~= nil then return apply(self, ...) end
-    return apply(nil, self, ...)
+    if select(nargs, ...) ~= nil then return (apply(self, ...)) end
+    return (apply(nil, self, ...))
   end
 end
 
@@ -56,13 +56,13 @@ local function install_updater(name, run)
   methods[name .. '_'] = methods[name]
   torch[name] = function(x, ...)
     tensor_arg(name, x, 'a tensor')
-    return run(x, true, ...)
+    return (run(x, true, ...))
   end
 end
 
 -- Calls f_copy (returning a new tensor) or f_inplace (returning a status) with the arguments.
 local function call(copy, f_inplace, f_copy, ...)
-  if copy then return wrap(f_copy(...)) end
+  if copy then return (wrap(f_copy(...))) end
   check(f_inplace(...))
 end
 
@@ -74,7 +74,7 @@ install_producer('index', 3, function(res, src, dim, idx)
   local d = dim_arg('index', src, dim)
   idx = index_arg('index', idx)
   if res then check(C.tocha_index_select_out(res.p, src.p, d, idx.p, BASE)) return res end
-  return wrap(C.tocha_index_select(src.p, d, idx.p, BASE))
+  return (wrap(C.tocha_index_select(src.p, d, idx.p, BASE)))
 end)
 
 local function install_slice_update(name, f_inplace, f_copy)
@@ -82,7 +82,7 @@ local function install_slice_update(name, f_inplace, f_copy)
     local d = dim_arg(name, x, dim)
     idx = index_arg(name, idx)
     tensor_arg(name, src, 'a source tensor')
-    return call(copy, f_inplace, f_copy, x.p, d, idx.p, src.p, BASE)
+    return (call(copy, f_inplace, f_copy, x.p, d, idx.p, src.p, BASE))
   end)
 end
 --- x:indexCopy(dim, indices, src): slice indices[i] of x along dim = src's slice i.
@@ -95,7 +95,7 @@ install_updater('indexFill', function(x, copy, dim, idx, v)
   local d = dim_arg('indexFill', x, dim)
   idx = index_arg('indexFill', idx)
   v = number_arg('indexFill', v, 'a value')
-  return call(copy, C.tocha_index_fill_, C.tocha_index_fill, x.p, d, idx.p, v, BASE)
+  return (call(copy, C.tocha_index_fill_, C.tocha_index_fill, x.p, d, idx.p, v, BASE))
 end)
 
 -- ---- gather / scatter --------------------------------------------------------------------------
@@ -106,16 +106,16 @@ install_producer('gather', 3, function(res, src, dim, idx)
   local d = dim_arg('gather', src, dim)
   idx = index_arg('gather', idx)
   if res then check(C.tocha_gather_out(res.p, src.p, d, idx.p, BASE)) return res end
-  return wrap(C.tocha_gather(src.p, d, idx.p, BASE))
+  return (wrap(C.tocha_gather(src.p, d, idx.p, BASE)))
 end)
 
 --- x:scatter(dim, index, src|value): x[...index[p]...] = src[p] (or value) for each p of index.
 install_updater('scatter', function(x, copy, dim, idx, src)
   local d = dim_arg('scatter', x, dim)
   idx = index_arg('scatter', idx)
-  if is_tensor(src) then return call(copy, C.tocha_scatter_, C.tocha_scatter, x.p, d, idx.p, src.p, BASE) end
+  if is_tensor(src) then return (call(copy, C.tocha_scatter_, C.tocha_scatter, x.p, d, idx.p, src.p, BASE)) end
   local v = number_arg('scatter', src, 'a source tensor or a value')
-  return call(copy, C.tocha_scatter_value_, C.tocha_scatter_value, x.p, d, idx.p, v, BASE)
+  return (call(copy, C.tocha_scatter_value_, C.tocha_scatter_value, x.p, d, idx.p, v, BASE))
 end)
 
 --- x:scatterAdd(dim, index, src): x[...index[p]...] += src[p] (repeated targets accumulate).
@@ -128,36 +128,36 @@ install_producer('maskedSelect', 2, function(res, src, mask)
   tensor_arg('maskedSelect', src, 'a source tensor')
   tensor_arg('maskedSelect', mask, 'a mask')
   if res then check(C.tocha_masked_select_out(res.p, src.p, mask.p)) return res end
-  return wrap(C.tocha_masked_select(src.p, mask.p))
+  return (wrap(C.tocha_masked_select(src.p, mask.p)))
 end)
 
 --- x:maskedFill(mask, value): x = value where mask is true (also x[mask] = value).
 install_updater('maskedFill', function(x, copy, mask, v)
   tensor_arg('maskedFill', mask, 'a mask')
   v = number_arg('maskedFill', v, 'a value')
-  return call(copy, C.tocha_masked_fill_, C.tocha_masked_fill, x.p, mask.p, v)
+  return (call(copy, C.tocha_masked_fill_, C.tocha_masked_fill, x.p, mask.p, v))
 end)
 
 --- x:maskedCopy(mask, src): the true elements of mask take src's elements in order (also x[mask] = src).
 install_updater('maskedCopy', function(x, copy, mask, src)
   tensor_arg('maskedCopy', mask, 'a mask')
   tensor_arg('maskedCopy', src, 'a source tensor')
-  return call(copy, C.tocha_masked_copy_, C.tocha_masked_copy, x.p, mask.p, src.p)
+  return (call(copy, C.tocha_masked_copy_, C.tocha_masked_copy, x.p, mask.p, src.p))
 end)
 
 --- torch.nonzero([res,] x): an N x x:dim() LongTensor of the 1-based positions of non-zero elements.
 local function nonzero(res, x)
   tensor_arg('nonzero', x, 'a tensor')
   if res then check(C.tocha_nonzero_out(res.p, x.p, BASE)) return res end
-  return wrap(C.tocha_nonzero(x.p, BASE))
+  return (wrap(C.tocha_nonzero(x.p, BASE)))
 end
 function torch.nonzero(a1, a2)
-  if a2 ~= nil then return nonzero(a1, a2) end
-  return nonzero(nil, a1)
+  if a2 ~= nil then return (nonzero(a1, a2)) end
+  return (nonzero(nil, a1))
 end
 function methods.nonzero(self, x)
-  if x ~= nil then return nonzero(self, x) end
-  return nonzero(nil, self)
+  if x ~= nil then return (nonzero(self, x)) end
+  return (nonzero(nil, self))
 end
 
 require 'torch.join'

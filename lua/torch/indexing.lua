@@ -74,17 +74,17 @@ end
 hooks.index = function(t, k)
   local p = t.p
   if type(k) == 'number' then
-    if p.ndim == 1 then return read(p, offset_along(p, 0, k, tonumber(p.storage_offset))) end
+    if p.ndim == 1 then return (read(p, offset_along(p, 0, k, tonumber(p.storage_offset)))) end
     if p.ndim == 0 then index_error(p, k, 0) end
-    return methods.select(t, 1, k)
+    return (methods.select(t, 1, k))
   end
   if type(k) == 'table' then
     local off = element_offset(p, k)
-    if off then return read(p, off) end
-    return view_of(t, k)
+    if off then return (read(p, off)) end
+    return (view_of(t, k))
   end
-  if is_storage(k) then return hooks.index(t, k:totable()) end
-  if is_mask(k) then return methods.maskedSelect(t, k) end
+  if is_storage(k) then return (hooks.index(t, k:totable())) end
+  if is_mask(k) then return (methods.maskedSelect(t, k)) end
   if is_tensor(k) then fail('index', 'cannot index with a %s; use index(dim, indices) or a ByteTensor mask', types.typename(k)) end
   return nil
 end
@@ -103,20 +103,20 @@ hooks.newindex = function(t, k, v)
   local p = t.p
   if type(k) == 'number' then
     if p.ndim == 1 and (type(v) == 'number' or type(v) == 'boolean') then
-      return write(p, offset_along(p, 0, k, tonumber(p.storage_offset)), v)
+      return (write(p, offset_along(p, 0, k, tonumber(p.storage_offset)), v))
     end
     if p.ndim == 0 then index_error(p, k, 0) end
-    return assign(methods.select(t, 1, k), v)
+    return (assign(methods.select(t, 1, k), v))
   end
   if type(k) == 'table' then
     local off = element_offset(p, k)
-    if off and (type(v) == 'number' or type(v) == 'boolean') then return write(p, off, v) end
-    return assign(view_of(t, k), v)
+    if off and (type(v) == 'number' or type(v) == 'boolean') then return (write(p, off, v)) end
+    return (assign(view_of(t, k), v))
   end
-  if is_storage(k) then return hooks.newindex(t, k:totable(), v) end
+  if is_storage(k) then return (hooks.newindex(t, k:totable(), v)) end
   if is_mask(k) then
-    if type(v) == 'number' or type(v) == 'boolean' then return methods.maskedFill(t, k, v) end
-    return methods.maskedCopy(t, k, v)
+    if type(v) == 'number' or type(v) == 'boolean' then return (methods.maskedFill(t, k, v)) end
+    return (methods.maskedCopy(t, k, v))
   end
   fail('newindex', 'cannot index a tensor with a %s', types.describe(k))
 end

@@ -62,10 +62,10 @@ function torch.cat(a1, a2, a3, a4)
   local n, arr = tensor_array('cat', list)
   local d = dim_arg('cat', dim, -1)
   if res then check(C.tocha_cat_out(res.p, n, arr, d)) return res end
-  return wrap(C.tocha_cat(n, arr, d))
+  return (wrap(C.tocha_cat(n, arr, d)))
 end
 --- x:cat(y [, dim]) concatenates x and y; res:cat(a, b [, dim]) and res:cat({...} [, dim]) fill res.
-function methods.cat(self, ...) return torch.cat(self, ...) end
+function methods.cat(self, ...) return (torch.cat(self, ...)) end
 
 --- torch.stack([res,] {tensors} [, dim]): tensors of one size along a new dim (default 1).
 function torch.stack(a1, a2, a3)
@@ -75,7 +75,7 @@ function torch.stack(a1, a2, a3)
   local n, arr = tensor_array('stack', list)
   local d = dim_arg('stack', dim, 0)
   if res then check(C.tocha_stack_out(res.p, n, arr, d)) return res end
-  return wrap(C.tocha_stack(n, arr, d))
+  return (wrap(C.tocha_stack(n, arr, d)))
 end
 
 -- ---- matrix shapes -----------------------------------------------------------------------------
@@ -84,17 +84,17 @@ local function diag(res, x, k)
   tensor_arg('diag', x, 'a vector or a matrix')
   k = k_arg('diag', k)
   if res then check(C.tocha_diag_out(res.p, x.p, k)) return res end
-  return wrap(C.tocha_diag(x.p, k))
+  return (wrap(C.tocha_diag(x.p, k)))
 end
 --- torch.diag([res,] x [, k]): vector -> matrix with x on the k-th diagonal; matrix -> that diagonal.
 function torch.diag(a1, a2, a3)
-  if is_tensor(a2) then return diag(tensor_arg('diag', a1, 'a result tensor'), a2, a3) end
-  return diag(nil, a1, a2)
+  if is_tensor(a2) then return (diag(tensor_arg('diag', a1, 'a result tensor'), a2, a3)) end
+  return (diag(nil, a1, a2))
 end
 --- x:diag([k]) is a new tensor; res:diag(x [, k]) fills res.
 function methods.diag(self, a1, a2)
-  if is_tensor(a1) then return diag(self, a1, a2) end
-  return diag(nil, self, a1)
+  if is_tensor(a1) then return (diag(self, a1, a2)) end
+  return (diag(nil, self, a1))
 end
 
 local function install_triangle(name, f, f_out)
@@ -102,17 +102,17 @@ local function install_triangle(name, f, f_out)
     tensor_arg(name, x, 'a matrix')
     k = k_arg(name, k)
     if res then check(f_out(res.p, x.p, k)) return res end
-    return wrap(f(x.p, k))
+    return (wrap(f(x.p, k)))
   end
   --- torch.tril([res,] x [, k]) / torch.triu(...): a new tensor unless res is given.
   torch[name] = function(a1, a2, a3)
-    if is_tensor(a2) then return apply(tensor_arg(name, a1, 'a result tensor'), a2, a3) end
-    return apply(nil, a1, a2)
+    if is_tensor(a2) then return (apply(tensor_arg(name, a1, 'a result tensor'), a2, a3)) end
+    return (apply(nil, a1, a2))
   end
   --- x:tril([k]) works in place; res:tril(x [, k]) fills res.
   methods[name] = function(self, a1, a2)
-    if is_tensor(a1) then return apply(self, a1, a2) end
-    return apply(self, self, a1)
+    if is_tensor(a1) then return (apply(self, a1, a2)) end
+    return (apply(self, self, a1))
   end
   methods[name .. '_'] = methods[name]
 end

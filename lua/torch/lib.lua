@@ -17,7 +17,7 @@ end
 local function load_library()
   pcall(ffi.cdef, 'const char *tocha_cdef(void);')
   -- 1. Linked into the host (the `tocha` executable, an embedding application).
-  if try_symbol(ffi.C) then return ffi.C end
+  if try_symbol(ffi.C) then return ffi.C, rawget(_G, '__tocha_library_path') end
   -- 2. An explicit path, then the usual places relative to this file and the C path.
   local candidates = {}
   -- Set by the embedding API (bindings/embed_state.cpp) to the library that created this state.
@@ -33,13 +33,13 @@ local function load_library()
   local errors = {}
   for _, path in ipairs(candidates) do
     local ok, ns = pcall(ffi.load, path, true)
-    if ok and try_symbol(ns) then return ns end
+    if ok and try_symbol(ns) then return ns, path end
     errors[#errors + 1] = path .. ': ' .. tostring(ns)
   end
   error('torch: cannot find libtocha.so; set TOCHA_LIB to its path. Tried:\n  ' .. table.concat(errors, '\n  '), 0)
 end
 
-local C = load_library()
+local C, library_path = load_library()
 if not pcall(ffi.typeof, 'tocha_handle') then
   ffi.cdef(ffi.string(C.tocha_cdef()))
 end
@@ -87,7 +87,21 @@ end
 
 local Handle = ffi.typeof('tocha_handle')
 lib.Handle = Handle
-local release = ffi.cast('void(*)(tocha_handle *)', C.tocha_handle_release)
+-- Note [Handle finalizer] (bindings/lua_handle.cpp): the C function when this LuaJIT hands it
+-- the handle's own address, else the FFI function pointer.
+local function handle_finalizer()
+  local fallback = ffi.cast('void(*)(tocha_handle *)', C.tocha_handle_release)
+  if not library_path or not library_path:find('/') then return fallback end
+  local release_fn = package.loadlib(library_path, 'tocha_lua_release_handle')
+  local address_of = package.loadlib(library_path, 'tocha_lua_handle_address')
+  if not release_fn or not address_of then return fallback end
+  local probe = Handle(nil)
+  if ffi.cast('void *', address_of(probe)) ~= ffi.cast('void *', ffi.cast('tocha_handle *', probe)) then
+    return fallback
+  end
+  return release_fn
+end
+local release = handle_finalizer()
 lib.release = release
 
 -- Note [GC pressure]: Lua's collector cannot see tensor memory, so allocations raise a flag in C
@@ -98,6 +112,17 @@ local function collect()
   if lib.poll_gc then gc_done() end
 end
 lib.collect = collect
+
+-- Note [GC pacing]: every tensor op leaves a dead handle whose tensor (header, storage, data:
+-- ~600 bytes for a 1-element tensor, far more than the ~50 bytes Lua counts for the handle) stays
+-- allocated until the collector finishes a cycle. With LuaJIT's default step multiplier (200) a
+-- cycle spans so much allocation that a loop of tiny ops keeps tens of MB of dead tensors, and
+-- each new tensor is written to memory that has left the caches (1-element add: ~600 ns per op;
+-- a full collection every few thousand ops made it ~300 ns, collection included). A higher
+-- multiplier does the same work per cycle in fewer, larger steps, so a cycle ends after far less
+-- allocation and dead tensors are reused while still cached; the pause (when a cycle starts) and
+-- so the total collection work are unchanged. Users may still set their own after require 'torch'.
+collectgarbage('setstepmul', 1000)
 
 -- Wraps a tocha_tensor* carrying one reference into a Lua handle (NULL: raise the C error).
 -- Note [GC pressure in worker states]: the flag is process-wide and collecting clears it, so a

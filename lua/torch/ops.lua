@@ -2,6 +2,12 @@
 -- with Torch7's conventions: torch.f([res,] x, ...) allocates unless res is given; x:f(...) works
 -- in place on x and returns it; x:f_(...) is the same. Comparisons return ByteTensor masks.
 -- Also the arithmetic operators (+ - * / % ^ unary-).
+--
+-- Note [No tail calls on hot paths]: LuaJIT 2.1 counts every tail call recorded into a trace
+-- against the loop unroll limit (15) and never resets the count on return, so a user's loop whose
+-- body reaches 16 tail calls through our wrappers (is_tensor alone was 6 of them in
+-- `(torch.cmul(x, w) + b):relu():sum()`) aborts recording and runs interpreted. The wrappers
+-- of torch's hot modules therefore return `(f(...))`, an ordinary call, where f returns one value.
 local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
@@ -23,7 +29,7 @@ local function install_unary(name)
   torch[name] = function(a, b)
     if b == nil then
       if not is_tensor(a) then fail(name, 'expected a tensor, got %s', describe(a)) end
-      return wrap(f(a.p))
+      return (wrap(f(a.p)))
     end
     if not is_tensor(a) or not is_tensor(b) then fail(name, 'expected (res, tensor), got (%s, %s)', describe(a), describe(b)) end
     check(f_out(a.p, b.p))
@@ -44,10 +50,10 @@ local function binary_apply(name, f, f_out, f_s, f_s_out, f_rs, res, a, b)
   if is_tensor(a) then
     if is_tensor(b) then
       if res then check(f_out(res.p, a.p, b.p)) return res end
-      return wrap(f(a.p, b.p))
+      return (wrap(f(a.p, b.p)))
     elseif type(b) == 'number' then
       if res then check(f_s_out(res.p, a.p, b)) return res end
-      return wrap(f_s(a.p, b))
+      return (wrap(f_s(a.p, b)))
     end
     fail(name, 'expected a tensor or a number as the second operand, got %s', describe(b))
   end
@@ -63,24 +69,24 @@ end
 local function install_binary(name, kind)
   local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
   local f_s, f_s_out, f_rs = C['tocha_' .. name .. '_scalar'], C['tocha_' .. name .. '_scalar_out'], C['tocha_' .. name .. '_rscalar']
-  local function apply(res, a, b) return binary_apply(name, f, f_out, f_s, f_s_out, f_rs, res, a, b) end
+  local function apply(res, a, b) return (binary_apply(name, f, f_out, f_s, f_s_out, f_rs, res, a, b)) end
   torch[name] = function(a1, a2, a3)
     if a3 ~= nil then
       if not is_tensor(a1) then fail(name, 'expected a result tensor as argument 1, got %s', describe(a1)) end
-      return apply(a1, a2, a3)
+      return (apply(a1, a2, a3))
     end
-    return apply(nil, a1, a2)
+    return (apply(nil, a1, a2))
   end
   if kind == COMPARE then
     -- a:lt(b) returns a new ByteTensor mask; r:lt(a, b) writes into r.
     methods[name] = function(self, a1, a2)
-      if a2 ~= nil then return apply(self, a1, a2) end
-      return apply(nil, self, a1)
+      if a2 ~= nil then return (apply(self, a1, a2)) end
+      return (apply(nil, self, a1))
     end
   else
     methods[name] = function(self, a1, a2)
-      if a2 ~= nil then return apply(self, a1, a2) end
-      return apply(self, self, a1)
+      if a2 ~= nil then return (apply(self, a1, a2)) end
+      return (apply(self, self, a1))
     end
   end
   methods[name .. '_'] = methods[name]
@@ -96,36 +102,36 @@ end
 -- add/sub with Torch7's multiplier: add([res,] x, [value,] y) = x + value*y; csub likewise.
 local function install_scaled(name, plain, scaled, scaled_out)
   local function apply(res, a, alpha, b)
-    if alpha == nil then return plain(res, a, b) end
+    if alpha == nil then return (plain(res, a, b)) end
     if not is_tensor(a) or not is_tensor(b) or type(alpha) ~= 'number' then
       fail(name, 'expected (tensor, number, tensor), got (%s, %s, %s)', describe(a), describe(alpha), describe(b))
     end
     if res then check(scaled_out(res.p, a.p, alpha, b.p)) return res end
-    return wrap(scaled(a.p, alpha, b.p))
+    return (wrap(scaled(a.p, alpha, b.p)))
   end
   torch[name] = function(a1, a2, a3, a4)
-    if a4 ~= nil then return apply(a1, a2, a3, a4) end
+    if a4 ~= nil then return (apply(a1, a2, a3, a4)) end
     if a3 ~= nil then
-      if is_tensor(a2) then return apply(a1, a2, nil, a3) end
-      return apply(nil, a1, a2, a3)
+      if is_tensor(a2) then return (apply(a1, a2, nil, a3)) end
+      return (apply(nil, a1, a2, a3))
     end
-    return apply(nil, a1, nil, a2)
+    return (apply(nil, a1, nil, a2))
   end
   methods[name] = function(self, a1, a2, a3)
-    if a3 ~= nil then return apply(self, a1, a2, a3) end
+    if a3 ~= nil then return (apply(self, a1, a2, a3)) end
     if a2 ~= nil then
-      if type(a1) == 'number' and is_tensor(a2) then return apply(self, self, a1, a2) end
-      return apply(self, a1, nil, a2)
+      if type(a1) == 'number' and is_tensor(a2) then return (apply(self, self, a1, a2)) end
+      return (apply(self, a1, nil, a2))
     end
-    return apply(self, self, nil, a1)
+    return (apply(self, self, nil, a1))
   end
   methods[name .. '_'] = methods[name]
 end
 do
   local add, csub = torch.add, torch.csub
-  install_scaled('add', function(res, a, b) if res then return add(res, a, b) end return add(a, b) end,
+  install_scaled('add', function(res, a, b) if res then return (add(res, a, b)) end return (add(a, b)) end,
     C.tocha_add_alpha, C.tocha_add_alpha_out)
-  install_scaled('csub', function(res, a, b) if res then return csub(res, a, b) end return csub(a, b) end,
+  install_scaled('csub', function(res, a, b) if res then return (csub(res, a, b)) end return (csub(a, b)) end,
     C.tocha_csub_alpha, C.tocha_csub_alpha_out)
 end
 
@@ -145,15 +151,15 @@ local function clamp_apply(res, x, lo, hi)
   if lo == nil and hi == nil then fail('clamp', 'at least one of min and max must be given') end
   local hl, hh = lo ~= nil and 1 or 0, hi ~= nil and 1 or 0
   if res then check(C.tocha_clamp_out(res.p, x.p, hl, lo or 0, hh, hi or 0)) return res end
-  return wrap(C.tocha_clamp(x.p, hl, lo or 0, hh, hi or 0))
+  return (wrap(C.tocha_clamp(x.p, hl, lo or 0, hh, hi or 0)))
 end
 function torch.clamp(a1, a2, a3, a4)
-  if is_tensor(a2) then return clamp_apply(a1, a2, a3, a4) end
-  return clamp_apply(nil, a1, a2, a3)
+  if is_tensor(a2) then return (clamp_apply(a1, a2, a3, a4)) end
+  return (clamp_apply(nil, a1, a2, a3))
 end
 function methods.clamp(self, a1, a2, a3)
-  if is_tensor(a1) then return clamp_apply(self, a1, a2, a3) end
-  return clamp_apply(self, self, a1, a2)
+  if is_tensor(a1) then return (clamp_apply(self, a1, a2, a3)) end
+  return (clamp_apply(self, self, a1, a2))
 end
 methods.clamp_ = methods.clamp
 
@@ -164,23 +170,23 @@ local function install_addc(name, f, f_out)
       fail(name, 'expected ([res,] tensor, [value,] tensor, tensor), got (%s, %s, %s, %s)', describe(x), describe(value), describe(t1), describe(t2))
     end
     if res then check(f_out(res.p, x.p, value, t1.p, t2.p)) return res end
-    return wrap(f(x.p, value, t1.p, t2.p))
+    return (wrap(f(x.p, value, t1.p, t2.p)))
   end
   torch[name] = function(a1, a2, a3, a4, a5)
-    if a5 ~= nil then return apply(a1, a2, a3, a4, a5) end
+    if a5 ~= nil then return (apply(a1, a2, a3, a4, a5)) end
     if a4 ~= nil then
-      if is_tensor(a2) then return apply(a1, a2, 1, a3, a4) end
-      return apply(nil, a1, a2, a3, a4)
+      if is_tensor(a2) then return (apply(a1, a2, 1, a3, a4)) end
+      return (apply(nil, a1, a2, a3, a4))
     end
-    return apply(nil, a1, 1, a2, a3)
+    return (apply(nil, a1, 1, a2, a3))
   end
   methods[name] = function(self, a1, a2, a3, a4)
-    if a4 ~= nil then return apply(self, a1, a2, a3, a4) end
+    if a4 ~= nil then return (apply(self, a1, a2, a3, a4)) end
     if a3 ~= nil then
-      if type(a1) == 'number' then return apply(self, self, a1, a2, a3) end
-      return apply(self, a1, 1, a2, a3)
+      if type(a1) == 'number' then return (apply(self, self, a1, a2, a3)) end
+      return (apply(self, a1, 1, a2, a3))
     end
-    return apply(self, self, 1, a1, a2)
+    return (apply(self, self, 1, a1, a2))
   end
   methods[name .. '_'] = methods[name]
 end
@@ -200,12 +206,12 @@ local function lerp_apply(res, a, b, w)
   return r
 end
 function torch.lerp(a1, a2, a3, a4)
-  if a4 ~= nil then return lerp_apply(a1, a2, a3, a4) end
-  return lerp_apply(nil, a1, a2, a3)
+  if a4 ~= nil then return (lerp_apply(a1, a2, a3, a4)) end
+  return (lerp_apply(nil, a1, a2, a3))
 end
 function methods.lerp(self, a1, a2, a3)
-  if a3 ~= nil then return lerp_apply(self, a1, a2, a3) end
-  return lerp_apply(self, self, a1, a2)
+  if a3 ~= nil then return (lerp_apply(self, a1, a2, a3)) end
+  return (lerp_apply(self, self, a1, a2))
 end
 methods.lerp_ = methods.lerp
 
@@ -217,9 +223,9 @@ function torch.where(cond, a, b)
     if is_tensor(v) then return v end
     if type(v) ~= 'number' then fail('where', 'expected a tensor or a number, got %s', describe(v)) end
     local dt = ref and ref.p.dtype or torch._default_dtype()
-    return torch._new_tensor(0, nil, dt, v)
+    return (torch._new_tensor(0, nil, dt, v))
   end
-  return wrap(C.tocha_where(cond.p, as_tensor(a).p, as_tensor(b).p))
+  return (wrap(C.tocha_where(cond.p, as_tensor(a).p, as_tensor(b).p)))
 end
 
 --- Whether two tensors have the same size and elements (Torch7's equal).
@@ -233,22 +239,22 @@ methods.equal = torch.equal
 
 -- ---- operators -------------------------------------------------------------------------------
 local mt = torch._tensor_mt
-mt.__add = function(a, b) return torch.add(a, b) end
-mt.__sub = function(a, b) return torch.csub(a, b) end
-mt.__div = function(a, b) return torch.div(a, b) end
-mt.__mod = function(a, b) return torch.remainder(a, b) end
-mt.__pow = function(a, b) return torch.pow(a, b) end
-mt.__unm = function(a) return torch.neg(a) end
+mt.__add = function(a, b) return (torch.add(a, b)) end
+mt.__sub = function(a, b) return (torch.csub(a, b)) end
+mt.__div = function(a, b) return (torch.div(a, b)) end
+mt.__mod = function(a, b) return (torch.remainder(a, b)) end
+mt.__pow = function(a, b) return (torch.pow(a, b)) end
+mt.__unm = function(a) return (torch.neg(a)) end
 -- Torch7: tensor * tensor is dot (1D.1D), mv (2D.1D) or mm (2D.2D); with a number it scales.
 mt.__mul = function(a, b)
   if is_tensor(a) and is_tensor(b) then
     local da, db = a.p.ndim, b.p.ndim
-    if da == 1 and db == 1 then return torch.dot(a, b) end
-    if da == 2 and db == 1 then return torch.mv(a, b) end
-    if da == 2 and db == 2 then return torch.mm(a, b) end
+    if da == 1 and db == 1 then return (torch.dot(a, b)) end
+    if da == 2 and db == 1 then return (torch.mv(a, b)) end
+    if da == 2 and db == 2 then return (torch.mm(a, b)) end
     fail('mul', 'tensor * tensor is dot, mv or mm; got %dD * %dD (use cmul for elementwise products)', da, db)
   end
-  return torch.mul(a, b)
+  return (torch.mul(a, b))
 end
 
 -- Note [Comparing one-element tensors]: a full reduction of a tensor that requires grad is a
@@ -262,7 +268,7 @@ local function scalar_of(x, op)
     fail(op, 'the %s operator compares one-element tensors with numbers; got a tensor of size %s (use torch.%s for elementwise comparison)',
       op == 'lt' and '<' or '<=', table.concat(x:size():totable(), 'x'), op)
   end
-  return x:item()
+  return (x:item())
 end
 mt.__lt = function(a, b) return scalar_of(a, 'lt') < scalar_of(b, 'lt') end
 mt.__le = function(a, b) return scalar_of(a, 'le') <= scalar_of(b, 'le') end

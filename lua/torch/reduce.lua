@@ -38,8 +38,8 @@ local as_tensor = {
 function util.value(name, x, param)
   if tracked(x) then
     local f = as_tensor[name]
-    if f then return wrap(f(x, param or 0)) end
-    return wrap(C['tocha_' .. name .. '_all'](x.p))
+    if f then return (wrap(f(x, param or 0))) end
+    return (wrap(C['tocha_' .. name .. '_all'](x.p)))
   end
   check(C.tocha_reduce_value(op_id[name], x.p, param or 0, value_buf))
   return value_buf[0]
@@ -82,11 +82,11 @@ local function install_reduction(name, boolean)
     end
     local d = cdim(name, dim, x.p.ndim)
     if res then check(f_out(res.p, x.p, d, 1)) return res end
-    return wrap(f_dim(x.p, d, 1))
+    return (wrap(f_dim(x.p, d, 1)))
   end
   local function entry(a1, a2, a3)
-    if is_tensor(a2) then return apply(a1, a2, a3) end
-    return apply(nil, a1, a2)
+    if is_tensor(a2) then return (apply(a1, a2, a3)) end
+    return (apply(nil, a1, a2))
   end
   torch[name], methods[name] = entry, entry
 end
@@ -133,15 +133,15 @@ local function install_variance(name)
     local unbiased = flag and 0 or 1
     if dim == nil then
       if res then fail(name, 'a result tensor needs a dimension') end
-      return util.value(name, x, unbiased)
+      return (util.value(name, x, unbiased))
     end
     local d = cdim(name, dim, x.p.ndim)
     if res then check(f_out(res.p, x.p, d, unbiased, 1)) return res end
-    return wrap(f_dim(x.p, d, unbiased, 1))
+    return (wrap(f_dim(x.p, d, unbiased, 1)))
   end
   local function entry(a1, a2, a3, a4)
-    if is_tensor(a2) then return apply(a1, a2, a3, a4) end
-    return apply(nil, a1, a2, a3)
+    if is_tensor(a2) then return (apply(a1, a2, a3, a4)) end
+    return (apply(nil, a1, a2, a3))
   end
   torch[name], methods[name] = entry, entry
 end
@@ -163,11 +163,11 @@ local function norm_apply(res, x, p, dim)
   p = check_number('norm', p == nil and 2 or p, 'p')
   if dim == nil then
     if res then fail('norm', 'a result tensor needs a dimension') end
-    return util.value('norm', x, p)
+    return (util.value('norm', x, p))
   end
   local d = cdim('norm', dim, x.p.ndim)
   if res then check(C.tocha_norm_out(res.p, x.p, p, d, 1)) return res end
-  return wrap(C.tocha_norm(x.p, p, d, 1))
+  return (wrap(C.tocha_norm(x.p, p, d, 1)))
 end
 --- torch.norm([res,] x [, p] [, dim]): the p-norm (p = 2 by default) of all elements as
 --- a Lua number (a 0-dim tensor when x requires grad), or along dim (1-based) as a new tensor with that dim kept as
@@ -175,8 +175,8 @@ end
 --- p = math.huge gives the largest |x|. x:norm(p, dim) is the same.
 --- Example: torch.norm(torch.Tensor({{3, 4}, {6, 8}}), 2, 2)
 function torch.norm(a1, a2, a3, a4)
-  if is_tensor(a2) then return norm_apply(a1, a2, a3, a4) end
-  return norm_apply(nil, a1, a2, a3)
+  if is_tensor(a2) then return (norm_apply(a1, a2, a3, a4)) end
+  return (norm_apply(nil, a1, a2, a3))
 end
 methods.norm = torch.norm
 
@@ -185,7 +185,7 @@ function torch.dist(x, y, p)
   check_tensor('dist', x, 1)
   check_tensor('dist', y, 2)
   p = check_number('dist', p == nil and 2 or p, 'p')
-  if tracked(x) or tracked(y) then return wrap(C.tocha_dist(x.p, y.p, p)) end
+  if tracked(x) or tracked(y) then return (wrap(C.tocha_dist(x.p, y.p, p))) end
   check(C.tocha_dist_value(x.p, y.p, p, value_buf))
   return value_buf[0]
 end
@@ -194,7 +194,7 @@ methods.dist = torch.dist
 --- torch.trace(x): the sum of a matrix's diagonal, a number.
 function torch.trace(x)
   check_tensor('trace', x, 1)
-  return util.value('trace', x)
+  return (util.value('trace', x))
 end
 methods.trace = torch.trace
 
@@ -208,13 +208,13 @@ local function install_minmax(name, elementwise)
     if n >= 3 then resval, resind, x, dim = ...
     elseif n == 2 then
       local a, b, c = ...
-      if c == nil then return torch[elementwise](a, b) end
+      if c == nil then return (torch[elementwise](a, b)) end
       resval, x, dim = a, b, c
     else x, dim = ... end
     check_tensor(name, x, 1)
     if dim == nil then
       if resval then fail(name, 'result tensors need a dimension') end
-      return util.value(name, x)
+      return (util.value(name, x))
     end
     local d = cdim(name, dim, x.p.ndim)
     if resval then
@@ -246,11 +246,11 @@ local function install_scan(name)
     check_tensor(name, x, res and 2 or 1)
     local d = cdim(name, dim == nil and 1 or dim, x.p.ndim)
     if res then check(f_out(res.p, x.p, d)) return res end
-    return wrap(f(x.p, d))
+    return (wrap(f(x.p, d)))
   end
   local function entry(a1, a2, a3)
-    if is_tensor(a2) then return apply(a1, a2, a3) end
-    return apply(nil, a1, a2)
+    if is_tensor(a2) then return (apply(a1, a2, a3)) end
+    return (apply(nil, a1, a2))
   end
   torch[name], methods[name] = entry, entry
 end
@@ -272,15 +272,15 @@ local function cross_apply(res, a, b, dim)
   local has, d = 0, 0
   if dim ~= nil then has, d = 1, cdim('cross', dim, a.p.ndim) end
   if res then check(C.tocha_cross_out(res.p, a.p, b.p, has, d)) return res end
-  return wrap(C.tocha_cross(a.p, b.p, has, d))
+  return (wrap(C.tocha_cross(a.p, b.p, has, d)))
 end
 --- torch.cross([res,] a, b [, dim]): the cross product of the 3-vectors of a and b along dim
 --- (1-based; by default the first dim of size 3), a new tensor of a's size, or res resized and
 --- filled. a:cross(b [, dim]) is the same.
 --- Example: torch.cross(torch.Tensor({1, 0, 0}), torch.Tensor({0, 1, 0}))
 function torch.cross(...)
-  if util.leading_tensors(...) >= 3 then return cross_apply(...) end
-  return cross_apply(nil, ...)
+  if util.leading_tensors(...) >= 3 then return (cross_apply(...)) end
+  return (cross_apply(nil, ...))
 end
 methods.cross = torch.cross
 
@@ -291,7 +291,7 @@ local function renorm_apply(res, x, p, dim, maxnorm)
   check_number('renorm', maxnorm, 'maxnorm')
   local d = cdim('renorm', dim, x.p.ndim)
   if res then check(C.tocha_renorm_out(res.p, x.p, p, d, maxnorm)) return res end
-  return wrap(C.tocha_renorm(x.p, p, d, maxnorm))
+  return (wrap(C.tocha_renorm(x.p, p, d, maxnorm)))
 end
 --- torch.renorm([res,] x, p, dim, maxnorm): a new tensor (or res filled) where each slice of x
 --- along dim (x:select(dim, i), dim 1-based) whose p-norm exceeds maxnorm is scaled down to norm
@@ -299,12 +299,12 @@ end
 --- x in place.
 --- Example: torch.renorm(torch.Tensor({{3, 4}, {1, 0}}), 2, 1, 1)
 function torch.renorm(a1, a2, ...)
-  if is_tensor(a2) then return renorm_apply(a1, a2, ...) end
-  return renorm_apply(nil, a1, a2, ...)
+  if is_tensor(a2) then return (renorm_apply(a1, a2, ...)) end
+  return (renorm_apply(nil, a1, a2, ...))
 end
 function methods.renorm(self, a1, ...)
-  if is_tensor(a1) then return renorm_apply(self, a1, ...) end
-  return renorm_apply(self, self, a1, ...)
+  if is_tensor(a1) then return (renorm_apply(self, a1, ...)) end
+  return (renorm_apply(self, self, a1, ...))
 end
 methods.renorm_ = methods.renorm
 
@@ -315,7 +315,7 @@ local function histc_apply(res, x, nbins, lo, hi)
   lo = check_number('histc', lo == nil and 0 or lo, 'min')
   hi = check_number('histc', hi == nil and 0 or hi, 'max')
   if res then check(C.tocha_histc_out(res.p, x.p, nbins, lo, hi)) return res end
-  return wrap(C.tocha_histc(x.p, nbins, lo, hi))
+  return (wrap(C.tocha_histc(x.p, nbins, lo, hi)))
 end
 --- torch.histc([res,] x [, nbins [, min [, max]]]): a histogram of x's values: a new 1D tensor of
 --- the default floating type (or res filled) counting the elements in each of nbins (default
@@ -323,8 +323,8 @@ end
 --- range is x's smallest to largest value; values outside the range are not counted.
 --- Example: torch.histc(torch.Tensor({1, 2, 2, 3}), 3)
 function torch.histc(a1, a2, ...)
-  if is_tensor(a2) then return histc_apply(a1, a2, ...) end
-  return histc_apply(nil, a1, a2, ...)
+  if is_tensor(a2) then return (histc_apply(a1, a2, ...)) end
+  return (histc_apply(nil, a1, a2, ...))
 end
 methods.histc = torch.histc
 

@@ -27,21 +27,21 @@ mt.__index = function(t, k)
       return (t.p.device_type ~= 0 and torch._cuda_ctor_by_dtype or ctor_by_dtype)[t.p.dtype]
     end
     local prop = hooks.properties[k]
-    if prop then return prop(t) end
+    if prop then return (prop(t)) end
     return nil
   end
-  return hooks.index(t, k)
+  return (hooks.index(t, k))
 end
 mt.__newindex = function(t, k, v)
   if type(k) == 'string' then
     local setter = hooks.setters[k]
-    if setter then return setter(t, v) end
+    if setter then return (setter(t, v)) end
     fail('Tensor', "cannot set field '%s' on a tensor", k)
   end
-  return hooks.newindex(t, k, v)
+  return (hooks.newindex(t, k, v))
 end
-mt.__len = function(t) return methods.size(t) end
-mt.__tostring = function(t) return torch._tensor_tostring(t) end
+mt.__len = function(t) return (methods.size(t)) end
+mt.__tostring = function(t) return (torch._tensor_tostring(t)) end
 mt.__eq = function(a, b)
   return is_tensor(a) and is_tensor(b) and a.p == b.p
 end
@@ -49,23 +49,23 @@ torch._tensor_mt = mt  -- operators are added by ops.lua
 ffi.metatype(types.Handle, mt)
 
 function torch._cdata_typename(x)
-  if is_tensor(x) then return types.typename(x) end
+  if is_tensor(x) then return (types.typename(x)) end
   if is_storage(x) then return types.storage_name[x.p.dtype] end
   return nil
 end
 --- torch.isTensor(x): true when x is a tensor of any type (torch.FloatTensor, torch.LongTensor...),
 --- false for anything else (storages, numbers, tables).
 --- Example: torch.isTensor(torch.ones(2)), torch.isTensor(42)
-function torch.isTensor(x) return is_tensor(x) end
+function torch.isTensor(x) return (is_tensor(x)) end
 --- torch.isStorage(x): true when x is a storage of any type (torch.FloatStorage,
 --- torch.LongStorage...), false for anything else (tensors included).
 --- Example: torch.isStorage(torch.LongStorage({2, 3})), torch.isStorage(torch.ones(2))
-function torch.isStorage(x) return is_storage(x) end
+function torch.isStorage(x) return (is_storage(x)) end
 
 -- ---- construction --------------------------------------------------------------------------
 
 local function new_tensor(n, sizes, dtype, value)
-  return wrap(C.tocha_tensor_full(n, sizes, value or 0, dtype, 0, 0))
+  return (wrap(C.tocha_tensor_full(n, sizes, value or 0, dtype, 0, 0)))
 end
 torch._new_tensor = new_tensor
 
@@ -113,7 +113,7 @@ local function construct(dtype, op, a1, ...)
   local n = select('#', ...)
   if a1 == nil then
     dims_a[0] = 0
-    return new_tensor(1, dims_a, dtype)
+    return (new_tensor(1, dims_a, dtype))
   end
   local ta = type(a1)
   -- A LongStorage gives sizes (and an optional second one strides), except to a LongTensor,
@@ -128,9 +128,9 @@ local function construct(dtype, op, a1, ...)
         need = need + (dims_a[i] - 1) * dims_b[i]
       end
       local base = new_tensor(1, ffi.new('int64_t[1]', need), dtype)
-      return wrap(C.tocha_tensor_view_storage(base.p, 0, nd, dims_a, dims_b))
+      return (wrap(C.tocha_tensor_view_storage(base.p, 0, nd, dims_a, dims_b)))
     end
-    return new_tensor(nd, dims_a, dtype)
+    return (new_tensor(nd, dims_a, dtype))
   end
   if ta == 'table' and not getmetatable(a1) then
     local shape = table_shape(a1, op)
@@ -143,7 +143,7 @@ local function construct(dtype, op, a1, ...)
     if a1.p.dtype ~= dtype then
       fail(op, 'cannot make a %s share the storage of a %s; use :type() to convert', types.tensor_name[dtype], types.typename(a1))
     end
-    return wrap(C.tocha_tensor_alias(a1.p))
+    return (wrap(C.tocha_tensor_alias(a1.p)))
   end
   if is_storage(a1) then
     if a1.p.dtype ~= dtype then
@@ -178,7 +178,7 @@ local function construct(dtype, op, a1, ...)
         strides = dims_b
       end
     end
-    return wrap(C.tocha_tensor_view_storage(a1.p, offset - 1, nd, dims_a, strides))
+    return (wrap(C.tocha_tensor_view_storage(a1.p, offset - 1, nd, dims_a, strides)))
   end
   fail(op, 'cannot construct a tensor from %s', types.describe(a1))
 end
@@ -193,7 +193,7 @@ for dtype = 0, lib.dtype_count - 1 do
     __newindex = methods,
     __tostring = function() return name end,
   })
-  ctor_by_dtype[dtype] = function(...) return construct(dtype, name, ...) end
+  ctor_by_dtype[dtype] = function(...) return (construct(dtype, name, ...)) end
   torch[types.suffix[dtype] .. 'Tensor'] = ctor
   torch._register_metatable(name, methods, ctor)
 end
@@ -224,30 +224,30 @@ function torch._default_dtype() return default_dtype end
 
 function methods.dim(t) return t.p.ndim end
 methods.nDimension = methods.dim
-function methods.nElement(t) return tonumber(t.p.numel) end
+function methods.nElement(t) return (tonumber(t.p.numel)) end
 methods.numel = methods.nElement
 function methods.elementSize(t) return t.p.elsize end
 function methods.isContiguous(t) return bit.band(t.p.flags, 1) ~= 0 end
 function methods.storageOffset(t) return tonumber(t.p.storage_offset) + 1 end
 
 local function long_storage_of(arr, n)
-  return torch._long_storage(arr, n)
+  return (torch._long_storage(arr, n))
 end
 
 --- t:size() returns a LongStorage of the sizes (also #t); t:size(d) the size of dim d.
 function methods.size(t, d)
   local p = t.p
   if d then
-    return tonumber(p.size[types.cdim('size', d, p.ndim)])
+    return (tonumber(p.size[types.cdim('size', d, p.ndim)]))
   end
-  return long_storage_of(p.size, p.ndim)
+  return (long_storage_of(p.size, p.ndim))
 end
 function methods.stride(t, d)
   local p = t.p
   if d then
-    return tonumber(p.stride[types.cdim('stride', d, p.ndim)])
+    return (tonumber(p.stride[types.cdim('stride', d, p.ndim)]))
   end
-  return long_storage_of(p.stride, p.ndim)
+  return (long_storage_of(p.stride, p.ndim))
 end
 function methods.isSameSizeAs(t, o)
   local a, b = t.p, types.check_tensor('isSameSizeAs', o, 1).p
@@ -282,7 +282,7 @@ end
 
 --- t:type() is the class name; t:type(name) converts (a copy) unless t already has that type.
 function methods.type(t, name)
-  if name == nil then return types.typename(t) end
+  if name == nil then return (types.typename(t)) end
   local dt = types.dtype_of_name[name]
   if not dt then fail('type', 'unknown tensor type %s', tostring(name)) end
   local is_cuda = name:find('Cuda') ~= nil
@@ -292,9 +292,9 @@ function methods.type(t, name)
     t = moved
   end
   if t.p.dtype == dt then return t end
-  return wrap(C.tocha_tensor_to_dtype(t.p, dt))
+  return (wrap(C.tocha_tensor_to_dtype(t.p, dt)))
 end
-function methods.typeAs(t, o) return methods.type(t, types.check_tensor('typeAs', o, 1):type()) end
+function methods.typeAs(t, o) return (methods.type(t, types.check_tensor('typeAs', o, 1):type())) end
 for dtype = 0, lib.dtype_count - 1 do
   local lower = types.suffix[dtype]:lower()
   if lower == 'bfloat16' then lower = 'bfloat16' end
@@ -302,11 +302,11 @@ for dtype = 0, lib.dtype_count - 1 do
     if t.p.dtype == dtype and t.p.device_type == 0 then return t end
     if t.p.device_type ~= 0 then t = torch._to_device(t, 'cpu') end
     if t.p.dtype == dtype then return t end
-    return wrap(C.tocha_tensor_to_dtype(t.p, dtype))
+    return (wrap(C.tocha_tensor_to_dtype(t.p, dtype)))
   end
 end
 methods.bool = methods.bool
-function methods.real(t) return methods.type(t, torch.getdefaulttensortype()) end
+function methods.real(t) return (methods.type(t, torch.getdefaulttensortype())) end
 
 -- ---- memory and data -------------------------------------------------------------------------
 
@@ -325,7 +325,7 @@ end
 function methods.set(t, src, offset, sizes, strides)
   if src == nil then
     dims_a[0] = 0
-    return methods.set(t, new_tensor(1, dims_a, t.p.dtype))
+    return (methods.set(t, new_tensor(1, dims_a, t.p.dtype)))
   end
   if is_tensor(src) then
     check(C.tocha_tensor_set(t.p, src.p))
@@ -372,12 +372,12 @@ function methods.copy(t, src, nonBlocking)
   return t
 end
 methods.copy_ = methods.copy
-function methods.clone(t) return wrap(C.tocha_tensor_clone(t.p)) end
+function methods.clone(t) return (wrap(C.tocha_tensor_clone(t.p))) end
 function methods.contiguous(t)
   if bit.band(t.p.flags, 1) ~= 0 then return t end
-  return wrap(C.tocha_tensor_contiguous(t.p))
+  return (wrap(C.tocha_tensor_contiguous(t.p)))
 end
-function methods.storage(t) return torch._storage_of(t) end
+function methods.storage(t) return (torch._storage_of(t)) end
 --- Releases the tensor now; later use of this handle is an error, not a crash.
 function methods.free(t)
   ffi.gc(t, nil)
@@ -468,7 +468,7 @@ end
 function methods.totable(t)
   local c = t.p.device_type == 0 and t or torch._to_device(t, 'cpu')
   local p = c.p
-  if p.ndim == 0 then return types.read(p, tonumber(p.storage_offset)) end
+  if p.ndim == 0 then return (types.read(p, tonumber(p.storage_offset))) end
   local function rec(off, d)
     local res = {}
     local n, st = tonumber(p.size[d]), tonumber(p.stride[d])
@@ -478,7 +478,7 @@ function methods.totable(t)
     end
     return res
   end
-  return rec(tonumber(p.storage_offset), 0)
+  return (rec(tonumber(p.storage_offset), 0))
 end
 
 --- The value of a one-element tensor.
@@ -486,7 +486,7 @@ function methods.item(t)
   local p = t.p
   if p.numel ~= 1 then fail('item', 'expected a tensor with one element, got size %s', types.shape_str(p)) end
   local c = t:contiguous()
-  return types.read(c.p, tonumber(c.p.storage_offset))
+  return (types.read(c.p, tonumber(c.p.storage_offset)))
 end
 
 return torch

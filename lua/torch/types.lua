@@ -13,8 +13,8 @@ end
 local StorageHandle = ffi.typeof('tocha_storage_handle')
 types.Handle, types.StorageHandle = Handle, StorageHandle
 
-function types.is_tensor(x) return ffi.istype(Handle, x) end
-function types.is_storage(x) return ffi.istype(StorageHandle, x) end
+function types.is_tensor(x) return (ffi.istype(Handle, x)) end
+function types.is_storage(x) return (ffi.istype(StorageHandle, x)) end
 local is_tensor, is_storage = types.is_tensor, types.is_storage
 
 -- dtype id -> Torch7 class suffix ("Float" ...), in the order of core/dtype.h.
@@ -52,7 +52,7 @@ function types.read(p, off)
   if ct and p.device_type == 0 then
     local v = ffi.cast(ct, p.storage.data)[off]
     if p.dtype == BOOL then return v ~= 0 end
-    return tonumber(v)
+    return (tonumber(v))
   end
   -- f16/bf16 or device memory: let C convert.
   lib.check(C.tocha_tensor_get_at(p, off, double_out))
@@ -127,7 +127,7 @@ function types.read_sizes(op, buf, first, ...)
     if first.p.ndim ~= 1 and not (is_tensor(first) and first.p.numel == 0) then
       lib.fail(op, 'sizes must be given as a 1D LongStorage or LongTensor')
     end
-    return storage_numbers(first, buf, op)
+    return (storage_numbers(first, buf, op))
   end
   lib.fail(op, 'expected sizes (numbers, a table or a LongStorage), got %s', tf)
 end
@@ -143,7 +143,7 @@ function types.shape_str(p)
   if p.ndim == 0 then return '[]' end
   local s = {}
   for i = 0, p.ndim - 1 do s[#s + 1] = tostring(tonumber(p.size[i])) end
-  return table.concat(s, 'x')
+  return (table.concat(s, 'x'))
 end
 
 -- Describes a Lua value for error messages ("torch.FloatTensor", "number", "nil"...).

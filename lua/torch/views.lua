@@ -23,7 +23,7 @@ local function narrow(t, dim, index, size)
   local n = p.ndim > 0 and tonumber(p.size[d]) or 1
   if type(index) ~= 'number' or index == 0 then fail('narrow', 'index %s is not a 1-based index', tostring(index)) end
   if index < 0 then index = index + n + 1 end
-  return wrap(C.tocha_narrow(p, d, index - 1, size))
+  return (wrap(C.tocha_narrow(p, d, index - 1, size)))
 end
 methods.narrow, torch.narrow = narrow, narrow
 
@@ -36,7 +36,7 @@ local function select_view(t, dim, index)
   local p = t.p
   if p.ndim == 0 then fail('select', 'cannot select on a 0-dim tensor') end
   local d = cdim('select', dim, p.ndim)
-  return wrap(C.tocha_select(p, d, cindex('select', index, tonumber(p.size[d]))))
+  return (wrap(C.tocha_select(p, d, cindex('select', index, tonumber(p.size[d])))))
 end
 methods.select, torch.select = select_view, select_view
 
@@ -69,7 +69,7 @@ local function transpose(t, d1, d2)
   check_tensor('transpose', t, 1)
   local p = t.p
   if d1 == nil and d2 == nil then d1, d2 = 1, 2 end
-  return wrap(C.tocha_transpose(p, cdim('transpose', d1, p.ndim), cdim('transpose', d2, p.ndim)))
+  return (wrap(C.tocha_transpose(p, cdim('transpose', d1, p.ndim), cdim('transpose', d2, p.ndim))))
 end
 methods.transpose, torch.transpose = transpose, transpose
 
@@ -79,8 +79,8 @@ methods.transpose, torch.transpose = transpose, transpose
 function methods.t(t)
   local nd = t.p.ndim
   if nd > 2 then fail('t', 't() expects a tensor with at most 2 dimensions, got %dD; use transpose(d1, d2)', nd) end
-  if nd < 2 then return wrap(C.tocha_tensor_alias(t.p)) end
-  return transpose(t, 1, 2)
+  if nd < 2 then return (wrap(C.tocha_tensor_alias(t.p))) end
+  return (transpose(t, 1, 2))
 end
 torch.t = methods.t
 
@@ -93,7 +93,7 @@ local function permute(t, ...)
   local n = types.read_sizes('permute', dims_a, ...)
   if n ~= p.ndim then fail('permute', 'got %d dims for a %dD tensor', n, p.ndim) end
   for i = 0, n - 1 do dims_a[i] = cdim('permute', tonumber(dims_a[i]), p.ndim) end
-  return wrap(C.tocha_permute(p, n, dims_a))
+  return (wrap(C.tocha_permute(p, n, dims_a)))
 end
 methods.permute, torch.permute = permute, permute
 
@@ -106,23 +106,23 @@ local function view(t, a1, ...)
     return t
   end
   local n = types.read_sizes('view', dims_a, a1, ...)
-  return wrap(C.tocha_view(t.p, n, dims_a))
+  return (wrap(C.tocha_view(t.p, n, dims_a)))
 end
 methods.view, torch.view = view, view
 --- torch.viewAs(x, template): x:view(template:size()), a view of x with template's sizes (the
 --- element counts must match and x's strides must allow a view). x:viewAs(template) is the same.
 --- Example: torch.viewAs(torch.range(1, 6), torch.zeros(2, 3))
-function methods.viewAs(t, template) return view(t, check_tensor('viewAs', template, 1):size()) end
+function methods.viewAs(t, template) return (view(t, check_tensor('viewAs', template, 1):size())) end
 torch.viewAs = methods.viewAs
 
 --- A view when the strides allow it, else a copy (PyTorch's reshape).
 local function reshape(t, ...)
   check_tensor('reshape', t, 1)
   local n = types.read_sizes('reshape', dims_a, ...)
-  return wrap(C.tocha_reshape(t.p, n, dims_a))
+  return (wrap(C.tocha_reshape(t.p, n, dims_a)))
 end
 methods.reshape, torch.reshape = reshape, reshape
-function methods.flatten(t) return reshape(t, -1) end
+function methods.flatten(t) return (reshape(t, -1)) end
 
 --- torch.expand(x, sizes...): a view of x repeated along its size-1 dims (stride 0, no copy) to
 --- the given sizes, as numbers, a table or a LongStorage; new leading dims may be added.
@@ -131,13 +131,13 @@ function methods.flatten(t) return reshape(t, -1) end
 local function expand(t, ...)
   check_tensor('expand', t, 1)
   local n = types.read_sizes('expand', dims_a, ...)
-  return wrap(C.tocha_expand(t.p, n, dims_a))
+  return (wrap(C.tocha_expand(t.p, n, dims_a)))
 end
 methods.expand, torch.expand = expand, expand
 --- torch.expandAs(x, template): x:expand(template:size()), a view of x expanded to template's
 --- sizes. x:expandAs(template) is the same.
 --- Example: torch.expandAs(torch.Tensor({{1}, {2}}), torch.zeros(2, 3))
-function methods.expandAs(t, template) return expand(t, check_tensor('expandAs', template, 1):size()) end
+function methods.expandAs(t, template) return (expand(t, check_tensor('expandAs', template, 1):size())) end
 torch.expandAs = methods.expandAs
 
 --- torch.unfold(x, dim, size, step): a view of all slices of length size along dim (1-based),
@@ -147,7 +147,7 @@ torch.expandAs = methods.expandAs
 local function unfold(t, dim, size, step)
   check_tensor('unfold', t, 1)
   if type(size) ~= 'number' or type(step) ~= 'number' then fail('unfold', 'expected (dim, size, step) numbers') end
-  return wrap(C.tocha_unfold(t.p, cdim('unfold', dim, t.p.ndim), size, step))
+  return (wrap(C.tocha_unfold(t.p, cdim('unfold', dim, t.p.ndim), size, step)))
 end
 methods.unfold, torch.unfold = unfold, unfold
 
@@ -158,8 +158,8 @@ methods.unfold, torch.unfold = unfold, unfold
 --- Example: torch.squeeze(torch.zeros(2, 1, 3)):size()
 local function squeeze(t, dim)
   check_tensor('squeeze', t, 1)
-  if dim == nil then return wrap(C.tocha_squeeze(t.p)) end
-  return wrap(C.tocha_squeeze_dim(t.p, cdim('squeeze', dim, t.p.ndim)))
+  if dim == nil then return (wrap(C.tocha_squeeze(t.p))) end
+  return (wrap(C.tocha_squeeze_dim(t.p, cdim('squeeze', dim, t.p.ndim))))
 end
 methods.squeeze, torch.squeeze = squeeze, squeeze
 
@@ -168,7 +168,7 @@ methods.squeeze, torch.squeeze = squeeze, squeeze
 --- Example: torch.unsqueeze(torch.zeros(2, 3), 1):size()
 local function unsqueeze(t, dim)
   check_tensor('unsqueeze', t, 1)
-  return wrap(C.tocha_unsqueeze(t.p, cdim('unsqueeze', dim, t.p.ndim + 1)))
+  return (wrap(C.tocha_unsqueeze(t.p, cdim('unsqueeze', dim, t.p.ndim + 1))))
 end
 methods.unsqueeze, torch.unsqueeze = unsqueeze, unsqueeze
 
@@ -177,7 +177,7 @@ function methods.asStrided(t, sizes, strides, offset)
   local n = types.read_sizes('asStrided', dims_a, sizes)
   local st = ffi.new('int64_t[16]')
   if types.read_sizes('asStrided', st, strides) ~= n then fail('asStrided', 'sizes and strides differ in length') end
-  return wrap(C.tocha_as_strided(t.p, n, dims_a, st, (offset or t:storageOffset()) - 1))
+  return (wrap(C.tocha_as_strided(t.p, n, dims_a, st, (offset or t:storageOffset()) - 1)))
 end
 
 --- Splits along dim (default 1) into views of at most `size` elements each.
@@ -210,7 +210,7 @@ local function chunk(t, nchunks, dim)
   check_tensor('chunk', t, 1)
   dim = dim or 1
   if type(nchunks) ~= 'number' or nchunks < 1 then fail('chunk', 'number of chunks must be positive, got %s', tostring(nchunks)) end
-  return split(t, math.max(1, math.ceil(t:size(dim) / nchunks)), dim)
+  return (split(t, math.max(1, math.ceil(t:size(dim) / nchunks)), dim))
 end
 methods.chunk, torch.chunk = chunk, chunk
 
