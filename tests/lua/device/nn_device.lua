@@ -1,19 +1,20 @@
 -- The TOCHA_TEST_DEVICE switch of the nn suites (tests/lua/test_nn_*.lua load this file with
 -- dofile before anything else): unset or 'cpu', nothing changes. With TOCHA_TEST_DEVICE=cuda, every
--- module and criterion call a suite makes (forward and backward, the outermost call only: containers' children run
--- inside it) is replayed on the GPU: the module as it was just before the call is copied, moved
--- with :type('torch.Cuda...Tensor') (f64 stays f64), and run on the call's inputs, targets and
--- gradOutputs moved to the device; its output, gradInput and parameter gradients must match the
--- CPU's (relative tolerance per dtype), and a mismatch or a CUDA error fails the running test case.
--- The suites' own assertions keep checking the CPU results, so one run checks both devices.
--- Without a GPU the suite prints "SKIPPED: no CUDA device" and exits (ctest reports it skipped).
--- TOCHA_TEST_DEVICE_DRYRUN=1 without a GPU replays on CPU copies instead (checks this file).
+-- module and criterion call a suite makes (forward and backward, the outermost call only:
+-- containers' children run inside it) is replayed on the GPU: the module as it was just before
+-- the call is copied, moved with :type('torch.Cuda...Tensor') (f64 stays f64), and run on the
+-- call's inputs, targets and gradOutputs moved to the device; its output, gradInput and parameter
+-- gradients must match the CPU's (relative tolerance per dtype), and a mismatch or a CUDA error
+-- fails the running test case. The suites' own assertions keep checking the CPU results, so one
+-- run checks both devices. Without a GPU the suite prints "SKIPPED: no CUDA device" and exits
+-- (ctest reports it skipped). TOCHA_TEST_DEVICE_DRYRUN=1 without a GPU replays on CPU copies
+-- instead (checks this file and replay_values.lua).
 --
 -- Each module instance replays its first few calls of each kind (Jacobian loops call forward
--- thousands of times); modules that draw random numbers in training mode are replayed but not
--- compared (the CUDA generator draws other numbers); modules that place their own replicas are
--- not replayed. A suite marks cases that cannot run on CUDA with D.cpuOnly(tests, why, names...):
--- they run on the CPU alone, and say so, under the switch only.
+-- thousands of times); modules that draw random numbers are replayed but not compared (the CUDA
+-- generator draws other numbers); a few classes are not replayed on their own (not_replayed). A
+-- suite marks cases that cannot run on CUDA with D.cpuOnly(tests, why, names...): they run on the
+-- CPU alone, and say so, under the switch only.
 local D = {}
 D.device = os.getenv('TOCHA_TEST_DEVICE') or ''
 if D.device == '' then D.device = 'cpu' end
@@ -42,6 +43,12 @@ elseif not dry and not torch.cuda.isAvailable() then
 elseif dry then
   print('DRY RUN: TOCHA_TEST_DEVICE=cuda replays on CPU copies')
 end
+
+local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
+local V = dofile(here .. '/replay_values.lua')(dry)
+local leaves, to_device, float_type, walk_modules = V.leaves, V.to_device, V.float_type, V.walk_modules
+local max_err, grads_of, is_criterion, clone_args, device_args = V.max_err, V.grads_of, V.is_criterion,
+  V.clone_args, V.device_args
 
 -- Calls replayed per module instance and kind (forward, backward).
 local PER_INSTANCE = 2
@@ -72,56 +79,6 @@ local function fail(msg)
   if failures_out then failures_out[#failures_out + 1] = msg else error(msg, 0) end
 end
 
-local function leaves(x, out)
-  out = out or {}
-  if torch.isTensor(x) then out[#out + 1] = x
-  elseif type(x) == 'table' then for _, v in ipairs(x) do leaves(v, out) end end
-  return out
-end
-
--- x with every tensor moved to the device (its dtype kept), detached from autograd.
-local function to_device(x)
-  if torch.isTensor(x) then
-    local d = x:detach()
-    return dry and d:clone() or d:to('cuda')
-  elseif type(x) == 'table' and getmetatable(x) == nil then
-    local r = {}
-    for k, v in pairs(x) do r[k] = to_device(v) end
-    return r
-  end
-  return x
-end
-
-local function is_floating(t)
-  local ty = t:type()
-  return ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor' or ty == 'torch.HalfTensor'
-    or ty == 'torch.BFloat16Tensor'
-end
-
--- The CPU floating type of a call (its CPU arguments): the first floating input, else the first
--- parameter. The twin gets its CUDA twin type (f64 stays f64).
-local function float_type(m, input)
-  for _, t in ipairs(leaves(input)) do if is_floating(t) then return t:type() end end
-  if m.parameters then
-    local params = m:parameters()
-    if params and params[1] then return params[1]:type() end
-  end
-  return torch.getdefaulttensortype()
-end
-
-local function walk_modules(m, fn, seen)
-  seen = seen or {}
-  if type(m) ~= 'table' or seen[m] then return end
-  seen[m] = true
-  fn(m)
-  for _, v in pairs(m) do
-    if type(v) == 'table' then
-      if torch.typename(v) and torch.typename(v):match('^nn%.') then walk_modules(v, fn, seen)
-      elseif getmetatable(v) == nil then for _, w in pairs(v) do walk_modules(w, fn, seen) end end
-    end
-  end
-end
-
 -- Whether a call of m draws random numbers (dropout in training mode, anywhere inside m).
 local function draws_random(m)
   local yes = false
@@ -135,70 +92,8 @@ local function draws_random(m)
   return yes
 end
 
--- Largest |a - b| / max(1, |a|) over the leaves of two results (math.huge if they differ in shape).
-local function max_err(cpu, gpu)
-  if type(cpu) == 'number' or type(gpu) == 'number' then
-    if type(cpu) ~= 'number' or type(gpu) ~= 'number' then return math.huge end
-    return math.abs(cpu - gpu) / math.max(1, math.abs(cpu))
-  end
-  local a, b = leaves(cpu), leaves(gpu)
-  if #a ~= #b then return math.huge end
-  local worst = 0
-  for i = 1, #a do
-    if a[i]:nElement() ~= b[i]:nElement() then return math.huge end
-    if a[i]:nElement() > 0 then
-      local x = a[i]:detach():double():contiguous():view(-1)
-      local y = (dry and b[i] or b[i]:detach():to('cpu')):double():contiguous():view(-1)
-      local e = torch.noGrad(function() return (x - y):abs():cdiv(x:clone():abs():cmax(1)):max() end)
-      if e ~= e then e = (x:ne(x):sum() == y:ne(y):sum()) and 0 or math.huge end  -- NaNs in both
-      worst = math.max(worst, e)
-    end
-  end
-  return worst
-end
-
-local function grads_of(m)
-  if not m.parameters then return {} end
-  local _, g = m:parameters()
-  local r = {}
-  for i, t in ipairs(g or {}) do r[i] = t:detach():clone() end
-  return r
-end
-
-local criterion_mt = torch.getmetatable('nn.Criterion')
-local function is_criterion(m)
-  local mt = getmetatable(m)
-  while mt do
-    if mt == criterion_mt then return true end
-    mt = rawget(mt, '__parent')
-  end
-  return false
-end
-
 local function label(m, kind)
   return string.format('%s %s%s', tostring(m):match('^[^\n]*'), kind, case_name and (' in ' .. case_name) or '')
-end
-
--- A copy of the call's arguments with every tensor cloned (a twin may work on them in place).
-local function clone_args(args)
-  local r = { n = args.n }
-  local function c(x)
-    if torch.isTensor(x) then return x:clone() end
-    if type(x) == 'table' and getmetatable(x) == nil then
-      local t = {}
-      for k, v in pairs(x) do t[k] = c(v) end
-      return t
-    end
-    return x
-  end
-  for i = 1, args.n do r[i] = c(args[i]) end
-  return r
-end
-
-local function device_args(...)
-  local args = pack(...)
-  for i = 1, args.n do args[i] = to_device(args[i]) end
-  return args
 end
 
 -- Replays one call on `twin` (a device copy of m as it was before the call) with the call's
