@@ -6,12 +6,7 @@
 // matrix, as Torch7's cloneColumnMajor did), lets LAPACK factor them in place, and copies the
 // results into new row-major tensors or the caller's. The O(n^2) copies are small next to the
 // O(n^3) factorizations, and they leave the inputs untouched, so results may alias inputs.
-//
-// Note [LAPACK on CUDA]: the working matrices live on the inputs' device, so the same front-ends
-// serve CUDA tensors: the kernel registered for (op, cuda, dtype) (kernels/cuda/lapack_*.cpp,
-// cuSOLVER) receives device pointers with the CPU kernels' column-major contract, and returns
-// the same info, read back from the device, so a singular or indefinite matrix raises the same
-// error on both devices.
+// The working matrices live on the inputs' device (Note [LAPACK on CUDA], lapack_kernels.h).
 #include "core/ops/lapack.h"
 #include "core/autograd/record.h"
 #include <algorithm>

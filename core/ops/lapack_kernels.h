@@ -2,6 +2,12 @@
 // kernels/cpu/lapack*.cpp. Matrices are column-major with a leading dimension (the front-ends
 // make column-major working copies, Note [Row-major LAPACK]). Kernels work in place and return
 // LAPACK's info: 0 on success, > 0 for a numerical failure that the front-end reports.
+//
+// Note [LAPACK on CUDA]: the front-ends make their working matrices on the inputs' device, so the
+// same front-ends serve CUDA tensors: the kernel registered for (op, cuda, dtype)
+// (kernels/cuda/lapack_*.cpp, cuSOLVER) receives device pointers under this same contract and
+// returns the same info, read back from the device, so a singular or indefinite matrix raises
+// the same error on both devices.
 #pragma once
 #include <cstdint>
 
