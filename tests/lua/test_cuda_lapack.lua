@@ -75,8 +75,8 @@ function tests.gesv()
       local xg, lug = torch.gesv(dev(B), dev(A))
       on_device(name .. 'gesv X', xg, ty)
       close(name .. 'gesv X ' .. n, x, xg, ty.tol)
-      -- square() has n + N(0,1) on its diagonal and N(0,1) elsewhere: partial pivoting swaps no rows (the LU factors are
-      -- then unique) on either device, so they are compared directly.
+      -- square() has n + N(0,1) on its diagonal and N(0,1) elsewhere: partial pivoting swaps no
+      -- rows on either device (the LU factors are then unique), so they are compared directly.
       close(name .. 'gesv LU ' .. n, lu, lug, ty.tol)
     end
     local A, B = square(ty, 4), randn(ty, 4, 2)
@@ -116,7 +116,8 @@ function tests.gels()
     local one = function(t) return torch.Tensor(t):type(ty.cpu) end
     tester:assertErrorPattern(function() torch.gels(dev(one({ { 1 }, { 1 } })), dev(one({ { 1, 0 }, { 0, 0 } }))) end,
       '%[gels%] A does not have full rank')
-    tester:assertErrorPattern(function() torch.gels(dev(one({ { 1 }, { 1 } })), dev(one({ { 1, 0, 0 }, { 0, 0, 0 } }))) end,
+    local wide = one({ { 1, 0, 0 }, { 0, 0, 0 } })
+    tester:assertErrorPattern(function() torch.gels(dev(one({ { 1 }, { 1 } })), dev(wide)) end,
       '%[gels%] A does not have full rank')
   end)
 end
