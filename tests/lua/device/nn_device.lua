@@ -86,7 +86,7 @@ local function draws_random(m)
     local name = torch.typename(x)
     if random_classes[name] or (x.train ~= false and type(x.dropout) == 'number' and x.dropout > 0) then
       yes = true
-      stats.random[name] = true
+      stats.random[name or 'module'] = true
     end
   end)
   return yes
