@@ -47,8 +47,15 @@ for _, mib in ipairs({ 1, 4, 16, 64, 256 }) do
     H.fmt(bo and br and bo / br, '%.3f')))
 end
 
-local one = run(1, worker .. ' mlp').mlp_samples_per_s
-local two = run(2, worker .. ' mlp').mlp_samples_per_s
+-- 1-rank and 2-rank runs alternate (3 rounds, best of each) so that load from other processes
+-- hits both alike.
+local one, two
+for _ = 1, 3 do
+  local a = run(1, worker .. ' mlp').mlp_samples_per_s
+  local b = run(2, worker .. ' mlp').mlp_samples_per_s
+  if a then one = math.max(one or 0, a) end
+  if b then two = math.max(two or 0, b) end
+end
 print(string.format('MLP 784-512-256-10, batch 128 per rank, 1 thread per rank: 1 rank %s samples/s, '
   .. '2 ranks %s samples/s, scaling %s (target >= 1.7)', H.fmt(one, '%.0f'), H.fmt(two, '%.0f'),
   H.fmt(one and two and two / one, '%.2fx')))
