@@ -32,6 +32,11 @@ void memory_set_gc_threshold(int64_t min_bytes);  // default 256 MiB
 // (Note [Device memory pressure], core/caching_allocator.h).
 void memory_request_gc(DeviceType dev);
 int64_t memory_gc_threshold();
+// Note [Graph-driven GC steps] (core/memory.cpp): autograd asks Lua for an incremental collection
+// step every few hundred graph nodes; the Lua side polls it with the flag above.
+void memory_request_gc_step();
+bool memory_gc_step_pending();
+void memory_gc_step_done();
 
 // CPU allocations: 64-byte aligned, counted. Throws OutOfMemory on failure.
 void* cpu_alloc(size_t nbytes);

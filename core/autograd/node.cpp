@@ -8,6 +8,7 @@
 #include "core/autograd/record.h"
 #include "core/autograd/vjp.h"
 #include "core/error.h"
+#include "core/memory.h"
 #include "core/pool_allocator.h"
 
 namespace tocha {
@@ -73,7 +74,15 @@ AccumulateGrad::AccumulateGrad(const Tensor& l) : Node(OpId::COUNT), leaf(l) {
   outputs.push_back(m);
 }
 
-std::shared_ptr<Node> make_node(OpId op) { return std::allocate_shared<Node>(PoolAllocator<Node>(), op); }
+namespace {
+constexpr uint32_t kNodesPerGcStep = 256;  // Note [Graph-driven GC steps] (core/memory.cpp)
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t t_nodes_made = 0;
+}  // namespace
+
+std::shared_ptr<Node> make_node(OpId op) {
+  if (++t_nodes_made % kNodesPerGcStep == 0) memory_request_gc_step();
+  return std::allocate_shared<Node>(PoolAllocator<Node>(), op);
+}
 std::shared_ptr<Node> make_accumulator(const Tensor& leaf) {
   return std::allocate_shared<AccumulateGrad>(PoolAllocator<AccumulateGrad>(), leaf);
 }

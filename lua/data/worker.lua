@@ -28,7 +28,7 @@ function worker.start(spec, id)
   -- millisecond), and always when the flag is up.
   local since, gc_cost = torch.tic(), 0
   local function maybe_collect()
-    if C.tocha_memory_gc_pending() ~= 0 or torch.toc(since) >= 10 * gc_cost then
+    if C.tocha_memory_gc_pending() == 1 or torch.toc(since) >= 10 * gc_cost then
       local t = torch.tic()
       collectgarbage('collect')
       gc_cost = torch.toc(t)

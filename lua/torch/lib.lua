@@ -106,7 +106,7 @@ lib.release = release
 
 -- Note [GC pressure]: Lua's collector cannot see tensor memory, so allocations raise a flag in C
 -- (core/memory.h) and every wrap() polls it; a collection frees the handles of dead tensors.
-local gc_pending, gc_done = C.tocha_memory_gc_pending, C.tocha_memory_gc_done
+local gc_pending, gc_done, gc_step_done = C.tocha_memory_gc_pending, C.tocha_memory_gc_done, C.tocha_memory_gc_step_done
 local function collect()
   collectgarbage('collect')
   if lib.poll_gc then gc_done() end
@@ -133,7 +133,15 @@ lib.poll_gc = true
 function lib.wrap(p)
   if p == nil then lib.raise() end
   local h = ffi.gc(Handle(p), release)
-  if gc_pending() ~= 0 and lib.poll_gc then collect() end
+  local pending = gc_pending()
+  if pending ~= 0 and lib.poll_gc then
+    if pending == 1 then
+      collect()
+    else  -- Note [Graph-driven GC steps] (core/memory.cpp)
+      gc_step_done()
+      collectgarbage('step', 8)
+    end
+  end
   return h
 end
 

@@ -14,7 +14,7 @@ torch._storage_methods = smethods
 local function wrap_storage(p)
   if p == nil then lib.raise() end
   local s = ffi.gc(types.StorageHandle(p), release_storage)
-  if C.tocha_memory_gc_pending() ~= 0 then lib.collect() end
+  if C.tocha_memory_gc_pending() == 1 then lib.collect() end
   return s
 end
 
