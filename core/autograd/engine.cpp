@@ -250,13 +250,6 @@ Tensor root_grad(const Tensor& root, const Tensor& given, size_t i) {
   }
   TOCHA_CHECK(root.numel() == 1, "backward", "a gradient must be given for output ", i + 1, " of size ",
               shape_str(root.sizes()), " (only one-element outputs get an implicit gradient of 1)");
-  if (root.is_cpu() && (root.dtype() == DType::f32 || root.dtype() == DType::f64)) {
-    // The usual case, a loss: one element written directly (full() runs the generic fill).
-    Tensor one = empty_with_sizes_of(root, root.dtype());
-    if (root.dtype() == DType::f32) *one.data<float>() = 1.0f;
-    else *one.data<double>() = 1.0;
-    return one;
-  }
   return full(root.sizes(), 1, root.dtype(), root.device());
 }
 

@@ -6,6 +6,13 @@ namespace tocha {
 
 Tensor full(const DimVec& sizes, double v, DType dt, Device dev) {
   Tensor t = empty(sizes, dt, dev);
+  // One CPU float element (a loss's implicit gradient, scalar constants of formulas): written
+  // directly, since the fill's pointwise iterator costs more than the element.
+  if (t.numel() == 1 && t.is_cpu() && (dt == DType::f32 || dt == DType::f64)) {
+    if (dt == DType::f32) *t.data<float>() = float(v);
+    else *t.data<double>() = v;
+    return t;
+  }
   fill_(t, v);
   return t;
 }

@@ -14,7 +14,7 @@ S.ASCII, S.AUTOSPACE = 1, 2
 S.native_kind = { [0] = 5, 6, 7, 8, 4, 3, 0, 9 }
 
 local free_stream = C.tocha_stream_free
-local release_storage = ffi.cast('void(*)(tocha_storage_handle *)', C.tocha_handle_release)
+local release_storage = types.release_storage
 
 -- Raises the last C error as "[op] message" (the C layer's "[io] " prefix is replaced).
 function S.raise(op)

@@ -6,7 +6,7 @@ local lib = require 'torch.lib'
 local types = require 'torch.types'
 local C, check, fail = lib.C, lib.check, lib.fail
 local is_tensor, is_storage = types.is_tensor, types.is_storage
-local release_storage = ffi.cast('void(*)(tocha_storage_handle *)', C.tocha_handle_release)
+local release_storage = types.release_storage
 
 local smethods = {}
 torch._storage_methods = smethods

@@ -12,6 +12,10 @@ if not pcall(ffi.typeof, 'tocha_storage_handle') then
 end
 local StorageHandle = ffi.typeof('tocha_storage_handle')
 types.Handle, types.StorageHandle = Handle, StorageHandle
+-- A storage handle has the tensor handle's layout, so the Lua C finalizer serves both (Note
+-- [Handle finalizer]); the FFI fallback needs a pointer of the storage handle's own type.
+types.release_storage = type(lib.release) == 'function' and lib.release
+  or ffi.cast('void(*)(tocha_storage_handle *)', C.tocha_handle_release)
 
 function types.is_tensor(x) return (ffi.istype(Handle, x)) end
 function types.is_storage(x) return (ffi.istype(StorageHandle, x)) end
