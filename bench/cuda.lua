@@ -42,6 +42,8 @@ add('add_256MiB', bench(function() z:add(x, y) end, 20))
 add('sum_256MiB', bench(function() return x:sum(1) end, 20))
 local t1, t2 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2)
 add('tiny_add_launch', bench(function() return t1 + t2 end, 20000))
+local t3 = torch.CudaTensor(1)
+add('tiny_add_out', bench(function() t3:add(t1, t2) end, 20000))  -- the launch without an allocation
 
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local ref = {}

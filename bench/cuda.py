@@ -32,3 +32,5 @@ print('add_256MiB %.6f' % bench(lambda: torch.add(x, y, out=z), 20))
 print('sum_256MiB %.6f' % bench(lambda: x.sum(0), 20))
 t1, t2 = torch.ones(1, device='cuda'), torch.ones(1, device='cuda') * 2
 print('tiny_add_launch %.6f' % bench(lambda: t1 + t2, 20000))
+t3 = torch.empty(1, device='cuda')
+print('tiny_add_out %.6f' % bench(lambda: torch.add(t1, t2, out=t3), 20000))

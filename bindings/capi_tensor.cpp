@@ -90,12 +90,7 @@ tocha_tensor* tocha_tensor_to_dtype(const tocha_tensor* t, int dtype) noexcept {
 }
 tocha_tensor* tocha_tensor_to_device(const tocha_tensor* t, int dt, int di) noexcept {
   return guard_tensor([&] {
-    Tensor a = arg(t, "to");
-    Device d = arg_device(dt, di, "to");
-    if (a.device() == d) return a;
-    Tensor r = empty(a.sizes(), a.dtype(), d);
-    copy_(r, a);
-    return r;
+    return to_device(arg(t, "to"), arg_device(dt, di, "to"));
   });
 }
 tocha_tensor* tocha_tensor_from_blob(void* data, int ndim, const int64_t* sizes, const int64_t* strides, int dtype,

@@ -247,6 +247,10 @@ struct cmin_op {
     return a < b ? a : b;
   }
 };
+// reluBackward(g, y): g where y > 0, else 0; a NaN y passes g through (PyTorch's threshold_backward).
+struct reluBackward_op {
+  template <class T> TOCHA_HD T operator()(T g, T y) const { return y <= T(0) ? T(0) : g; }
+};
 struct floorDivide_op {
   template <class T> TOCHA_HD T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) return std::floor(a / b);

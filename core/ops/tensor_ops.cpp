@@ -20,6 +20,13 @@ Tensor zeros(const DimVec& sizes, DType dt, Device dev) { return full(sizes, 0, 
 Tensor ones(const DimVec& sizes, DType dt, Device dev) { return full(sizes, 1, dt, dev); }
 Tensor full_like_scalar(double v, DType dt, Device dev) { return full(DimVec{}, v, dt, dev); }
 
+Tensor to_device(const Tensor& t, Device dev) {
+  if (t.device() == dev) return t;
+  Tensor r = empty(t.sizes(), t.dtype(), dev);
+  copy_(r, t);
+  return r;
+}
+
 void resize_(const Tensor& t, const DimVec& sizes) {
   if (t.sizes() == sizes) return;
   int64_t n = shape_numel(sizes, "resize");

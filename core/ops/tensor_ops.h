@@ -24,6 +24,9 @@ void set_storage_(const Tensor& t, const Ref<Storage>& storage, int64_t offset, 
 Tensor view_as_shape(const Tensor& t, const DimVec& sizes);
 // Copy between devices (dst and src have equal shapes).
 void copy_across_devices(const Tensor& dst, const Tensor& src);
+// t itself when it lives on dev, else a copy there (e.g. index tensors built on the CPU by a
+// backward formula that must meet a CUDA gradient).
+Tensor to_device(const Tensor& t, Device dev);
 
 // Reads element `linear` (row-major logical order) as a double, and writes it; CPU or device.
 double item_at(const Tensor& t, int64_t linear);

@@ -19,7 +19,7 @@ end
 function AbsCriterion:updateGradInput(input, target)
   target = nn.utils.targetAs(self, input, target)
   local norm = self.sizeAverage and 1 / input:nElement() or 1
-  self._ge = torch.ge(nn.utils.maskBuffer(self._ge), input, target)
+  self._ge = torch.ge(nn.utils.maskBuffer(self._ge, input), input, target)
   self.gradInput:resizeAs(input):copy(self._ge):mul(2 * norm):add(-norm)
   return self.gradInput
 end

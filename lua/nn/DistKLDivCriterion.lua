@@ -11,7 +11,7 @@ end
 
 function DistKLDivCriterion:updateOutput(input, target)
   target = nn.utils.targetAs(self, input, target)
-  self._off = torch.le(nn.utils.maskBuffer(self._off), target, 0)
+  self._off = torch.le(nn.utils.maskBuffer(self._off, target), target, 0)
   -- log y with y <= 0 replaced by 1 (its terms are dropped anyway)
   local l = nn.utils.buffer(self._l, input)
   self._l = l
@@ -24,7 +24,7 @@ end
 function DistKLDivCriterion:updateGradInput(input, target)
   target = nn.utils.targetAs(self, input, target)
   local norm = self.sizeAverage and 1 / input:nElement() or 1
-  self._off = torch.le(nn.utils.maskBuffer(self._off), target, 0)
+  self._off = torch.le(nn.utils.maskBuffer(self._off, target), target, 0)
   self.gradInput = torch.mul(self.gradInput, target, -norm):maskedFill(self._off, 0)
   return self.gradInput
 end

@@ -34,7 +34,7 @@ end
 -- dy/dx = scale where y > 0, y + scale * alpha elsewhere.
 function ELU:updateGradInput(input, gradOutput)
   local d = torch.add(nn.utils.buffer(self._neg, input), self.output, self._scale * self.alpha)
-  self._pos = torch.gt(nn.utils.maskBuffer(self._pos), self.output, 0)
+  self._pos = torch.gt(nn.utils.maskBuffer(self._pos, self.output), self.output, 0)
   d:maskedFill(self._pos, self._scale)
   if self.inplace then
     self.gradInput = gradOutput:cmul(d)

@@ -14,7 +14,7 @@ end
 function HardShrink:_inside(input)
   local a = torch.abs(nn.utils.buffer(self._abs, input), input)
   self._abs = a
-  self._in = torch.le(nn.utils.maskBuffer(self._in), a, self.lambda)
+  self._in = torch.le(nn.utils.maskBuffer(self._in, a), a, self.lambda)
   return self._in
 end
 

@@ -32,8 +32,8 @@ end
 -- the output).
 function HardTanh:updateGradInput(input, gradOutput)
   local out = self.output
-  self._lo = torch.le(nn.utils.maskBuffer(self._lo), out, self.min_val)
-  self._hi = torch.ge(nn.utils.maskBuffer(self._hi), out, self.max_val)
+  self._lo = torch.le(nn.utils.maskBuffer(self._lo, out), out, self.min_val)
+  self._hi = torch.ge(nn.utils.maskBuffer(self._hi, out), out, self.max_val)
   if self.inplace then
     self.gradInput = gradOutput
   else

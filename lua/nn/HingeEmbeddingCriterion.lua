@@ -25,7 +25,7 @@ end
 
 function HingeEmbeddingCriterion:updateOutput(input, y)
   y = self:_target(input, y)
-  self._pos = torch.eq(nn.utils.maskBuffer(self._pos), y, 1)
+  self._pos = torch.eq(nn.utils.maskBuffer(self._pos, y), y, 1)
   local b = nn.utils.buffer(self._b, input)
   self._b = b
   local s = b:resizeAs(input):copy(input):maskedFill(torch.eq(y, -1), 0):sum()

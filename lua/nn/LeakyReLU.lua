@@ -18,7 +18,7 @@ end
 -- The factor each element is multiplied by (1 or negval) is kept for the backward.
 function LeakyReLU:updateOutput(input)
   nn.utils.checkFloatInput(self, input)
-  self._mask = torch.gt(nn.utils.maskBuffer(self._mask), input, 0)
+  self._mask = torch.gt(nn.utils.maskBuffer(self._mask, input), input, 0)
   self._factor = nn.utils.buffer(self._factor, input)
   self._factor:resizeAs(input):copy(self._mask):mul(1 - self.negval):add(self.negval)
   if self.inplace then

@@ -27,7 +27,7 @@ function MarginCriterion:updateGradInput(input, target)
   local norm = self.sizeAverage and 1 / input:nElement() or 1
   local z = torch.cmul(nn.utils.buffer(self._z, input), input, target)
   self._z = z
-  self._out = torch.ge(nn.utils.maskBuffer(self._out), z, self.margin)
+  self._out = torch.ge(nn.utils.maskBuffer(self._out, z), z, self.margin)
   self.gradInput = torch.mul(self.gradInput, target, -norm):maskedFill(self._out, 0)
   return self.gradInput
 end

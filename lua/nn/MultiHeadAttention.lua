@@ -116,8 +116,9 @@ end
 
 -- An additive float mask from a boolean (ByteTensor/BoolTensor: true = masked) or float one.
 local function additive(mask, like)
-  local t = torch.type(mask)
-  if t == 'torch.ByteTensor' or t == 'torch.BoolTensor' then
+  -- a u8/bool mask on any device (torch.CudaByteTensor too) marks the positions to leave out
+  local dt = mask.p.dtype
+  if dt == 6 or dt == 7 then  -- lib.dtype.u8, lib.dtype.bool
     return like.new(mask:size()):zero():maskedFill(mask, -math.huge)
   end
   return mask:typeAs(like)

@@ -19,14 +19,14 @@ function MultiLabelMarginCriterion:_prepare(input, target)
   end
   local x = input:dim() == 1 and input:view(1, -1) or input
   local n, c = x:size(1), x:size(2)
-  local t = target:long():contiguous():view(n, c)
+  local t = target:to('torch.LongTensor'):contiguous():view(n, c)
   if t:nElement() > 0 and (t:min() < 0 or t:max() > c) then
     error(string.format('[%s] target out of range: classes are 1..%d (0 ends the list), got %d..%d',
       tostring(self), c, t:min(), t:max()), 0)
   end
   -- a class counts until the first 0 of its row
-  local valid = torch.gt(t, 0):long():cumprod(2)
-  local safe = torch.cmul(t, valid):add(torch.eq(valid, 0):long())   -- unused slots point at class 1
+  local valid = torch.gt(t, 0):to('torch.LongTensor'):cumprod(2)
+  local safe = torch.cmul(t, valid):add(torch.eq(valid, 0):to('torch.LongTensor'))   -- unused slots point at class 1
   local is_target = x.new(n, c):zero():scatterAdd(2, safe, valid:typeAs(x)):gt(0):typeAs(x)
   return x, safe, valid:typeAs(x), is_target
 end

@@ -31,7 +31,7 @@ function MultiMarginCriterion:_prepare(input, target)
     self._t1 = nn.utils.longBuffer(self._t1, x):resize(1):fill(target)
     t = self._t1
   elseif torch.isTensor(target) then
-    t = target.p.dtype == 4 and target or target:long()
+    t = target.p.dtype == 4 and target or target:to('torch.LongTensor')
   else
     error(string.format('[%s] target must be a class number or a tensor of them, got %s', tostring(self),
       nn.utils.describe(target)), 0)
@@ -52,7 +52,7 @@ end
 function MultiMarginCriterion:_margins(x, t)
   local xt = x:gather(2, t)
   self._z = torch.csub(nn.utils.buffer(self._z, x), x, xt):add(self.margin)
-  self._off = torch.le(nn.utils.maskBuffer(self._off), self._z, 0)
+  self._off = torch.le(nn.utils.maskBuffer(self._off, self._z), self._z, 0)
   self._off:scatter(2, t, 1)
   return self._z, self._off
 end

@@ -25,7 +25,7 @@ end
 function Normalize:updateOutput(input)
   local x = rows(self, input)
   if self.p == math.huge then
-    if not torch.isTensor(self._indices) or self._indices:type() ~= 'torch.LongTensor' then self._indices = torch.LongTensor() end
+    self._indices = nn.utils.longBuffer(self._indices, x)
     self._norm = self._norm or x.new()
     torch.max(self._norm, self._indices, torch.abs(x), 2)
     self._norm:add(self.eps)

@@ -45,7 +45,7 @@ end
 -- gradInput = gradOutput where x > 0, w * gradOutput elsewhere.
 function PReLU:updateGradInput(input, gradOutput)
   local w = self:_slopes(input)
-  self._pos = torch.gt(nn.utils.maskBuffer(self._pos), input, 0)
+  self._pos = torch.gt(nn.utils.maskBuffer(self._pos, input), input, 0)
   self._scale = nn.utils.buffer(self._scale, input)
   self._scale:resizeAs(input):copy(self._pos)                -- 1 where x > 0
   self._scale:addcmul(-1, self._scale, w):add(w)             -- 1 + (1 - 1) w, or w

@@ -22,7 +22,7 @@ local function channel_dim(input) return input:dim() % 2 == 0 and 2 or 1 end
 
 -- The factors: 1 where x > 0, the slope elsewhere.
 function RReLU:_factors(input)
-  self._pos = torch.gt(nn.utils.maskBuffer(self._pos), input, 0)
+  self._pos = torch.gt(nn.utils.maskBuffer(self._pos, input), input, 0)
   local f = nn.utils.buffer(self.noise, input)
   if self.train and self.channelwise then
     local cd = channel_dim(input)

@@ -17,7 +17,7 @@ function SoftPlus:updateOutput(input)
   nn.utils.checkFloatInput(self, input)
   local bx = torch.mul(nn.utils.buffer(self._bx, input), input, self.beta)
   self._bx = bx
-  self._above = torch.gt(nn.utils.maskBuffer(self._above), bx, self.threshold)
+  self._above = torch.gt(nn.utils.maskBuffer(self._above, bx), bx, self.threshold)
   -- log(1 + e^z) = max(z, 0) + log1p(e^-|z|): finite for every z.
   local t = torch.abs(nn.utils.buffer(self._t, input), bx)
   self._t = t

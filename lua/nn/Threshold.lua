@@ -18,7 +18,7 @@ function Threshold:__init(th, v, ip)
 end
 
 -- Note [ReLU without masks]: for th = v = 0 the output is relu(x) and the gradient
--- gradOutput * sign(y) (y >= 0, so sign is 1 exactly where x > 0): two passes over the
+-- reluBackward(gradOutput, y) (gradOutput where y > 0, i.e. where x > 0): one pass over the
 -- data and no temporaries. Otherwise a ByteTensor mask of x <= th is kept for the backward
 -- (in place, the input is overwritten, and v <= th keeps the mask computable from the output).
 function Threshold:updateOutput(input)
@@ -31,7 +31,7 @@ function Threshold:updateOutput(input)
     end
     return self.output
   end
-  self._mask = torch.le(nn.utils.maskBuffer(self._mask), input, self.threshold)
+  self._mask = torch.le(nn.utils.maskBuffer(self._mask, input), input, self.threshold)
   if self.inplace then
     self.output = input
   else
@@ -44,10 +44,9 @@ end
 function Threshold:updateGradInput(input, gradOutput)
   if self.threshold == 0 and self.val == 0 then
     if self.inplace then
-      self._sign = torch.sign(nn.utils.buffer(self._sign, self.output), self.output)
-      self.gradInput = gradOutput:cmul(self._sign)
+      self.gradInput = torch.reluBackward(gradOutput, gradOutput, self.output)
     else
-      self.gradInput = torch.sign(self.gradInput, self.output):cmul(gradOutput)
+      self.gradInput = torch.reluBackward(self.gradInput, gradOutput, self.output)
     end
     return self.gradInput
   end

@@ -297,8 +297,9 @@ function F.maxUnpool2d(x, indices, size)
   local op = 'maxUnpool2d'
   rank_arg(op, x, 3, 'N x C x H x W')
   tensor_arg(op, indices, 'indices')
-  if torch.type(indices) ~= 'torch.LongTensor' or not indices:isSameSizeAs(x) then
-    fail(op, 'indices must be a LongTensor of the input\'s size %s, got %s', types.shape_str(x.p), describe(indices))
+  -- i64 indices on x's device (torch.LongTensor, torch.CudaLongTensor)
+  if indices.p.dtype ~= 4 or indices:device() ~= x:device() or not indices:isSameSizeAs(x) then
+    fail(op, 'indices must be a LongTensor of the input\'s size %s on its device, got %s', types.shape_str(x.p), describe(indices))
   end
   local s = ints(op, size, 2, 'the output size')
   if s[1] < 1 or s[2] < 1 then fail(op, 'output size %dx%d must be positive', s[1], s[2]) end

@@ -20,11 +20,26 @@ function utils.describe(x)
   return torch.type(x)
 end
 
---- utils.maskBuffer(t): t when it is a ByteTensor, else a new one (modules keep comparison masks
---- in ByteTensor buffers, which type conversion such as m:double() may have turned into floats).
-function utils.maskBuffer(t)
-  if t ~= nil and t.p.dtype == 6 then return t end  -- 6: u8
-  return torch.ByteTensor()
+-- t when it is a tensor of dtype `dtype` on like's device, else a new empty one there. A non-tensor
+-- `like` (a bad input the module reports next) means a CPU buffer meanwhile.
+local function typed_buffer(t, like, dtype, make)
+  local lp = torch.isTensor(like) and like.p or { device_type = 0, device_index = 0 }
+  if torch.isTensor(t) then
+    local p = t.p
+    if p.dtype == dtype and p.device_type == lp.device_type and p.device_index == lp.device_index then
+      return t
+    end
+  end
+  local b = make()
+  if lp.device_type ~= 0 then b = b:to(like:device()) end
+  return b
+end
+
+--- utils.maskBuffer(t, like): t when it is a ByteTensor on like's device, else a new one there
+--- (modules keep comparison masks in ByteTensor buffers, which type conversion such as m:double()
+--- may have turned into floats, and which follow the compared tensor to the GPU).
+function utils.maskBuffer(t, like)
+  return (typed_buffer(t, like, 6, torch.ByteTensor))  -- 6: u8
 end
 
 --- utils.buffer(t, like): t when it has like's type, else a new empty tensor of that type (the
@@ -127,17 +142,7 @@ end
 --- there (index buffers such as max-pooling indices stay LongTensors whatever m:type() did, and
 --- follow the input to the GPU).
 function utils.longBuffer(t, like)
-  -- a non-tensor `like` is a bad input the module reports next: a CPU buffer meanwhile
-  local lp = torch.isTensor(like) and like.p or { device_type = 0, device_index = 0 }
-  if torch.isTensor(t) then
-    local p = t.p
-    if p.dtype == lib_dtype_i64 and p.device_type == lp.device_type and p.device_index == lp.device_index then
-      return t
-    end
-  end
-  local b = torch.LongTensor()
-  if lp.device_type ~= 0 then b = b:to(like:device()) end
-  return b
+  return (typed_buffer(t, like, lib_dtype_i64, torch.LongTensor))
 end
 
 --- Makes every parameter require grad and point .grad at its gradient tensor (gradWeight...),
@@ -186,7 +191,12 @@ function utils.deepCopy(obj)
     local s = storages[key]
     if not s then
       local src = t:storage()
-      s = torch[src:type():match('^torch%.(.+)$')](src:size()):copy(src)
+      if t.p.device_type ~= 0 then
+        -- a device storage is copied as a flat tensor on its device (Storage types are CPU's)
+        s = t.new():set(src, 1, torch.LongStorage({ src:size() })):clone():storage()
+      else
+        s = torch[src:type():match('^torch%.(.+)$')](src:size()):copy(src)
+      end
       storages[key] = s
     end
     local r = t.new()

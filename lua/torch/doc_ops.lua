@@ -56,6 +56,7 @@ local binary = {
   cmax = { 'the larger of a and b, elementwise (torch.max(a, b) with two tensors is the same)', 'torch.cmax(torch.Tensor({1, 5}), 3)' },
   cmin = { 'the smaller of a and b, elementwise (torch.min(a, b) with two tensors is the same)', 'torch.cmin(torch.Tensor({1, 5}), 3)' },
   floorDivide = { 'floor(a / b) elementwise', 'torch.floorDivide(torch.Tensor({7, -7}), 2)' },
+  reluBackward = { "relu's gradient: a (the output's gradient) where b (relu's output) is positive, else 0, in one pass (not differentiable)", 'torch.reluBackward(torch.Tensor({1, 2}), torch.Tensor({0, 3}))' },
 }
 local compare = {
   lt = 'a < b', le = 'a <= b', gt = 'a > b', ge = 'a >= b', eq = 'a == b', ne = 'a ~= b',

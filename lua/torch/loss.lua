@@ -18,6 +18,8 @@ local function class_args(op, input, target, opts)
     if not t then t = torch.LongTensor(1) target_buf[op] = t end
     t[1] = target
     target = t
+    -- the scores' device: a class number goes with them, as a target tensor would have to
+    if input.p.device_type ~= 0 then target = t:to(input:device()) end
   elseif not is_tensor(target) then
     fail(op, 'target must be a class number or a tensor of them, got %s', describe(target))
   elseif target.p.dtype ~= types.I64 and (target.p.dtype == lib.dtype.f32 or target.p.dtype == lib.dtype.f64) then

@@ -223,7 +223,11 @@ function torch.where(cond, a, b)
     if is_tensor(v) then return v end
     if type(v) ~= 'number' then fail('where', 'expected a tensor or a number, got %s', describe(v)) end
     local dt = ref and ref.p.dtype or torch._default_dtype()
-    return (torch._new_tensor(0, nil, dt, v))
+    local t = torch._new_tensor(0, nil, dt, v)
+    -- a number joins the tensors' device (a CPU scalar would be a device mix)
+    local on = ref or cond
+    if on.p.device_type ~= 0 then t = t:to(on:device()) end
+    return t
   end
   return (wrap(C.tocha_where(cond.p, as_tensor(a).p, as_tensor(b).p)))
 end

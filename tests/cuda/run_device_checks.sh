@@ -6,8 +6,13 @@
 #   env.log build.log test_cuda.log test_nn_suites.log test_all.log bench.log summary.txt
 # test_nn_suites.log: the nn suites under TOCHA_TEST_DEVICE=cuda (cuda.nn_<suite>: every module call
 # replayed on the GPU against the CPU, tests/lua/device/nn_device.lua); SKIP_NN_SUITES=1 skips them.
+# bench_train.log: the MLP and CNN training steps on the GPU against PyTorch (bench/cuda_train.lua).
+# PREBUILT=file.tgz skips the build: the tarball (tests/cuda/pack_prebuilt.sh) holds a build folder
+# made elsewhere (the CUDA build of the development machine, which covers sm_80 and sm_90), unpacked
+# to $BUILD_DIR; ctest's absolute paths are kept valid by linking the build's source root to this
+# checkout when they differ. The embed and MPI example tests need tools the GPU machine lacks.
 # Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [SKIP_ALL_TESTS=1] [SKIP_NN_SUITES=1] [ALL_TESTS_EXCLUDE=regex]
-#        bash tests/cuda/run_device_checks.sh
+#        [PREBUILT=build.tgz BUILD_DIR=build] bash tests/cuda/run_device_checks.sh
 # (the slowest CPU-only suites are excluded from the whole-suite run by default, to fit the time.)
 set -uo pipefail
 OUT=${OUT:-$PWD/device-out}
@@ -21,7 +26,30 @@ summary() { echo "$*" | tee -a "$OUT/summary.txt"; }
 { date; nvidia-smi; nvcc --version; cmake --version | head -1; git log -1 --oneline 2>/dev/null; } > "$OUT/env.log" 2>&1
 summary "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 
+# Where the CUDA libraries live differs between machines (the toolkit's lib64, PyTorch's wheels):
+# put the folder of each one the loader does not already know on LD_LIBRARY_PATH.
+find_cuda_libs() {
+  local lib dir
+  for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcusolver.so.12 libcusparse.so.12 \
+             libcudnn.so.9 libnccl.so.2 libgomp.so.1; do
+    ldconfig -p | grep -q "$lib " && continue
+    dir=$(find /usr/local /usr/lib /opt -name "$lib" -print -quit 2>/dev/null)
+    if [ -n "$dir" ]; then export LD_LIBRARY_PATH=$(dirname "$dir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    else summary "missing library: $lib"; fi
+  done
+}
+find_cuda_libs
+
 t0=$(date +%s)
+if [ -n "${PREBUILT:-}" ]; then
+  # the prebuilt tree's ctest files and RUNPATHs name the folder it was built in
+  root=$(sed -n 's/^# Source directory: //p' <(tar -xzOf "$PREBUILT" "$BUILD/CTestTestfile.cmake"))
+  tar -xzf "$PREBUILT" > "$OUT/build.log" 2>&1 || { summary "unpack: FAILED"; exit 1; }
+  if [ -n "$root" ] && [ "$root" != "$PWD" ] && [ ! -e "$root" ]; then mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"; fi
+  ldd "$BUILD/tocha" "$BUILD/libtocha.so" "$BUILD/libtocha_nccl.so" >> "$OUT/build.log" 2>&1
+  summary "build: prebuilt ($PREBUILT, source root $root); $(grep -c 'not found' "$OUT/build.log") libraries not found"
+  grep 'not found' "$OUT/build.log" | sort -u | head -5 | while read -r l; do summary "  $l"; done
+else
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 if ! { cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTOCHA_CUDA=ON \
          -DCMAKE_CUDA_ARCHITECTURES="$ARCH" && cmake --build "$BUILD" -j"$JOBS" --target tocha_exe tocha_tests; } > "$OUT/build.log" 2>&1; then
@@ -36,11 +64,12 @@ for plugin in tocha_nccl tocha_mpi; do
   if cmake --build "$BUILD" -j"$JOBS" --target "$plugin" >> "$OUT/build.log" 2>&1; then summary "plugin $plugin: built"
   else summary "plugin $plugin: not built (no NCCL/MPI found? see build.log)"; fi
 done
+fi
 
 cd "$BUILD"
 t0=$(date +%s)
 # (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all.)
-timeout 300 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' -E '^cuda\.nn_|_cuda_dryrun$' --output-on-failure \
+timeout 180 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' -E '^cuda\.nn_|_cuda_dryrun$' -j4 --timeout 120 --output-on-failure \
   > "$OUT/test_cuda.log" 2>&1
 rc=$?
 summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
@@ -48,7 +77,7 @@ grep -E 'checked [0-9]+|SKIPPED|bit-identical|MLP:' "$OUT/test_cuda.log" | head 
 
 if [ "${SKIP_NN_SUITES:-0}" != 1 ]; then
   t0=$(date +%s)
-  timeout 300 ctest -R '^cuda\.nn_' -j"$JOBS" --output-on-failure > "$OUT/test_nn_suites.log" 2>&1
+  timeout 120 ctest -R '^cuda\.nn_' -j"$JOBS" --timeout 100 --output-on-failure > "$OUT/test_nn_suites.log" 2>&1
   rc=$?
   summary "nn suites on CUDA (TOCHA_TEST_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_nn_suites.log" | tail -1)"
   grep -E '\((Failed|Timeout)\)' "$OUT/test_nn_suites.log" | head -12 | while read -r l; do summary "  $l"; done
@@ -62,8 +91,11 @@ if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
 fi
 cd ..
 
-t0=$(date +%s)
-timeout 300 "$BUILD/tocha" bench/cuda.lua > "$OUT/bench.log" 2>&1
-summary "bench: rc=$? in $(( $(date +%s) - t0 ))s"
-cat "$OUT/bench.log" >> "$OUT/summary.txt"
+for b in cuda cuda_train; do
+  log=$OUT/bench.log; [ "$b" = cuda_train ] && log=$OUT/bench_train.log
+  t0=$(date +%s)
+  timeout 100 "$BUILD/tocha" "bench/$b.lua" > "$log" 2>&1
+  summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
+  cat "$log" >> "$OUT/summary.txt"
+done
 cat "$OUT/summary.txt"

@@ -40,7 +40,7 @@ function tests.poolingMatchesCpu()
   C.start()
   for _, tname in ipairs(float_types) do
     local x = rand(tname, 2, 3, 9, 10)
-    for _, cfg in ipairs({ { 2, 2, 0, false }, { 3, 2, 1, false }, { 3, 2, 1, true }, { { 2, 3 }, { 1, 2 }, 0, true } }) do
+    for _, cfg in ipairs({ { 2, 2, 0, false }, { 3, 2, 1, false }, { 3, 2, 1, true }, { { 2, 3 }, { 1, 2 }, 0, true }, { 2, 2, 1, true }, { { 2, 2 }, { 3, 2 }, 1, false } }) do
       local name = string.format('k %s s %s p %s ceil %s', tostring(cfg[1]), tostring(cfg[2]), cfg[3], tostring(cfg[4]))
       check_op('maxPool2d ' .. name, tname, function(v) return (torch.maxPool2d(v, cfg[1], cfg[2], cfg[3], cfg[4])) end, { x })
       for _, incl in ipairs({ true, false }) do

@@ -5,6 +5,7 @@
 #include "core/autograd/engine.h"
 #include "core/autograd/formula_ops.h"
 #include "core/autograd/vjp.h"
+#include "core/ops/tensor_ops.h"
 #include "core/ops/index.h"
 #include "core/ops/index_mask.h"
 #include "core/ops/index_scatter.h"
@@ -131,7 +132,7 @@ Grads vjp_asStrided(Node& n, const Grads& g) {
     }
   }
   Tensor storage = zeros({span}, g[0].dtype(), g[0].device());
-  storage = index_add(storage, 0, offsets, reshape(g[0], {offsets.numel()}), 0);
+  storage = index_add(storage, 0, to_device(offsets, g[0].device()), reshape(g[0], {offsets.numel()}), 0);
   return {as_strided(storage, in_sizes, in_strides, in_offset)};
 }
 

@@ -35,7 +35,7 @@ Tensor recorded_grad(bool cross_entropy, const Tensor& x, const Tensor& t, const
   Tensor x2 = x.dim() == 2 ? x : view(x, DimVec{1, c});
   Tensor tcol = view(t, DimVec{rows, 1});
   Tensor valid = binary(OpId::ne, tcol, Scalar(double(o.ignore_index)));
-  Tensor safe = where(valid, binary(OpId::csub, tcol, Scalar(double(o.index_base))), zeros(DimVec{}, DType::i64));
+  Tensor safe = where(valid, binary(OpId::csub, tcol, Scalar(double(o.index_base))), zeros(DimVec{}, DType::i64, x.device()));
   Tensor coef = to_dtype(valid, x.dtype());
   if (o.weight.defined()) coef = mul(coef, view(index_select(o.weight, 0, view(safe, DimVec{rows}), 0), DimVec{rows, 1}));
   double norm = o.size_average ? item_at(sum(coef), 0) : 1.0;

@@ -3,6 +3,7 @@
 // attrs.i[0] is the scalar position (see SaveSpec), attrs.d[0] the Lua number or alpha.
 #include <cmath>
 #include "core/autograd/formula_ops.h"
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/vjp.h"
 #include "core/error.h"
 
@@ -72,7 +73,11 @@ Grads vjp_trunc(Node&, const Grads& g) { return {zeros_grad(g)}; }
 Grads vjp_frac(Node&, const Grads& g) { return {g[0]}; }
 Grads vjp_square(Node& n, const Grads& g) { return {mul(mul(g[0], in(n, 0)), 2.0)}; }
 // relu's output is >= 0, so its sign is the 0/1 mask of the positive inputs (two fast ops).
-Grads vjp_relu(Node& n, const Grads& g) { return {mul(g[0], sign(out(n)))}; }
+// Without a recorded backward (no createGraph), the fused reluBackward does it in one pass.
+Grads vjp_relu(Node& n, const Grads& g) {
+  if (!grad_enabled()) return {binary(OpId::reluBackward, g[0], out(n))};
+  return {mul(g[0], sign(out(n)))};
+}
 Grads vjp_exp(Node& n, const Grads& g) { return {mul(g[0], out(n))}; }
 Grads vjp_expm1(Node& n, const Grads& g) { return {mul(g[0], add(out(n), 1.0))}; }
 Grads vjp_log(Node& n, const Grads& g) { return {div(g[0], in(n, 0))}; }

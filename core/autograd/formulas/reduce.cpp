@@ -7,6 +7,7 @@
 #include <cmath>
 #include "core/autograd/formula_ops.h"
 #include "core/autograd/vjp.h"
+#include "core/ops/tensor_ops.h"
 #include "core/ops/index.h"
 #include "core/ops/join.h"
 #include "core/ops/index_scatter.h"
@@ -72,7 +73,7 @@ Tensor flip(const Tensor& t, int d) {
   Tensor idx = empty({len}, DType::i64);
   int64_t* p = idx.data<int64_t>();
   for (int64_t k = 0; k < len; ++k) p[k] = len - 1 - k;
-  return index_select(t, d, idx, 0);
+  return index_select(t, d, to_device(idx, t.device()), 0);  // indices where t is
 }
 // Gradient of the p-norm of x (its value y, broadcastable against x) over the dims in `dims`.
 Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g, uint32_t dims) {

@@ -7,9 +7,8 @@ local cfg = require 'optim.config'
 local Optimizer = torch.class('optim.Optimizer')
 
 local function is_float_tensor(t)
-  if not torch.isTensor(t) then return false end
-  local ty = t:type()
-  return ty:find('Float') or ty:find('Double') or ty:find('Half') or ty:find('BFloat16')
+  -- dtypes 0-3 are f32, f64, f16 and bf16 on any device (the name torch.CudaTensor says no 'Float')
+  return torch.isTensor(t) and t.p.dtype <= 3
 end
 
 -- The parameter groups of params: a module, a tensor, a list of tensors, or a list of groups

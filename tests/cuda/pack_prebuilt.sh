@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Packs this machine's CUDA build for the GPU machine (tests/cuda/run_device_checks.sh PREBUILT=...):
+# the binaries, libraries and ctest files of BUILD_DIR (default build), without objects and test
+# outputs, gzipped to OUT_TGZ (default .gpucarry/build.tgz, a folder .git/info/exclude ignores).
+# Building here and carrying the result saves the device time a CUDA build would take there.
+# Usage: [BUILD_DIR=build] [OUT_TGZ=.gpucarry/build.tgz] bash tests/cuda/pack_prebuilt.sh
+set -euo pipefail
+BUILD=${BUILD_DIR:-build}
+OUT_TGZ=${OUT_TGZ:-.gpucarry/build.tgz}
+mkdir -p "$(dirname "$OUT_TGZ")"
+grep -qx "/$(dirname "$OUT_TGZ")/" .git/info/exclude 2>/dev/null || echo "/$(dirname "$OUT_TGZ")/" >> .git/info/exclude
+# test outputs are excluded but their folders kept: ctest runs some tests inside them
+tar -czf "$OUT_TGZ" --exclude=CMakeFiles --exclude='*.o' --exclude='*.tch' --exclude=Testing \
+  --exclude="$BUILD/tests/examples/*" --exclude="$BUILD/tests/data_readers/*" --exclude="$BUILD/tests/trainer/*" "$BUILD"
+ls -la "$OUT_TGZ"
