@@ -116,19 +116,25 @@ int tocha_max_pool2d_out(tocha_tensor* values, tocha_tensor* indices, const toch
       [&] { max_pool2d_out(arg(values, op), arg(indices, op), arg(input, op), pool_options(o, op), base); });
 }
 tocha_tensor* tocha_max_pool2d_backward(const tocha_tensor* grad_output, const tocha_tensor* indices, int ndim,
-                                        const int64_t* input_size, int64_t base) noexcept {
+                                        const int64_t* input_size, int64_t base,
+                                        const tocha_pool_options* windows) noexcept {
   const char* op = "maxPool2dBackward";
   return guard_tensor([&] {
-    return max_pool2d_backward(arg(grad_output, op), arg(indices, op), arg_dims(ndim, input_size, op), base);
+    Pool2dOptions w;
+    if (windows) w = pool_options(windows, op);
+    return max_pool2d_backward(arg(grad_output, op), arg(indices, op), arg_dims(ndim, input_size, op), base,
+                               windows ? &w : nullptr);
   });
 }
 int tocha_max_pool2d_backward_out(tocha_tensor* grad_input, const tocha_tensor* grad_output,
                                   const tocha_tensor* indices, int ndim, const int64_t* input_size,
-                                  int64_t base) noexcept {
+                                  int64_t base, const tocha_pool_options* windows) noexcept {
   const char* op = "maxPool2dBackward";
   return guard_int([&] {
+    Pool2dOptions w;
+    if (windows) w = pool_options(windows, op);
     max_pool2d_backward_out(arg(grad_input, op), arg(grad_output, op), arg(indices, op),
-                            arg_dims(ndim, input_size, op), base);
+                            arg_dims(ndim, input_size, op), base, windows ? &w : nullptr);
   });
 }
 tocha_tensor* tocha_avg_pool2d(const tocha_tensor* input, const tocha_pool_options* o) noexcept {

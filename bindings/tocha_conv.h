@@ -50,13 +50,15 @@ TOCHA_API int tocha_max_pool2d(const tocha_tensor *input, const tocha_pool_optio
                                tocha_tensor **values, tocha_tensor **indices) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_max_pool2d_out(tocha_tensor *values, tocha_tensor *indices, const tocha_tensor *input,
                                    const tocha_pool_options *o, int64_t index_base) TOCHA_NOEXCEPT;
-/* The gradient of max pooling for an input of the given size (ndim 3 or 4). */
+/* The gradient of max pooling for an input of the given size (ndim 3 or 4). windows: the options
+   the indices were computed with, or NULL when unknown (indices from elsewhere); with them, kernels
+   may gather per input element when windows cannot overlap. */
 TOCHA_API tocha_tensor *tocha_max_pool2d_backward(const tocha_tensor *grad_output, const tocha_tensor *indices,
-                                                  int ndim, const int64_t *input_size,
-                                                  int64_t index_base) TOCHA_NOEXCEPT;
+                                                  int ndim, const int64_t *input_size, int64_t index_base,
+                                                  const tocha_pool_options *windows) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_max_pool2d_backward_out(tocha_tensor *grad_input, const tocha_tensor *grad_output,
                                             const tocha_tensor *indices, int ndim, const int64_t *input_size,
-                                            int64_t index_base) TOCHA_NOEXCEPT;
+                                            int64_t index_base, const tocha_pool_options *windows) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_avg_pool2d(const tocha_tensor *input, const tocha_pool_options *o) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_avg_pool2d_out(tocha_tensor *out, const tocha_tensor *input,
                                    const tocha_pool_options *o) TOCHA_NOEXCEPT;

@@ -146,7 +146,7 @@ MaxPool2dResult max_pool_impl(const Tensor* vout, const Tensor* iout, const Tens
 }
 
 Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, const Tensor& indices,
-                                 const DimVec& in, int64_t base) {
+                                 const DimVec& in, int64_t base, const Pool2dOptions* windows) {
   const char* op = "maxPool2dBackward";
   TOCHA_CHECK(in.size() == 3 || in.size() == 4, op, "expected a 3D or 4D input size, got ",
               in.empty() ? std::string("none") : shape_str(in));
@@ -179,6 +179,15 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
   a.oH = grad_output.size(hd);
   a.oW = grad_output.size(hd + 1);
   a.index_base = base;
+  if (windows) {
+    a.windows = true;
+    a.kH = windows->kernel[0];
+    a.kW = windows->kernel[1];
+    a.dH = windows->stride[0];
+    a.dW = windows->stride[1];
+    a.padH = windows->padding[0];
+    a.padW = windows->padding[1];
+  }
   a.in = g.raw_data();
   a.out = gi.raw_data();
   a.indices = const_cast<int64_t*>(idx.data<int64_t>());
@@ -188,9 +197,9 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
 }
 
 Tensor max_pool_backward_impl(const Tensor* out, const Tensor& grad_output, const Tensor& indices,
-                              const DimVec& in, int64_t base) {
+                              const DimVec& in, int64_t base, const Pool2dOptions* windows) {
   autograd::Recording rec(OpId::maxPool2dBackward, out, {&grad_output});
-  Tensor r = max_pool_backward_compute(out, grad_output, indices, in, base);
+  Tensor r = max_pool_backward_compute(out, grad_output, indices, in, base, windows);
   if (auto n = rec.finish({&grad_output}, {&r})) {
     n->attrs.i[0] = base;
     n->attrs.shape2 = in;
@@ -272,12 +281,13 @@ void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& i
                     int64_t base) {
   max_pool_impl(&values, &indices, input, o, base);
 }
-Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const DimVec& in, int64_t base) {
-  return max_pool_backward_impl(nullptr, grad_output, indices, in, base);
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const DimVec& in, int64_t base,
+                           const Pool2dOptions* windows) {
+  return max_pool_backward_impl(nullptr, grad_output, indices, in, base, windows);
 }
 void max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& indices,
-                             const DimVec& in, int64_t base) {
-  max_pool_backward_impl(&grad_input, grad_output, indices, in, base);
+                             const DimVec& in, int64_t base, const Pool2dOptions* windows) {
+  max_pool_backward_impl(&grad_input, grad_output, indices, in, base, windows);
 }
 Tensor avg_pool2d(const Tensor& input, const Pool2dOptions& o) { return avg_pool_impl(nullptr, input, o); }
 void avg_pool2d_out(const Tensor& out, const Tensor& input, const Pool2dOptions& o) { avg_pool_impl(&out, input, o); }

@@ -31,11 +31,13 @@ MaxPool2dResult max_pool2d(const Tensor& input, const Pool2dOptions& o, int64_t 
 void max_pool2d_out(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dOptions& o,
                     int64_t index_base);
 // The gradient of max_pool2d: grad_output added at the positions `indices` names, in a zero tensor
-// of size input_shape. Every index is checked to lie inside its plane.
+// of size input_shape. Every index is checked to lie inside its plane. `windows`, when given, are
+// the options the indices were computed with (max_pool2d's own backward knows them): kernels may
+// then gather instead of scattering (non-overlapping windows on CUDA).
 Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const DimVec& input_shape,
-                           int64_t index_base);
+                           int64_t index_base, const Pool2dOptions* windows = nullptr);
 void max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& indices,
-                             const DimVec& input_shape, int64_t index_base);
+                             const DimVec& input_shape, int64_t index_base, const Pool2dOptions* windows = nullptr);
 
 Tensor avg_pool2d(const Tensor& input, const Pool2dOptions& o);
 void avg_pool2d_out(const Tensor& out, const Tensor& input, const Pool2dOptions& o);

@@ -11,6 +11,9 @@ struct Pool2dArgs {
   int64_t iH = 0, iW = 0, oH = 0, oW = 0;
   int64_t kH = 1, kW = 1, dH = 1, dW = 1, padH = 0, padW = 0;
   bool count_include_pad = true;
+  // maxPool2dBackward: kH..padW are the windows the indices were taken in (their maxima lie inside),
+  // so a kernel may gather per input element; false: only the indices are known.
+  bool windows = false;
   int64_t index_base = 0;
   // Forward: in = input planes, out = output planes, indices written by maxPool2d.
   // Backward: in = grad_output planes, out = grad_input planes (fully written), indices read.

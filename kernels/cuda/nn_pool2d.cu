@@ -52,6 +52,25 @@ template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward
   }
 }
 
+// Known windows that cannot overlap (a.windows, kernel <= stride: the usual 2x2 stride-2 pooling):
+// each input element lies in at most one window, so one thread per input element gathers its
+// gradient, writing every element once, with no zeroing pass and no atomics.
+template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward_gather_kernel(Pool2dArgs a) {
+  const T* g = static_cast<const T*>(a.in);
+  T* gi = static_cast<T*>(a.out);
+  const int64_t pin = a.iH * a.iW, total = a.planes * pin;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t p = i / pin, pos = i - p * pin, ih = pos / a.iW, iw = pos - ih * a.iW;
+    const int64_t hh = ih + a.padH, ww = iw + a.padW, oh = hh / a.dH, ow = ww / a.dW;
+    T v = T(0);
+    if (oh < a.oH && ow < a.oW && hh - oh * a.dH < a.kH && ww - ow * a.dW < a.kW) {
+      const int64_t o = (p * a.oH + oh) * a.oW + ow;
+      if (a.indices[o] - a.index_base == pos) v = g[o];
+    }
+    gi[i] = v;
+  }
+}
+
 // Window [h0, h1) x [w0, w1) of output (oh, ow) and its divisor (avg_window on the CPU).
 struct Window {
   int64_t h0, h1, w0, w1, divisor;
@@ -110,6 +129,13 @@ template <class T> void max_pool_cuda(const Pool2dArgs& a) {
 template <class T> void max_pool_backward_cuda(const Pool2dArgs& a) {
   const char* op = "maxPool2dBackward";
   LaunchScope scope(device_of(a.out));
+  if (a.windows && a.kH <= a.dH && a.kW <= a.dW) {
+    const int64_t n = a.planes * a.iH * a.iW;
+    if (n == 0) return;
+    max_pool_backward_gather_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+    check_launch(op);
+    return;
+  }
   zero_input<T>(op, a, scope.stream);
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;

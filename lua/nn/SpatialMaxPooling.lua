@@ -38,7 +38,9 @@ end
 function SpatialMaxPooling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local sizes, n = cu.sizes(input)
-  check(C.tocha_max_pool2d_backward_out(self.gradInput.p, gradOutput.p, self.indices.p, n, sizes, 1))
+  -- the windows the indices came from (they are this module's own): CUDA gathers per input element
+  check(C.tocha_max_pool2d_backward_out(self.gradInput.p, gradOutput.p, self.indices.p, n, sizes, 1,
+    cu.poolOptions(self)))
   return self.gradInput
 end
 

@@ -12,7 +12,8 @@ namespace tocha {
 namespace autograd {
 
 Grads vjp_maxPool2d(Node& n, const Grads& g) {
-  return {max_pool2d_backward(g[0], n.saved_tensor(0), n.inputs[0].shape, n.attrs.i[0])};
+  const Pool2dOptions windows = pool_options_of(n);  // the indices' windows: CUDA may gather
+  return {max_pool2d_backward(g[0], n.saved_tensor(0), n.inputs[0].shape, n.attrs.i[0], &windows)};
 }
 
 // grad_input[idx[j]] += grad_output[j] per plane: the gradient of grad_output[j] is G[idx[j]].
