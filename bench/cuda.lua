@@ -9,19 +9,8 @@ end
 local props = torch.cuda.getDeviceProperties(0)
 print(string.format('device: %s (sm_%d%d, %.0f GiB)', props.name, props.major, props.minor, props.totalMemory / 2 ^ 30))
 
--- Best of 5 runs of n calls, in ms per call, synchronized before and after.
-local function bench(fn, n)
-  fn()
-  torch.cuda.synchronize()
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    torch.cuda.synchronize()
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e3
-end
+local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.') .. '/harness.lua')
+local bench = H.best_cuda  -- ms per call
 
 local ours = {}
 local order = {}

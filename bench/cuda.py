@@ -1,20 +1,12 @@
 # PyTorch twin of bench/cuda.lua: the same ops, sizes and timing loops on the same GPU.
 # Prints "name ms" lines. TF32 is off, as in Tocha's default.
-import time, torch
+import torch
+from gpu_timing import best_ms  # bench/ is on sys.path as the script's folder
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
 def bench(fn, n):
-    fn()
-    torch.cuda.synchronize()
-    best = float('inf')
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        torch.cuda.synchronize()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best * 1e3
+    return best_ms(fn, n)
 
 for n in (4096, 8192):
     a = torch.empty(n, n, device='cuda').uniform_(-1, 1)

@@ -9,37 +9,9 @@ if not torch.cuda.isAvailable() then
   return
 end
 
--- Best of 5 runs of n steps, in ms per step, synchronized before and after.
-local function bench(fn, n)
-  for _ = 1, 3 do fn() end
-  torch.cuda.synchronize()
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = torch.tic()
-    for _ = 1, n do fn() end
-    torch.cuda.synchronize()
-    best = math.min(best, torch.toc(t0) / n)
-  end
-  return best * 1e3
-end
-
-local function steps_for(model, crit, x, y, lr)
-  return {
-    torch7 = function()
-      model:zeroGradParameters()
-      local out = model:forward(x)
-      crit:forward(out, y)
-      model:backward(x, crit:backward(out, y))
-      model:updateParameters(lr)
-    end,
-    autograd = function()
-      model:zeroGradParameters()
-      local loss = crit(model(x), y)
-      loss:backward()
-      model:updateParameters(lr)
-    end,
-  }
-end
+local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.') .. '/harness.lua')
+local function bench(fn, n) return H.best_cuda(fn, n, 3) end  -- ms per step
+local steps_for = H.train_steps
 
 torch.manualSeed(0)
 local cases, order = {}, {}

@@ -1,6 +1,7 @@
 # PyTorch twin of bench/cuda_train.lua: one SGD step (CrossEntropyLoss) of the MLP 784-512-256-10 at
 # batch 4096 and of the small CNN at batch 1024, eager mode, on the GPU. Prints "<name> <ms/step>".
-import time, torch
+import torch
+from gpu_timing import best_ms  # bench/ is on sys.path as the script's folder
 import torch.nn as nn
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -9,17 +10,7 @@ torch.manual_seed(0)
 
 
 def bench(fn, n):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    best = float('inf')
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        torch.cuda.synchronize()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best * 1e3
+    return best_ms(fn, n, warm=3)
 
 
 def step_of(model, x, y):

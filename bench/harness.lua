@@ -16,6 +16,41 @@ function H.best(fn, n, warm)
   return best
 end
 
+--- H.best_cuda(fn, n[, warm]): milliseconds per call of fn on the GPU, the best mean of 5 runs of
+--- n calls after warm calls (default 1), synchronized before and after each run.
+function H.best_cuda(fn, n, warm)
+  for _ = 1, warm or 1 do fn() end
+  torch.cuda.synchronize()
+  local best = math.huge
+  for _ = 1, 5 do
+    local t0 = torch.tic()
+    for _ = 1, n do fn() end
+    torch.cuda.synchronize()
+    best = math.min(best, torch.toc(t0) / n)
+  end
+  return best * 1e3
+end
+
+--- H.train_steps(model, crit, x, y, lr): one SGD step in each nn style, as functions: torch7
+--- (criterion:backward, model:backward, updateParameters) and autograd (loss:backward()).
+function H.train_steps(model, crit, x, y, lr)
+  return {
+    torch7 = function()
+      model:zeroGradParameters()
+      local out = model:forward(x)
+      crit:forward(out, y)
+      model:backward(x, crit:backward(out, y))
+      model:updateParameters(lr)
+    end,
+    autograd = function()
+      model:zeroGradParameters()
+      local loss = crit(model(x), y)
+      loss:backward()
+      model:updateParameters(lr)
+    end,
+  }
+end
+
 --- H.dir(): the folder of the running bench script.
 function H.dir()
   for level = 2, 10 do

@@ -17,6 +17,8 @@ if #threads == 0 then threads = { 1, 2 } end
 
 local function spec(c) return table.concat(c.sizes, ',') .. ':' .. c.batch end
 
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
+
 local function setup(c)
   torch.manualSeed(0)
   local model = nn.Sequential()
@@ -27,25 +29,9 @@ local function setup(c)
   local crit = nn.CrossEntropyCriterion()
   local x = torch.rand(c.batch, c.sizes[1])
   local y = torch.LongTensor(c.batch):random(1, c.sizes[#c.sizes])
-  local steps_of = {
-    torch7 = function()
-      model:zeroGradParameters()
-      local out = model:forward(x)
-      crit:forward(out, y)
-      model:backward(x, crit:backward(out, y))
-      model:updateParameters(lr)
-    end,
-    autograd = function()
-      model:zeroGradParameters()
-      local loss = crit(model(x), y)
-      loss:backward()
-      model:updateParameters(lr)
-    end,
-  }
-  return steps_of
+  return H.train_steps(model, crit, x, y, lr)
 end
 
-local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*)/[^/]*$') or '.') .. '/harness.lua')
 local specs = {}
 for i, c in ipairs(configs) do specs[i] = spec(c) end
 
