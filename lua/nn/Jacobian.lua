@@ -124,7 +124,7 @@ local function leaves(x, out)
   return out
 end
 
-local function is_float(t) return t:type():find('Float') or t:type():find('Double') end
+local function is_float(t) return nn.utils.isFloating(t) end  -- f32/f64/f16/bf16 on any device
 
 -- All the output's values as one DoubleTensor.
 local function flat_output(out)

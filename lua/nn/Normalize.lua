@@ -12,7 +12,7 @@ function Normalize:__init(p, eps)
 end
 
 local function rows(self, input)
-  if torch.isTensor(input) and not (input:type():find('Float') or input:type():find('Double') or input:type():find('Half')) then
+  if torch.isTensor(input) and not nn.utils.isFloating(input) then  -- any float dtype, any device
     error('[' .. tostring(self) .. '] expected a floating-point tensor, got ' .. input:type(), 0)
   end
   if not torch.isTensor(input) or input:dim() < 1 or input:dim() > 2 then
