@@ -85,7 +85,7 @@ template <class Op, class T> __device__ __forceinline__ typename Op::acc_t fold(
     for (; i < e; i += step) acc = op.reduce(acc, in[i * rs], i);
     return op.combine(op.combine(acc, a1), op.combine(a2, a3));
   }
-  if (it.rdim == 2) {
+  if (it.rdim == 2 && it.rshape[1] > 0) {  // (an empty inner dim would divide by zero below)
     // Two reduced dims (a conv bias gradient: N and H*W): the (outer, inner) position advances by
     // a fixed step instead of a division per element, and four loads stay in flight as above.
     const int64_t inner = it.rshape[1], s0 = it.rstrides[0][0], s1 = it.rstrides[0][1];
