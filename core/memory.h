@@ -38,7 +38,8 @@ void memory_request_gc_step();
 bool memory_gc_step_pending();
 void memory_gc_step_done();
 
-// CPU allocations: 64-byte aligned, counted. Throws OutOfMemory on failure.
+// CPU allocations: 64-byte aligned (page-aligned from 1 MiB: Note [Page-aligned large blocks]),
+// counted. Throws OutOfMemory on failure.
 void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
 // Compact blocks (Note [Compact tensors]): 64-byte aligned, counted whole (header objects

@@ -64,14 +64,18 @@ struct ContigIter {
 };
 
 inline ContigIter contig_iter(const PointwiseIter& it) {
-  DeviceIter d = device_iter(it);
   ContigIter c;
-  c.numel = d.numel;
-  c.scalar_mask = d.scalar_mask;
+  c.numel = it.numel;
+  c.scalar_mask = 0;
   for (int k = 0; k < kMaxOperands; ++k) {
-    c.data[k] = k < d.noperands ? d.data[k] : nullptr;
-    c.stride[k] = k < d.noperands && d.ndim > 0 ? d.strides[k][0] : 0;
-    c.scalar[k] = k < d.noperands ? d.scalar[k] : 0;
+    const bool used = k < it.noperands;
+    c.data[k] = used ? it.data[k] : nullptr;
+    c.stride[k] = used && it.ndim > 0 ? it.strides[k][0] : 0;
+    c.scalar[k] = 0;
+    if (used && it.is_scalar(k)) {
+      std::memcpy(&c.scalar[k], it.data[k], sizeof(uint64_t));
+      c.scalar_mask |= 1u << k;
+    }
   }
   return c;
 }

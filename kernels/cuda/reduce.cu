@@ -61,6 +61,26 @@ template <class Op, class R> __device__ __forceinline__ void store(const ReduceI
   if constexpr (Op::kIndex) reinterpret_cast<int64_t*>(it.data[2])[off[2]] = acc.i + it.index_base;
 }
 
+// Folds reduced elements [b, e) with a stride of `step` (element i at offset next() of the i-th
+// call): four independent accumulators keep four loads in flight per thread (Note [Pointwise loads
+// in flight]) and merge in a fixed order.
+template <class Op, class T, class Next>
+__device__ __forceinline__ typename Op::acc_t fold4(const Op& op, const T* in, int64_t b, int64_t e, int64_t step,
+                                                     Next next) {
+  typename Op::acc_t a0 = op.identity(), a1 = op.identity(), a2 = op.identity(), a3 = op.identity();
+  int64_t i = b;
+  for (; i + 3 * step < e; i += 4 * step) {
+    const int64_t o0 = next(), o1 = next(), o2 = next(), o3 = next();
+    const T x0 = in[o0], x1 = in[o1], x2 = in[o2], x3 = in[o3];
+    a0 = op.reduce(a0, x0, i);
+    a1 = op.reduce(a1, x1, i + step);
+    a2 = op.reduce(a2, x2, i + 2 * step);
+    a3 = op.reduce(a3, x3, i + 3 * step);
+  }
+  for (; i < e; i += step) a0 = op.reduce(a0, in[next()], i);
+  return op.combine(op.combine(a0, a1), op.combine(a2, a3));
+}
+
 // Folds reduced elements [b, e) of output o with a stride of `step` starting at b.
 template <class Op, class T> __device__ __forceinline__ typename Op::acc_t fold(const ReduceIter& it, const Op& op,
                                                                                 int64_t o, int64_t b, int64_t e,
@@ -68,50 +88,30 @@ template <class Op, class T> __device__ __forceinline__ typename Op::acc_t fold(
   int64_t off[3];
   kept_offsets(it, o, off);
   const T* in = reinterpret_cast<const T*>(it.data[0]) + off[0];
-  typename Op::acc_t acc = op.identity();
-  if (it.rdim == 1) {
-    // One reduced dim (a full sum of a contiguous tensor, a row): four independent accumulators
-    // keep four loads in flight per thread (Note [Pointwise loads in flight]); they merge in order.
+  if (it.rdim == 1) {  // a full sum of a contiguous tensor, a row
     const int64_t rs = it.rstrides[0][0];
-    typename Op::acc_t a1 = op.identity(), a2 = op.identity(), a3 = op.identity();
-    int64_t i = b;
-    for (; i + 3 * step < e; i += 4 * step) {
-      T x0 = in[i * rs], x1 = in[(i + step) * rs], x2 = in[(i + 2 * step) * rs], x3 = in[(i + 3 * step) * rs];
-      acc = op.reduce(acc, x0, i);
-      a1 = op.reduce(a1, x1, i + step);
-      a2 = op.reduce(a2, x2, i + 2 * step);
-      a3 = op.reduce(a3, x3, i + 3 * step);
-    }
-    for (; i < e; i += step) acc = op.reduce(acc, in[i * rs], i);
-    return op.combine(op.combine(acc, a1), op.combine(a2, a3));
+    int64_t j = b;
+    return fold4<Op, T>(op, in, b, e, step, [&]() {
+      const int64_t at = j * rs;
+      j += step;
+      return at;
+    });
   }
   if (it.rdim == 2 && it.rshape[1] > 0) {  // (an empty inner dim would divide by zero below)
     // Two reduced dims (a conv bias gradient: N and H*W): the (outer, inner) position advances by
-    // a fixed step instead of a division per element, and four loads stay in flight as above.
+    // a fixed step instead of a division per element.
     const int64_t inner = it.rshape[1], s0 = it.rstrides[0][0], s1 = it.rstrides[0][1];
     const int64_t dq = step / inner, dr = step % inner;
     int64_t q = b / inner, r = b % inner;
-    auto offset_then_advance = [&]() {
-      int64_t off = q * s0 + r * s1;
+    return fold4<Op, T>(op, in, b, e, step, [&]() {
+      const int64_t at = q * s0 + r * s1;
       q += dq;
       r += dr;
       if (r >= inner) { r -= inner; ++q; }
-      return off;
-    };
-    typename Op::acc_t a1 = op.identity(), a2 = op.identity(), a3 = op.identity();
-    int64_t i = b;
-    for (; i + 3 * step < e; i += 4 * step) {
-      int64_t o0 = offset_then_advance(), o1 = offset_then_advance(), o2 = offset_then_advance(),
-              o3 = offset_then_advance();
-      T x0 = in[o0], x1 = in[o1], x2 = in[o2], x3 = in[o3];
-      acc = op.reduce(acc, x0, i);
-      a1 = op.reduce(a1, x1, i + step);
-      a2 = op.reduce(a2, x2, i + 2 * step);
-      a3 = op.reduce(a3, x3, i + 3 * step);
-    }
-    for (; i < e; i += step) acc = op.reduce(acc, in[offset_then_advance()], i);
-    return op.combine(op.combine(acc, a1), op.combine(a2, a3));
+      return at;
+    });
   }
+  typename Op::acc_t acc = op.identity();
   for (int64_t i = b; i < e; i += step) acc = op.reduce(acc, in[reduced_offset(it, i)], i);
   return acc;
 }

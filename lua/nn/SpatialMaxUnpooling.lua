@@ -87,8 +87,8 @@ function SpatialMaxUnpooling:updateOutput(input)
   F.check_input(self, input, 3, 'N x C x H x W')
   self:setParams(input)
   local idx = self.indices
-  -- torch.LongTensor or torch.CudaLongTensor, where the input is
-  if not torch.isTensor(idx) or not torch.type(idx):match('LongTensor$') or idx:device() ~= input:device()
+  -- i64 indices (torch.LongTensor or torch.CudaLongTensor) on the input's device
+  if not torch.isTensor(idx) or idx.p.dtype ~= 4 or idx:device() ~= input:device()
       or not idx:isSameSizeAs(input) then
     F.fail(self, "the pooling module's indices (%s) are not a LongTensor of the input's size %s on its device (its last output)",
       torch.isTensor(idx) and torch.type(idx) .. ' of size ' .. F.size_str(idx) or F.size_str(idx), F.size_str(input))
