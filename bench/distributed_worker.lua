@@ -10,18 +10,24 @@ torch.setnumthreads(1)
 local mode = arg[1] or 'allreduce'
 local rank = dist.rank()
 
-local function max_over_ranks(x) return dist.allReduce(torch.DoubleTensor({ x }), 'max')[1] end
+-- The slowest rank's time. One buffer for every call, as allreduce_ref.c reuses its double: a new
+-- tensor per trial is garbage that moves what the process touches between the timed calls.
+local timing = torch.DoubleTensor(1)
+local function max_over_ranks(x)
+  timing[1] = x
+  return dist.allReduce(timing, 'max')[1]
+end
 
 if mode == 'allreduce' then
   for _, mib in ipairs({ 1, 4, 16, 64, 256 }) do
     local t = torch.FloatTensor(mib * 2 ^ 20 / 4):fill(0.5)
-    local trials, best = mib >= 64 and 3 or 10, math.huge
-    for trial = 0, trials do
+    local trials, warmup, best = mib >= 256 and 4 or mib >= 64 and 6 or 40, 3, math.huge
+    for trial = 1, warmup + trials do
       dist.barrier()
       local t0 = torch.tic()
       dist.allReduce(t)
       local dt = max_over_ranks(torch.toc(t0))
-      if trial > 0 then best = math.min(best, dt) end
+      if trial > warmup then best = math.min(best, dt) end
     end
     if rank == 0 then print(string.format('allreduce_%d %.6f', mib, best)) end
   end

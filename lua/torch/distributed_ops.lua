@@ -3,7 +3,7 @@
 local torch = require 'torch.env'
 local dist = torch.distributed
 local carrier, poison, new_work, require_init = dist._carrier, dist._poison, dist._new_work, dist._require_init
-local reduce_op, root_arg, copy_back, OPS = dist._reduce_op, dist._root_arg, dist._copy_back, dist._OPS
+local reduce_op, root_arg, OPS = dist._reduce_op, dist._root_arg, dist._OPS
 local D = dist._plugin  -- the active backend table (Note [Backend table])
 
 -- Note [Blocking fast path] (bindings/distributed/mpi_collectives.cpp): the synchronous forms mark
@@ -32,10 +32,8 @@ function dist.allReduceAsync(t, op)
   require_init('allReduce')
   local c, converted = carrier('allReduce', t, 'the tensor', true)
   op = reduce_op('allReduce', op, t)
-  local n = dist.size()
-  local after = copy_back(t, c, converted, op == 'avg' and function() t:div(n) end or nil)
   mark(blocking)
-  return new_work('allReduce', D().all_reduce(c.p, OPS[op]), t, after)
+  return new_work('allReduce', D().all_reduce(c.p, OPS[op]), t, t, converted and c, op == 'avg' and dist.size())
 end
 --- torch.distributed.allReduce(t [, op]): reduces t across ranks in place and returns it.
 function dist.allReduce(t, op) blocking_next = true return dist.allReduceAsync(t, op):wait() end
@@ -47,7 +45,7 @@ function dist.broadcastAsync(t, root)
   local c, converted = carrier('broadcast', t, 'the tensor', true)
   root = root_arg('broadcast', root)
   mark(blocking)
-  return new_work('broadcast', D().broadcast(c.p, root), t, copy_back(t, c, converted))
+  return new_work('broadcast', D().broadcast(c.p, root), t, t, converted and c)
 end
 --- torch.distributed.broadcast(t [, root]): root's t, copied into every rank's t (returned).
 function dist.broadcast(t, root) blocking_next = true return dist.broadcastAsync(t, root):wait() end
@@ -61,10 +59,9 @@ function dist.reduceAsync(t, root, op)
   root = root_arg('reduce', root)
   op = reduce_op('reduce', op, t)
   local at_root = dist.rank() == root
-  local after = copy_back(at_root and t or nil, c, converted,
-                          op == 'avg' and at_root and function() t:div(dist.size()) end or nil)
   mark(blocking)
-  return new_work('reduce', D().reduce(c.p, root, OPS[op]), t, after)
+  return new_work('reduce', D().reduce(c.p, root, OPS[op]), t, at_root and t, converted and c,
+                  op == 'avg' and dist.size())
 end
 --- torch.distributed.reduce(t, root [, op]): the reduction of every rank's t, in root's t.
 function dist.reduce(t, root, op) blocking_next = true return dist.reduceAsync(t, root, op):wait() end
@@ -78,7 +75,7 @@ function dist.allGatherAsync(input, output)
   output = output or stacked(dist.size(), input)
   local co, converted = carrier('allGather', output, 'the output', true)
   mark(blocking)
-  return new_work('allGather', D().all_gather(co.p, ci.p), output, copy_back(output, co, converted))
+  return new_work('allGather', D().all_gather(co.p, ci.p), output, output, converted and co)
 end
 --- torch.distributed.allGather(input [, output]): every rank's input, stacked (size x ...).
 function dist.allGather(input, output) blocking_next = true return dist.allGatherAsync(input, output):wait() end
@@ -104,9 +101,9 @@ function dist.reduceScatterAsync(input, output, op)
     output = input.new(unpack(s))
   end
   local co, converted = carrier('reduceScatter', output, 'the output', true)
-  local after = copy_back(output, co, converted, op == 'avg' and function() output:div(n) end or nil)
   mark(blocking)
-  return new_work('reduceScatter', D().reduce_scatter(co.p, ci.p, OPS[op]), output, after)
+  return new_work('reduceScatter', D().reduce_scatter(co.p, ci.p, OPS[op]), output, output, converted and co,
+                  op == 'avg' and n)
 end
 --- torch.distributed.reduceScatter(input [, output] [, op]): this rank's block of the reduction.
 function dist.reduceScatter(input, output, op) blocking_next = true return dist.reduceScatterAsync(input, output, op):wait() end
@@ -127,8 +124,7 @@ function dist.gatherAsync(input, output, root)
     output = nil
   end
   mark(blocking)
-  return new_work('gather', D().gather(co and co.p or nil, ci.p, root), output,
-                  copy_back(output, co, converted))
+  return new_work('gather', D().gather(co and co.p or nil, ci.p, root), output, output, converted and co)
 end
 --- torch.distributed.gather(input [, output] [, root]): at root, every rank's input stacked.
 function dist.gather(input, output, root) blocking_next = true return dist.gatherAsync(input, output, root):wait() end
@@ -144,8 +140,7 @@ function dist.scatterAsync(output, input, root)
   local ci
   if dist.rank() == root then ci = carrier('scatter', input, 'the input', true) end
   mark(blocking)
-  return new_work('scatter', D().scatter(co.p, ci and ci.p or nil, root), output,
-                  copy_back(output, co, converted))
+  return new_work('scatter', D().scatter(co.p, ci and ci.p or nil, root), output, output, converted and co)
 end
 --- torch.distributed.scatter(output, input, root): this rank's block of root's input, in output.
 function dist.scatter(output, input, root) blocking_next = true return dist.scatterAsync(output, input, root):wait() end
@@ -180,7 +175,7 @@ function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
 function dist.recvAsync(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return new_work('recv', D().recv(c.p, src or -1, tag_arg('recv', tag)), t, copy_back(t, c, converted))
+  return new_work('recv', D().recv(c.p, src or -1, tag_arg('recv', tag)), t, t, converted and c)
 end
 --- torch.distributed.recv(t, src [, tag]): receives into t (returned) what rank src sends.
 function dist.recv(t, src, tag) return dist.recvAsync(t, src, tag):wait() end

@@ -114,6 +114,18 @@ function tests.gathersAndScatters()
   end
 end
 
+-- 'avg' divides after the transfer (and after the copy back of a half-precision carrier): only
+-- at the root for reduce, on every rank's block for reduceScatter.
+function tests.reduceAndReduceScatterAverage()
+  for _, tname in ipairs({ 'torch.FloatTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor' }) do
+    local t = make(tname, rank)
+    dist.reduce(t, 0, 'avg')
+    same(t, rank == 0 and expected(tname, 'avg') or as_double(make(tname, rank)), tname .. ' reduce avg')
+    local block = dist.reduceScatter(make(tname, rank, N * size), 'avg')
+    same(block, expected(tname, 'avg', N, rank * N), tname .. ' reduceScatter avg')
+  end
+end
+
 function tests.sendRecvRing()
   for _, tname in ipairs(TYPES) do
     local right, left = (rank + 1) % size, (rank - 1 + size) % size
