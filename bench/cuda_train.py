@@ -1,35 +1,7 @@
-# PyTorch twin of bench/cuda_train.lua: one SGD step (CrossEntropyLoss) of the MLP 784-512-256-10 at
-# batch 4096 and of the small CNN at batch 1024, eager mode, on the GPU. Prints "<name> <ms/step>".
-import torch
+# PyTorch twin of bench/cuda_train.lua: one SGD step of each case of bench/cuda_models.py, eager
+# mode, on the GPU. Prints "<name>_step <ms/step>".
 from gpu_timing import best_ms  # bench/ is on sys.path as the script's folder
-import torch.nn as nn
+from cuda_models import cases
 
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
-torch.manual_seed(0)
-
-
-def bench(fn, n):
-    return best_ms(fn, n, warm=3)
-
-
-def step_of(model, x, y):
-    crit = nn.CrossEntropyLoss()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-
-    def step():
-        opt.zero_grad()
-        crit(model(x), y).backward()
-        opt.step()
-    return step
-
-
-mlp = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
-print('mlp_step %.6f' % bench(step_of(mlp, torch.rand(4096, 784, device='cuda'),
-                                      torch.randint(0, 10, (4096,), device='cuda')), 50), flush=True)
-cnn = nn.Sequential(
-    nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-    nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-    nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10)).cuda()
-print('cnn_step %.6f' % bench(step_of(cnn, torch.randn(1024, 1, 28, 28, device='cuda'),
-                                      torch.randint(0, 10, (1024,), device='cuda')), 20), flush=True)
+for name, steps, step in cases():
+    print('%s_step %.6f' % (name, best_ms(step, steps, warm=3)), flush=True)

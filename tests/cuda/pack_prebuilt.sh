@@ -9,6 +9,12 @@ BUILD=${BUILD_DIR:-build}
 OUT_TGZ=${OUT_TGZ:-.gpucarry/build.tgz}
 mkdir -p "$(dirname "$OUT_TGZ")"
 grep -qx "/$(dirname "$OUT_TGZ")/" .git/info/exclude 2>/dev/null || echo "/$(dirname "$OUT_TGZ")/" >> .git/info/exclude
+# CUPTI for bench/cuda_profile.lua's libtocha_kprof.so (its RUNPATH includes $ORIGIN), in case the
+# GPU machine's toolkit lacks it
+if [ -f "$BUILD/bench/libtocha_kprof.so" ]; then
+  cupti=$(ldd "$BUILD/bench/libtocha_kprof.so" | awk '/libcupti/ {print $3}')
+  [ -n "$cupti" ] && cp -L "$cupti" "$BUILD/bench/"
+fi
 # test outputs are excluded but their folders kept: ctest runs some tests inside them
 tar -czf "$OUT_TGZ" --exclude=CMakeFiles --exclude='*.o' --exclude='*.tch' --exclude=Testing \
   --exclude="$BUILD/tests/examples/*" --exclude="$BUILD/tests/data_readers/*" --exclude="$BUILD/tests/trainer/*" "$BUILD"

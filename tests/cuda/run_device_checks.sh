@@ -6,7 +6,8 @@
 #   env.log build.log test_cuda.log test_nn_suites.log test_all.log bench.log summary.txt
 # test_nn_suites.log: the nn suites under TOCHA_TEST_DEVICE=cuda (cuda.nn_<suite>: every module call
 # replayed on the GPU against the CPU, tests/lua/device/nn_device.lua); SKIP_NN_SUITES=1 skips them.
-# bench_train.log: the MLP and CNN training steps on the GPU against PyTorch (bench/cuda_train.lua).
+# bench_train.log: the MLP and CNN training steps on the GPU against PyTorch (bench/cuda_train.lua),
+# then both processes' per-kernel GPU time per step (bench/cuda_profile.lua; SKIP_KPROF=1 skips it).
 # PREBUILT=file.tgz skips the build: the tarball (tests/cuda/pack_prebuilt.sh) holds a build folder
 # made elsewhere (the CUDA build of the development machine, which covers sm_80 and sm_90), unpacked
 # to $BUILD_DIR; ctest's absolute paths are kept valid by linking the build's source root to this
@@ -30,7 +31,7 @@ summary "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | 
 # put the folder of each one the loader does not already know on LD_LIBRARY_PATH.
 find_cuda_libs() {
   local lib dir
-  for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcusolver.so.12 libcusparse.so.12 \
+  for lib in libcudart.so.13 libcupti.so.13 libcublas.so.13 libcublasLt.so.13 libcusolver.so.12 libcusparse.so.12 \
              libcudnn.so.9 libnccl.so.2 libgomp.so.1; do
     ldconfig -p | grep -q "$lib " && continue
     dir=$(find /usr/local /usr/lib /opt -name "$lib" -print -quit 2>/dev/null)
@@ -98,4 +99,14 @@ for b in cuda cuda_train; do
   summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
   cat "$log" >> "$OUT/summary.txt"
 done
+# Per-kernel GPU time of each training step, ours then PyTorch's (bench/cuda_profile.lua through the
+# CUPTI injection library), appended to bench_train.log: $OUT holds at most 8 files.
+kprof=$PWD/$BUILD/bench/libtocha_kprof.so
+if [ -f "$kprof" ] && [ "${SKIP_KPROF:-0}" != 1 ]; then
+  t0=$(date +%s)
+  CUDA_INJECTION64_PATH=$kprof timeout 150 "$BUILD/tocha" bench/cuda_profile.lua "$OUT/kprof.tmp" >> "$OUT/bench_train.log" 2>&1
+  summary "bench/cuda_profile.lua: rc=$? in $(( $(date +%s) - t0 ))s (tables in bench_train.log)"
+  { echo; echo "== per-kernel profiles (bench/cuda_profile.lua)"; cat "$OUT/kprof.tmp"; } >> "$OUT/bench_train.log" 2>&1
+  rm -f "$OUT/kprof.tmp"
+fi
 cat "$OUT/summary.txt"
