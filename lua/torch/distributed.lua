@@ -224,10 +224,8 @@ end
 
 -- Note [No closures per collective]: what a work does once finished (copy an f32 carrier back
 -- into an f16/bf16 tensor, divide for 'avg') is data in the work, not a closure made per call:
--- LuaJIT cannot compile closure creation (FNEW), so a closure in every collective aborted each
--- trace through it. In a fresh process those aborted recordings cost tens of microseconds per
--- call for the first hundred or so calls (1 MiB all-reduce, median of 60: 150-175 us against
--- 103-113 us with the closures gone or the JIT off).
+-- LuaJIT cannot compile closure creation (FNEW), so every trace through a collective aborted and
+-- was recorded again until LuaJIT gave up on it (jit.v: 8 such aborts in a loop of 60 all-reduces).
 function Work:_finish()
   self.finished = true
   self:_release()
