@@ -226,14 +226,17 @@ end
 -- into an f16/bf16 tensor, divide for 'avg') is data in the work, not a closure made per call:
 -- LuaJIT cannot compile closure creation (FNEW), so every trace through a collective aborted and
 -- was recorded again until LuaJIT gave up on it (jit.v: 8 such aborts in a loop of 60 all-reduces).
+local function after(dst, src, div_by)
+  if dst then
+    if src then dst:copy(src) end
+    if div_by then dst:div(div_by) end
+  end
+end
+
 function Work:_finish()
   self.finished = true
   self:_release()
-  local dst = self.dst
-  if dst then
-    if self.src then dst:copy(self.src) end
-    if self.div_by then dst:div(self.div_by) end
-  end
+  after(self.dst, self.src, self.div_by)
 end
 
 -- A work handle for the C work w, returning result once finished. dst (optional): the user's
@@ -242,6 +245,19 @@ local function new_work(name, w, result, dst, src, div_by)
   if w == nil then raise() end
   return setmetatable({ name = name, w = ffi.gc(w, B.free), be = B, result = result, dst = dst, src = src,
                         div_by = div_by }, Work)
+end
+
+-- Note [Synchronous collectives without handles]: the synchronous forms (dist.allReduce, not
+-- allReduceAsync) wait for their C work and free it on the spot, so they make no handle table and
+-- register no GC finalizer. The same arguments as new_work, less the name; returns the result.
+local function run_sync(w, result, dst, src, div_by)
+  if w == nil then raise() end
+  local be = B
+  local rc = be.wait(w)
+  be.free(w)
+  if rc ~= 0 then raise(be) end
+  after(dst, src, div_by)
+  return result
 end
 
 -- ---- argument checks ---------------------------------------------------------------------------
@@ -309,7 +325,8 @@ local function root_arg(name, root)
   return root
 end
 
-dist._carrier, dist._poison, dist._new_work, dist._require_init = carrier, poison, new_work, require_init
+dist._carrier, dist._poison, dist._new_work, dist._run_sync, dist._require_init = carrier, poison, new_work, run_sync,
+  require_init
 dist._reduce_op, dist._root_arg, dist._OPS = reduce_op, root_arg, OPS
 dist._plugin = function() return B end
 dist._Work = Work

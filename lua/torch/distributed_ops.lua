@@ -1,22 +1,17 @@
 -- torch.distributed's operations: each xAsync returns a work handle (work:wait() returns the
--- result); x itself waits. Ranks are 0-based; roots default to 0.
+-- result); x itself waits. Ranks are 0-based; roots default to 0. Each operation's checks and C
+-- call live in one start_x function that returns what new_work (Async) and run_sync (x) take.
 local torch = require 'torch.env'
 local dist = torch.distributed
-local carrier, poison, new_work, require_init = dist._carrier, dist._poison, dist._new_work, dist._require_init
-local reduce_op, root_arg, OPS = dist._reduce_op, dist._root_arg, dist._OPS
+local carrier, poison, new_work, run_sync = dist._carrier, dist._poison, dist._new_work, dist._run_sync
+local require_init, reduce_op, root_arg, OPS = dist._require_init, dist._reduce_op, dist._root_arg, dist._OPS
 local D = dist._plugin  -- the active backend table (Note [Backend table])
 
 -- Note [Blocking fast path] (bindings/distributed/mpi_collectives.cpp): the synchronous forms mark
--- their collective as waited for at once, so that MPI may run it as a blocking call. Each Async
--- form takes the mark as it starts (a mark left by a call that failed in Lua never leaks into the
--- next one) and hands it to the plugin right before its C call.
-local blocking_next = false
-local function take_mark()
-  local b = blocking_next
-  blocking_next = false
-  return b
-end
-local function mark(b) D().set_blocking(b and 1 or 0) end
+-- their collective as waited for at once, so that MPI may run it as a blocking call. The mark goes
+-- to the plugin right before the C call, after every Lua check: a call that fails in Lua never
+-- leaves it set for the next one.
+local function mark(blocking) D().set_blocking(blocking and 1 or 0) end
 
 -- A new tensor like t with a leading dimension of `first` (first x t's sizes).
 local function stacked(first, t)
@@ -25,65 +20,61 @@ local function stacked(first, t)
   return t.new(unpack(s))
 end
 
---- torch.distributed.allReduceAsync(t [, op]): starts reducing t across ranks in place
---- (op: 'sum' (default), 'avg', 'max', 'min', 'prod'; bool tensors: or / and); returns a work.
-function dist.allReduceAsync(t, op)
-  local blocking = take_mark()
+local function start_all_reduce(blocking, t, op)
   require_init('allReduce')
   local c, converted = carrier('allReduce', t, 'the tensor', true)
   op = reduce_op('allReduce', op, t)
   mark(blocking)
-  return new_work('allReduce', D().all_reduce(c.p, OPS[op]), t, t, converted and c, op == 'avg' and dist.size())
+  return D().all_reduce(c.p, OPS[op]), t, t, converted and c, op == 'avg' and dist.size()
 end
+--- torch.distributed.allReduceAsync(t [, op]): starts reducing t across ranks in place
+--- (op: 'sum' (default), 'avg', 'max', 'min', 'prod'; bool tensors: or / and); returns a work.
+function dist.allReduceAsync(t, op) return new_work('allReduce', start_all_reduce(false, t, op)) end
 --- torch.distributed.allReduce(t [, op]): reduces t across ranks in place and returns it.
-function dist.allReduce(t, op) blocking_next = true return dist.allReduceAsync(t, op):wait() end
+function dist.allReduce(t, op) return run_sync(start_all_reduce(true, t, op)) end
 
---- torch.distributed.broadcastAsync(t [, root]): starts copying root's t into every rank's t.
-function dist.broadcastAsync(t, root)
-  local blocking = take_mark()
+local function start_broadcast(blocking, t, root)
   require_init('broadcast')
   local c, converted = carrier('broadcast', t, 'the tensor', true)
   root = root_arg('broadcast', root)
   mark(blocking)
-  return new_work('broadcast', D().broadcast(c.p, root), t, t, converted and c)
+  return D().broadcast(c.p, root), t, t, converted and c
 end
+--- torch.distributed.broadcastAsync(t [, root]): starts copying root's t into every rank's t.
+function dist.broadcastAsync(t, root) return new_work('broadcast', start_broadcast(false, t, root)) end
 --- torch.distributed.broadcast(t [, root]): root's t, copied into every rank's t (returned).
-function dist.broadcast(t, root) blocking_next = true return dist.broadcastAsync(t, root):wait() end
+function dist.broadcast(t, root) return run_sync(start_broadcast(true, t, root)) end
 
---- torch.distributed.reduceAsync(t, root [, op]): starts reducing t into root's t (the others'
---- tensors stay unchanged).
-function dist.reduceAsync(t, root, op)
-  local blocking = take_mark()
+local function start_reduce(blocking, t, root, op)
   require_init('reduce')
   local c, converted = carrier('reduce', t, 'the tensor', true)
   root = root_arg('reduce', root)
   op = reduce_op('reduce', op, t)
   local at_root = dist.rank() == root
   mark(blocking)
-  return new_work('reduce', D().reduce(c.p, root, OPS[op]), t, at_root and t, converted and c,
-                  op == 'avg' and dist.size())
+  return D().reduce(c.p, root, OPS[op]), t, at_root and t, converted and c, op == 'avg' and dist.size()
 end
+--- torch.distributed.reduceAsync(t, root [, op]): starts reducing t into root's t (the others'
+--- tensors stay unchanged).
+function dist.reduceAsync(t, root, op) return new_work('reduce', start_reduce(false, t, root, op)) end
 --- torch.distributed.reduce(t, root [, op]): the reduction of every rank's t, in root's t.
-function dist.reduce(t, root, op) blocking_next = true return dist.reduceAsync(t, root, op):wait() end
+function dist.reduce(t, root, op) return run_sync(start_reduce(true, t, root, op)) end
 
---- torch.distributed.allGatherAsync(input [, output]): starts gathering every rank's input into
---- output (size x input's sizes: output[r + 1] is rank r's input; allocated when omitted).
-function dist.allGatherAsync(input, output)
-  local blocking = take_mark()
+local function start_all_gather(blocking, input, output)
   require_init('allGather')
-  local ci, _ = carrier('allGather', input, 'the input', true)
+  local ci = carrier('allGather', input, 'the input', true)
   output = output or stacked(dist.size(), input)
   local co, converted = carrier('allGather', output, 'the output', true)
   mark(blocking)
-  return new_work('allGather', D().all_gather(co.p, ci.p), output, output, converted and co)
+  return D().all_gather(co.p, ci.p), output, output, converted and co
 end
+--- torch.distributed.allGatherAsync(input [, output]): starts gathering every rank's input into
+--- output (size x input's sizes: output[r + 1] is rank r's input; allocated when omitted).
+function dist.allGatherAsync(input, output) return new_work('allGather', start_all_gather(false, input, output)) end
 --- torch.distributed.allGather(input [, output]): every rank's input, stacked (size x ...).
-function dist.allGather(input, output) blocking_next = true return dist.allGatherAsync(input, output):wait() end
+function dist.allGather(input, output) return run_sync(start_all_gather(true, input, output)) end
 
---- torch.distributed.reduceScatterAsync(input [, output] [, op]): starts reducing input across
---- ranks and giving rank r block r + 1 of input:size(1) / size blocks (output: one block).
-function dist.reduceScatterAsync(input, output, op)
-  local blocking = take_mark()
+local function start_reduce_scatter(blocking, input, output, op)
   if type(output) == 'string' then output, op = nil, output end
   require_init('reduceScatter')
   local ci = carrier('reduceScatter', input, 'the input', true)
@@ -102,16 +93,17 @@ function dist.reduceScatterAsync(input, output, op)
   end
   local co, converted = carrier('reduceScatter', output, 'the output', true)
   mark(blocking)
-  return new_work('reduceScatter', D().reduce_scatter(co.p, ci.p, OPS[op]), output, output, converted and co,
-                  op == 'avg' and n)
+  return D().reduce_scatter(co.p, ci.p, OPS[op]), output, output, converted and co, op == 'avg' and n
+end
+--- torch.distributed.reduceScatterAsync(input [, output] [, op]): starts reducing input across
+--- ranks and giving rank r block r + 1 of input:size(1) / size blocks (output: one block).
+function dist.reduceScatterAsync(input, output, op)
+  return new_work('reduceScatter', start_reduce_scatter(false, input, output, op))
 end
 --- torch.distributed.reduceScatter(input [, output] [, op]): this rank's block of the reduction.
-function dist.reduceScatter(input, output, op) blocking_next = true return dist.reduceScatterAsync(input, output, op):wait() end
+function dist.reduceScatter(input, output, op) return run_sync(start_reduce_scatter(true, input, output, op)) end
 
---- torch.distributed.gatherAsync(input [, output] [, root]): starts gathering every rank's input
---- into root's output (size x input's sizes, allocated when omitted; nil on other ranks).
-function dist.gatherAsync(input, output, root)
-  local blocking = take_mark()
+local function start_gather(blocking, input, output, root)
   if type(output) == 'number' then output, root = nil, output end
   require_init('gather')
   local ci = carrier('gather', input, 'the input', true)
@@ -124,15 +116,15 @@ function dist.gatherAsync(input, output, root)
     output = nil
   end
   mark(blocking)
-  return new_work('gather', D().gather(co and co.p or nil, ci.p, root), output, output, converted and co)
+  return D().gather(co and co.p or nil, ci.p, root), output, output, converted and co
 end
+--- torch.distributed.gatherAsync(input [, output] [, root]): starts gathering every rank's input
+--- into root's output (size x input's sizes, allocated when omitted; nil on other ranks).
+function dist.gatherAsync(input, output, root) return new_work('gather', start_gather(false, input, output, root)) end
 --- torch.distributed.gather(input [, output] [, root]): at root, every rank's input stacked.
-function dist.gather(input, output, root) blocking_next = true return dist.gatherAsync(input, output, root):wait() end
+function dist.gather(input, output, root) return run_sync(start_gather(true, input, output, root)) end
 
---- torch.distributed.scatterAsync(output, input, root): starts giving rank r block r + 1 of root's
---- input (size x output's sizes; ignored, and may be nil, on other ranks) in its output.
-function dist.scatterAsync(output, input, root)
-  local blocking = take_mark()
+local function start_scatter(blocking, output, input, root)
   if type(input) == 'number' then input, root = nil, input end
   require_init('scatter')
   local co, converted = carrier('scatter', output, 'the output', true)
@@ -140,20 +132,23 @@ function dist.scatterAsync(output, input, root)
   local ci
   if dist.rank() == root then ci = carrier('scatter', input, 'the input', true) end
   mark(blocking)
-  return new_work('scatter', D().scatter(co.p, ci and ci.p or nil, root), output, output, converted and co)
+  return D().scatter(co.p, ci and ci.p or nil, root), output, output, converted and co
 end
+--- torch.distributed.scatterAsync(output, input, root): starts giving rank r block r + 1 of root's
+--- input (size x output's sizes; ignored, and may be nil, on other ranks) in its output.
+function dist.scatterAsync(output, input, root) return new_work('scatter', start_scatter(false, output, input, root)) end
 --- torch.distributed.scatter(output, input, root): this rank's block of root's input, in output.
-function dist.scatter(output, input, root) blocking_next = true return dist.scatterAsync(output, input, root):wait() end
+function dist.scatter(output, input, root) return run_sync(start_scatter(true, output, input, root)) end
 
---- torch.distributed.barrierAsync(): a work that completes once every rank has reached it.
-function dist.barrierAsync()
-  local blocking = take_mark()
+local function start_barrier(blocking)
   require_init('barrier')
   mark(blocking)
-  return new_work('barrier', D().barrier(), nil)
+  return D().barrier(), nil
 end
+--- torch.distributed.barrierAsync(): a work that completes once every rank has reached it.
+function dist.barrierAsync() return new_work('barrier', start_barrier(false)) end
 --- torch.distributed.barrier(): waits until every rank has reached this point.
-function dist.barrier() blocking_next = true return dist.barrierAsync():wait() end
+function dist.barrier() return run_sync(start_barrier(true)) end
 
 local function tag_arg(name, tag)
   tag = tag or 0
@@ -161,23 +156,25 @@ local function tag_arg(name, tag)
   return tag
 end
 
---- torch.distributed.sendAsync(t, dst [, tag]): starts sending t to rank dst (with checks on, it
---- completes once dst has accepted its dtype and size).
-function dist.sendAsync(t, dst, tag)
+local function start_send(t, dst, tag)
   require_init('send')
   local c = carrier('send', t, 'the tensor', false)
-  return new_work('send', D().send(c.p, dst or -1, tag_arg('send', tag)), t)
+  return D().send(c.p, dst or -1, tag_arg('send', tag)), t
 end
+--- torch.distributed.sendAsync(t, dst [, tag]): starts sending t to rank dst (with checks on, it
+--- completes once dst has accepted its dtype and size).
+function dist.sendAsync(t, dst, tag) return new_work('send', start_send(t, dst, tag)) end
 --- torch.distributed.send(t, dst [, tag]): sends t to rank dst.
-function dist.send(t, dst, tag) return dist.sendAsync(t, dst, tag):wait() end
+function dist.send(t, dst, tag) return run_sync(start_send(t, dst, tag)) end
 
---- torch.distributed.recvAsync(t, src [, tag]): starts receiving into t what rank src sends.
-function dist.recvAsync(t, src, tag)
+local function start_recv(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return new_work('recv', D().recv(c.p, src or -1, tag_arg('recv', tag)), t, t, converted and c)
+  return D().recv(c.p, src or -1, tag_arg('recv', tag)), t, t, converted and c
 end
+--- torch.distributed.recvAsync(t, src [, tag]): starts receiving into t what rank src sends.
+function dist.recvAsync(t, src, tag) return new_work('recv', start_recv(t, src, tag)) end
 --- torch.distributed.recv(t, src [, tag]): receives into t (returned) what rank src sends.
-function dist.recv(t, src, tag) return dist.recvAsync(t, src, tag):wait() end
+function dist.recv(t, src, tag) return run_sync(start_recv(t, src, tag)) end
 
 return dist
