@@ -50,17 +50,15 @@ Prepared prepare(OpId id, const Tensor& input, const Tensor& target, const Class
   p.input = contiguous(input);
   p.target = contiguous(to_dtype(target, DType::i64));
   if (o.weight.defined()) p.weight = contiguous(o.weight);
-  // Device targets are checked through a host copy (N numbers; the loss is read back anyway).
-  Tensor host_target = p.target;
-  if (!p.target.is_cpu()) {
-    host_target = empty(p.target.sizes(), DType::i64);
-    copy_(host_target, p.target);
-  }
-  const int64_t* ht = host_target.data<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    if (ht[i] == o.ignore_index) continue;
-    TOCHA_CHECK(ht[i] - o.index_base >= 0 && ht[i] - o.index_base < c, op, "target ", ht[i], " (sample ",
-                i + o.index_base, ") is out of range: classes are ", o.index_base, "..", c - 1 + o.index_base);
+  // Device targets are checked by the kernels, not through a copy to the host that would wait for
+  // the GPU (Note [Deferred device errors], kernels/cuda/device_errors.h).
+  if (p.target.is_cpu()) {
+    const int64_t* ht = p.target.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (ht[i] == o.ignore_index) continue;
+      TOCHA_CHECK(ht[i] - o.index_base >= 0 && ht[i] - o.index_base < c, op, "target ", ht[i], " (sample ",
+                  i + o.index_base, ") is out of range: classes are ", o.index_base, "..", c - 1 + o.index_base);
+    }
   }
   const int64_t* t = p.target.data<int64_t>();
   ClassLossArgs& a = p.args;
@@ -78,11 +76,18 @@ Prepared prepare(OpId id, const Tensor& input, const Tensor& target, const Class
 Tensor class_loss(OpId id, const Tensor& input, const Tensor& target, const ClassLossOptions& o) {
   autograd::Recording rec(id, nullptr, {&input});
   Prepared p = prepare(id, input, target, o);
-  double sums[2] = {0, 0};
-  p.args.sums = sums;
-  p.kernels->forward(p.args);
-  double loss = o.size_average && sums[1] != 0 ? sums[0] / sums[1] : sums[0];
-  Tensor r = full(DimVec{}, loss, input.dtype(), input.device());
+  Tensor r;
+  if (input.is_cpu()) {
+    double sums[2] = {0, 0};
+    p.args.sums = sums;
+    p.kernels->forward(p.args);
+    double loss = o.size_average && sums[1] != 0 ? sums[0] / sums[1] : sums[0];
+    r = full(DimVec{}, loss, input.dtype(), input.device());
+  } else {
+    r = empty(DimVec{}, p.input.dtype(), input.device());
+    p.args.result = r.raw_data();
+    p.kernels->forward(p.args);
+  }
   if (auto n = rec.finish({&input}, {&r})) {
     n->save(input);
     n->save(p.target);

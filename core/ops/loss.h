@@ -23,10 +23,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const ClassLossO
 Tensor nll_loss_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts);
 Tensor cross_entropy_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts);
 
-// What a class-loss kernel gets: contiguous N x C input, contiguous i64 targets already checked
-// to lie in [0, C) after subtracting base (or to equal ignore_index), an optional contiguous
-// weight vector. forward fills sums[0] (the weighted loss sum) and sums[1] (the weight sum);
-// backward writes grad_input (contiguous N x C) scaled by `scale` / norm.
+// What a class-loss kernel gets: contiguous N x C input, contiguous i64 targets, an optional
+// contiguous weight vector. On the CPU the targets are already checked to lie in [0, C) after
+// subtracting base (or to equal ignore_index), and forward fills sums[0] (the weighted loss sum)
+// and sums[1] (the weight sum). On CUDA the kernels check the targets themselves (Note [Deferred
+// device errors], kernels/cuda/device_errors.h) and forward writes the loss into `result` (a 0-dim
+// tensor of the input's dtype, on its device), so nothing waits for the GPU. backward writes
+// grad_input (contiguous N x C) scaled by `scale` / norm.
 struct ClassLossArgs {
   int64_t n = 0, c = 0;
   const void* input = nullptr;
@@ -35,6 +38,7 @@ struct ClassLossArgs {
   int64_t ignore_index = -100, base = 0;
   bool size_average = true;
   double* sums = nullptr;
+  void* result = nullptr;
   void* grad_input = nullptr;
   double scale = 1;
 };

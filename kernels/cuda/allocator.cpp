@@ -5,6 +5,7 @@
 #include "core/memory.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/pinned.h"
 #include "kernels/cuda/runtime.h"
 
@@ -83,6 +84,7 @@ void copy(void* dst, Device dst_dev, const void* src, Device src_dev, size_t n) 
     LaunchScope s(src_dev.index);
     TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s.stream));
     TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(s.stream));
+    raise_device_errors();  // Note [Deferred device errors]
   } else if (src_dev.index == dst_dev.index) {
     LaunchScope s(dst_dev.index);
     TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, s.stream));

@@ -3,16 +3,17 @@
 //
 // Note [CUDA class-loss sums]: the forward writes each row's weighted loss and weight to a scratch
 // buffer (one thread per row), then one block folds them in a fixed order, so the loss does not
-// depend on timing; the two sums are copied to the host's ClassLossArgs::sums (the front-end
-// turns them into the loss tensor, which synchronizes once per step, as reading a loss does
-// anyway). The backward computes the size_average divisor on the device the same way and never
-// synchronizes. One thread owns a row of C scores: classifier heads have few classes, and a row's
-// max and exp-sum then need no inter-thread step.
+// depend on timing, and writes the loss into the result tensor on the device. The backward
+// computes the size_average divisor on the device the same way. Neither synchronizes: targets are
+// checked by the kernels themselves (Note [Deferred device errors], device_errors.h). One thread
+// owns a row of C scores: classifier heads have few classes, and a row's max and exp-sum then need
+// no inter-thread step.
 #include <cub/block/block_reduce.cuh>
 #include "core/kernel_registry.h"
 #include "core/ops/loss.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -34,13 +35,28 @@ template <class T> __device__ __forceinline__ void row_stats(const T* r, int64_t
   *s = sum;
 }
 
+template <bool kCE> constexpr int op_of() { return int(kCE ? OpId::crossEntropy : OpId::nllLoss); }
+
+// Sets *t to sample i's class (0-based) and returns true, or returns false for an ignored sample
+// and for one whose target is out of range, which is reported (Note [Deferred device errors]).
+template <bool kCE>
+__device__ __forceinline__ bool class_of(const ClassLossArgs& a, DeviceErrorRecord* err, int64_t i, int64_t* t) {
+  const int64_t target = a.target[i];
+  if (target == a.ignore_index) return false;
+  *t = target - a.base;
+  if (*t >= 0 && *t < a.c) return true;
+  report_bad_target(err, op_of<kCE>(), i, target, a.base, a.c);
+  return false;
+}
+
 // rows[2i] = weighted loss of row i, rows[2i+1] = its weight (0, 0 for an ignored row).
-template <class T, bool kCE> __global__ void __launch_bounds__(kThreads) row_loss_kernel(ClassLossArgs a, double* rows) {
+template <class T, bool kCE>
+__global__ void __launch_bounds__(kThreads) row_loss_kernel(ClassLossArgs a, double* rows, DeviceErrorRecord* err) {
   const T* x = static_cast<const T*>(a.input);
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
     double l = 0, w = 0;
-    if (a.target[i] != a.ignore_index) {
-      const int64_t t = a.target[i] - a.base;
+    int64_t t;
+    if (class_of<kCE>(a, err, i, &t)) {
       const T* r = x + i * a.c;
       w = weight_of<T>(a, t);
       if constexpr (kCE) {
@@ -57,15 +73,20 @@ template <class T, bool kCE> __global__ void __launch_bounds__(kThreads) row_los
 }
 
 // The weight of each row only (the divisor of the backward).
-template <class T> __global__ void __launch_bounds__(kThreads) row_weight_kernel(ClassLossArgs a, double* rows) {
+template <class T, bool kCE>
+__global__ void __launch_bounds__(kThreads) row_weight_kernel(ClassLossArgs a, double* rows, DeviceErrorRecord* err) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t t;
     rows[2 * i] = 0;
-    rows[2 * i + 1] = a.target[i] != a.ignore_index ? weight_of<T>(a, a.target[i] - a.base) : 0.0;
+    rows[2 * i + 1] = class_of<kCE>(a, err, i, &t) ? weight_of<T>(a, t) : 0.0;
   }
 }
 
-// sums[0] = sum of rows[2i], sums[1] = sum of rows[2i+1]: one block, fixed order.
-__global__ void __launch_bounds__(kThreads) fold_rows_kernel(const double* rows, int64_t n, double* sums) {
+// sums[0] = sum of rows[2i], sums[1] = sum of rows[2i+1]: one block, fixed order. With a result
+// (the forward), also the loss: sums[0] / sums[1] when size_average and sums[1] != 0, else sums[0].
+template <class T>
+__global__ void __launch_bounds__(kThreads) fold_rows_kernel(const double* rows, int64_t n, double* sums, T* result,
+                                                             bool size_average) {
   using BlockSum = cub::BlockReduce<double, kThreads>;
   __shared__ typename BlockSum::TempStorage tmp;
   double l = 0, w = 0;
@@ -79,6 +100,7 @@ __global__ void __launch_bounds__(kThreads) fold_rows_kernel(const double* rows,
   if (threadIdx.x == 0) {
     sums[0] = tl;
     sums[1] = tw;
+    if (result) result[0] = T(size_average && tw != 0 ? tl / tw : tl);
   }
 }
 
@@ -89,17 +111,17 @@ __device__ __forceinline__ double grad_factor(const ClassLossArgs& a, const doub
 }
 
 template <class T, bool kCE>
-__global__ void __launch_bounds__(kThreads) grad_kernel(ClassLossArgs a, const double* sums) {
+__global__ void __launch_bounds__(kThreads) grad_kernel(ClassLossArgs a, const double* sums, DeviceErrorRecord* err) {
   const T* x = static_cast<const T*>(a.input);
   T* g = static_cast<T*>(a.grad_input);
   const double k = grad_factor(a, sums);
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += int64_t(gridDim.x) * blockDim.x) {
     T* gr = g + i * a.c;
-    if (a.target[i] == a.ignore_index) {
+    int64_t t;
+    if (!class_of<kCE>(a, err, i, &t)) {
       for (int64_t j = 0; j < a.c; ++j) gr[j] = T(0);
       continue;
     }
-    const int64_t t = a.target[i] - a.base;
     const double kw = k * weight_of<T>(a, t);
     if constexpr (kCE) {
       const T* r = x + i * a.c;
@@ -128,13 +150,11 @@ template <class T, bool kCE> void forward_cuda(const ClassLossArgs& a) {
   double* rows = static_cast<double*>(buf->data());
   double* sums = rows + 2 * a.n;
   if (a.n > 0) {
-    row_loss_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows);
+    row_loss_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows, device_error_record());
     check_launch(op);
   }
-  fold_rows_kernel<<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums);
+  fold_rows_kernel<T><<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums, static_cast<T*>(a.result), a.size_average);
   check_launch(op);
-  TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(a.sums, sums, 2 * sizeof(double), cudaMemcpyDeviceToHost, scope.stream));
-  TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(scope.stream));
 }
 
 template <class T, bool kCE> void backward_cuda(const ClassLossArgs& a) {
@@ -145,11 +165,12 @@ template <class T, bool kCE> void backward_cuda(const ClassLossArgs& a) {
   Ref<Storage> buf = scratch(a, device);
   double* rows = static_cast<double*>(buf->data());
   double* sums = rows + 2 * a.n;
-  row_weight_kernel<T><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows);
+  DeviceErrorRecord* err = device_error_record();
+  row_weight_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, rows, err);
   check_launch(op);
-  fold_rows_kernel<<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums);
+  fold_rows_kernel<T><<<1, kThreads, 0, scope.stream>>>(rows, a.n, sums, nullptr, false);
   check_launch(op);
-  grad_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, sums);
+  grad_kernel<T, kCE><<<grid_for(a.n), kThreads, 0, scope.stream>>>(a, sums, err);
   check_launch(op);
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "kernels/cuda/allocator.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_errors.h"
 
 namespace tocha {
 namespace cuda {
@@ -106,6 +107,7 @@ void synchronize(int device) {
   require_device("synchronize", device);
   DeviceGuard g(device);
   TOCHA_CUDA_CHECK("synchronize", cudaStreamSynchronize(stream(device)));
+  raise_device_errors();  // Note [Deferred device errors]
 }
 
 void get_properties(int device, DeviceProperties* out) {

@@ -40,9 +40,17 @@ end
 
 ClassNLLCriterion._op = 'nllLoss'
 
+-- The loss tensor and its value. The value is read inside the criterion's pcall: on CUDA a bad
+-- target surfaces when the loss is read (Note [Deferred device errors]), and it is named after the
+-- criterion like the CPU's.
+local function loss_and_value(op, input, target, opts)
+  local r = torch[op](input, target, opts)
+  return r, torch.isTensor(r) and r:item() or r
+end
+
 function ClassNLLCriterion:updateOutput(input, target)
-  self.output = rethrow(self, pcall(torch[self._op], input, target, self:_options(input)))
-  if torch.isTensor(self.output) then self.output = self.output:item() end
+  local _, value = rethrow(self, pcall(loss_and_value, self._op, input, target, self:_options(input)))
+  self.output = value
   return self.output
 end
 
@@ -55,8 +63,8 @@ end
 
 -- The autograd form is the fused op itself (a C++ node, differentiable twice), not a Lua node.
 function ClassNLLCriterion:loss(input, target)
-  local r = rethrow(self, pcall(torch[self._op], input, target, self:_options(input)))
-  self.output = torch.isTensor(r) and r:item() or r
+  local r, value = rethrow(self, pcall(loss_and_value, self._op, input, target, self:_options(input)))
+  self.output = value
   return r
 end
 

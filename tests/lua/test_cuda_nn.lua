@@ -204,6 +204,37 @@ function tests.criterionsMatchCpu()
   report()
 end
 
+-- Note [Deferred device errors]: the class-loss kernels check the targets themselves; a bad one is
+-- raised at the first synchronization after the loss (crit:forward reads its loss, so there it is
+-- the criterion's own error), the record is cleared, and the next call works.
+function tests.classTargetErrorsOnCuda()
+  if not available or dry then return end
+  local x = torch.randn(4, 3):cuda()
+  local bad, good = torch.LongTensor({ 1, 2, 4, 1 }):cuda(), torch.LongTensor({ 1, 2, 3, 1 }):cuda()
+  local message = 'target 4 %(sample 3%) is out of range: classes are 1..3'
+  for _, cls in ipairs({ nn.ClassNLLCriterion, nn.CrossEntropyCriterion }) do
+    local c = cls():cuda()
+    tester:assertErrorPattern(function() c:forward(x, bad) end, '%[' .. tostring(c) .. '%] ' .. message)
+    tester:assertalmosteq(c:forward(x, good), cls():forward(x:float(), good:long()), 1e-5, 'usable after the error')
+    tester:assertErrorPattern(function() c(x, bad) end, '%[' .. tostring(c) .. '%] ' .. message)
+    -- the op: a number without autograd (it reads its loss), a tensor under autograd (read later)
+    tester:assertErrorPattern(function() torch[c._op](x, bad) end, '%[' .. c._op .. '%] ' .. message)
+    local l = torch[c._op](x:clone():requiresGrad(), bad)
+    tester:assertErrorPattern(function() l:item() end, '%[' .. c._op .. '%] ' .. message)
+    local g = c:backward(x, bad)  -- the bad sample's gradient row is zero; the error comes at the next wait
+    tester:assertErrorPattern(function() torch.cuda.synchronize() end, message)
+    tester:asserteq(g[3]:float():abs():sum(), 0)
+    tester:asserteq(c:backward(x, good):float():size(1), 4, 'usable after the error')
+  end
+  -- autograd: the loss's gradient stays on the device (no read of the incoming gradient)
+  local xr = x:clone():requiresGrad()
+  local loss = nn.CrossEntropyCriterion():cuda()(xr, good)
+  loss:backward()
+  local xc = x:float():requiresGrad()
+  nn.CrossEntropyCriterion()(xc, good:long()):backward()
+  tester:assertTensorEq(xr.grad:float(), xc.grad, 1e-5, 'autograd gradient on CUDA')
+end
+
 function tests.mixingDevicesIsAClearError()
   if not available or dry then return end
   local m = nn.Linear(3, 2):cuda()

@@ -50,6 +50,12 @@ Grads class_loss_vjp(Node& n, const Grads& g, bool cross_entropy) {
   Tensor x = n.saved_tensor(0), t = n.saved_tensor(1);
   ClassLossOptions o = options_of(n);
   if (grad_enabled()) return {recorded_grad(cross_entropy, x, t, o, g[0])};
+  // On a GPU the incoming gradient stays there: reading it as a number would wait for the GPU
+  // (Note [Deferred device errors]); the kernel's unit-scaled gradient is multiplied on the device.
+  if (!g[0].is_cpu()) {
+    Tensor unit = cross_entropy ? cross_entropy_backward(1.0, x, t, o) : nll_loss_backward(1.0, x, t, o);
+    return {mul(unit, to_dtype(g[0], unit.dtype()))};
+  }
   double scale = item_at(g[0], 0);
   return {cross_entropy ? cross_entropy_backward(scale, x, t, o) : nll_loss_backward(scale, x, t, o)};
 }

@@ -1,0 +1,49 @@
+// The deferred device-error record (Note [Deferred device errors], device_errors.h).
+#include "kernels/cuda/device_errors.h"
+#include <cuda_runtime_api.h>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include "core/error.h"
+#include "core/op_id.h"
+#include "kernels/cuda/check.h"
+
+namespace tocha {
+namespace cuda {
+
+namespace {
+std::atomic<DeviceErrorRecord*> g_record{nullptr};
+std::mutex g_mutex;
+}  // namespace
+
+DeviceErrorRecord* device_error_record() {
+  DeviceErrorRecord* r = g_record.load(std::memory_order_acquire);
+  if (r) return r;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  r = g_record.load(std::memory_order_relaxed);
+  if (!r) {
+    void* p = nullptr;
+    TOCHA_CUDA_CHECK("cuda", cudaHostAlloc(&p, sizeof(DeviceErrorRecord), cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(p, 0, sizeof(DeviceErrorRecord));
+    void* dev = nullptr;
+    TOCHA_CUDA_CHECK("cuda", cudaHostGetDevicePointer(&dev, p, 0));
+    // With unified addressing (every 64-bit platform CUDA 13 supports) both views are one pointer.
+    TOCHA_CHECK(dev == p, "cuda", "mapped host memory has a different device address; unified addressing is required");
+    r = static_cast<DeviceErrorRecord*>(p);
+    g_record.store(r, std::memory_order_release);
+  }
+  return r;
+}
+
+void raise_device_errors() {
+  DeviceErrorRecord* r = g_record.load(std::memory_order_acquire);
+  // Called after the host waited for the stream (an opaque call: the compiler rereads memory).
+  if (!r || !r->claimed) return;
+  const DeviceErrorRecord e = *r;
+  r->claimed = 0;
+  fail(op_name(OpId(e.op)), "target ", e.target, " (sample ", e.sample + e.base, ") is out of range: classes are ", e.base,
+       "..", e.classes - 1 + e.base, " (found on the GPU; raised at the first synchronization after the loss)");
+}
+
+}  // namespace cuda
+}  // namespace tocha
