@@ -1,6 +1,8 @@
 -- The per-rank half of bench/distributed.lua (run under mpirun). Modes:
---   allreduce: best time of torch.distributed.allReduce (float sum) on 1..256 MiB, as
---              bench/allreduce_ref.c measures MPI_Allreduce;
+--   allreduce: best time of torch.distributed.allReduce (float sum, in place) on 1..256 MiB, and
+--              of OpenMPI's MPI_Allreduce called through the FFI on the same buffer in the same
+--              process, the two alternating trial by trial (bench/allreduce_ref.c measures it in a
+--              C program of its own);
 --   mlp:       samples/s of data-parallel training of the nn issue's MLP (784-512-256-10 ReLU,
 --              cross-entropy, batch 128 per rank, 1 thread per rank) through nn.DistributedDataParallel.
 require 'nn'
@@ -18,18 +20,44 @@ local function max_over_ranks(x)
   return dist.allReduce(timing, 'max')[1]
 end
 
+-- OpenMPI's own MPI_Allreduce, called on a tensor in place (nil when the MPI library is not
+-- OpenMPI: its handles are the addresses of these symbols). The plugin loaded libmpi globally.
+local function raw_allreduce()
+  local ffi = require 'ffi'
+  local ok = pcall(ffi.cdef, [[
+    int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm);
+    extern char ompi_mpi_comm_world[], ompi_mpi_float[], ompi_mpi_op_sum[];
+  ]])
+  local okc, world = pcall(function() return ffi.C.ompi_mpi_comm_world end)
+  if not ok or not okc then return nil end
+  local f, sum, in_place = ffi.C.ompi_mpi_float, ffi.C.ompi_mpi_op_sum, ffi.cast('void *', 1)
+  return function(t) return ffi.C.MPI_Allreduce(in_place, t:data(), t:nElement(), f, sum, world) end
+end
+
 if mode == 'allreduce' then
+  local raw = raw_allreduce()
   for _, mib in ipairs({ 1, 4, 16, 64, 256 }) do
     local t = torch.FloatTensor(mib * 2 ^ 20 / 4):fill(0.5)
-    local trials, warmup, best = mib >= 256 and 4 or mib >= 64 and 6 or 40, 3, math.huge
+    local trials, warmup = mib >= 256 and 4 or mib >= 64 and 6 or 100, 3
+    local best, best_raw = math.huge, math.huge
     for trial = 1, warmup + trials do
       dist.barrier()
       local t0 = torch.tic()
       dist.allReduce(t)
       local dt = max_over_ranks(torch.toc(t0))
       if trial > warmup then best = math.min(best, dt) end
+      if raw then
+        dist.barrier()
+        t0 = torch.tic()
+        raw(t)
+        dt = max_over_ranks(torch.toc(t0))
+        if trial > warmup then best_raw = math.min(best_raw, dt) end
+      end
     end
-    if rank == 0 then print(string.format('allreduce_%d %.6f', mib, best)) end
+    if rank == 0 then
+      print(string.format('allreduce_%d %.6f', mib, best))
+      if raw then print(string.format('raw_%d %.6f', mib, best_raw)) end
+    end
   end
 elseif mode == 'mlp' then
   torch.manualSeed(1)
