@@ -1,7 +1,8 @@
 -- GPU benchmark (issue 9): sgemm and bf16 GEMM at 4096 and 8192, a full-tensor sum, a large
 -- elementwise add, and the per-op launch overhead of a tiny op, against PyTorch's twin script
 -- (bench/cuda.py) on the same GPU in the same run. Needs a CUDA device.
--- Usage: tocha bench/cuda.lua   (prints "name  tocha  pytorch  ratio", ratio = pytorch/tocha time)
+-- Usage: tocha bench/cuda.lua [build dir]   (prints "name  tocha  pytorch  ratio", ratio = pytorch/tocha
+-- time, then the CUDA runtime's launch floor from build/bench/bench_launch_ref)
 if not torch.cuda.isAvailable() then
   print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
   return
@@ -48,4 +49,17 @@ for _, k in ipairs(order) do
   local r = ref[k]
   print(string.format('%-18s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
                       r and string.format('%.2fx', r / ours[k]) or '-'))
+end
+-- The CUDA runtime's own cost of a launch (bench/launch_ref.cu), the floor under the tiny ops.
+local exe = (arg and arg[1] or here .. '/../build') .. '/bench/bench_launch_ref'
+local lp = io.popen(exe .. ' 2>&1')
+if lp then
+  for line in lp:lines() do
+    local k, v = line:match('^(launch_%S+)%s+(%S+)$')
+    if k then
+      print(string.format('%-18s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
+                          tonumber(v), ours.tiny_add_out - tonumber(v)))
+    end
+  end
+  lp:close()
 end

@@ -95,7 +95,7 @@ cd ..
 for b in cuda cuda_train; do
   log=$OUT/bench.log; [ "$b" = cuda_train ] && log=$OUT/bench_train.log
   t0=$(date +%s)
-  timeout 100 "$BUILD/tocha" "bench/$b.lua" > "$log" 2>&1
+  timeout 100 "$BUILD/tocha" "bench/$b.lua" "$BUILD" > "$log" 2>&1
   summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
   cat "$log" >> "$OUT/summary.txt"
 done
