@@ -17,6 +17,7 @@ void run_index_kernel(OpId op, const DimVec& shape, int dim, const Tensor& self,
   auto kernel = kernel_for<IndexKernel>(op, self.device().type, self.dtype());
   IndexIter it;
   build_index_iter(&it, shape, dim, self, other, fill, index, true, base);
+  it.op = int(op);
   kernel(it);
 }
 

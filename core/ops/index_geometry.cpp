@@ -65,6 +65,8 @@ void build_index_iter(IndexIter* it, const DimVec& shape, int dim, const Tensor&
   }
   it->data[2] = static_cast<char*>(index.raw_data());
   it->index_base = index_base;
+  it->bound = self.dim() > 0 ? self.size(dim) : 1;
+  it->dim = dim;
 }
 
 Tensor index_as_long(const char* op, const Tensor& index, int max_dims) {
@@ -77,11 +79,9 @@ Tensor index_as_long(const char* op, const Tensor& index, int max_dims) {
 }
 
 void check_index_values(const char* op, const Tensor& index, int64_t base, int64_t size, int dim) {
-  if (!index.is_cpu()) {
-    Tensor host = empty(index.sizes(), DType::i64);
-    copy_(host, index);
-    return check_index_values(op, host, base, size, dim);
-  }
+  // Device indices are checked by the kernels (IndexIter::bound), not through a copy to the host
+  // that would wait for the GPU (Note [Deferred device errors], kernels/cuda/device_errors.h).
+  if (!index.is_cpu()) return;
   const int64_t* p = index.data<int64_t>();
   const int64_t n = index.numel(), lo = base, hi = base + size;
   // A branch-free pass first (vectorizes); the position is searched only when something is off.

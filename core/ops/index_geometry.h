@@ -47,6 +47,11 @@ struct IndexIter {
   char* data[kIndexOperands] = {nullptr, nullptr, nullptr};
   int64_t index_base = 0;
   uint64_t value = 0;  // a fill value stored as the element type; data[1] points here then
+  // For kernels that check the index values themselves (CUDA: Note [Deferred device errors]): an
+  // index i is valid when 0 <= i - index_base < bound; dim and op name it in the error.
+  int64_t bound = 0;
+  int dim = 0;
+  int op = 0;  // an OpId
 
   IndexIter() = default;
   IndexIter(const IndexIter&) = delete;  // data[1] may point at value
@@ -86,8 +91,9 @@ using MaskKernel = void (*)(const PointwiseIter& it, const MaskScan& scan);
 // An index tensor as a contiguous int64 tensor: LongTensor (IntTensor converted); other dtypes
 // and more than max_dims dims are errors naming the op.
 Tensor index_as_long(const char* op, const Tensor& index, int max_dims);
-// Checks that every value of a contiguous int64 index lies in [base, base + size); the error
-// names the first bad value, its position (in the same base) and the dim (1-based).
+// Checks that every value of a contiguous int64 CPU index lies in [base, base + size); the error
+// names the first bad value, its position (in the same base) and the dim (1-based). A device
+// index is left to the kernels (IndexIter::bound).
 void check_index_values(const char* op, const Tensor& index, int64_t base, int64_t size, int dim);
 // A 0-dim tensor as a vector of one element (sharing storage); other tensors unchanged. Index ops
 // treat 0-dim operands this way, as PyTorch does.

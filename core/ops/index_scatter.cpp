@@ -17,6 +17,7 @@ void run_kernel(OpId op, const Tensor& self, const Tensor* other, double fill, c
   auto kernel = kernel_for<IndexKernel>(op, self.device().type, self.dtype());
   IndexIter it;
   build_index_iter(&it, index.sizes(), dim, self, other, fill, index, false, base);
+  it.op = int(op);
   kernel(it);
 }
 

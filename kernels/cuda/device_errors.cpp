@@ -41,8 +41,12 @@ void raise_device_errors() {
   if (!r || !r->claimed) return;
   const DeviceErrorRecord e = *r;
   r->claimed = 0;
-  fail(op_name(OpId(e.op)), "target ", e.target, " (sample ", e.sample + e.base, ") is out of range: classes are ", e.base,
-       "..", e.classes - 1 + e.base, " (found on the GPU; raised at the first synchronization after the loss)");
+  const char* when = "found on the GPU; raised at the first synchronization after it";
+  if (e.kind == kBadTarget)
+    fail(op_name(OpId(e.op)), "target ", e.value, " (sample ", e.where + e.base, ") is out of range: classes are ",
+         e.base, "..", e.bound - 1 + e.base, " (", when, ")");
+  fail(op_name(OpId(e.op)), "index ", e.value, " is out of range for dimension ", e.dim + 1, " of size ", e.bound,
+       e.base == 1 ? " (indices are 1-based; " : " (", when, ")");
 }
 
 }  // namespace cuda

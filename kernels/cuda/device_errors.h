@@ -1,5 +1,5 @@
-// Errors that CUDA kernels find in their input (a class target out of range) and the host
-// raises later, at its next synchronization, instead of synchronizing in the op to check first.
+// Errors that CUDA kernels find in their input (a class target or an index out of range) and the
+// host raises later, at its next synchronization, instead of synchronizing in the op to check first.
 //
 // Note [Deferred device errors]: checking a device tensor's values on the host needs a copy to
 // the host, which waits for every kernel queued before it: a loss that checked its targets that
@@ -9,17 +9,24 @@
 // context stays usable), and the host raises the error at the first synchronization after the
 // kernel: a copy to the host (:item(), :float(), printing) or torch.cuda.synchronize(). Torch7's
 // criterion:forward reads its loss, so there the error still comes from the loss's own line. The
-// record is cleared once raised; the CPU keeps its checks before the kernel.
+// record is cleared once raised; the CPU keeps its checks before the kernel. Index ops (index,
+// gather, scatter, indexCopy/Add/Fill) check their indices the same way: a bad one is skipped (a
+// read gives 0) and reported.
 #pragma once
 #include <cstdint>
 
 namespace tocha {
 namespace cuda {
 
+// What a kernel found. kind kBadTarget: `value` is the class target of sample `where`, bound the
+// number of classes. kind kBadIndex: `value` is an index into dim `dim` of size `bound`.
+enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2 };
 struct DeviceErrorRecord {
   unsigned int claimed;  // 0 until a kernel claims the record
+  int kind;
   int op;                // the OpId of the kernel that found the error
-  long long sample, target, base, classes;
+  int dim;
+  long long value, where, base, bound;
 };
 
 // The record, mapped into every device's address space (allocated on first use). Must be called
@@ -30,17 +37,29 @@ DeviceErrorRecord* device_error_record();
 void raise_device_errors();
 
 #ifdef __CUDACC__
+// The first report wins; later ones (other threads, later kernels) are dropped until it is raised.
+__device__ __forceinline__ void report_device_error(DeviceErrorRecord* r, int kind, int op, int dim, int64_t value,
+                                                   int64_t where, int64_t base, int64_t bound) {
+  if (atomicCAS(&r->claimed, 0u, 1u) != 0u) return;
+  r->kind = kind;
+  r->op = op;
+  r->dim = dim;
+  r->value = value;
+  r->where = where;
+  r->base = base;
+  r->bound = bound;
+  __threadfence_system();
+}
 // A class-loss kernel met target `target` for sample `sample` (0-based) outside [0, classes)
 // after subtracting base.
 __device__ __forceinline__ void report_bad_target(DeviceErrorRecord* r, int op, int64_t sample, int64_t target,
                                                   int64_t base, int64_t classes) {
-  if (atomicCAS(&r->claimed, 0u, 1u) != 0u) return;
-  r->op = op;
-  r->sample = sample;
-  r->target = target;
-  r->base = base;
-  r->classes = classes;
-  __threadfence_system();
+  report_device_error(r, kBadTarget, op, 0, target, sample, base, classes);
+}
+// An index kernel met `index` outside [base, base + size) for dim `dim` (0-based).
+__device__ __forceinline__ void report_bad_index(DeviceErrorRecord* r, int op, int dim, int64_t index, int64_t base,
+                                                 int64_t size) {
+  report_device_error(r, kBadIndex, op, dim, index, 0, base, size);
 }
 #endif
 

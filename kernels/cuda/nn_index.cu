@@ -6,11 +6,13 @@
 // threads do, so repeated indices add up without atomics and the last write wins, and the results
 // are the CPU's exactly (same order of additions). The price is less parallelism when there are
 // few positions (indexAdd of a long index into a narrow tensor); LookupTable's backward has as
-// many positions as embedding columns, enough to fill a GPU at the usual sizes.
+// many positions as embedding columns, enough to fill a GPU at the usual sizes. The kernels check
+// the indices themselves (Note [Deferred device errors]): a bad one is skipped, a read gives 0.
 #include <cstring>
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
 #include "core/ops/join.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/pointwise.cuh"
 
 namespace tocha {
@@ -26,6 +28,9 @@ struct DevIndexIter {
   int64_t index_base;
   uint64_t value;  // the fill value's bits when fill is set (data[1] unused)
   bool fill;
+  int64_t bound;  // valid indices: 0 <= index - index_base < bound (Note [Deferred device errors])
+  int dim, op;
+  DeviceErrorRecord* err;
 };
 
 DevIndexIter dev_iter(const IndexIter& it) {
@@ -41,7 +46,19 @@ DevIndexIter dev_iter(const IndexIter& it) {
   d.value = it.value;
   d.fill = it.data[1] == reinterpret_cast<const char*>(&it.value);
   if (d.fill) d.data[1] = nullptr;
+  d.bound = it.bound;
+  d.dim = it.dim;
+  d.op = it.op;
+  d.err = device_error_record();
   return d;
+}
+
+// The index minus its base, or -1 (reported) when it is out of range.
+__device__ __forceinline__ int64_t checked(const DevIndexIter& it, int64_t index) {
+  const int64_t k = index - it.index_base;
+  if (k >= 0 && k < it.bound) return k;
+  report_bad_index(it.err, it.op, it.dim, index, it.index_base, it.bound);
+  return -1;
 }
 
 __device__ __forceinline__ void group_offsets(const DimGroup& g, int64_t linear, int64_t* off) {
@@ -65,9 +82,9 @@ template <class T> __global__ void __launch_bounds__(kThreads) index_read_kernel
     int64_t off[kIndexOperands] = {0, 0, 0};
     group_offsets(it.outer, o, off);
     group_offsets(it.inner, j, off);
-    const int64_t idx = reinterpret_cast<const int64_t*>(it.data[2])[off[2] + i * it.dim_stride[2]] - it.index_base;
+    const int64_t idx = checked(it, reinterpret_cast<const int64_t*>(it.data[2])[off[2] + i * it.dim_stride[2]]);
     reinterpret_cast<T*>(it.data[1])[off[1] + i * it.dim_stride[1]] =
-        reinterpret_cast<const T*>(it.data[0])[off[0] + idx * it.dim_stride[0]];
+        idx < 0 ? T(0) : reinterpret_cast<const T*>(it.data[0])[off[0] + idx * it.dim_stride[0]];
   }
 }
 
@@ -83,8 +100,10 @@ template <class T, bool kAdd> __global__ void __launch_bounds__(kThreads) index_
     T* self = reinterpret_cast<T*>(it.data[0]) + off[0];
     const int64_t* index = reinterpret_cast<const int64_t*>(it.data[2]) + off[2];
     for (int64_t i = 0; i < it.n; ++i) {
+      const int64_t k = checked(it, index[i * it.dim_stride[2]]);
+      if (k < 0) continue;
       const T v = it.fill ? fill_value : reinterpret_cast<const T*>(it.data[1])[off[1] + i * it.dim_stride[1]];
-      T* s = self + (index[i * it.dim_stride[2]] - it.index_base) * it.dim_stride[0];
+      T* s = self + k * it.dim_stride[0];
       if constexpr (kAdd) *s = add_values(*s, v);
       else *s = v;
     }

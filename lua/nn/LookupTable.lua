@@ -59,7 +59,9 @@ function LookupTable:_indices(input)
     idx = self._input
   end
   idx = idx:view(-1)
-  if idx:nElement() > 0 then
+  -- On the GPU the index kernels check the values (Note [Deferred device errors]): min and max
+  -- here would be two waits for the GPU per call.
+  if idx:nElement() > 0 and idx.p.device_type == 0 then
     local lo, hi = idx:min(), idx:max()
     local n = self.weight:size(1)
     if lo < 1 or hi > n then

@@ -235,6 +235,26 @@ function tests.classTargetErrorsOnCuda()
   tester:assertTensorEq(xr.grad:float(), xc.grad, 1e-5, 'autograd gradient on CUDA')
 end
 
+-- The index ops check their indices on the device too (Note [Deferred device errors]): a bad one
+-- is skipped and raised at the next synchronization; the record is cleared, the next call works.
+function tests.indexErrorsOnCuda()
+  if not available or dry then return end
+  local w = torch.randn(5, 3):cuda()
+  local bad, good = torch.LongTensor({ 2, 6, 1 }):cuda(), torch.LongTensor({ 2, 5, 1 }):cuda()
+  local message = 'index 6 is out of range for dimension 1 of size 5 %(indices are 1%-based'
+  local r = w:index(1, bad)  -- queued: nothing waits for the GPU ...
+  tester:assertErrorPattern(function() r:float() end, '%[index%] ' .. message)  -- ... until the read
+  tester:assertTensorEq(w:index(1, good):float(), w:float():index(1, good:long()), 0, 'usable after the error')
+  local acc = torch.zeros(5, 3):cuda()
+  acc:indexAdd(1, bad, torch.ones(3, 3):cuda())
+  tester:assertErrorPattern(function() torch.cuda.synchronize() end, '%[indexAdd%] ' .. message)
+  tester:asserteq(acc:float():sum(), 6, 'the valid rows were added, the bad one skipped')
+  local lt = nn.LookupTable(5, 3):cuda()
+  tester:assertErrorPattern(function() lt:forward(bad):float() end, message)
+  tester:assertErrorPattern(function() torch.gather(w, 1, torch.LongTensor({ { 1, 9, 1 } }):cuda()):float() end,
+    '%[gather%] index 9 is out of range for dimension 1 of size 5')
+end
+
 function tests.mixingDevicesIsAClearError()
   if not available or dry then return end
   local m = nn.Linear(3, 2):cuda()
