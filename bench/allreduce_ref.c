@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
     float *buf = malloc((size_t)n * sizeof(float));
     if (!buf) MPI_Abort(MPI_COMM_WORLD, 1);
     for (int i = 0; i < n; ++i) buf[i] = 1.0f / (float)(i % 97 + 1);
-    int trials = mib >= 256 ? 4 : mib >= 64 ? 6 : 100, warmup = 3;
+    int trials = mib >= 256 ? 6 : mib >= 64 ? 8 : 100, warmup = 3;
     double best = 1e30;
     for (int t = 0; t < warmup + trials; ++t) {  /* the first trials warm up */
       MPI_Barrier(MPI_COMM_WORLD);

@@ -38,7 +38,7 @@ if mode == 'allreduce' then
   local raw = raw_allreduce()
   for _, mib in ipairs({ 1, 4, 16, 64, 256 }) do
     local t = torch.FloatTensor(mib * 2 ^ 20 / 4):fill(0.5)
-    local trials, warmup = mib >= 256 and 4 or mib >= 64 and 6 or 100, 3
+    local trials, warmup = mib >= 256 and 6 or mib >= 64 and 8 or 100, 3
     local best, best_raw = math.huge, math.huge
     for trial = 1, warmup + trials do
       dist.barrier()
