@@ -25,11 +25,19 @@ for _, c in ipairs(dofile(H.dir() .. '/cuda_models.lua')(H)) do
     for _ = 1, 3 do c.step() end
     torch.cuda.synchronize()
     kprof.tocha_kprof_reset()
+    local g0 = torch.memoryStats('cpu').gcRequests + torch.memoryStats('cuda').gcRequests
     local t0 = torch.tic()
     for _ = 1, c.steps do c.step() end
     torch.cuda.synchronize()
     local ms = torch.toc(t0) / c.steps * 1e3
-    kprof.tocha_kprof_report(out, string.format('tocha %s (host wall %.3f ms/step)', c.name, ms), c.steps)
+    -- Host-side suspects: full Lua collections asked for by tensor memory (Note [GC pressure]) and
+    -- what one costs in this process.
+    local gcs = (torch.memoryStats('cpu').gcRequests + torch.memoryStats('cuda').gcRequests - g0) / c.steps
+    local t1 = torch.tic()
+    collectgarbage('collect')
+    local gc_ms = torch.toc(t1) * 1e3
+    kprof.tocha_kprof_report(out, string.format('tocha %s (host wall %.3f ms/step; %.2f full GCs/step at ~%.2f ms each)',
+      c.name, ms, gcs, gc_ms), c.steps)
   end
 end
 local cmd = string.format('%s %s/cuda_profile.py %s %s', os.getenv('PYTHON') or 'python3', H.dir(), out, only or '')
