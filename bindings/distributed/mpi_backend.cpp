@@ -149,6 +149,8 @@ TOCHA_DIST_API int tocha_dist_init(int *rank, int *size, int *local_rank, int *l
     for (MPI_Comm c : {s.data, s.desc, s.ack}) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+    if (const char *chunk = std::getenv("TOCHA_MPI_CHUNK_BYTES"))  // Note [All-reduce in chunks]
+      if (std::atoll(chunk) > 0) s.chunk_bytes = std::atoll(chunk);
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &s.local_rank);

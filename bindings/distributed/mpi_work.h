@@ -42,6 +42,7 @@ struct State {
   std::deque<tocha_dist_work *> order;    // collectives not yet posted, in the order they were issued
   std::vector<tocha_dist_work *> active;  // every work not yet completed (freed ones included)
   bool issue_blocking = false;  // the next collective is waited for at once (Note [Blocking fast path])
+  int64_t chunk_bytes = 4 << 20;  // Note [All-reduce in chunks]; TOCHA_MPI_CHUNK_BYTES at init
 };
 State &state();
 void set_error(std::string msg);

@@ -70,6 +70,20 @@ function tests.allReduceEveryDtypeAndOp()
   end
 end
 
+-- Note [All-reduce in chunks]: 6 MiB runs as two MPI_Allreduce calls at the default 4 MiB chunk
+-- (the mpi.collectives_chunked run of this suite cuts every all-reduce into 5-byte chunks).
+function tests.allReduceLargerThanAChunk()
+  local n = 3 * 2 ^ 19
+  local t = torch.range(1, n):float():mul(rank + 1)
+  dist.allReduce(t)
+  local factor = size * (size + 1) / 2
+  tester:eq(t[1], factor)
+  tester:eq(t[2 ^ 20], 2 ^ 20 * factor, 'last element of the first chunk')
+  tester:eq(t[2 ^ 20 + 1], (2 ^ 20 + 1) * factor, 'first element of the second chunk')
+  tester:eq(t[n], n * factor)
+  tester:eq(t:double():sum(), n * (n + 1) / 2 * factor)
+end
+
 function tests.avgNeedsFloatingPoint()
   local ok, err = pcall(dist.allReduce, torch.LongTensor(3), 'avg')
   tester:assert(not ok and err:find("op 'avg' needs a floating%-point tensor"), tostring(err))
