@@ -15,9 +15,8 @@ local function bench(fn, n) return H.best_cuda(fn, n, 3) end  -- ms per step
 local cases = dofile(H.dir() .. '/cuda_models.lua')(H)
 for _, c in ipairs(cases) do c.ms = bench(c.step, c.steps) end
 
-local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local ref = {}
-local p = io.popen((os.getenv('PYTHON') or 'python3') .. ' ' .. here .. '/cuda_train.py 2>&1')
+local p = io.popen((os.getenv('PYTHON') or 'python3') .. ' ' .. H.dir() .. '/cuda_train.py 2>&1')
 for line in p:lines() do
   local k, v = line:match('^(%S+)%s+([%d.]+)$')
   if k then ref[k] = tonumber(v) else io.write('pytorch: ', line, '\n') end

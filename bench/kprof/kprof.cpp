@@ -131,9 +131,11 @@ void report_to(FILE *f, const char *title, int steps) {
   std::fprintf(f, "%8s %11s %9s %6s  %s\n", "calls", "total us", "mean us", "share", "name");
   for (const auto &r : rows) {
     std::string name = r.first.size() > 150 ? r.first.substr(0, 147) + "..." : r.first;
-    std::fprintf(f, "%8.1f %11.1f %9.2f %5.1f%%  %s\n", r.second.calls / per, r.second.ns / per / 1e3,
+    // copies and sets also say how many bytes they moved per step
+    std::string moved = r.second.bytes ? " (" + std::to_string(r.second.bytes / per / 1e6) + " MB)" : "";
+    std::fprintf(f, "%8.1f %11.1f %9.2f %5.1f%%  %s%s\n", r.second.calls / per, r.second.ns / per / 1e3,
                  r.second.ns / 1e3 / double(r.second.calls), total ? 100.0 * double(r.second.ns) / double(total) : 0.0,
-                 name.c_str());
+                 name.c_str(), moved.c_str());
   }
   std::fflush(f);
 }

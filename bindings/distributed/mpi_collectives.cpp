@@ -44,14 +44,6 @@ static void *ptr(tocha_tensor *t) {
   return tocha_tensor_data(t);
 }
 
-// Note [Blocking fast path]: OpenMPI's nonblocking collectives (libnbc) move large buffers much
-// slower than the blocking ones (the tuned component's algorithms, progressed inside the call), so
-// a collective that every rank waits for at once (the synchronous forms: dist.allReduce, not
-// allReduceAsync; the descriptor says so) runs the blocking call. MPI cannot match a blocking
-// collective with a nonblocking one, hence the agreement of every rank in the descriptors. Only
-// after the descriptor exchange: every rank has then reached this very collective, so the call
-// cannot wait for a rank that is elsewhere (only for one that dies in between, a window the
-// timeout does not cover). With checks off every collective stays nonblocking.
 // Note [All-reduce in chunks]: a blocking all-reduce larger than State::chunk_bytes (4 MiB) runs
 // as one MPI_Allreduce per chunk. OpenMPI allocates a temporary buffer as large as the message on
 // every call: above glibc's largest mmap threshold (32 MiB) that buffer is mapped and page-faulted
@@ -71,6 +63,14 @@ static int all_reduce_chunked(void *data, int64_t n, MPI_Datatype dt, int64_t el
   return MPI_SUCCESS;
 }
 
+// Note [Blocking fast path]: OpenMPI's nonblocking collectives (libnbc) move large buffers much
+// slower than the blocking ones (the tuned component's algorithms, progressed inside the call), so
+// a collective that every rank waits for at once (the synchronous forms: dist.allReduce, not
+// allReduceAsync; the descriptor says so) runs the blocking call. MPI cannot match a blocking
+// collective with a nonblocking one, hence the agreement of every rank in the descriptors. Only
+// after the descriptor exchange: every rank has then reached this very collective, so the call
+// cannot wait for a rank that is elsewhere (only for one that dies in between, a window the
+// timeout does not cover). With checks off every collective stays nonblocking.
 void post_data(tocha_dist_work *w, bool blocking) {
   State &s = state();
   const Desc &d = w->mine;

@@ -2,7 +2,8 @@
 -- deep copies that keep tensor sharing, type conversion, autograd backward of modules without a
 -- hand-written one, table-shaped outputs, and model:summary().
 local utils = {}
-local lib_dtype_i64 = require('torch.lib').dtype.i64
+local lib_dtype = require('torch.lib').dtype
+local lib_dtype_i64, lib_dtype_u8 = lib_dtype.i64, lib_dtype.u8
 nn.utils = utils
 nn.Module._attach_utils(utils)
 
@@ -39,7 +40,7 @@ end
 --- (modules keep comparison masks in ByteTensor buffers, which type conversion such as m:double()
 --- may have turned into floats, and which follow the compared tensor to the GPU).
 function utils.maskBuffer(t, like)
-  return (typed_buffer(t, like, 6, torch.ByteTensor))  -- 6: u8
+  return (typed_buffer(t, like, lib_dtype_u8, torch.ByteTensor))
 end
 
 --- utils.buffer(t, like): t when it has like's type, else a new empty tensor of that type (the
