@@ -162,7 +162,9 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
               shape_str(indices.sizes()), " do not fit an input of size ", shape_str(in));
   for (int64_t s : in) TOCHA_CHECK(s >= 0, op, "input size ", shape_str(in), " has a negative dim");
   const int64_t plane = in[hd] * in[hd + 1];
-  if (indices.numel() > 0) {
+  // CUDA kernels check the positions themselves (Note [Deferred device errors]): reading them
+  // back here would wait for the GPU twice per call.
+  if (indices.numel() > 0 && indices.is_cpu()) {
     double lo = reduce_value(OpId::min, indices, 0), hi = reduce_value(OpId::max, indices, 0);
     TOCHA_CHECK(lo >= double(base) && hi < double(base + plane), op, "indices must lie in [", base, ", ",
                 base + plane - 1, "] (positions in a ", in[hd], "x", in[hd + 1], " plane), got values from ",

@@ -45,6 +45,9 @@ void raise_device_errors() {
   if (e.kind == kBadTarget)
     fail(op_name(OpId(e.op)), "target ", e.value, " (sample ", e.where + e.base, ") is out of range: classes are ",
          e.base, "..", e.bound - 1 + e.base, " (", when, ")");
+  if (e.kind == kBadPosition)
+    fail(op_name(OpId(e.op)), "indices must lie in [", e.base, ", ", e.base + e.bound - 1, "] (positions in a ",
+         e.bound / e.where, "x", e.where, " plane), got ", e.value, " (", when, ")");
   fail(op_name(OpId(e.op)), "index ", e.value, " is out of range for dimension ", e.dim + 1, " of size ", e.bound,
        e.base == 1 ? " (indices are 1-based; " : " (", when, ")");
 }

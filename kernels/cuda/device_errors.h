@@ -11,7 +11,8 @@
 // criterion:forward reads its loss, so there the error still comes from the loss's own line. The
 // record is cleared once raised; the CPU keeps its checks before the kernel. Index ops (index,
 // gather, scatter, indexCopy/Add/Fill) check their indices the same way: a bad one is skipped (a
-// read gives 0) and reported.
+// read gives 0) and reported. So does maxPool2dBackward with its argmax positions: it read them
+// back with a min and a max per call, four waits per step of a CNN with two pooling layers.
 #pragma once
 #include <cstdint>
 
@@ -19,8 +20,9 @@ namespace tocha {
 namespace cuda {
 
 // What a kernel found. kind kBadTarget: `value` is the class target of sample `where`, bound the
-// number of classes. kind kBadIndex: `value` is an index into dim `dim` of size `bound`.
-enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2 };
+// number of classes. kind kBadIndex: `value` is an index into dim `dim` of size `bound`. kind
+// kBadPosition: `value` is a position in a plane of `bound` elements and `where` columns.
+enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2, kBadPosition = 3 };
 struct DeviceErrorRecord {
   unsigned int claimed;  // 0 until a kernel claims the record
   int kind;
@@ -60,6 +62,11 @@ __device__ __forceinline__ void report_bad_target(DeviceErrorRecord* r, int op, 
 __device__ __forceinline__ void report_bad_index(DeviceErrorRecord* r, int op, int dim, int64_t index, int64_t base,
                                                  int64_t size) {
   report_device_error(r, kBadIndex, op, dim, index, 0, base, size);
+}
+// A pooling backward met `position` outside [base, base + height * width) of a height x width plane.
+__device__ __forceinline__ void report_bad_position(DeviceErrorRecord* r, int op, int64_t position, int64_t base,
+                                                   int64_t height, int64_t width) {
+  report_device_error(r, kBadPosition, op, 0, position, width, base, height * width);
 }
 #endif
 

@@ -7,7 +7,9 @@
 #include <cmath>
 #include "core/kernel_registry.h"
 #include "core/ops/pool2d_kernels.h"
+#include "core/op_id.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -41,21 +43,33 @@ template <class T> __global__ void __launch_bounds__(kThreads) max_pool_kernel(P
   }
 }
 
+// Whether argmax position `index` lies in the plane; if not, it is reported (Note [Deferred
+// device errors]: the host no longer reads the indices back to check them) and skipped.
+__device__ __forceinline__ bool position_ok(const Pool2dArgs& a, int64_t index, DeviceErrorRecord* err) {
+  const int64_t rel = index - a.index_base;
+  if (rel >= 0 && rel < a.iH * a.iW) return true;
+  report_bad_position(err, int(OpId::maxPool2dBackward), index, a.index_base, a.iH, a.iW);
+  return false;
+}
+
 // grad_input was zeroed; windows may overlap, so outputs of one plane add atomically.
-template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward_kernel(Pool2dArgs a) {
+template <class T>
+__global__ void __launch_bounds__(kThreads) max_pool_backward_kernel(Pool2dArgs a, DeviceErrorRecord* err) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
   const int64_t pout = a.oH * a.oW, total = a.planes * pout;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t p = i / pout;
-    atomicAdd(gi + p * a.iH * a.iW + (a.indices[i] - a.index_base), g[i]);
+    const int64_t p = i / pout, index = a.indices[i];
+    if (position_ok(a, index, err)) atomicAdd(gi + p * a.iH * a.iW + (index - a.index_base), g[i]);
   }
 }
 
 // Known windows that cannot overlap (a.windows, kernel <= stride: the usual 2x2 stride-2 pooling):
 // each input element lies in at most one window, so one thread per input element gathers its
 // gradient, writing every element once, with no zeroing pass and no atomics.
-template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward_gather_kernel(Pool2dArgs a) {
+// A bad position matches no input element (no out-of-bounds access); it is reported all the same.
+template <class T>
+__global__ void __launch_bounds__(kThreads) max_pool_backward_gather_kernel(Pool2dArgs a, DeviceErrorRecord* err) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
   const int64_t pin = a.iH * a.iW, total = a.planes * pin;
@@ -64,8 +78,9 @@ template <class T> __global__ void __launch_bounds__(kThreads) max_pool_backward
     const int64_t hh = ih + a.padH, ww = iw + a.padW, oh = hh / a.dH, ow = ww / a.dW;
     T v = T(0);
     if (oh < a.oH && ow < a.oW && hh - oh * a.dH < a.kH && ww - ow * a.dW < a.kW) {
-      const int64_t o = (p * a.oH + oh) * a.oW + ow;
-      if (a.indices[o] - a.index_base == pos) v = g[o];
+      const int64_t o = (p * a.oH + oh) * a.oW + ow, index = a.indices[o];
+      if (index - a.index_base == pos) v = g[o];
+      else position_ok(a, index, err);
     }
     gi[i] = v;
   }
@@ -132,14 +147,14 @@ template <class T> void max_pool_backward_cuda(const Pool2dArgs& a) {
   if (a.windows && a.kH <= a.dH && a.kW <= a.dW) {
     const int64_t n = a.planes * a.iH * a.iW;
     if (n == 0) return;
-    max_pool_backward_gather_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+    max_pool_backward_gather_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a, device_error_record());
     check_launch(op);
     return;
   }
   zero_input<T>(op, a, scope.stream);
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;
-  max_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  max_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a, device_error_record());
   check_launch(op);
 }
 template <class T> void avg_pool_cuda(const Pool2dArgs& a) {
