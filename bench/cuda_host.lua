@@ -1,0 +1,55 @@
+-- The host side of CUDA ops, measured without a GPU on the fake GPU stack (Note [Fake GPU],
+-- tests/fakegpu/): kernels and the driver's launch cost nothing there, so what is timed is ours:
+-- Lua, dispatch, allocation, launch configuration, cuDNN/cuBLAS descriptors. It prints, for tiny
+-- ops, our host time per CUDA op next to the same op on the CPU (the reference: the whole CPU
+-- op, kernel included), and for each training case of bench/cuda_models.lua the host time per
+-- step with the step's launches, waits and library calls. On a GPU the launch itself adds the
+-- driver's cost (bench/cuda.lua prints it as launch_add1).
+-- Usage: tocha bench/cuda_host.lua [build dir]   (re-runs itself on the fake stack of that build)
+local ffi = require('ffi')
+ffi.cdef [[
+struct FakeGpuCounters {
+  long launches, syncs, copies_to_host, copies_to_device, copies_on_device, memsets, device_mallocs,
+       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls;
+};
+struct FakeGpuCounters* fakegpu_counters(void);
+void fakegpu_reset(void);
+]]
+local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.') .. '/harness.lua')
+if not pcall(function() return ffi.C.fakegpu_counters end) then
+  local build = arg and arg[1] or H.dir() .. '/../build'
+  local libs = build .. '/fakegpu'
+  if not io.open(libs .. '/libtocha_fakegpu.so') then
+    print('SKIPPED: no fake GPU stack in ' .. build .. ' (a build with CUDA makes it: make tocha_fakegpu)')
+    return
+  end
+  local cmd = string.format('LD_LIBRARY_PATH=%s %s %s', libs, build .. '/tocha', debug.getinfo(1, 'S').source:sub(2))
+  os.exit(os.execute(cmd) == 0 and 0 or 1)
+end
+
+local function ns(fn, n) return H.best(fn, n) * 1e9 end
+
+print('tiny ops, host ns per call (CUDA on the fake stack; the CPU op, kernel included, as reference)')
+print(string.format('%-16s %10s %10s %8s', 'op', 'cuda ns', 'cpu ns', 'ratio'))
+local function tiny(name, cuda_fn, cpu_fn)
+  local c, p = ns(cuda_fn, 200000), ns(cpu_fn, 200000)
+  print(string.format('%-16s %10.0f %10.0f %8.2f', name, c, p, c / p))
+end
+local g1, g2, g3 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2), torch.CudaTensor(1)
+local c1, c2, c3 = torch.FloatTensor(1):fill(1), torch.FloatTensor(1):fill(2), torch.FloatTensor(1)
+tiny('tiny_add_new', function() return g1 + g2 end, function() return c1 + c2 end)
+tiny('tiny_add_out', function() g3:add(g1, g2) end, function() c3:add(c1, c2) end)
+tiny('tiny_fill', function() g3:fill(1) end, function() c3:fill(1) end)
+
+print()
+print('training steps on the fake stack (bench/cuda_models.lua): host us per step and per-step counts')
+print(string.format('%-16s %9s %9s %6s %6s %6s %6s', 'case', 'host us', 'launches', 'waits', 'cudnn', 'cublas',
+                    'malloc'))
+for _, case in ipairs(dofile(H.dir() .. '/cuda_models.lua')(H)) do
+  local t = H.best(case.step, 20, 3)
+  ffi.C.fakegpu_reset()
+  case.step()
+  local k = ffi.C.fakegpu_counters()
+  print(string.format('%-16s %9.1f %9d %6d %6d %6d %6d', case.name, t * 1e6, tonumber(k.launches), tonumber(k.syncs),
+                      tonumber(k.cudnn_calls), tonumber(k.cublas_calls), tonumber(k.device_mallocs)))
+end

@@ -1,0 +1,105 @@
+// The fake GPU stack's cuBLAS and cuDNN calls that fill in outputs: handles, descriptors, error
+// strings, the convolution heuristics (one algorithm, status success) and workspace sizes (1 MiB,
+// so the workspace path through the caching allocator runs as on a GPU). Note [Fake GPU] in
+// fake_cuda.cpp says what the stack is for; the calls that only count are in fake_libs.c.
+#include <cublas_v2.h>
+#include <cudnn.h>
+#include <cstdlib>
+#include "tests/fakegpu/fake_counters.h"
+
+namespace {
+constexpr size_t kWorkspace = size_t(1) << 20;
+
+template <class T> int new_handle(T* out) {
+  *out = reinterpret_cast<T>(std::calloc(1, 64));
+  return 0;
+}
+// One candidate algorithm: number 1 (cuDNN's IMPLICIT_PRECOMP_GEMM / ALGO_1), status success.
+template <class Perf> cudnnStatus_t one_algorithm(int requested, int* returned, Perf* perf, const char* what) {
+  fakegpu_counters()->cudnn_heuristics += 1;
+  fakegpu_trace_call(what);
+  *returned = requested > 0 ? 1 : 0;
+  if (requested > 0) {
+    perf[0] = Perf{};
+    perf[0].algo = decltype(perf[0].algo)(1);
+    perf[0].status = CUDNN_STATUS_SUCCESS;
+    perf[0].mathType = CUDNN_DEFAULT_MATH;
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+
+cublasStatus_t cublasCreate_v2(cublasHandle_t* h) { return cublasStatus_t(new_handle(h)); }
+const char* cublasGetStatusName(cublasStatus_t) { return "CUBLAS_STATUS_FAKE"; }
+const char* cublasGetStatusString(cublasStatus_t) { return "fake cuBLAS error"; }
+
+cudnnStatus_t cudnnCreate(cudnnHandle_t* h) { return cudnnStatus_t(new_handle(h)); }
+cudnnStatus_t cudnnDestroy(cudnnHandle_t h) {
+  std::free(h);
+  return CUDNN_STATUS_SUCCESS;
+}
+const char* cudnnGetErrorString(cudnnStatus_t) { return "fake cuDNN error"; }
+
+#define DESCRIPTOR(Type, Name)                                \
+  cudnnStatus_t cudnnCreate##Name(Type* d) {                  \
+    fakegpu_counters()->cudnn_descriptors += 1;               \
+    return cudnnStatus_t(new_handle(d));                      \
+  }                                                           \
+  cudnnStatus_t cudnnDestroy##Name(Type d) {                  \
+    std::free(d);                                             \
+    return CUDNN_STATUS_SUCCESS;                              \
+  }
+DESCRIPTOR(cudnnTensorDescriptor_t, TensorDescriptor)
+DESCRIPTOR(cudnnFilterDescriptor_t, FilterDescriptor)
+DESCRIPTOR(cudnnConvolutionDescriptor_t, ConvolutionDescriptor)
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t, const cudnnTensorDescriptor_t,
+                                                     const cudnnFilterDescriptor_t,
+                                                     const cudnnConvolutionDescriptor_t,
+                                                     const cudnnTensorDescriptor_t, const int requested,
+                                                     int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
+  return one_algorithm(requested, returned, perf, "cudnn heuristics forward");
+}
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t, const cudnnFilterDescriptor_t,
+                                                          const cudnnTensorDescriptor_t,
+                                                          const cudnnConvolutionDescriptor_t,
+                                                          const cudnnTensorDescriptor_t, const int requested,
+                                                          int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+  return one_algorithm(requested, returned, perf, "cudnn heuristics data");
+}
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t, const cudnnTensorDescriptor_t,
+                                                            const cudnnTensorDescriptor_t,
+                                                            const cudnnConvolutionDescriptor_t,
+                                                            const cudnnFilterDescriptor_t, const int requested,
+                                                            int* returned,
+                                                            cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+  return one_algorithm(requested, returned, perf, "cudnn heuristics filter");
+}
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t, const cudnnTensorDescriptor_t,
+                                                      const cudnnFilterDescriptor_t,
+                                                      const cudnnConvolutionDescriptor_t,
+                                                      const cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgo_t,
+                                                      size_t* bytes) {
+  *bytes = kWorkspace;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t, const cudnnFilterDescriptor_t,
+                                                           const cudnnTensorDescriptor_t,
+                                                           const cudnnConvolutionDescriptor_t,
+                                                           const cudnnTensorDescriptor_t,
+                                                           cudnnConvolutionBwdDataAlgo_t, size_t* bytes) {
+  *bytes = kWorkspace;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t, const cudnnTensorDescriptor_t,
+                                                             const cudnnTensorDescriptor_t,
+                                                             const cudnnConvolutionDescriptor_t,
+                                                             const cudnnFilterDescriptor_t,
+                                                             cudnnConvolutionBwdFilterAlgo_t, size_t* bytes) {
+  *bytes = kWorkspace;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // extern "C"

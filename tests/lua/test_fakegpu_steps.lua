@@ -1,0 +1,193 @@
+-- The host side of CUDA ops on the fake GPU stack (Note [Fake GPU], tests/fakegpu/fake_cuda.cpp):
+-- kernels do not run, but every launch, wait, copy, cudaMalloc and cuDNN heuristics query is
+-- counted. So this suite checks on machines without a GPU what the GPU tests cannot see: that a
+-- training step waits for the device only where Torch7's API reads a number, that cuDNN's
+-- algorithm choice and the caching allocator's blocks are reused from the second step on, that
+-- optimizers run as one fused kernel, and that a tiny op is one launch and nothing else. Run by
+-- ctest as lua.fakegpu_steps with LD_LIBRARY_PATH naming build/fakegpu; elsewhere it skips.
+local ffi = require('ffi')
+ffi.cdef [[
+struct FakeGpuCounters {
+  long launches, syncs, copies_to_host, copies_to_device, copies_on_device, memsets, device_mallocs,
+       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls;
+};
+struct FakeGpuCounters* fakegpu_counters(void);
+void fakegpu_reset(void);
+void fakegpu_trace(int on);
+const char* fakegpu_trace_take(void);
+]]
+if not pcall(function() return ffi.C.fakegpu_counters end) then
+  print('SKIPPED: not running on the fake GPU stack (LD_LIBRARY_PATH=<build>/fakegpu)')
+  return
+end
+require 'nn'
+require 'optim'
+
+local tester = torch.Tester()
+local tests = {}
+local fields = { 'launches', 'syncs', 'copies_to_host', 'copies_to_device', 'copies_on_device', 'memsets',
+                 'device_mallocs', 'device_frees', 'host_allocs', 'events', 'cudnn_calls', 'cudnn_heuristics',
+                 'cudnn_descriptors', 'cublas_calls' }
+
+-- The counters of one call of fn (a table of numbers) and its trace (one line per event).
+local function count(fn)
+  ffi.C.fakegpu_reset()
+  ffi.C.fakegpu_trace(1)
+  fn()
+  local trace = ffi.string(ffi.C.fakegpu_trace_take())
+  ffi.C.fakegpu_trace(0)
+  local c, k = {}, ffi.C.fakegpu_counters()
+  for _, f in ipairs(fields) do c[f] = tonumber(k[f]) end
+  return c, trace
+end
+
+function tests.runsOnTheFakeDevice()
+  tester:assert(torch.cuda.isAvailable(), 'the fake stack answers as one device')
+  tester:assertErrorPattern(function() torch.cuda.setDevice(2) end, 'cuda')
+  tester:assert(torch.cuda.getDeviceProperties(0).name:find('Fake GPU') ~= nil)
+end
+
+function tests.copiesRoundTrip()
+  local x = torch.FloatTensor({ 1, 2, 3 })
+  local back
+  local c = count(function() back = x:cuda():float() end)
+  tester:eq(back:totable(), { 1, 2, 3 }, 'copies between host and device are carried out')
+  tester:asserteq(c.copies_to_device, 1)
+  tester:asserteq(c.copies_to_host, 1)
+  tester:asserteq(c.syncs, 1, 'a copy to the host waits for the stream once')
+end
+
+function tests.tinyOpIsOneLaunch()
+  local t1, t2, t3 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2), torch.CudaTensor(1)
+  local c = count(function() local _ = t1 + t2 end)
+  tester:asserteq(c.launches, 1)
+  tester:asserteq(c.syncs, 0)
+  tester:asserteq(c.events, 0)
+  c = count(function() t3:add(t1, t2) end)
+  tester:asserteq(c.launches, 1)
+  tester:asserteq(c.device_mallocs, 0, 'an add into an existing tensor allocates nothing')
+  -- Once collected, dead results are reused from the cache: no cudaMalloc at all.
+  for _ = 1, 2000 do local _ = t1 + t2 end
+  collectgarbage()
+  c = count(function() for _ = 1, 1000 do local _ = t1 + t2 end end)
+  tester:asserteq(c.launches, 1000)
+  tester:asserteq(c.device_mallocs, 0, 'results come from the caching allocator')
+  tester:asserteq(c.syncs, 0)
+end
+
+function tests.synchronizeWaitsOnce()
+  local c = count(function() torch.cuda.synchronize() end)
+  tester:asserteq(c.syncs, 1)
+end
+
+function tests.fusedOptimizersAreOneKernel()
+  local p, g = torch.CudaTensor(100):fill(1), torch.CudaTensor(100):fill(0.5)
+  local function feval() return 0, g end
+  for _, name in ipairs({ 'sgd', 'adam', 'rmsprop', 'adagrad' }) do
+    local cfg = { learningRate = 0.1, momentum = name == 'sgd' and 0.9 or nil }
+    for _ = 1, 2 do optim[name](feval, p, cfg) end
+    local c, trace = count(function() optim[name](feval, p, cfg) end)
+    tester:asserteq(c.launches, 1, name .. ': ' .. trace)
+    tester:asserteq(c.syncs, 0, name)
+  end
+end
+
+-- The CNN of bench/cuda_models.lua (conv-ReLU-pool x2, Linear-ReLU-Linear) at a small batch.
+local function cnn()
+  local m = nn.Sequential()
+    :add(nn.SpatialConvolution(1, 8, 3, 3, 1, 1, 1, 1)):add(nn.ReLU()):add(nn.SpatialMaxPooling(2, 2))
+    :add(nn.SpatialConvolution(8, 16, 3, 3, 1, 1, 1, 1)):add(nn.ReLU()):add(nn.SpatialMaxPooling(2, 2))
+    :add(nn.View(16 * 7 * 7)):add(nn.Linear(16 * 7 * 7, 32)):add(nn.ReLU()):add(nn.Linear(32, 10)):cuda()
+  m.modules[1].gradInput = nil  -- no gradient for the images, as bench/cuda_models.lua
+  return m, torch.randn(16, 1, 28, 28):cuda(), torch.LongTensor(16):random(1, 10):cuda()
+end
+
+-- One SGD step in each nn style, as {style, function} pairs.
+local function steps(model, x, y)
+  local crit = nn.CrossEntropyCriterion():cuda()
+  return {
+    { 'torch7', function()
+      model:zeroGradParameters()
+      local out = model:forward(x)
+      crit:forward(out, y)
+      model:backward(x, crit:backward(out, y))
+      model:updateParameters(0.01)
+    end },
+    { 'autograd', function()
+      model:zeroGradParameters()
+      crit(model(x), y):backward()
+      model:updateParameters(0.01)
+    end },
+  }
+end
+
+-- Every count of the third step equals the second's (nothing is set up anew per step), except
+-- cudaMalloc, which depends on when Lua's collector ran: after two warm steps and a full
+-- collection, with the collector stopped, a step takes every block from the cache.
+local function check_steady(name, step)
+  step()
+  local second = count(step)
+  local third, trace = count(step)
+  for _, f in ipairs(fields) do
+    if f ~= 'device_mallocs' and f ~= 'device_frees' then
+      tester:asserteq(third[f], second[f], name .. ' ' .. f .. ' per step')
+    end
+  end
+  collectgarbage('stop')
+  step()
+  step()
+  collectgarbage()
+  local again = count(step)
+  collectgarbage('restart')
+  tester:asserteq(again.device_mallocs, 0, name .. ': blocks come from the caching allocator')
+  return third, trace
+end
+
+function tests.cnnStepWaitsOnlyForTheLoss()
+  local model, x, y = cnn()
+  for i, case in ipairs(steps(model, x, y)) do
+    local style, step = case[1], case[2]
+    local first = count(step)
+    if i == 1 then tester:assert(first.cudnn_heuristics > 0, 'the first step asks cuDNN for its algorithms') end
+    local c, trace = check_steady(style, step)
+    -- One wait: the loss's value, which Torch7's criterion:forward returns (and criterion.output
+    -- holds in the autograd form). Max-pooling's backward checks its indices on the device.
+    tester:asserteq(c.syncs, 1, style .. ' waits:\n' .. trace)
+    tester:asserteq(c.copies_to_host, 1, style)
+    tester:asserteq(c.cudnn_heuristics, 0, style .. ': algorithms come from the cache')
+    tester:asserteq(c.host_allocs, 0, style)
+    tester:asserteq(c.events, 0, style .. ': one stream, no cross-stream frees')
+    -- Forward: 2 convolutions + 2 bias adds; backward: 1 data gradient (none for the images) and
+    -- 2 filter gradients.
+    tester:asserteq(c.cudnn_calls, 7, style .. ':\n' .. trace)
+  end
+end
+
+function tests.mlpStepWaitsOnlyForTheLoss()
+  local model = nn.Sequential():add(nn.Linear(20, 16)):add(nn.ReLU()):add(nn.Linear(16, 4)):cuda()
+  local x, y = torch.randn(8, 20):cuda(), torch.LongTensor(8):random(1, 4):cuda()
+  for _, case in ipairs(steps(model, x, y)) do
+    local c, trace = check_steady(case[1], case[2])
+    tester:asserteq(c.syncs, 1, case[1] .. ' waits:\n' .. trace)
+  end
+end
+
+function tests.flatParametersStepIsOneFusedUpdate()
+  local model = nn.Sequential():add(nn.Linear(20, 16)):add(nn.ReLU()):add(nn.Linear(16, 4)):cuda()
+  local crit = nn.CrossEntropyCriterion():cuda()
+  local x, y = torch.randn(8, 20):cuda(), torch.LongTensor(8):random(1, 4):cuda()
+  local p, g = model:getParameters()
+  local cfg = { learningRate = 0.01, momentum = 0.9 }
+  local function feval()
+    g:zero()
+    crit(model(x), y):backward()
+    return 0, g
+  end
+  local function step() optim.sgd(feval, p, cfg) end
+  local c, trace = check_steady('sgd on flat parameters', step)
+  tester:assert(trace:find('sgd_kernel') ~= nil, 'the update is the fused kernel')
+  tester:asserteq(c.syncs, 1, trace)
+end
+
+tester:add(tests)
+tester:run()
