@@ -43,7 +43,7 @@ CachingAllocator::~CachingAllocator() {
     empty_cache(-1);
   } catch (...) {
   }
-  for (auto& kv : live_) delete kv.second;
+  live_.for_each([](const void*, Block* b) { delete b; });
   for (Block* b : pending_) delete b;
 }
 
@@ -67,8 +67,8 @@ void CachingAllocator::reset_peaks(int device) {
 
 size_t CachingAllocator::block_size(const void* p) const {
   std::lock_guard<std::mutex> g(mutex_);
-  auto it = live_.find(p);
-  return it == live_.end() ? 0 : it->second->size;
+  const Block* b = live_.find(p);
+  return b ? b->size : 0;
 }
 
 // Moves freed blocks whose other-stream events have all completed into their pools.
@@ -157,7 +157,7 @@ void* CachingAllocator::allocate(int device, size_t nbytes, void* stream) {
     }
     if (b) {
       b->requested = nbytes;
-      live_[b->ptr] = b;
+      live_.set(b->ptr, b);
       s.allocated_bytes += int64_t(size);
       s.requested_bytes += int64_t(nbytes);
       s.peak_allocated_bytes = std::max(s.peak_allocated_bytes, s.allocated_bytes);
@@ -178,7 +178,7 @@ void* CachingAllocator::allocate(int device, size_t nbytes, void* stream) {
   }
   if (!p) throw_oom(device, nbytes, size);
   Block* b = new Block{p, size, nbytes, device, stream, {}, {}};
-  live_[p] = b;
+  live_.set(p, b);
   s.allocated_bytes += int64_t(size);
   s.requested_bytes += int64_t(nbytes);
   s.peak_allocated_bytes = std::max(s.peak_allocated_bytes, s.allocated_bytes);
@@ -188,10 +188,8 @@ void* CachingAllocator::allocate(int device, size_t nbytes, void* stream) {
 void CachingAllocator::free(void* p) {
   if (!p) return;
   std::lock_guard<std::mutex> g(mutex_);
-  auto it = live_.find(p);
-  TOCHA_ASSERT(it != live_.end());
-  Block* b = it->second;
-  live_.erase(it);
+  Block* b = live_.take(p);
+  TOCHA_ASSERT(b);
   CacheStats& s = stats_for(b->device);
   s.allocated_bytes -= int64_t(b->size);
   s.requested_bytes -= int64_t(b->requested);
@@ -208,9 +206,8 @@ void CachingAllocator::free(void* p) {
 
 void CachingAllocator::record_stream(void* p, void* stream) {
   std::lock_guard<std::mutex> g(mutex_);
-  auto it = live_.find(p);
-  TOCHA_ASSERT(it != live_.end());
-  Block* b = it->second;
+  Block* b = live_.find(p);
+  TOCHA_ASSERT(b);
   if (stream == b->stream) return;
   if (std::find(b->other_streams.begin(), b->other_streams.end(), stream) == b->other_streams.end())
     b->other_streams.push_back(stream);

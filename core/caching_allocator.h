@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include "core/pointer_map.h"
 #include <vector>
 
 namespace tocha {
@@ -120,7 +121,7 @@ class CachingAllocator {
   std::string type_name_;
   mutable std::mutex mutex_;
   std::unordered_map<PoolKey, std::vector<Block*>, PoolKeyHash> pools_;
-  std::unordered_map<const void*, Block*> live_;
+  PointerMap<Block> live_;  // Note [Flat live-block map]
   std::vector<Block*> pending_;  // freed, waiting for events of other streams
   std::vector<CacheStats> stats_;
   Hook reclaim_hook_ = nullptr;

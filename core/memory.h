@@ -42,9 +42,10 @@ void memory_gc_step_done();
 // counted. Throws OutOfMemory on failure.
 void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
-// Compact blocks (Note [Compact tensors]): 64-byte aligned, counted whole (header objects
-// included, so that many tiny tensors also raise the GC-pressure flag).
-void* cpu_alloc_block(size_t nbytes);
-void cpu_free_block(void* p, size_t nbytes);
+// Compact blocks (Note [Compact tensors]): 64-byte aligned; counted whole (header objects
+// included, so that many tiny tensors also raise the GC-pressure flag) unless `counted` is false:
+// a block holding only a tensor's header, whose data is counted by its own allocator.
+void* cpu_alloc_block(size_t nbytes, bool counted = true);
+void cpu_free_block(void* p, size_t nbytes, bool counted = true);
 
 }  // namespace tocha

@@ -61,6 +61,18 @@ Storage* Storage::construct_in_block(void* at, void* block, size_t block_bytes, 
   return s;
 }
 
+Storage* Storage::allocate_in_block(void* at, void* block, size_t block_bytes, size_t nbytes, Device dev) {
+  void* data = allocator_for(dev).alloc(nbytes, dev.index);
+  Storage* s = new (at) Storage();
+  s->block_ = block;
+  s->block_bytes_ = block_bytes;
+  s->block_counted_ = false;
+  s->device_ = dev;
+  s->view_.data = static_cast<char*>(data);
+  s->view_.nbytes = int64_t(nbytes);
+  return s;
+}
+
 void Storage::destroy() {
   if (!block_) {
     delete this;
@@ -68,8 +80,9 @@ void Storage::destroy() {
   }
   void* block = block_;
   size_t bytes = block_bytes_;
+  bool counted = block_counted_;
   this->~Storage();
-  cpu_free_block(block, bytes);
+  cpu_free_block(block, bytes, counted);
 }
 
 void Storage::resize(size_t nbytes) {

@@ -45,6 +45,10 @@ class Storage : public RefCounted {
   // Constructs a Storage at `at` inside the block [block, block + block_bytes), with nbytes of
   // data at `data` inside the same block.
   static Storage* construct_in_block(void* at, void* block, size_t block_bytes, void* data, size_t nbytes);
+  // The same for a tensor whose data does not fit a compact block or lives on a device: the Storage
+  // (constructed at `at` inside the block) owns nbytes from dev's allocator. Throws OutOfMemory
+  // before constructing anything.
+  static Storage* allocate_in_block(void* at, void* block, size_t block_bytes, size_t nbytes, Device dev);
 
  private:
   Storage() = default;
@@ -58,6 +62,7 @@ class Storage : public RefCounted {
   void* block_ = nullptr;    // the compact block this Storage lives in, if any
   size_t block_bytes_ = 0;
   bool inline_data_ = false; // the data is inside that block (until a resize moves it)
+  bool block_counted_ = true; // the block is counted as memory (false: a header-only block)
 };
 
 // Device allocation hooks: the CUDA backend registers its caching allocator here.
