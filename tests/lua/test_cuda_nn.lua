@@ -256,6 +256,26 @@ function tests.indexErrorsOnCuda()
     '%[gather%] index 9 is out of range for dimension 1 of size 5')
 end
 
+-- maxPool2dBackward checks its argmax positions in the kernel, both the gathering form (2x2
+-- windows of stride 2) and the scattering one (overlapping 3x3 windows of stride 2).
+function tests.poolingIndexErrorsOnCuda()
+  if not available or dry then return end
+  for _, cfg in ipairs({ { 2, 2 }, { 3, 2 } }) do
+    local m = nn.SpatialMaxPooling(cfg[1], cfg[1], cfg[2], cfg[2]):cuda()
+    local x = torch.randn(2, 3, 8, 8):cuda()
+    local y = m:forward(x)
+    local g = torch.ones(y:size()):cuda()
+    local good = m:backward(x, g):float()
+    m.indices:fill(0)
+    local gi = m:backward(x, g)  -- queued: nothing waits for the GPU ...
+    tester:assertErrorPattern(function() gi:float() end,  -- ... until the read
+      '%[maxPool2dBackward%] indices must lie in %[1, 64%] %(positions in a 8x8 plane%), got 0', cfg[1] .. 'x' .. cfg[1])
+    tester:asserteq(gi:float():abs():sum(), 0, 'the bad positions were skipped')
+    m:forward(x)
+    tester:assertTensorEq(m:backward(x, g):float(), good, 0, 'usable after the error')
+  end
+end
+
 function tests.mixingDevicesIsAClearError()
   if not available or dry then return end
   local m = nn.Linear(3, 2):cuda()
