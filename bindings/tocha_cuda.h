@@ -44,5 +44,8 @@ TOCHA_API int tocha_cuda_initial_seed(int device, uint64_t *seed) TOCHA_NOEXCEPT
 /* torch.backends.cuda.allowTF32: TF32 tensor-core math for f32 matmuls (off by default). */
 TOCHA_API int tocha_cuda_allow_tf32(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_cuda_set_allow_tf32(int on) TOCHA_NOEXCEPT;
+/* torch.backends.cudnn.benchmark: time cuDNN's convolution algorithms once per shape (off by default). */
+TOCHA_API int tocha_cudnn_benchmark(void) TOCHA_NOEXCEPT;
+TOCHA_API void tocha_cudnn_set_benchmark(int on) TOCHA_NOEXCEPT;
 
 #endif

@@ -8,6 +8,7 @@ namespace tocha {
 namespace {
 DeviceRuntime g_runtimes[kNumDeviceTypes] = {};
 std::atomic<bool> g_allow_tf32{false};
+std::atomic<bool> g_cudnn_benchmark{false};
 }  // namespace
 
 void register_device_runtime(DeviceType t, const DeviceRuntime& r) { g_runtimes[int(t)] = r; }
@@ -25,5 +26,7 @@ const DeviceRuntime& require_device_runtime(DeviceType t, const char* op) {
 
 bool cuda_allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 void set_cuda_allow_tf32(bool on) { g_allow_tf32.store(on, std::memory_order_relaxed); }
+bool cudnn_benchmark() { return g_cudnn_benchmark.load(std::memory_order_relaxed); }
+void set_cudnn_benchmark(bool on) { g_cudnn_benchmark.store(on, std::memory_order_relaxed); }
 
 }  // namespace tocha

@@ -44,5 +44,9 @@ const DeviceRuntime& require_device_runtime(DeviceType t, const char* op);
 // f32 matmuls is off by default, so f32 results match the CPU to f32 precision.
 bool cuda_allow_tf32();
 void set_cuda_allow_tf32(bool on);
+// torch.backends.cudnn.benchmark: convolutions time cuDNN's algorithms on the first call of each
+// shape instead of taking the heuristics' first (Note [cuDNN algorithm cache]).
+bool cudnn_benchmark();
+void set_cudnn_benchmark(bool on);
 
 }  // namespace tocha

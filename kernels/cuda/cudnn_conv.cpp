@@ -11,6 +11,13 @@
 // PyTorch's default (benchmark off) makes the same choice. Workspaces come from the caching
 // allocator as a Storage freed in stream order right after the call.
 //
+// Note [cuDNN benchmark]: with torch.backends.cudnn.benchmark on, the first call of a shape times
+// cuDNN's algorithms on the call's own tensors (cudnnFind*AlgorithmEx) instead, with a workspace
+// as large as the heuristics' hungriest candidate asks (at most 1 GiB, halved while it cannot be
+// allocated), and caches the fastest under a key of its own. The timing runs write the call's
+// output, which the chosen algorithm then writes again; a weight gradient that accumulates
+// (beta != 0) is timed into a scratch buffer so the accumulated values survive.
+//
 // Note [cuDNN math]: f32 convolutions use TF32 tensor cores only when torch.backends.cuda.allowTF32
 // is set (the matmul family's switch), so by default CUDA and CPU results agree to f32 rounding;
 // f16/bf16 use tensor cores with f32 accumulation; f64 uses plain double math.
@@ -19,6 +26,7 @@
 #include "core/error.h"
 
 #ifdef TOCHA_HAVE_CUDNN
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,10 +106,10 @@ struct ConvDescs {
   }
 };
 
-// Cache key: role, dtype, device, math type and every number of the geometry.
+// Cache key: role, dtype, device, math type, how the choice is made and every number of the geometry.
 std::vector<int64_t> cache_key(ConvRole role, DType dt, int device, const ConvGeometry& g) {
-  std::vector<int64_t> k{int64_t(role), int64_t(dt), device, int64_t(math_type(dt)), g.batch, g.groups,
-                         g.in_channels, g.out_channels};
+  std::vector<int64_t> k{int64_t(role), int64_t(dt), device, int64_t(math_type(dt)), int64_t(cudnn_benchmark()),
+                         g.batch, g.groups, g.in_channels, g.out_channels};
   for (int d = 0; d < 3; ++d) {
     k.insert(k.end(), {g.in_size[d], g.out_size[d], g.kernel[d], g.stride[d], g.pad[d], g.dilation[d]});
   }
@@ -179,6 +187,65 @@ std::vector<Choice> candidates(const char* op, ConvRole role, DType dt, cudnnHan
   return out;
 }
 
+// Elements of the weight (out_channels x in_channels / groups x kernel).
+int64_t filter_numel(const ConvGeometry& g) {
+  int64_t n = g.out_channels * (g.in_channels / g.groups);
+  for (int d = 0; d < 3; ++d) n *= g.kernel[d];
+  return n;
+}
+
+// The successful entries of a perf list, fastest first when cuDNN timed them.
+template <class Perf> void add_successes(DType dt, const Perf* perf, int n, std::vector<Choice>& out) {
+  for (int i = 0; i < n; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS)
+      out.push_back(Choice{int(perf[i].algo), perf[i].memory, allowed_math(dt, perf[i].mathType)});
+}
+
+// The role's algorithms timed on the call's tensors, fastest first (Note [cuDNN benchmark]).
+std::vector<Choice> timed_candidates(const char* op, ConvRole role, DType dt, cudnnHandle_t h, const ConvDescs& d,
+                                     const ConvArgs& a, Device dev) {
+  size_t want = 0;
+  for (const Choice& c : candidates(op, role, dt, h, d)) want = std::max(want, c.workspace);
+  want = std::min(want, size_t(1) << 30);
+  Ref<Storage> ws;
+  for (; want && !ws; want /= 2) {
+    try {
+      ws = Storage::allocate(want, dev);
+    } catch (const OutOfMemory&) {
+    }
+  }
+  if (ws) want = ws->nbytes();
+  void* wsp = ws ? ws->data() : nullptr;
+  TOCHA_CUDNN_CHECK(op, cudnnSetConvolutionMathType(d.conv.d, math_type(dt)));  // candidates() changed it
+  std::vector<Choice> out;
+  int n = 0;
+  if (role == ConvRole::forward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    TOCHA_CUDNN_CHECK(op, cudnnFindConvolutionForwardAlgorithmEx(h, d.x->d, a.x, d.w.d, a.w, d.conv.d, d.y->d, a.out,
+                                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, wsp, want));
+    add_successes(dt, perf, n, out);
+  } else if (role == ConvRole::data) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    TOCHA_CUDNN_CHECK(op, cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w.d, a.w, d.y->d, a.y, d.conv.d, d.x->d,
+                                                                      a.out, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
+                                                                      perf, wsp, want));
+    add_successes(dt, perf, n, out);
+  } else {
+    void* dw = a.out;
+    Ref<Storage> scratch;
+    if (a.beta != 0) {
+      scratch = Storage::allocate(size_t(filter_numel(a.g)) * dtype_size(dt), dev);
+      dw = scratch->data();
+    }
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    TOCHA_CUDNN_CHECK(op, cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x->d, a.x, d.y->d, a.y, d.conv.d, d.w.d,
+                                                                        dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                                        &n, perf, wsp, want));
+    add_successes(dt, perf, n, out);
+  }
+  return out;
+}
+
 // One cuDNN call of the role with algorithm c (alpha/beta in the compute type).
 cudnnStatus_t run_role(ConvRole role, cudnnHandle_t h, const ConvDescs& d, const ConvArgs& a, const Choice& c,
                        void* ws, const void* alpha, const void* beta) {
@@ -218,7 +285,9 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
       return;
     }
   }
-  std::vector<Choice> list = candidates(op, role, dt, h, d);
+  std::vector<Choice> list;
+  if (cudnn_benchmark()) list = timed_candidates(op, role, dt, h, d, a, dev);
+  if (list.empty()) list = candidates(op, role, dt, h, d);
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
   for (const Choice& c : list) {
     Ref<Storage> ws;
@@ -278,8 +347,7 @@ template <DType dt> void conv_weight_cudnn(const ConvArgs& a) {
   const char* op = "convWeight";
   const int device = device_of(a.out);
   LaunchScope scope(device);
-  int64_t n = a.g.out_channels * (a.g.in_channels / a.g.groups);
-  for (int d = 0; d < 3; ++d) n *= a.g.kernel[d];
+  const int64_t n = filter_numel(a.g);
   if (a.beta == 0) {
     TOCHA_CUDA_CHECK(op, cudaMemsetAsync(a.out, 0, size_t(n) * dtype_size(dt), scope.stream));
     return;

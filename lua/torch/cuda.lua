@@ -109,6 +109,15 @@ torch.backends.cuda = setmetatable({}, {
     C.tocha_cuda_set_allow_tf32(v and 1 or 0)
   end,
 })
+-- torch.backends.cudnn.benchmark (a settable field, off by default): each convolution shape times
+-- cuDNN's algorithms on its first call and keeps the fastest (PyTorch's and Torch7's cudnn.benchmark).
+torch.backends.cudnn = setmetatable({}, {
+  __index = function(_, k) if k == 'benchmark' then return C.tocha_cudnn_benchmark() ~= 0 end end,
+  __newindex = function(_, k, v)
+    if k ~= 'benchmark' then fail('backends.cudnn', 'unknown setting %s', tostring(k)) end
+    C.tocha_cudnn_set_benchmark(v and 1 or 0)
+  end,
+})
 
 -- ---- moving tensors -----------------------------------------------------------------------
 

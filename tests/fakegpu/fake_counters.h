@@ -17,7 +17,7 @@ struct FakeGpuCounters {
   long host_allocs;       /* cudaHostAlloc */
   long events;            /* cudaEventRecord */
   long cudnn_calls;       /* convolutions and tensor ops queued */
-  long cudnn_heuristics;  /* cudnnGetConvolution*Algorithm_v7 queries */
+  long cudnn_heuristics;  /* cudnnGetConvolution*Algorithm_v7 and cudnnFind*AlgorithmEx calls */
   long cudnn_descriptors; /* descriptors created */
   long cublas_calls;
 };

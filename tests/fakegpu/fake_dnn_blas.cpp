@@ -1,6 +1,6 @@
 // The fake GPU stack's cuBLAS and cuDNN calls that fill in outputs: handles, descriptors, error
-// strings, the convolution heuristics (one algorithm, status success) and workspace sizes (1 MiB,
-// so the workspace path through the caching allocator runs as on a GPU). Note [Fake GPU] in
+// strings, the convolution heuristics and timings (one algorithm, status success) and workspace
+// sizes (1 MiB, so the workspace path through the caching allocator runs as on a GPU). Note [Fake GPU] in
 // fake_cuda.cpp says what the stack is for; the calls that only count are in fake_libs.c.
 #include <cublas_v2.h>
 #include <cudnn.h>
@@ -24,6 +24,7 @@ template <class Perf> cudnnStatus_t one_algorithm(int requested, int* returned, 
     perf[0].algo = decltype(perf[0].algo)(1);
     perf[0].status = CUDNN_STATUS_SUCCESS;
     perf[0].mathType = CUDNN_DEFAULT_MATH;
+    perf[0].memory = kWorkspace;
   }
   return CUDNN_STATUS_SUCCESS;
 }
@@ -76,6 +77,30 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t, const
                                                             int* returned,
                                                             cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
   return one_algorithm(requested, returned, perf, "cudnn heuristics filter");
+}
+// Benchmark mode's timing calls (Note [cuDNN benchmark]): the same single algorithm.
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t, const cudnnTensorDescriptor_t, const void*,
+                                                     const cudnnFilterDescriptor_t, const void*,
+                                                     const cudnnConvolutionDescriptor_t,
+                                                     const cudnnTensorDescriptor_t, void*, const int requested,
+                                                     int* returned, cudnnConvolutionFwdAlgoPerf_t* perf, void*, size_t) {
+  return one_algorithm(requested, returned, perf, "cudnn find forward");
+}
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t, const cudnnFilterDescriptor_t, const void*,
+                                                          const cudnnTensorDescriptor_t, const void*,
+                                                          const cudnnConvolutionDescriptor_t,
+                                                          const cudnnTensorDescriptor_t, void*, const int requested,
+                                                          int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf, void*,
+                                                          size_t) {
+  return one_algorithm(requested, returned, perf, "cudnn find data");
+}
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t, const cudnnTensorDescriptor_t, const void*,
+                                                            const cudnnTensorDescriptor_t, const void*,
+                                                            const cudnnConvolutionDescriptor_t,
+                                                            const cudnnFilterDescriptor_t, void*, const int requested,
+                                                            int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf,
+                                                            void*, size_t) {
+  return one_algorithm(requested, returned, perf, "cudnn find filter");
 }
 cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t, const cudnnTensorDescriptor_t,
                                                       const cudnnFilterDescriptor_t,

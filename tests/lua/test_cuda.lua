@@ -26,6 +26,11 @@ function tests.runtimeAnswersWithoutCrashing()
   tester:asserteq(torch.backends.cuda.allowTF32, true)
   torch.backends.cuda.allowTF32 = false
   tester:assertErrorPattern(function() torch.backends.cuda.bogus = 1 end, 'unknown setting')
+  tester:asserteq(torch.backends.cudnn.benchmark, false, 'cuDNN benchmarking is off by default')
+  torch.backends.cudnn.benchmark = true
+  tester:asserteq(torch.backends.cudnn.benchmark, true)
+  torch.backends.cudnn.benchmark = false
+  tester:assertErrorPattern(function() torch.backends.cudnn.fastest = true end, 'unknown setting')
 end
 
 function tests.noDeviceGivesClearErrors()

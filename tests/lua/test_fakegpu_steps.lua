@@ -163,6 +163,25 @@ function tests.cnnStepWaitsOnlyForTheLoss()
   end
 end
 
+-- torch.backends.cudnn.benchmark: the first call of a new shape asks the heuristics (for the
+-- workspace size) and times the algorithms; later calls of that shape do neither.
+function tests.cudnnBenchmarkTimesOncePerShape()
+  local conv = nn.SpatialConvolution(3, 5, 3, 3):cuda()
+  local x = torch.randn(2, 3, 11, 13):cuda()
+  torch.backends.cudnn.benchmark = true
+  local ok, err = pcall(function()
+    local first, trace = count(function() conv:backward(x, conv:forward(x)) end)
+    tester:asserteq(first.cudnn_heuristics, 6, 'heuristics and timing for forward, data and filter:\n' .. trace)
+    tester:assert(trace:find('cudnn find filter') ~= nil, trace)
+    local again = count(function() conv:backward(x, conv:forward(x)) end)
+    tester:asserteq(again.cudnn_heuristics, 0, 'the timed choice is cached')
+  end)
+  torch.backends.cudnn.benchmark = false
+  assert(ok, err)
+  local plain = count(function() conv:forward(x) end)
+  tester:asserteq(plain.cudnn_heuristics, 1, 'choices made by timing are cached apart from the heuristics\' ones')
+end
+
 function tests.mlpStepWaitsOnlyForTheLoss()
   local model = nn.Sequential():add(nn.Linear(20, 16)):add(nn.ReLU()):add(nn.Linear(16, 4)):cuda()
   local x, y = torch.randn(8, 20):cuda(), torch.LongTensor(8):random(1, 4):cuda()
