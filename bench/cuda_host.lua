@@ -6,17 +6,9 @@
 -- step with the step's launches, waits and library calls. On a GPU the launch itself adds the
 -- driver's cost (bench/cuda.lua prints it as launch_add1).
 -- Usage: tocha bench/cuda_host.lua [build dir]   (re-runs itself on the fake stack of that build)
-local ffi = require('ffi')
-ffi.cdef [[
-struct FakeGpuCounters {
-  long launches, syncs, copies_to_host, copies_to_device, copies_on_device, memsets, device_mallocs,
-       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls;
-};
-struct FakeGpuCounters* fakegpu_counters(void);
-void fakegpu_reset(void);
-]]
 local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.') .. '/harness.lua')
-if not pcall(function() return ffi.C.fakegpu_counters end) then
+local F = dofile(H.dir() .. '/../tests/fakegpu/counters.lua')
+if not F.loaded then
   local build = arg and arg[1] or H.dir() .. '/../build'
   local libs = build .. '/fakegpu'
   if not io.open(libs .. '/libtocha_fakegpu.so') then
@@ -47,9 +39,7 @@ print(string.format('%-16s %9s %9s %6s %6s %6s %6s', 'case', 'host us', 'launche
                     'malloc'))
 for _, case in ipairs(dofile(H.dir() .. '/cuda_models.lua')(H)) do
   local t = H.best(case.step, 20, 3)
-  ffi.C.fakegpu_reset()
-  case.step()
-  local k = ffi.C.fakegpu_counters()
-  print(string.format('%-16s %9.1f %9d %6d %6d %6d %6d', case.name, t * 1e6, tonumber(k.launches), tonumber(k.syncs),
-                      tonumber(k.cudnn_calls), tonumber(k.cublas_calls), tonumber(k.device_mallocs)))
+  local k = F.count(case.step)
+  print(string.format('%-16s %9.1f %9d %6d %6d %6d %6d', case.name, t * 1e6, k.launches, k.syncs, k.cudnn_calls,
+                      k.cublas_calls, k.device_mallocs))
 end

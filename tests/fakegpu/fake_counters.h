@@ -1,5 +1,5 @@
 /* The counters of the fake GPU stack (Note [Fake GPU], tests/fakegpu/fake_cuda.cpp), shared by its
-   C++ and C parts. tests/lua/fakegpu.lua declares the same struct for the FFI. */
+   C++ and C parts. tests/fakegpu/counters.lua declares the same struct for the FFI. */
 #pragma once
 #ifdef __cplusplus
 extern "C" {

@@ -5,18 +5,8 @@
 -- algorithm choice and the caching allocator's blocks are reused from the second step on, that
 -- optimizers run as one fused kernel, and that a tiny op is one launch and nothing else. Run by
 -- ctest as lua.fakegpu_steps with LD_LIBRARY_PATH naming build/fakegpu; elsewhere it skips.
-local ffi = require('ffi')
-ffi.cdef [[
-struct FakeGpuCounters {
-  long launches, syncs, copies_to_host, copies_to_device, copies_on_device, memsets, device_mallocs,
-       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls;
-};
-struct FakeGpuCounters* fakegpu_counters(void);
-void fakegpu_reset(void);
-void fakegpu_trace(int on);
-const char* fakegpu_trace_take(void);
-]]
-if not pcall(function() return ffi.C.fakegpu_counters end) then
+local F = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/../fakegpu/counters.lua')
+if not F.loaded then
   print('SKIPPED: not running on the fake GPU stack (LD_LIBRARY_PATH=<build>/fakegpu)')
   return
 end
@@ -25,21 +15,7 @@ require 'optim'
 
 local tester = torch.Tester()
 local tests = {}
-local fields = { 'launches', 'syncs', 'copies_to_host', 'copies_to_device', 'copies_on_device', 'memsets',
-                 'device_mallocs', 'device_frees', 'host_allocs', 'events', 'cudnn_calls', 'cudnn_heuristics',
-                 'cudnn_descriptors', 'cublas_calls' }
-
--- The counters of one call of fn (a table of numbers) and its trace (one line per event).
-local function count(fn)
-  ffi.C.fakegpu_reset()
-  ffi.C.fakegpu_trace(1)
-  fn()
-  local trace = ffi.string(ffi.C.fakegpu_trace_take())
-  ffi.C.fakegpu_trace(0)
-  local c, k = {}, ffi.C.fakegpu_counters()
-  for _, f in ipairs(fields) do c[f] = tonumber(k[f]) end
-  return c, trace
-end
+local fields, count = F.fields, F.count
 
 function tests.runsOnTheFakeDevice()
   tester:assert(torch.cuda.isAvailable(), 'the fake stack answers as one device')
