@@ -78,6 +78,22 @@ void* aligned_zeroed(size_t n) {
   return p;
 }
 
+// Device memory is uninitialized like cudaMalloc's (pages of a large block are not touched until
+// written), and a device has FAKEGPU_MEMORY_MIB of it (default 8192): past that cudaMalloc fails
+// as on a full GPU, so the out-of-memory paths run too.
+size_t device_capacity() {
+  static size_t bytes = [] {
+    const char* e = std::getenv("FAKEGPU_MEMORY_MIB");
+    return size_t(e ? std::atoll(e) : 8192) << 20;
+  }();
+  return bytes;
+}
+std::unordered_map<void*, size_t>& device_blocks() {
+  static std::unordered_map<void*, size_t> m;
+  return m;
+}
+size_t device_in_use = 0;
+
 }  // namespace
 
 extern "C" {
@@ -149,7 +165,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
   if (d < 0 || d >= device_total()) return cudaErrorInvalidDevice;
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->name, sizeof p->name, "Fake GPU (tests/fakegpu: kernels do not run)");
-  p->totalGlobalMem = size_t(80) << 30;
+  p->totalGlobalMem = device_capacity();
   p->major = 9;
   p->minor = 0;
   p->multiProcessorCount = 132;
@@ -198,12 +214,19 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 // data sent to the device comes back; copies on the device and fills are only counted, like
 // kernels (their cost would otherwise stand in the host timings of bench/cuda_host.lua). ----
 cudaError_t cudaMalloc(void** p, size_t n) {
-  *p = aligned_zeroed(n);
-  if (!*p) return cudaErrorMemoryAllocation;
+  *p = nullptr;
+  if (n > device_capacity() - device_in_use || posix_memalign(p, 256, n ? n : 1) != 0) return cudaErrorMemoryAllocation;
+  device_blocks()[*p] = n;
+  device_in_use += n;
   counters_.device_mallocs += 1;
   return cudaSuccess;
 }
 cudaError_t cudaFree(void* p) {
+  auto it = device_blocks().find(p);
+  if (it != device_blocks().end()) {
+    device_in_use -= it->second;
+    device_blocks().erase(it);
+  }
   std::free(p);
   counters_.device_frees += 1;
   return cudaSuccess;

@@ -39,6 +39,7 @@ CUDNN_QUEUED(cudnnConvolutionBackwardFilter)
 CUDNN_QUEUED(cudnnAddTensor)
 CUDNN_QUEUED(cudnnScaleTensor)
 SETTER(cudnnSetStream)
+SETTER(cudnnDestroy) /* the handle stays in fake_dnn_blas.cpp's list */
 SETTER(cudnnSetTensorNdDescriptor)
 SETTER(cudnnSetFilterNdDescriptor)
 SETTER(cudnnSetConvolutionNdDescriptor)
