@@ -39,16 +39,6 @@ for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'max
                         'avgPool2dBackward' }) do
   cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions
 end
--- The fused softmax family (core/ops/softmax.cpp): rows along the last dim, rows across an inner
--- dim (strided), the first dim, and dtypes without a fused CPU kernel (the composite path).
-for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
-  cases[name] = function()
-    check(name .. ' last dim', function(t) return torch[name](t, 2) end, { M() })
-    check(name .. ' inner dim', function(t) return torch[name](t, 2) end, { rnd(2, 3, 4) })
-    check(name .. ' first dim', function(t) return torch[name](t, 1) end, { rnd(3, 2, 2) })
-    check(name .. ' 0-dim', function(t) return torch[name](t:view({}), 1) end, { leaf({ 0.7 }) })
-  end
-end
 cases.digamma = function() check('digamma', torch.digamma, { V() }) end
 for _, name in ipairs({ 'floor', 'ceil', 'round', 'trunc', 'sign' }) do
   cases[name] = function() check(name, torch[name], { leaf({ 0.3, 1.6, -2.4 }) }) end
@@ -252,8 +242,6 @@ function tests.secondOrder()
   ok('mm', function(a, b) return torch.mm(a, b) end, { M(), M():t() })
   ok('softmax', function(t) return torch.softmax(t, 2) end, { M() })
   ok('logSoftmax', function(t) return torch.logSoftmax(t, 2) end, { M() })
-  ok('softmax inner dim', function(t) return torch.softmax(t, 2) end, { rnd(2, 3, 4) })
-  ok('logSoftmax inner dim', function(t) return torch.logSoftmax(t, 2) end, { rnd(2, 3, 4) })
   ok('narrow', function(t) return torch.cmul(t:narrow(2, 2, 2), t:narrow(2, 1, 2)) end, { M() })
   ok('sum', function(t) return torch.cmul(t, t):sum(2) end, { M() })
   ok('layerNorm', function(t, w, b) return torch.layerNorm(t, 1, w, b) end, { M(), V(), leaf({ 0.1, 0.2, 0.3 }) })
