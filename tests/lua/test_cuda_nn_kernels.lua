@@ -35,6 +35,28 @@ function tests.convolutionsMatchCpu()
   report()
 end
 
+-- softmax and logSoftmax over the last, an inner and the first dim, with gradients, and in half
+-- precision.
+function tests.softmaxMatchesCpu()
+  if not available then return end
+  C.start()
+  for _, tname in ipairs(float_types) do
+    local x = rand(tname, 3, 5, 4)
+    for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
+      for d = 1, 3 do
+        check_op(name .. ' dim ' .. d, tname, function(t) return torch[name](t, d) end, { x })
+      end
+    end
+  end
+  if not C.dry then
+    local h = torch.randn(6, 33):mul(4)
+    for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
+      expect(name .. ' half', torch[name](h:double(), 2), torch[name](h:type('torch.CudaHalfTensor'), 2), 1e-2)
+    end
+  end
+  report()
+end
+
 function tests.poolingMatchesCpu()
   if not available then return end
   C.start()
