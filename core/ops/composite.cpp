@@ -14,39 +14,12 @@ namespace {
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
 Tensor mul(const Tensor& a, double s) { return binary(OpId::mul, a, Scalar(s)); }
 Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::add, a, b); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::csub, a, b); }
 
 void check_float(const char* op, const Tensor& x) {
   TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
 }
 
-// x minus its max along dim; the max is detached (softmax does not depend on the shift).
-Tensor shifted(const char* op, const Tensor& x, int64_t dim) {
-  check_float(op, x);
-  if (x.dim() == 0) return sub(x, autograd::detach(x));
-  int d = wrap_dim(dim, x.dim(), op);
-  TOCHA_CHECK(x.size(d) > 0, op, "cannot normalize over dimension ", d + 1, " of size 0");
-  Tensor m = autograd::detach(max(x, d, true, 0).values);
-  return sub(x, m);
-}
 }  // namespace
-
-Tensor softmax(const Tensor& x, int64_t dim) {
-  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
-    return softmax(autocast::to_f32(x), dim);
-  Tensor e = unary(OpId::exp, shifted("softmax", x, dim));
-  if (x.dim() == 0) return binary(OpId::div, e, e);
-  return binary(OpId::div, e, sum(e, wrap_dim(dim, x.dim(), "softmax"), true));
-}
-
-Tensor log_softmax(const Tensor& x, int64_t dim) {
-  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
-    return log_softmax(autocast::to_f32(x), dim);
-  Tensor s = shifted("logSoftmax", x, dim);
-  if (x.dim() == 0) return sub(s, s);
-  Tensor lse = unary(OpId::log, sum(unary(OpId::exp, s), wrap_dim(dim, x.dim(), "logSoftmax"), true));
-  return sub(s, lse);
-}
 
 Tensor gelu(const Tensor& x) {
   check_float("gelu", x);

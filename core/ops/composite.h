@@ -1,12 +1,12 @@
 // Composite ops nn needs, built from recorded primitives (so they need no formula of their own and
-// double backward works): softmax family and smooth activations (layer normalization is a fused
-// op: core/ops/norm.h).
+// double backward works): smooth activations. The softmax family is declared here too but is a
+// fused op (core/ops/softmax.cpp), as is layer normalization (core/ops/norm.h).
 #pragma once
 #include "core/tensor.h"
 
 namespace tocha {
 
-// exp(x - max) / sum(exp(x - max)) along dim (the max is a constant shift: detached).
+// exp(x - max) / sum(exp(x - max)) along dim, and its log (Note [Fused softmax]).
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 // x * Phi(x) with the exact (erf) form, PyTorch's default GELU.

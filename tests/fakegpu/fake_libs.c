@@ -38,6 +38,7 @@ CUDNN_QUEUED(cudnnConvolutionBackwardData)
 CUDNN_QUEUED(cudnnConvolutionBackwardFilter)
 CUDNN_QUEUED(cudnnAddTensor)
 CUDNN_QUEUED(cudnnScaleTensor)
+CUDNN_QUEUED(cudnnSoftmaxForward)
 SETTER(cudnnSetStream)
 SETTER(cudnnDestroy) /* the handle stays in fake_dnn_blas.cpp's list */
 SETTER(cudnnSetTensorNdDescriptor)

@@ -39,6 +39,16 @@ for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'max
                         'avgPool2dBackward' }) do
   cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions
 end
+-- The fused softmax family (core/ops/softmax.cpp): rows along the last dim, rows across an inner
+-- dim (strided), the first dim, and dtypes without a fused CPU kernel (the composite path).
+for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
+  cases[name] = function()
+    check(name .. ' last dim', function(t) return torch[name](t, 2) end, { M() })
+    check(name .. ' inner dim', function(t) return torch[name](t, 2) end, { rnd(2, 3, 4) })
+    check(name .. ' first dim', function(t) return torch[name](t, 1) end, { rnd(3, 2, 2) })
+    check(name .. ' 0-dim', function(t) return torch[name](t:view({}), 1) end, { leaf({ 0.7 }) })
+  end
+end
 cases.digamma = function() check('digamma', torch.digamma, { V() }) end
 for _, name in ipairs({ 'floor', 'ceil', 'round', 'trunc', 'sign' }) do
   cases[name] = function() check(name, torch[name], { leaf({ 0.3, 1.6, -2.4 }) }) end
@@ -224,10 +234,6 @@ function tests.composites()
   local x = M()
   check('softmax', function(t) return torch.softmax(t, 2) end, { x })
   check('logSoftmax', function(t) return torch.logSoftmax(t, 1) end, { x })
-  for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
-    check(name .. ' inner dim', function(t) return torch[name](t, 2) end, { rnd(2, 3, 4) })
-    check(name .. ' 0-dim', function(t) return torch[name](t:view({}), 1) end, { leaf({ 0.7 }) })
-  end
   check('gelu', torch.gelu, { leaf({ -1.5, 0.3, 2 }) })
   check('silu', torch.silu, { leaf({ -1.5, 0.3, 2 }) })
   check('elu', function(t) return torch.elu(t, 0.7) end, { leaf({ -1.5, 0.3, 2 }) })

@@ -35,8 +35,8 @@ function tests.convolutionsMatchCpu()
   report()
 end
 
--- softmax and logSoftmax over the last, an inner and the first dim, with gradients, and in half
--- precision.
+-- The fused softmax family (cuDNN's softmax on CUDA) over the last, an inner and the first dim,
+-- with gradients; half precision through the same kernel.
 function tests.softmaxMatchesCpu()
   if not available then return end
   C.start()

@@ -51,6 +51,23 @@ function tests.tinyOpIsOneLaunch()
   tester:asserteq(c.syncs, 0)
 end
 
+-- Note [Fused softmax]: one cuDNN call where the composite launched six kernels; bf16, which
+-- cuDNN's softmax is not asked to take, still goes the composite way.
+function tests.softmaxIsOneCudnnCall()
+  local x = torch.CudaTensor(64, 10)
+  for _, name in ipairs({ 'softmax', 'logSoftmax' }) do
+    local c, trace = count(function() torch[name](x, 2) end)
+    tester:asserteq(c.cudnn_calls, 1, name .. ':\n' .. trace)
+    tester:asserteq(c.launches, 0, name .. ':\n' .. trace)
+    c = count(function() torch[name](x:t(), 1) end)
+    tester:asserteq(c.cudnn_calls, 1, name .. ' of a transposed input')
+    tester:asserteq(c.launches, 1, name .. ': the transposed input is copied once')
+  end
+  local c = count(function() torch.logSoftmax(x:type('torch.CudaBFloat16Tensor'), 2) end)
+  tester:asserteq(c.cudnn_calls, 0)
+  tester:assert(c.launches > 2, 'bf16 runs the composite')
+end
+
 function tests.synchronizeWaitsOnce()
   local c = count(function() torch.cuda.synchronize() end)
   tester:asserteq(c.syncs, 1)
