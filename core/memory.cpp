@@ -171,6 +171,11 @@ void* raw_alloc(size_t nbytes) {
                               memory_stats(DeviceType::cpu).live_bytes, " bytes live)"));
   return p;
 }
+// Frees what raw_alloc returned (small blocks keep malloc's own pointer just before theirs).
+void raw_free(void* p, size_t nbytes) {
+  if (nbytes <= kSmallBlock) std::free(reinterpret_cast<void**>(p)[-1]);
+  else std::free(p);
+}
 }  // namespace
 
 void* cpu_alloc(size_t nbytes) {
@@ -181,11 +186,6 @@ void* cpu_alloc(size_t nbytes) {
 }
 
 namespace {
-void raw_free(void* p, size_t nbytes) {
-  if (nbytes <= kSmallBlock) std::free(reinterpret_cast<void**>(p)[-1]);
-  else std::free(p);
-}
-
 // Note [Compact block cache]: freed compact blocks (Note [Compact tensors]) wait in a per-thread
 // list per size class and are handed out again without malloc, up to 8 MiB in all. The budget is
 // in bytes, not blocks per class: Lua's collector frees the dead tensors of a loop in bursts of
@@ -252,8 +252,7 @@ void cpu_free_block(void* p, size_t nbytes, bool counted) {
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
   if (nbytes == 0) nbytes = 1;
-  if (nbytes <= kSmallBlock) std::free(reinterpret_cast<void**>(p)[-1]);
-  else std::free(p);
+  raw_free(p, nbytes);
   memory_on_free(DeviceType::cpu, nbytes);
 }
 

@@ -100,24 +100,22 @@ function cuda.initialSeed()
   return tonumber(v[0])
 end
 
--- torch.backends.cuda.allowTF32 (a settable field, off by default): TF32 tensor cores for f32 matmuls.
+-- A table of one settable boolean backed by a C getter and setter (torch.backends.<name>.<key>).
+local function backend_switch(name, key, get, set)
+  return setmetatable({}, {
+    __index = function(_, k) if k == key then return get() ~= 0 end end,
+    __newindex = function(_, k, v)
+      if k ~= key then fail('backends.' .. name, 'unknown setting %s', tostring(k)) end
+      set(v and 1 or 0)
+    end,
+  })
+end
 torch.backends = torch.backends or {}
-torch.backends.cuda = setmetatable({}, {
-  __index = function(_, k) if k == 'allowTF32' then return C.tocha_cuda_allow_tf32() ~= 0 end end,
-  __newindex = function(_, k, v)
-    if k ~= 'allowTF32' then fail('backends.cuda', 'unknown setting %s', tostring(k)) end
-    C.tocha_cuda_set_allow_tf32(v and 1 or 0)
-  end,
-})
--- torch.backends.cudnn.benchmark (a settable field, off by default): each convolution shape times
--- cuDNN's algorithms on its first call and keeps the fastest (PyTorch's and Torch7's cudnn.benchmark).
-torch.backends.cudnn = setmetatable({}, {
-  __index = function(_, k) if k == 'benchmark' then return C.tocha_cudnn_benchmark() ~= 0 end end,
-  __newindex = function(_, k, v)
-    if k ~= 'benchmark' then fail('backends.cudnn', 'unknown setting %s', tostring(k)) end
-    C.tocha_cudnn_set_benchmark(v and 1 or 0)
-  end,
-})
+-- torch.backends.cuda.allowTF32 (off by default): TF32 tensor cores for f32 matmuls.
+torch.backends.cuda = backend_switch('cuda', 'allowTF32', C.tocha_cuda_allow_tf32, C.tocha_cuda_set_allow_tf32)
+-- torch.backends.cudnn.benchmark (off by default): each convolution shape times cuDNN's algorithms
+-- on its first call and keeps the fastest (PyTorch's and Torch7's cudnn.benchmark).
+torch.backends.cudnn = backend_switch('cudnn', 'benchmark', C.tocha_cudnn_benchmark, C.tocha_cudnn_set_benchmark)
 
 -- ---- moving tensors -----------------------------------------------------------------------
 
