@@ -11,6 +11,39 @@ local C = torch._lib.C
 
 local available = torch.cuda.isAvailable()
 
+-- What the process has mapped before any test runs: torch, nn and optim are loaded, no CUDA op ran.
+local function mapped_libraries()
+  local seen = {}
+  local maps = io.open('/proc/self/maps')
+  if not maps then return nil end
+  for line in maps:lines() do
+    local name = line:match('/(lib[%w_]+)%.so[^/]*$')
+    if name then seen[name] = true end
+  end
+  maps:close()
+  return seen
+end
+require 'nn'
+require 'optim'
+local mapped_at_start = mapped_libraries()
+
+-- Note [Lazy CUDA libraries]: cuBLAS (with cuBLASLt) and cuSOLVER (with cuSPARSE) cost every
+-- process 0.4-0.5 s and ~180 MB when linked; they open on the first CUDA matmul or solver call.
+function tests.blasLibrariesOpenOnFirstUse()
+  if not mapped_at_start then return end  -- no /proc
+  for _, lib in ipairs({ 'libcublas', 'libcublasLt', 'libcusolver', 'libcusparse' }) do
+    tester:assert(not mapped_at_start[lib], lib .. ' is not loaded at start-up')
+  end
+  if torch.cuda.isBuilt() then
+    tester:assert(mapped_at_start.libcudart or mapped_at_start.libtocha_fakegpu, 'the CUDA runtime stays linked')
+  end
+  if not available then return end
+  local a = torch.CudaTensor(8, 8):fill(1)
+  tester:asserteq(torch.mm(a, a):float()[1][1], 8)
+  local now = mapped_libraries()
+  tester:assert(now.libcublas or now.libtocha_fakegpu, 'the first CUDA matmul opened cuBLAS')
+end
+
 function tests.runtimeAnswersWithoutCrashing()
   tester:asserteq(type(available), 'boolean')
   tester:asserteq(type(torch.cuda.deviceCount()), 'number')
