@@ -33,6 +33,7 @@
 #include <vector>
 #include "core/device_runtime.h"
 #include "core/storage.h"
+#include "kernels/cuda/channel_bias.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/runtime.h"
@@ -309,32 +310,26 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
   fail_cudnn(op, list.empty() ? "no algorithm from the cuDNN heuristics" : "every algorithm of the heuristics", last);
 }
 
-// y (or x for convTranspose) += bias over its channel dim: cudnnAddTensor with a 1 x C x 1... bias.
-template <class S> void add_bias(const char* op, DType dt, const ConvArgs& a, bool to_x) {
+// y (or x for convTranspose) += bias over its channel dim, with our kernel rather than
+// cudnnAddTensor (Note [Convolution bias], kernels/cuda/channel_bias.cu).
+void add_bias(const char* op, DType dt, const ConvArgs& a, bool to_x) {
   if (!a.b) return;
-  const int device = device_of(a.out);
-  LaunchScope scope(device);
-  cudnnHandle_t h = cudnn_handle(op, device);
+  LaunchScope scope(device_of(a.out));
   const int ns = spatial_dims(a.g), first = 3 - ns;
-  int64_t out[5] = {a.g.batch, to_x ? a.g.in_channels : a.g.out_channels}, bias[5] = {1, out[1]};
-  for (int d = 0; d < ns; ++d) {
-    out[2 + d] = to_x ? a.g.in_size[first + d] : a.g.out_size[first + d];
-    bias[2 + d] = 1;
-  }
-  TensorDesc od(op, dt, ns + 2, out), bd(op, dt, ns + 2, bias);
-  S one = 1;
-  TOCHA_CUDNN_CHECK(op, cudnnAddTensor(h, &one, bd.d, a.b, &one, od.d, a.out));
+  int64_t inner = 1;
+  for (int d = 0; d < ns; ++d) inner *= to_x ? a.g.in_size[first + d] : a.g.out_size[first + d];
+  add_channel_bias(op, dt, a.out, a.b, a.g.batch, to_x ? a.g.in_channels : a.g.out_channels, inner);
 }
 
 template <DType dt> void conv_forward_cudnn(const ConvArgs& a) {
   using S = std::conditional_t<dt == DType::f64, double, float>;
   run_conv<S>(ConvRole::forward, dt, a, S(1), S(0));
-  add_bias<S>("conv", dt, a, false);
+  add_bias("conv", dt, a, false);
 }
 template <DType dt> void conv_transpose_cudnn(const ConvArgs& a) {
   using S = std::conditional_t<dt == DType::f64, double, float>;
   run_conv<S>(ConvRole::data, dt, a, S(1), S(0));
-  add_bias<S>("convTranspose", dt, a, true);
+  add_bias("convTranspose", dt, a, true);
 }
 // With beta == 0 cuDNN does not read the weight buffer (it may hold anything, NaNs included).
 // An empty batch gives beta * w (cuDNN rejects zero-sized tensors).

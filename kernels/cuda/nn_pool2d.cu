@@ -4,12 +4,14 @@
 // the argmax positions (Note [Max-pooling indices]) and its backward scatters through them, which
 // cuDNN's pooling API (it recomputes the argmax from x and y) cannot do; Torch7's ceil mode and
 // count_include_pad divisors are also not cuDNN's.
+#include <algorithm>
 #include <cmath>
 #include "core/kernel_registry.h"
 #include "core/ops/pool2d_kernels.h"
 #include "core/op_id.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/device_errors.h"
+#include "kernels/cuda/fast_divide.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -17,14 +19,41 @@ namespace tocha {
 namespace cuda {
 namespace {
 
+// Flat element i of `planes` planes of rows x cols -> (plane, row, col), with the launch's
+// dividers (Note [Division by a runtime divisor]): Index is uint32_t when every flat index fits.
+template <class Index> struct PlaneIndex {
+  Divider<Index> by_cols, by_rows;
+  Index cols, rows;
+  PlaneIndex(int64_t rows_, int64_t cols_) : by_cols(cols_), by_rows(rows_), cols(Index(cols_)), rows(Index(rows_)) {}
+  __device__ __forceinline__ void split(Index i, int64_t* plane, int64_t* row, int64_t* col) const {
+    const Index q = by_cols.div(i), p = by_rows.div(q);
+    *col = int64_t(i - q * cols);
+    *row = int64_t(q - p * rows);
+    *plane = int64_t(p);
+  }
+};
+
+// Runs launch(Index{}) with Index = uint32_t when no flat index or window coordinate of the
+// launch exceeds `largest` < 2^31, else with int64_t. The caller has checked that the launch is
+// not empty, so every divisor is at least 1.
+template <class Launch> void with_index_type(int64_t largest, Launch&& launch) {
+  if (fits_fast_divide(largest)) launch(uint32_t{});
+  else launch(int64_t{});
+}
+
+#define TOCHA_GRID_STRIDE(Index, i, total) \
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Index(gridDim.x) * blockDim.x)
+
 // One thread per output element (plane, oh, ow). The first maximum wins and NaN propagates, as
 // take_max does on the CPU.
-template <class T> __global__ void __launch_bounds__(kThreads) max_pool_kernel(Pool2dArgs a) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) max_pool_kernel(Pool2dArgs a, PlaneIndex<Index> out_index) {
   const T* in = static_cast<const T*>(a.in);
   T* out = static_cast<T*>(a.out);
-  const int64_t total = a.planes * a.oH * a.oW;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+  const Index total = Index(a.planes * a.oH * a.oW);
+  TOCHA_GRID_STRIDE(Index, i, total) {
+    int64_t p, oh, ow;
+    out_index.split(i, &p, &oh, &ow);
     const int64_t h0 = max(oh * a.dH - a.padH, int64_t(0)), h1 = min(oh * a.dH - a.padH + a.kH, a.iH);
     const int64_t w0 = max(ow * a.dW - a.padW, int64_t(0)), w1 = min(ow * a.dW - a.padW + a.kW, a.iW);
     const T* x = in + p * a.iH * a.iW;
@@ -53,33 +82,42 @@ __device__ __forceinline__ bool position_ok(const Pool2dArgs& a, int64_t index, 
 }
 
 // grad_input was zeroed; windows may overlap, so outputs of one plane add atomically.
-template <class T>
-__global__ void __launch_bounds__(kThreads) max_pool_backward_kernel(Pool2dArgs a, DeviceErrorRecord* err) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads)
+    max_pool_backward_kernel(Pool2dArgs a, Divider<Index> by_pout, DeviceErrorRecord* err) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
-  const int64_t pout = a.oH * a.oW, total = a.planes * pout;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t p = i / pout, index = a.indices[i];
+  const Index total = Index(a.planes * a.oH * a.oW);
+  TOCHA_GRID_STRIDE(Index, i, total) {
+    const int64_t p = int64_t(by_pout.div(i)), index = a.indices[i];
     if (position_ok(a, index, err)) atomicAdd(gi + p * a.iH * a.iW + (index - a.index_base), g[i]);
   }
 }
+
+// The gather kernel's dividers: by the plane's size, its width and the two strides.
+template <class Index> struct GatherIndex {
+  Divider<Index> by_plane, by_iW, by_dH, by_dW;
+  explicit GatherIndex(const Pool2dArgs& a) : by_plane(a.iH * a.iW), by_iW(a.iW), by_dH(a.dH), by_dW(a.dW) {}
+};
 
 // Known windows that cannot overlap (a.windows, kernel <= stride: the usual 2x2 stride-2 pooling):
 // each input element lies in at most one window, so one thread per input element gathers its
 // gradient, writing every element once, with no zeroing pass and no atomics.
 // A bad position matches no input element (no out-of-bounds access); it is reported all the same.
-template <class T>
-__global__ void __launch_bounds__(kThreads) max_pool_backward_gather_kernel(Pool2dArgs a, DeviceErrorRecord* err) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads)
+    max_pool_backward_gather_kernel(Pool2dArgs a, GatherIndex<Index> dv, DeviceErrorRecord* err) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
-  const int64_t pin = a.iH * a.iW, total = a.planes * pin;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t p = i / pin, pos = i - p * pin, ih = pos / a.iW, iw = pos - ih * a.iW;
-    const int64_t hh = ih + a.padH, ww = iw + a.padW, oh = hh / a.dH, ow = ww / a.dW;
+  const Index pin = Index(a.iH * a.iW), total = Index(a.planes) * pin;
+  TOCHA_GRID_STRIDE(Index, i, total) {
+    const Index plane = dv.by_plane.div(i), pos = i - plane * pin;
+    const Index ih = dv.by_iW.div(pos), hh = ih + Index(a.padH), ww = pos - ih * Index(a.iW) + Index(a.padW);
+    const Index oh = dv.by_dH.div(hh), ow = dv.by_dW.div(ww);
     T v = T(0);
     if (oh < a.oH && ow < a.oW && hh - oh * a.dH < a.kH && ww - ow * a.dW < a.kW) {
-      const int64_t o = (p * a.oH + oh) * a.oW + ow, index = a.indices[o];
-      if (index - a.index_base == pos) v = g[o];
+      const int64_t o = (plane * a.oH + oh) * a.oW + ow, index = a.indices[o];
+      if (index - a.index_base == int64_t(pos)) v = g[o];
       else position_ok(a, index, err);
     }
     gi[i] = v;
@@ -101,12 +139,14 @@ __device__ __forceinline__ Window avg_window(const Pool2dArgs& a, int64_t oh, in
   return {h0, h1, w0, w1, a.count_include_pad ? padded : (h1 - h0) * (w1 - w0)};
 }
 
-template <class T> __global__ void __launch_bounds__(kThreads) avg_pool_kernel(Pool2dArgs a) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) avg_pool_kernel(Pool2dArgs a, PlaneIndex<Index> out_index) {
   const T* in = static_cast<const T*>(a.in);
   T* out = static_cast<T*>(a.out);
-  const int64_t total = a.planes * a.oH * a.oW;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+  const Index total = Index(a.planes * a.oH * a.oW);
+  TOCHA_GRID_STRIDE(Index, i, total) {
+    int64_t p, oh, ow;
+    out_index.split(i, &p, &oh, &ow);
     const Window wd = avg_window(a, oh, ow);
     const T* x = in + p * a.iH * a.iW;
     T s = 0;
@@ -116,12 +156,14 @@ template <class T> __global__ void __launch_bounds__(kThreads) avg_pool_kernel(P
   }
 }
 
-template <class T> __global__ void __launch_bounds__(kThreads) avg_pool_backward_kernel(Pool2dArgs a) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) avg_pool_backward_kernel(Pool2dArgs a, PlaneIndex<Index> out_index) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
-  const int64_t total = a.planes * a.oH * a.oW;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = i % a.oW, oh = (i / a.oW) % a.oH, p = i / (a.oW * a.oH);
+  const Index total = Index(a.planes * a.oH * a.oW);
+  TOCHA_GRID_STRIDE(Index, i, total) {
+    int64_t p, oh, ow;
+    out_index.split(i, &p, &oh, &ow);
     const Window wd = avg_window(a, oh, ow);
     const T v = g[i] / T(wd.divisor);
     T* x = gi + p * a.iH * a.iW;
@@ -134,11 +176,19 @@ template <class T> void zero_input(const char* op, const Pool2dArgs& a, cudaStre
   TOCHA_CUDA_CHECK(op, cudaMemsetAsync(a.out, 0, size_t(a.planes * a.iH * a.iW) * sizeof(T), s));
 }
 
+// The largest flat index or window coordinate a launch over `n` elements divides.
+int64_t largest_numerator(const Pool2dArgs& a, int64_t n) {
+  return std::max({n, a.planes * a.oH * a.oW, a.planes * a.iH * a.iW, a.iH + a.padH, a.iW + a.padW});
+}
+
 template <class T> void max_pool_cuda(const Pool2dArgs& a) {
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;
   LaunchScope scope(device_of(a.out));
-  max_pool_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  with_index_type(largest_numerator(a, n), [&](auto index) {
+    using Index = decltype(index);
+    max_pool_kernel<T, Index><<<grid_for(n), kThreads, 0, scope.stream>>>(a, PlaneIndex<Index>(a.oH, a.oW));
+  });
   check_launch("maxPool2d");
 }
 template <class T> void max_pool_backward_cuda(const Pool2dArgs& a) {
@@ -147,21 +197,32 @@ template <class T> void max_pool_backward_cuda(const Pool2dArgs& a) {
   if (a.windows && a.kH <= a.dH && a.kW <= a.dW) {
     const int64_t n = a.planes * a.iH * a.iW;
     if (n == 0) return;
-    max_pool_backward_gather_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a, device_error_record());
+    with_index_type(largest_numerator(a, n), [&](auto index) {
+      using Index = decltype(index);
+      max_pool_backward_gather_kernel<T, Index>
+          <<<grid_for(n), kThreads, 0, scope.stream>>>(a, GatherIndex<Index>(a), device_error_record());
+    });
     check_launch(op);
     return;
   }
   zero_input<T>(op, a, scope.stream);
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;
-  max_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a, device_error_record());
+  with_index_type(largest_numerator(a, n), [&](auto index) {
+    using Index = decltype(index);
+    max_pool_backward_kernel<T, Index>
+        <<<grid_for(n), kThreads, 0, scope.stream>>>(a, Divider<Index>(a.oH * a.oW), device_error_record());
+  });
   check_launch(op);
 }
 template <class T> void avg_pool_cuda(const Pool2dArgs& a) {
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;
   LaunchScope scope(device_of(a.out));
-  avg_pool_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  with_index_type(largest_numerator(a, n), [&](auto index) {
+    using Index = decltype(index);
+    avg_pool_kernel<T, Index><<<grid_for(n), kThreads, 0, scope.stream>>>(a, PlaneIndex<Index>(a.oH, a.oW));
+  });
   check_launch("avgPool2d");
 }
 template <class T> void avg_pool_backward_cuda(const Pool2dArgs& a) {
@@ -170,7 +231,11 @@ template <class T> void avg_pool_backward_cuda(const Pool2dArgs& a) {
   zero_input<T>(op, a, scope.stream);
   const int64_t n = a.planes * a.oH * a.oW;
   if (n == 0) return;
-  avg_pool_backward_kernel<T><<<grid_for(n), kThreads, 0, scope.stream>>>(a);
+  with_index_type(largest_numerator(a, n), [&](auto index) {
+    using Index = decltype(index);
+    avg_pool_backward_kernel<T, Index>
+        <<<grid_for(n), kThreads, 0, scope.stream>>>(a, PlaneIndex<Index>(a.oH, a.oW));
+  });
   check_launch(op);
 }
 

@@ -32,6 +32,18 @@ function tests.convolutionsMatchCpu()
     check_op('convWeight', tname, function(x, g) return torch.convWeight(x, { 6, 4, 3, 3 }, g, 1, 1) end,
       { x, rand(tname, 2, 6, 9, 8) })
   end
+  if not C.dry then
+    -- The bias add (Note [Convolution bias]) in half and bfloat16, over planes of 64 elements
+    -- (runs of four in f32) and of 35 (one at a time).
+    for _, size in ipairs({ { 8, 8 }, { 7, 5 } }) do
+      local x, w, b = torch.randn(2, 4, size[1], size[2]), torch.randn(6, 4, 3, 3), torch.randn(6):mul(4)
+      local ref = torch.conv2d(x:double(), w:double(), b:double(), 1, 1)
+      for _, t in ipairs({ 'torch.CudaTensor', 'torch.CudaHalfTensor', 'torch.CudaBFloat16Tensor' }) do
+        expect(string.format('conv2d bias %s %dx%d', t, size[1], size[2]), ref,
+          torch.conv2d(x:type(t), w:type(t), b:type(t), 1, 1), t == 'torch.CudaTensor' and 1e-5 or 5e-2)
+      end
+    end
+  end
   report()
 end
 
