@@ -34,6 +34,10 @@ local t1, t2 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2)
 add('tiny_add_launch', bench(function() return t1 + t2 end, 20000))
 local t3 = torch.CudaTensor(1)
 add('tiny_add_out', bench(function() t3:add(t1, t2) end, 20000))  -- the launch without an allocation
+-- Host time alone (not waiting for the GPU): how much of the tiny ops' time is ours and the
+-- driver's, and how much the GPU's own pace between back-to-back kernels.
+add('tiny_add_launch_host', H.host_cuda(function() return t1 + t2 end))
+add('tiny_add_out_host', H.host_cuda(function() t3:add(t1, t2) end))
 
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local ref = {}
@@ -44,10 +48,10 @@ for line in p:lines() do
   if k then ref[k] = tonumber(v) end
 end
 p:close()
-print(string.format('%-18s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
+print(string.format('%-22s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
 for _, k in ipairs(order) do
   local r = ref[k]
-  print(string.format('%-18s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
+  print(string.format('%-22s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
                       r and string.format('%.2fx', r / ours[k]) or '-'))
 end
 -- The CUDA runtime's own cost of a launch (bench/launch_ref.cu), the floor under the tiny ops.
@@ -57,7 +61,7 @@ if lp then
   for line in lp:lines() do
     local k, v = line:match('^(launch_%S+)%s+(%S+)$')
     if k then
-      print(string.format('%-18s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
+      print(string.format('%-22s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
                           tonumber(v), ours.tiny_add_out - tonumber(v)))
     end
   end

@@ -1,7 +1,7 @@
 # PyTorch twin of bench/cuda.lua: the same ops, sizes and timing loops on the same GPU.
 # Prints "name ms" lines. TF32 is off, as in Tocha's default.
 import torch
-from gpu_timing import best_ms  # bench/ is on sys.path as the script's folder
+from gpu_timing import best_ms, host_ms  # bench/ is on sys.path as the script's folder
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -26,3 +26,5 @@ t1, t2 = torch.ones(1, device='cuda'), torch.ones(1, device='cuda') * 2
 print('tiny_add_launch %.6f' % bench(lambda: t1 + t2, 20000))
 t3 = torch.empty(1, device='cuda')
 print('tiny_add_out %.6f' % bench(lambda: torch.add(t1, t2, out=t3), 20000))
+print('tiny_add_launch_host %.6f' % host_ms(lambda: t1 + t2))
+print('tiny_add_out_host %.6f' % host_ms(lambda: torch.add(t1, t2, out=t3)))

@@ -17,3 +17,18 @@ def best_ms(fn, n, warm=1):
         torch.cuda.synchronize()
         best = min(best, (time.perf_counter() - t0) / n)
     return best * 1e3
+
+
+def host_ms(fn, n=256, rounds=200):
+    """Host time per call, not waiting for the GPU (bench/harness.lua's H.host_cuda): the best
+    mean of `rounds` rounds of n calls, each started on an idle GPU."""
+    fn()
+    best = float('inf')
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    torch.cuda.synchronize()
+    return best * 1e3

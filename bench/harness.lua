@@ -31,6 +31,23 @@ function H.best_cuda(fn, n, warm)
   return best * 1e3
 end
 
+--- H.host_cuda(fn[, n, rounds]): milliseconds of host time per call of fn, the best mean of
+--- `rounds` (200) rounds of n (256) calls, each started on an idle GPU and timed without waiting
+--- for it: fewer calls than the launch queue holds, so the host never blocks on a full queue.
+function H.host_cuda(fn, n, rounds)
+  n, rounds = n or 256, rounds or 200
+  fn()
+  local best = math.huge
+  for _ = 1, rounds do
+    torch.cuda.synchronize()
+    local t0 = torch.tic()
+    for _ = 1, n do fn() end
+    best = math.min(best, torch.toc(t0) / n)
+  end
+  torch.cuda.synchronize()
+  return best * 1e3
+end
+
 --- H.train_steps(model, crit, x, y, lr): one SGD step in each nn style, as functions: torch7
 --- (criterion:backward, model:backward, updateParameters) and autograd (loss:backward()).
 function H.train_steps(model, crit, x, y, lr)

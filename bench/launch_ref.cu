@@ -2,7 +2,9 @@
 // the CUDA runtime alone, with no framework around it. Prints "launch_empty <ms>" (an empty kernel)
 // and "launch_add1 <ms>" (a 1-element add taking a 128-byte parameter block, the size of our
 // contiguous pointwise iterator), each the best mean of 5 runs of 20000 launches, synchronized
-// before and after each run like H.best_cuda.
+// before and after each run like H.best_cuda; "launch_add1_driver" (the same through the driver's
+// cuLaunchKernel) and "launch_add1_host" (the host's time per launch alone, not waiting for the GPU).
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>
@@ -54,6 +56,33 @@ int main() {
   Params p{buf, buf + 1, buf + 2, 1, {}};
   std::printf("launch_empty %.6f\n", best_ms([&] { empty_kernel<<<1, 32, 0, s>>>(); }, s));
   std::printf("launch_add1 %.6f\n", best_ms([&] { add1_kernel<<<1, 256, 0, s>>>(p); }, s));
+  // The same launch through the driver's cuLaunchKernel, skipping the runtime's per-launch work
+  // (context and stub lookup): whether a driver-level launch path could lower the floor.
+  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  cudaFunction_t fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess && cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(add1_kernel)) == cudaSuccess) {
+    LaunchFn launch = reinterpret_cast<LaunchFn>(entry);
+    void* args[] = {&p};
+    std::printf("launch_add1_driver %.6f\n", best_ms([&] {
+      launch(reinterpret_cast<CUfunction>(fn), 1, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(s), args, nullptr);
+    }, s));
+  }
+  // Host time alone: 256 launches (fewer than the launch queue holds) timed without waiting for
+  // the GPU, best of 200 rounds. Below launch_add1, the GPU's own pace sets the floor.
+  double host_best = 1e30;
+  for (int round = 0; round < 200; ++round) {
+    cudaStreamSynchronize(s);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 256; ++i) add1_kernel<<<1, 256, 0, s>>>(p);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 256;
+    if (ms < host_best) host_best = ms;
+  }
+  cudaStreamSynchronize(s);
+  std::printf("launch_add1_host %.6f\n", host_best);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(e));
   cudaFree(buf);
