@@ -2,6 +2,7 @@
 #include <optional>
 #include "capi.h"
 #include "core/ops/optim.h"
+#include "core/ops/optim_batch.h"
 
 using namespace tocha;
 using namespace tocha::capi;
@@ -113,4 +114,9 @@ int tocha_optim_rprop_step(tocha_tensor* param, const tocha_tensor* grad, tocha_
     rprop_step(arg(param, op), arg(grad, op), arg(prev, op), arg(step_size, op),
                RpropOptions{etaplus, etaminus, step_min, step_max});
   });
+}
+
+void tocha_optim_batch_begin(void) noexcept { optim_batch_begin(); }
+int tocha_optim_batch_end(void) noexcept {
+  return guard_int([&] { optim_batch_end(); });
 }

@@ -43,4 +43,11 @@ TOCHA_API int tocha_optim_rprop_step(tocha_tensor *param, const tocha_tensor *gr
                                      tocha_tensor *step_size, double etaplus, double etaminus, double step_min,
                                      double step_max) TOCHA_NOEXCEPT;
 
+/* Multi-tensor steps: between begin and end, this thread's updates of CUDA parameters are queued
+   and end launches them together, several updates per kernel (one launch instead of one per
+   parameter). Pairs nest; end returns -1 when a launch fails. Within the pair, touch the
+   parameters and their state only through these update calls. */
+TOCHA_API void tocha_optim_batch_begin(void) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_optim_batch_end(void) TOCHA_NOEXCEPT;
+
 #endif

@@ -2,10 +2,13 @@
 // of operands the kernels cannot read directly, and dispatch to the (op, device, dtype) kernel.
 #include "core/ops/optim.h"
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/meta.h"
 #include "core/error.h"
 #include "core/kernel_registry.h"
+#include "core/ops/optim_batch.h"
 #include "core/ops/optim_kernels.h"
 #include "core/ops/pointwise.h"
 
@@ -80,6 +83,34 @@ void check_operands(const char* op, const Operand* ops, int n) {
   check_overlap(op, ops, n);
 }
 
+// Inside a batch (Note [Multi-tensor optimizer steps], optim_batch.cpp), queues the update of a
+// CUDA parameter whose operands all take the direct path, keeping them alive until the launch.
+template <class C>
+bool try_queue(OpId op, DType compute, const Operand* ops, int n, const Tensor* staged, const OptimSpan& span,
+               const C& consts) {
+  static_assert(sizeof(C) <= sizeof(detail::QueuedStep::consts), "optimizer constants too large to queue");
+  const Tensor& param = *ops[0].t;
+  if (!detail::optim_batch_active() || param.device().type != DeviceType::cuda) return false;
+  for (int i = 0; i < n; ++i)
+    if (staged[i].defined()) return false;
+  void* list_kernel = find_optim_list_kernel(op, compute);
+  if (!list_kernel) return false;
+  detail::QueuedStep q;
+  q.op = op;
+  q.dtype = compute;
+  q.device = param.device().index;
+  q.span = span;
+  std::memcpy(q.consts, &consts, sizeof(C));
+  for (int i = 0; i < n; ++i)
+    if (ops[i].t) q.keep[i] = *ops[i].t;
+  q.list_kernel = list_kernel;
+  q.launch = &detail::launch_queued<C>;
+  detail::optim_batch_push(std::move(q));
+  for (int i = 0; i < n; ++i)
+    if (ops[i].t && ops[i].written) ops[i].t->bump_version();
+  return true;
+}
+
 // Note [Optimizer operands]: kernels read contiguous f32 or f64 memory (the compute dtype: f64
 // for f64 parameters, f32 otherwise, so f16/bf16 parameters compute through float). Operands
 // that are strided or of another dtype are copied into contiguous temporaries, updated there
@@ -106,6 +137,7 @@ void run(OpId op, const Operand* ops, int n, const C& consts) {
       span.data[i] = staged[i].raw_data();
     }
   }
+  if (try_queue(op, compute, ops, n, staged, span, consts)) return;
   kernel(span, consts);
   for (int i = 0; i < n; ++i) {
     if (!ops[i].t || !ops[i].written) continue;

@@ -3,6 +3,8 @@
 // Kernels never validate.
 #pragma once
 #include <cstdint>
+#include "core/dtype.h"
+#include "core/op_id.h"
 
 namespace tocha {
 
@@ -48,5 +50,22 @@ struct RpropConsts {
 };
 
 template <class C> using OptimKernel = void (*)(const OptimSpan&, const C&);
+
+// Multi-tensor updates (Note [Multi-tensor optimizer steps], core/ops/optim_batch.cpp): up to
+// kMaxOptimList updates of one op and dtype on one device, each with its own span and constants,
+// applied by one kernel launch. Only CUDA registers such kernels.
+constexpr int kMaxOptimList = 16;
+template <class C> struct OptimSpanList {
+  int count = 0;
+  OptimSpan spans[kMaxOptimList];
+  C consts[kMaxOptimList];
+};
+template <class C> using OptimListKernel = void (*)(const OptimSpanList<C>&);
+void register_optim_list_kernel(OpId op, DType dt, void* fn);
+void* find_optim_list_kernel(OpId op, DType dt);  // nullptr when none is registered
+
+struct OptimListKernelRegistrar {
+  OptimListKernelRegistrar(OpId op, DType dt, void* fn) { register_optim_list_kernel(op, dt, fn); }
+};
 
 }  // namespace tocha

@@ -33,8 +33,12 @@ end
 function Container:zeroGradParameters()
   for _, m in ipairs(self.modules) do m:zeroGradParameters() end
 end
-function Container:updateParameters(lr)
+local function update_children(self, lr)
   for _, m in ipairs(self.modules) do m:updateParameters(lr) end
+end
+-- One batch for the whole tree: its CUDA updates launch together (Note [Multi-tensor optimizer steps]).
+function Container:updateParameters(lr)
+  require('optim.fused').batch(update_children, self, lr)
 end
 function Container:training()
   parent.training(self)

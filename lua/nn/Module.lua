@@ -160,9 +160,21 @@ function Module:zeroGradParameters()
 end
 
 --- m:updateParameters(lr): parameters -= lr * gradients.
+local fused  -- optim.fused, loaded on first use
+local function update_each(params, grads, lr)
+  for i = 1, #params do
+    local p, g = params[i], grads[i]
+    -- CUDA parameters go through the fused SGD update so that a batch launches them together
+    -- (Note [Multi-tensor optimizer steps]); it takes lr >= 0 only, Torch7's call any lr.
+    if lr >= 0 and p:isCuda() and torch.type(g) == torch.type(p) then fused.sgd(p, g, nil, lr, 0, 0, 0, false, false)
+    else p:add(-lr, g) end
+  end
+end
 function Module:updateParameters(lr)
   local params, grads = self:parameters()
-  if params then for i = 1, #params do params[i]:add(-lr, grads[i]) end end
+  if not params then return end
+  fused = fused or require 'optim.fused'
+  fused.batch(update_each, params, grads, lr)
 end
 
 --- m:training() / m:evaluate(): switch modes (Dropout, BatchNormalization...).

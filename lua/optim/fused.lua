@@ -37,6 +37,17 @@ function fused.rprop(x, g, prev, steps, etaplus, etaminus, step_min, step_max)
   check(C.tocha_optim_rprop_step(x.p, g.p, prev.p, steps.p, etaplus, etaminus, step_min, step_max))
 end
 
+-- fused.batch(fn, ...): calls fn(...) with this thread's CUDA updates queued and launched
+-- together when it returns, several per kernel (Note [Multi-tensor optimizer steps],
+-- core/ops/optim_batch.cpp); an error from fn is raised after the queued updates are launched.
+function fused.batch(fn, ...)
+  C.tocha_optim_batch_begin()
+  local ok, err = pcall(fn, ...)
+  local launched = C.tocha_optim_batch_end()
+  if not ok then error(err, 0) end
+  check(launched)
+end
+
 -- Note [Optimizer state dtype]: state buffers take the parameter's type, except for f16/bf16
 -- parameters, whose state is kept in float (the kernels compute in float anyway, and moments
 -- rounded to half precision every step would drift).

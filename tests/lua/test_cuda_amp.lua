@@ -120,6 +120,48 @@ function tests.optimizerObjectsOnModulesMatchCpu()
   tester:assert(rel_err(params, gparams) < 1e-4, 'flat sgd: ' .. rel_err(params, gparams))
 end
 
+-- Note [Multi-tensor optimizer steps]: an object's step launches its CUDA updates together
+-- (list kernels: 19 parameters, two launches, spans below, at and across the 2048-element chunk);
+-- the same updates one tensor at a time (opt:_updateAll outside a batch) must give the same bits,
+-- and both the CPU's values.
+function tests.multiTensorStepsMatchSingleTensorSteps()
+  if skipped() then return end
+  local sizes = { 1, 7, 2048, 2049, 5000, 300, 4097, 3, 64, 1000, 1, 2, 3, 4, 5, 6, 7, 8, 9 }
+  local failures = {}
+  for _, dtype in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor' }) do
+    for _, case in ipairs(object_cases) do
+      torch.manualSeed(5)
+      local base, grads = {}, {}
+      for i, n in ipairs(sizes) do base[i], grads[i] = torch.randn(n):type(dtype), torch.randn(n):type(dtype) end
+      local function params(device_copy)
+        local ps = {}
+        for i = 1, #sizes do
+          ps[i] = device_copy(base[i]):requiresGrad()
+          ps[i].grad = device_copy(grads[i])
+        end
+        return ps
+      end
+      local cuda_type = dtype == 'torch.FloatTensor' and 'torch.CudaTensor' or 'torch.CudaDoubleTensor'
+      local listed = params(function(t) return t:type(cuda_type) end)
+      local single = params(function(t) return t:type(cuda_type) end)
+      local cpu = params(function(t) return t:clone() end)
+      local o1, o2, o3 = optim[case[1]](listed, deepcopy(case[2])), optim[case[1]](single, deepcopy(case[2])),
+        optim[case[1]](cpu, deepcopy(case[2]))
+      for _ = 1, 3 do
+        o1:step()
+        o2:_updateAll()
+        o3:step()
+      end
+      for i = 1, #sizes do
+        local what = string.format('%s %s parameter %d (%d elements)', case[1], dtype, i, sizes[i])
+        if rel_err(single[i], listed[i]) ~= 0 then failures[#failures + 1] = what .. ': list and single differ' end
+        if rel_err(cpu[i], listed[i]) > 1e-6 then failures[#failures + 1] = what .. ': differs from the CPU' end
+      end
+    end
+  end
+  tester:asserteq(#failures, 0, table.concat(failures, '; ', 1, math.min(#failures, 8)))
+end
+
 function tests.halfParametersKeepFloatStateOnTheDevice()
   if skipped() then return end
   local p = torch.randn(100):cuda():type('torch.CudaHalfTensor'):requiresGrad()

@@ -85,6 +85,63 @@ function tests.fusedOptimizersAreOneKernel()
   end
 end
 
+-- Note [Multi-tensor optimizer steps]: an optimizer object's step and nn's updateParameters launch
+-- one kernel per 16 parameters of one kind, not one per parameter; CPU parameters, staged ones
+-- (here f16, updated through float) and lr < 0 take the per-tensor path.
+function tests.optimizerStepsLaunchOncePerSixteenParameters()
+  local function model(layers)
+    local m = nn.Sequential()
+    for _ = 1, layers do m:add(nn.Linear(5, 5)) end
+    return m:cuda()
+  end
+  for _, layers in ipairs({ 1, 4, 8, 9, 20 }) do
+    local m = model(layers)
+    local params = m:parameters()
+    for _, p in ipairs(params) do p.grad = p.grad or torch.CudaTensor(p:size()):fill(0.1) end
+    local expected = math.ceil(2 * layers / 16)
+    for _, case in ipairs({ { 'SGD', { lr = 0.1, momentum = 0.9 } }, { 'Adam', { lr = 0.01 } } }) do
+      local opt = optim[case[1]](params, case[2])
+      opt:step()  -- creates the state buffers (their zero fills launch at once)
+      local c, trace = count(function() opt:step() end)
+      tester:asserteq(c.launches, expected, case[1] .. ' over ' .. #params .. ' parameters:\n' .. trace)
+      tester:asserteq(c.syncs, 0, case[1])
+    end
+    local c, trace = count(function() m:updateParameters(0.01) end)
+    tester:asserteq(c.launches, expected, 'updateParameters over ' .. #params .. ' parameters:\n' .. trace)
+    c = count(function() m:updateParameters(-0.01) end)
+    tester:asserteq(c.launches, #params, 'a negative rate (gradient ascent) updates tensor by tensor')
+  end
+  -- Two kinds in one batch: consecutive updates of one op share a launch.
+  local a, b = torch.CudaTensor(10):fill(1), torch.CudaTensor(10):fill(1)
+  local ga, gb = torch.CudaTensor(10):fill(0.5), torch.CudaTensor(10):fill(0.5)
+  local m, v = torch.CudaTensor(10):zero(), torch.CudaTensor(10):zero()
+  local fused = require 'optim.fused'
+  local c = count(function()
+    fused.batch(function()
+      fused.sgd(a, ga, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(b, gb, nil, 0.1, 0, 0, 0, false, false)
+      fused.adam(a, ga, m, v, nil, 1, 0.1, 0.9, 0.999, 1e-8, 0, false, 0)
+      fused.sgd(b, gb, nil, 0.1, 0, 0, 0, false, false)
+    end)
+  end)
+  tester:asserteq(c.launches, 3, 'sgd x2, adam, sgd')
+  -- An error inside the batch: the updates queued before it still launch, then it is raised.
+  local ok, err
+  c = count(function()
+    ok, err = pcall(fused.batch, function()
+      fused.sgd(a, ga, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(a, torch.CudaTensor(3), nil, 0.1, 0, 0, 0, false, false)
+    end)
+  end)
+  tester:assert(not ok and tostring(err):find('sgdStep') ~= nil, tostring(err))
+  tester:asserteq(c.launches, 1, 'the update before the error')
+  -- Half parameters are staged through float: updated at once, outside the batch.
+  local h, gh = torch.CudaHalfTensor(10):fill(1), torch.CudaHalfTensor(10):fill(1)
+  c = count(function() fused.batch(fused.sgd, h, gh, nil, 0.1, 0, 0, 0, false, false) end)
+  tester:assert(c.launches >= 1)
+  tester:asserteq(c.syncs, 0)
+end
+
 -- The CNN of bench/cuda_models.lua (conv-ReLU-pool x2, Linear-ReLU-Linear) at a small batch.
 local function cnn()
   local m = nn.Sequential()

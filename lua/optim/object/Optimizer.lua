@@ -3,6 +3,7 @@
 -- state()/loadState(). Subclasses give their option kinds and defaults and one _update.
 local lib = require 'torch.lib'
 local cfg = require 'optim.config'
+local fused = require 'optim.fused'
 
 local Optimizer = torch.class('optim.Optimizer')
 
@@ -100,6 +101,11 @@ function Optimizer:step(closure)
     if type(closure) ~= 'function' then lib.fail(self._name, 'step(closure): closure must be a function, got %s', type(closure)) end
     loss = torch.enableGrad(closure)
   end
+  fused.batch(self._updateAll, self)  -- one launch for many CUDA parameters
+  return loss
+end
+
+function Optimizer:_updateAll()
   for _, group in ipairs(self.paramGroups) do
     self:_checkOptions(group)  -- schedules and users may have changed the options
     for _, p in ipairs(group.params) do
@@ -111,7 +117,6 @@ function Optimizer:step(closure)
       end
     end
   end
-  return loss
 end
 
 --- opt:zeroGrad([setToNone]): zeroes every parameter's .grad in place (nn's gradWeight tensors
@@ -197,7 +202,7 @@ function Optimizer:loadState(s)
           lib.fail(self._name, 'loadState: %s of parameter %d has %d elements, the parameter %d', key, index,
                    v:nElement(), p:nElement())
         end
-        r[key] = require('optim.fused').buffer(p):copy(v)
+        r[key] = fused.buffer(p):copy(v)
       else
         r[key] = copy_value(v)
       end

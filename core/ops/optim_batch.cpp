@@ -1,0 +1,80 @@
+// Queued optimizer updates and their multi-tensor launches (core/ops/optim_batch.h).
+//
+// Note [Multi-tensor optimizer steps]: an optimizer step over a model launched one fused kernel
+// per parameter: 8 launches for a small CNN, hundreds for a ResNet, each a few microseconds of
+// host time and a nearly empty kernel on the GPU, where PyTorch's foreach optimizers launch a
+// handful. Optimizer objects (optim.Optimizer:step) and nn's updateParameters therefore wrap
+// their loop over parameters in a batch: the fused front-end (core/ops/optim.cpp) validates each
+// update as always, and an update of a CUDA parameter whose operands need no staging is queued
+// with its operands kept alive. The batch's end groups consecutive updates of one op, dtype and
+// device, up to kMaxOptimList, into one launch of the op's list kernel (kernels/cuda/optim.cu),
+// which applies each update's own constants to its own span with the very expressions of the
+// single-tensor kernel, so results keep the CPU's bits. Queuing changes nothing observable:
+// queued kernels run before anything launched after the batch (one stream per device), and
+// within the loop only the updates and the zero-filling of new state buffers (launched at once,
+// so before the update that reads them) touch those tensors. CPU updates and staged operands
+// run at once.
+#include "core/ops/optim_batch.h"
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace tocha {
+
+namespace {
+
+struct Batch {
+  int depth = 0;
+  std::vector<detail::QueuedStep> queued;
+};
+thread_local Batch t_batch;
+
+std::mutex list_kernels_mutex;
+std::map<std::pair<int, int>, void*>& list_kernels() {
+  static std::map<std::pair<int, int>, void*> m;
+  return m;
+}
+
+// Launches and clears the queue, in order, as groups of one op, dtype and device.
+void launch_all(std::vector<detail::QueuedStep>& q) {
+  std::vector<detail::QueuedStep> steps;
+  steps.swap(q);  // cleared even if a launch throws
+  for (size_t i = 0; i < steps.size();) {
+    size_t j = i + 1;
+    while (j < steps.size() && int(j - i) < kMaxOptimList && steps[j].op == steps[i].op &&
+           steps[j].dtype == steps[i].dtype && steps[j].device == steps[i].device)
+      ++j;
+    steps[i].launch(steps[i].list_kernel, &steps[i], int(j - i));
+    i = j;
+  }
+}
+
+}  // namespace
+
+void register_optim_list_kernel(OpId op, DType dt, void* fn) {
+  std::lock_guard<std::mutex> g(list_kernels_mutex);
+  list_kernels()[{int(op), int(dt)}] = fn;
+}
+
+void* find_optim_list_kernel(OpId op, DType dt) {
+  std::lock_guard<std::mutex> g(list_kernels_mutex);
+  auto it = list_kernels().find({int(op), int(dt)});
+  return it == list_kernels().end() ? nullptr : it->second;
+}
+
+void optim_batch_begin() { ++t_batch.depth; }
+
+void optim_batch_end() {
+  if (t_batch.depth == 0) return;
+  if (--t_batch.depth == 0) launch_all(t_batch.queued);
+}
+
+namespace detail {
+
+bool optim_batch_active() { return t_batch.depth > 0; }
+
+void optim_batch_push(QueuedStep&& step) { t_batch.queued.push_back(std::move(step)); }
+
+}  // namespace detail
+}  // namespace tocha
