@@ -96,7 +96,13 @@ constexpr size_t kStorageBytes = round_up(sizeof(Storage), 64);
 // CUDA tensor so costs one host allocation instead of two: malloc and free (of the separate impl
 // and storage, and of the caching allocator's map nodes) were about a sixth of the host time of
 // CUDA `t1 + t2` (perf on the fake GPU stack, bench/cuda_host.lua).
+constexpr unsigned kDeviceTensorsPerGcStep = 4096;  // Note [Device-tensor GC steps] (core/memory.cpp)
+
 TensorImpl* new_block_tensor(DType dt, size_t nbytes, Device device) {
+  if (!device.is_cpu()) {
+    static thread_local unsigned made = 0;
+    if (++made % kDeviceTensorsPerGcStep == 0) memory_request_gc_step();
+  }
   const bool inline_data = device.is_cpu() && nbytes <= kCompactDataBytes;
   const size_t block = kImplBytes + kStorageBytes + (inline_data ? round_up(nbytes ? nbytes : 1, 64) : 0);
   // A header-only block is not counted: the data's allocator counts the tensor's bytes.
