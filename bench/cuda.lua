@@ -16,6 +16,24 @@ local bench = H.best_cuda  -- ms per call
 local ours = {}
 local order = {}
 local function add(name, ms) ours[name] = ms; order[#order + 1] = name end
+
+-- The tiny ops: the launch overhead of one op, with and without a new result, and the host's
+-- part alone (not waiting for the GPU): how much is ours and the driver's, and how much the
+-- GPU's own pace between back-to-back kernels.
+local function tiny_ops(suffix)
+  local t1, t2, t3 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2), torch.CudaTensor(1)
+  add('tiny_add_launch' .. suffix, bench(function() return t1 + t2 end, 20000))
+  add('tiny_add_out' .. suffix, bench(function() t3:add(t1, t2) end, 20000))  -- the launch without an allocation
+  add('tiny_add_launch_host' .. suffix, H.host_cuda(function() return t1 + t2 end))
+  add('tiny_add_out_host' .. suffix, H.host_cuda(function() t3:add(t1, t2) end))
+end
+-- A child run with TOCHA_CUDA_DRIVER_LAUNCH=1 (Note [Driver launches]) prints only its tiny ops.
+if os.getenv('TOCHA_BENCH_TINY_ONLY') then
+  tiny_ops('_driver')
+  for _, k in ipairs(order) do print(k, ours[k]) end
+  return
+end
+
 for _, n in ipairs({ 4096, 8192 }) do
   local a, b = torch.CudaTensor(n, n):uniform(-1, 1), torch.CudaTensor(n, n):uniform(-1, 1)
   local c = torch.CudaTensor(n, n)
@@ -30,16 +48,17 @@ local y = torch.CudaTensor(2 ^ 26):fill(2)
 local z = torch.CudaTensor(2 ^ 26)
 add('add_256MiB', bench(function() z:add(x, y) end, 20))
 add('sum_256MiB', bench(function() return x:sum(1) end, 20))
-local t1, t2 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2)
-add('tiny_add_launch', bench(function() return t1 + t2 end, 20000))
-local t3 = torch.CudaTensor(1)
-add('tiny_add_out', bench(function() t3:add(t1, t2) end, 20000))  -- the launch without an allocation
--- Host time alone (not waiting for the GPU): how much of the tiny ops' time is ours and the
--- driver's, and how much the GPU's own pace between back-to-back kernels.
-add('tiny_add_launch_host', H.host_cuda(function() return t1 + t2 end))
-add('tiny_add_out_host', H.host_cuda(function() t3:add(t1, t2) end))
-
+tiny_ops('')
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
+local build = arg and arg[1] or here .. '/../build'
+local child = io.popen(string.format('TOCHA_BENCH_TINY_ONLY=1 TOCHA_CUDA_DRIVER_LAUNCH=1 %s/tocha %s/cuda.lua %s 2>&1',
+                                     build, here, build))
+for line in child:lines() do
+  local k, v = line:match('^(tiny_%S+)%s+(%S+)$')
+  if k and tonumber(v) then add(k, tonumber(v)) end
+end
+child:close()
+
 local ref = {}
 local py = os.getenv('PYTHON') or 'python3'
 local p = io.popen(py .. ' ' .. here .. '/cuda.py 2>/dev/null')
@@ -48,20 +67,20 @@ for line in p:lines() do
   if k then ref[k] = tonumber(v) end
 end
 p:close()
-print(string.format('%-22s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
+print(string.format('%-28s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
 for _, k in ipairs(order) do
   local r = ref[k]
-  print(string.format('%-22s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
+  print(string.format('%-28s %12.4f %12s %8s', k, ours[k], r and string.format('%.4f', r) or '-',
                       r and string.format('%.2fx', r / ours[k]) or '-'))
 end
 -- The CUDA runtime's own cost of a launch (bench/launch_ref.cu), the floor under the tiny ops.
-local exe = (arg and arg[1] or here .. '/../build') .. '/bench/bench_launch_ref'
+local exe = build .. '/bench/bench_launch_ref'
 local lp = io.popen(exe .. ' 2>&1')
 if lp then
   for line in lp:lines() do
     local k, v = line:match('^(launch_%S+)%s+(%S+)$')
     if k then
-      print(string.format('%-22s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
+      print(string.format('%-28s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
                           tonumber(v), ours.tiny_add_out - tonumber(v)))
     end
   end

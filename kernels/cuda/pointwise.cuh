@@ -9,6 +9,7 @@
 #include "core/op_id.h"
 #include "core/pointwise_iter.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/driver_launch.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -174,7 +175,14 @@ template <class F> F make_device_functor(const double* params) {
 template <OpId op, class F, class T, class R, int N> void pointwise_cuda(const PointwiseIter& it) {
   if (it.numel == 0) return;
   LaunchScope scope(device_of(it.data[0]));
-  if (it.contiguous)
+  if (it.contiguous && driver_launch_enabled()) {  // Note [Driver launches]
+    static void* const function =
+        driver_function(op_name(op), reinterpret_cast<const void*>(&pointwise_contig_kernel<F, T, R, N>));
+    ContigIter ci = contig_iter(it);
+    F f = make_device_functor<F>(it.params);
+    void* args[] = {&ci, &f};
+    driver_launch(op_name(op), function, grid_for(it.numel), kThreads, scope.stream, args);
+  } else if (it.contiguous)
     pointwise_contig_kernel<F, T, R, N><<<grid_for(it.numel), kThreads, 0, scope.stream>>>(
         contig_iter(it), make_device_functor<F>(it.params));
   else

@@ -147,6 +147,25 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3, dim3, void**, size_t, 
   return cudaSuccess;
 }
 
+// Driver-level launches (Note [Driver launches]): the function handle is the kernel's host address.
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
+  *f = reinterpret_cast<cudaFunction_t>(const_cast<void*>(symbol));
+  return cudaSuccess;
+}
+static int fake_cu_launch_kernel(void* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+                                 void**, void**) {
+  counters_.launches += 1;
+  trace_kernel(f);
+  return 0;
+}
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** fn, unsigned int, unsigned long long,
+                                             cudaDriverEntryPointQueryResult* status) {
+  const bool known = std::strcmp(symbol, "cuLaunchKernel") == 0;
+  *fn = known ? reinterpret_cast<void*>(&fake_cu_launch_kernel) : nullptr;
+  if (status) *status = known ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+  return cudaSuccess;
+}
+
 // ---- devices, errors, streams, events ----
 cudaError_t cudaGetDeviceCount(int* n) {
   *n = device_total();
