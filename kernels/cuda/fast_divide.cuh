@@ -57,5 +57,30 @@ inline bool fits_fast_divide(int64_t largest) {
   return !wide_only && largest >= 0 && largest < (int64_t(1) << 31);
 }
 
+// Flat element i of planes of rows x cols -> (plane, row, col), with the launch's dividers.
+template <class Index> struct PlaneIndex {
+  Divider<Index> by_cols, by_rows;
+  Index cols, rows;
+  PlaneIndex(int64_t rows_, int64_t cols_) : by_cols(cols_), by_rows(rows_), cols(Index(cols_)), rows(Index(rows_)) {}
+  TOCHA_HD void split(Index i, int64_t* plane, int64_t* row, int64_t* col) const {
+    const Index q = by_cols.div(i), p = by_rows.div(q);
+    *col = int64_t(i - q * cols);
+    *row = int64_t(q - p * rows);
+    *plane = int64_t(p);
+  }
+};
+
+// Runs launch(Index{}) with Index = uint32_t when no flat index or coordinate the launch divides
+// exceeds `largest` (fits_fast_divide), else with int64_t. Call it only for a non-empty launch,
+// so that every divisor is at least 1.
+template <class Launch> void with_index_type(int64_t largest, Launch&& launch) {
+  if (fits_fast_divide(largest)) launch(uint32_t{});
+  else launch(int64_t{});
+}
+
+// A grid-stride loop over [0, total) in the launch's Index type.
+#define TOCHA_GRID_STRIDE(Index, i, total) \
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Index(gridDim.x) * blockDim.x)
+
 }  // namespace cuda
 }  // namespace tocha

@@ -11,6 +11,7 @@
 #include "core/ops/resample.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/fast_divide.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -29,14 +30,31 @@ __host__ __device__ __forceinline__ int64_t source_of(int64_t o, int64_t in, int
   return j;
 }
 
-template <class T> __global__ void __launch_bounds__(kThreads) pad_kernel(PadArgs a, T value) {
+// Flat element e of outer x D x H x W -> (o, d, h, w), with the launch's dividers (Note [Division
+// by a runtime divisor]): (plane, h, w) of planes of H x W, then plane -> (o, d).
+template <class Index> struct VolumeIndex {
+  PlaneIndex<Index> hw;
+  Divider<Index> by_depth;
+  Index depth;
+  VolumeIndex(const int64_t* size) : hw(size[1], size[2]), by_depth(size[0]), depth(Index(size[0])) {}
+  __device__ void split(Index e, int64_t* o, int64_t* d, int64_t* h, int64_t* w) const {
+    int64_t plane;
+    hw.split(e, &plane, h, w);
+    const Index q = by_depth.div(Index(plane));
+    *d = plane - int64_t(q) * int64_t(depth);
+    *o = int64_t(q);
+  }
+};
+
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) pad_kernel(PadArgs a, T value, VolumeIndex<Index> out_index) {
   const T* x = static_cast<const T*>(a.x);
   T* y = static_cast<T*>(a.y);
-  const int64_t yD = a.y_size[0], yH = a.y_size[1], yW = a.y_size[2];
   const int64_t xD = a.x_size[0], xH = a.x_size[1], xW = a.x_size[2];
-  const int64_t total = a.outer * yD * yH * yW;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = e % yW, oh = (e / yW) % yH, od = (e / (yW * yH)) % yD, o = e / (yW * yH * yD);
+  const Index total = Index(a.outer * a.y_size[0] * a.y_size[1] * a.y_size[2]);
+  TOCHA_GRID_STRIDE(Index, e, total) {
+    int64_t o, od, oh, ow;
+    out_index.split(e, &o, &od, &oh, &ow);
     const int64_t sd = source_of(od, xD, a.before[0], a.mode), sh = source_of(oh, xH, a.before[1], a.mode),
                   sw = source_of(ow, xW, a.before[2], a.mode);
     y[e] = (sd < 0 || sh < 0 || sw < 0) ? value : x[((o * xD + sd) * xH + sh) * xW + sw];
@@ -49,15 +67,16 @@ struct Inverse {
   const int64_t* list[3];
 };
 
-template <class T> __global__ void __launch_bounds__(kThreads) pad_backward_kernel(PadArgs a, Inverse inv) {
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads) pad_backward_kernel(PadArgs a, Inverse inv, VolumeIndex<Index> in_index) {
   using M = opmath_t<T>;
   T* x = static_cast<T*>(a.x);
   const T* y = static_cast<const T*>(a.y);
-  const int64_t xD = a.x_size[0], xH = a.x_size[1], xW = a.x_size[2];
   const int64_t yD = a.y_size[0], yH = a.y_size[1], yW = a.y_size[2];
-  const int64_t total = a.outer * xD * xH * xW;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t jw = e % xW, jh = (e / xW) % xH, jd = (e / (xW * xH)) % xD, o = e / (xW * xH * xD);
+  const Index total = Index(a.outer * a.x_size[0] * a.x_size[1] * a.x_size[2]);
+  TOCHA_GRID_STRIDE(Index, e, total) {
+    int64_t o, jd, jh, jw;
+    in_index.split(e, &o, &jd, &jh, &jw);
     const T* yb = y + o * yD * yH * yW;
     M acc = M(0);
     for (int64_t pd = inv.start[0][jd]; pd < inv.start[0][jd + 1]; ++pd)
@@ -77,7 +96,11 @@ template <class T> void pad_cuda(const PadArgs& a) {
   const int64_t total = a.outer * a.y_size[0] * a.y_size[1] * a.y_size[2];
   if (total == 0) return;
   LaunchScope scope(device_of(a.y));
-  pad_kernel<T><<<grid_for(total), kThreads, 0, scope.stream>>>(a, from_double<T>(a.value));
+  with_index_type(total, [&](auto index) {
+    using Index = decltype(index);
+    pad_kernel<T, Index><<<grid_for(total), kThreads, 0, scope.stream>>>(a, from_double<T>(a.value),
+                                                                         VolumeIndex<Index>(a.y_size));
+  });
   check_launch("pad");
 }
 
@@ -117,7 +140,10 @@ template <class T> void pad_backward_cuda(const PadArgs& a) {
     inv.start[d] = dev + offs[d][0];
     inv.list[d] = dev + offs[d][1];
   }
-  pad_backward_kernel<T><<<grid_for(total), kThreads, 0, scope.stream>>>(a, inv);
+  with_index_type(total, [&](auto index) {
+    using Index = decltype(index);
+    pad_backward_kernel<T, Index><<<grid_for(total), kThreads, 0, scope.stream>>>(a, inv, VolumeIndex<Index>(a.x_size));
+  });
   check_launch(op);
 }
 

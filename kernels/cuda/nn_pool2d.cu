@@ -19,31 +19,6 @@ namespace tocha {
 namespace cuda {
 namespace {
 
-// Flat element i of `planes` planes of rows x cols -> (plane, row, col), with the launch's
-// dividers (Note [Division by a runtime divisor]): Index is uint32_t when every flat index fits.
-template <class Index> struct PlaneIndex {
-  Divider<Index> by_cols, by_rows;
-  Index cols, rows;
-  PlaneIndex(int64_t rows_, int64_t cols_) : by_cols(cols_), by_rows(rows_), cols(Index(cols_)), rows(Index(rows_)) {}
-  __device__ __forceinline__ void split(Index i, int64_t* plane, int64_t* row, int64_t* col) const {
-    const Index q = by_cols.div(i), p = by_rows.div(q);
-    *col = int64_t(i - q * cols);
-    *row = int64_t(q - p * rows);
-    *plane = int64_t(p);
-  }
-};
-
-// Runs launch(Index{}) with Index = uint32_t when no flat index or window coordinate of the
-// launch exceeds `largest` < 2^31, else with int64_t. The caller has checked that the launch is
-// not empty, so every divisor is at least 1.
-template <class Launch> void with_index_type(int64_t largest, Launch&& launch) {
-  if (fits_fast_divide(largest)) launch(uint32_t{});
-  else launch(int64_t{});
-}
-
-#define TOCHA_GRID_STRIDE(Index, i, total) \
-  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Index(gridDim.x) * blockDim.x)
-
 // One thread per output element (plane, oh, ow). The first maximum wins and NaN propagates, as
 // take_max does on the CPU.
 template <class T, class Index>

@@ -12,6 +12,7 @@
 #include "core/ops/resample.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/fast_divide.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -83,14 +84,18 @@ Uploaded upload_taps(const char* op, const UpsampleArgs& a, int device, cudaStre
   return u;
 }
 
-template <class T> __global__ void __launch_bounds__(kThreads) upsample_kernel(UpsampleArgs a, DevTaps th, DevTaps tw) {
+// Output element e -> (plane, oh, ow) with the launch's dividers (Note [Division by a runtime divisor]).
+template <class T, class Index>
+__global__ void __launch_bounds__(kThreads)
+    upsample_kernel(UpsampleArgs a, DevTaps th, DevTaps tw, PlaneIndex<Index> out_index) {
   using M = opmath_t<T>;
   const T* x = static_cast<const T*>(a.x);
   T* y = static_cast<T*>(a.y);
   const bool nearest = a.mode == UpsampleMode::nearest;
-  const int64_t total = a.planes * a.yh * a.yw;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = e % a.yw, oh = (e / a.yw) % a.yh, p = e / (a.yw * a.yh);
+  const Index total = Index(a.planes * a.yh * a.yw);
+  TOCHA_GRID_STRIDE(Index, e, total) {
+    int64_t p, oh, ow;
+    out_index.split(e, &p, &oh, &ow);
     const T* r0 = x + (p * a.xh + th.i0[oh]) * a.xw;
     if (nearest) {
       y[e] = r0[tw.i0[ow]];
@@ -103,15 +108,16 @@ template <class T> __global__ void __launch_bounds__(kThreads) upsample_kernel(U
   }
 }
 
-template <class T>
+template <class T, class Index>
 __global__ void __launch_bounds__(kThreads) upsample_backward_kernel(UpsampleArgs a, DevTaps th, DevTaps tw,
-                                                                     opmath_t<T>* acc) {
+                                                                     opmath_t<T>* acc, PlaneIndex<Index> out_index) {
   using M = opmath_t<T>;
   const T* y = static_cast<const T*>(a.y);
   const bool nearest = a.mode == UpsampleMode::nearest;
-  const int64_t total = a.planes * a.yh * a.yw;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t ow = e % a.yw, oh = (e / a.yw) % a.yh, p = e / (a.yw * a.yh);
+  const Index total = Index(a.planes * a.yh * a.yw);
+  TOCHA_GRID_STRIDE(Index, e, total) {
+    int64_t p, oh, ow;
+    out_index.split(e, &p, &oh, &ow);
     const M g = M(y[e]);
     M* a0 = acc + (p * a.xh + th.i0[oh]) * a.xw;
     const int64_t w0 = tw.i0[ow];
@@ -141,7 +147,11 @@ template <class T> void upsample_cuda(const UpsampleArgs& a) {
   const int device = device_of(a.y);
   LaunchScope scope(device);
   Uploaded u = upload_taps(op, a, device, scope.stream);
-  upsample_kernel<T><<<grid_for(total), kThreads, 0, scope.stream>>>(a, u.h, u.w);
+  with_index_type(total, [&](auto index) {
+    using Index = decltype(index);
+    upsample_kernel<T, Index><<<grid_for(total), kThreads, 0, scope.stream>>>(a, u.h, u.w,
+                                                                              PlaneIndex<Index>(a.yh, a.yw));
+  });
   check_launch(op);
 }
 
@@ -156,7 +166,11 @@ template <class T> void upsample_backward_cuda(const UpsampleArgs& a) {
   TOCHA_CUDA_CHECK(op, cudaMemsetAsync(acc->data(), 0, size_t(xn) * sizeof(M), scope.stream));
   if (total > 0) {
     Uploaded u = upload_taps(op, a, device, scope.stream);
-    upsample_backward_kernel<T><<<grid_for(total), kThreads, 0, scope.stream>>>(a, u.h, u.w, static_cast<M*>(acc->data()));
+    with_index_type(total, [&](auto index) {
+      using Index = decltype(index);
+      upsample_backward_kernel<T, Index><<<grid_for(total), kThreads, 0, scope.stream>>>(
+          a, u.h, u.w, static_cast<M*>(acc->data()), PlaneIndex<Index>(a.yh, a.yw));
+    });
     check_launch(op);
   }
   store_kernel<T, M><<<grid_for(xn), kThreads, 0, scope.stream>>>(static_cast<T*>(a.x), static_cast<const M*>(acc->data()), xn);
