@@ -1,8 +1,9 @@
 // CUDA kernels of batch normalization and its backward (core/ops/norm_kernels.h) for f32 and f64,
-// the CPU kernels' dtypes. x is N x C x L; one 256-thread block owns a channel: it folds the
-// channel's N*L values with cub::BlockReduce (statistics in double, over values shifted by the
-// channel's first value as on the CPU, Note [Shifted sums] in kernels/cpu/norm_loops.h), then
-// normalizes them, so forward and backward are one launch each.
+// the CPU kernels' dtypes. x is N x C x L; for channels of few values one 256-thread block owns a
+// channel: it folds the channel's N*L values with cub::BlockReduce (statistics in double, over
+// values shifted by the channel's first value as on the CPU, Note [Shifted sums] in
+// kernels/cpu/norm_loops.h), then normalizes them, so forward and backward are one launch each.
+// Larger channels take nn_batchnorm_split.cu (Note [Batch norm across blocks]).
 //
 // Note [Batch norm without cuDNN]: cuDNN's batch-norm calls would need eps >= CUDNN_BN_MIN_EPSILON,
 // a weight and a bias (nn allows neither), a separate path for the evaluation-mode backward
@@ -14,6 +15,7 @@
 #include "kernels/cuda/block_sums.cuh"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/nn_batchnorm_split.h"
 #include "kernels/cuda/runtime.h"
 
 namespace tocha {
@@ -118,13 +120,17 @@ unsigned channel_grid(int64_t c) { return unsigned(c < kMaxBlocks ? (c > 0 ? c :
 
 template <class T> void batch_norm_cuda(const BatchNormArgs& a) {
   if (a.c == 0) return;
-  LaunchScope scope(device_of(a.save_mean));
+  const int device = device_of(a.save_mean);
+  LaunchScope scope(device);
+  if (batch_norm_wants_split(a.c, a.n * a.l)) return batch_norm_split<T>(a, device, scope.stream);
   batch_norm_kernel<T><<<channel_grid(a.c), kThreads, 0, scope.stream>>>(a);
   check_launch("batchNorm");
 }
 template <class T> void batch_norm_backward_cuda(const BatchNormBackwardArgs& a) {
   if (a.c == 0) return;
-  LaunchScope scope(device_of(a.mean));
+  const int device = device_of(a.mean);
+  LaunchScope scope(device);
+  if (batch_norm_wants_split(a.c, a.n * a.l)) return batch_norm_backward_split<T>(a, device, scope.stream);
   batch_norm_backward_kernel<T><<<channel_grid(a.c), kThreads, 0, scope.stream>>>(a);
   check_launch("batchNormBackward");
 }

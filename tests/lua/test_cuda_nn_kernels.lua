@@ -93,7 +93,9 @@ function tests.batchNormMatchesCpu()
   if not available then return end
   C.start()
   for _, tname in ipairs(float_types) do
-    for _, shape in ipairs({ { 8, 5 }, { 4, 3, 6, 7 } }) do
+    -- The last two have channels of 12800 and 4608 values: the kernels across blocks (Note
+    -- [Batch norm across blocks]); the first two the one-block kernels.
+    for _, shape in ipairs({ { 8, 5 }, { 4, 3, 6, 7 }, { 8, 3, 40, 40 }, { 2, 70, 48, 48 } }) do
       local c = shape[2]
       local x = rand(tname, unpack(shape)):mul(3):add(1)
       local w, b = rand(tname, c), rand(tname, c)
