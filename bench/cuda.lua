@@ -48,6 +48,21 @@ local y = torch.CudaTensor(2 ^ 26):fill(2)
 local z = torch.CudaTensor(2 ^ 26)
 add('add_256MiB', bench(function() z:add(x, y) end, 20))
 add('sum_256MiB', bench(function() return x:sum(1) end, 20))
+x, y, z = nil, nil, nil
+collectgarbage()
+-- Batch norm of a first convolution's output, training mode, forward and backward
+-- (Note [Batch norm across blocks]).
+do
+  require 'nn'
+  local bn = nn.SpatialBatchNormalization(32):cuda()
+  local input, grad = torch.CudaTensor(1024, 32, 28, 28):normal(), torch.CudaTensor(1024, 32, 28, 28):normal()
+  add('batchnorm_1024x32x28x28', bench(function()
+    bn:zeroGradParameters()
+    bn:forward(input)
+    bn:backward(input, grad)
+  end, 20))
+end
+collectgarbage()
 tiny_ops('')
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local build = arg and arg[1] or here .. '/../build'

@@ -22,6 +22,20 @@ y = torch.ones(2 ** 26, device='cuda') * 2
 z = torch.empty(2 ** 26, device='cuda')
 print('add_256MiB %.6f' % bench(lambda: torch.add(x, y, out=z), 20))
 print('sum_256MiB %.6f' % bench(lambda: x.sum(0), 20))
+del x, y, z
+bn = torch.nn.BatchNorm2d(32).cuda()
+bn_in = torch.randn(1024, 32, 28, 28, device='cuda', requires_grad=True)
+bn_grad = torch.randn(1024, 32, 28, 28, device='cuda')
+
+
+def bn_step():
+    bn.zero_grad()
+    bn_in.grad = None
+    bn(bn_in).backward(bn_grad)
+
+
+print('batchnorm_1024x32x28x28 %.6f' % bench(bn_step, 20))
+del bn, bn_in, bn_grad
 t1, t2 = torch.ones(1, device='cuda'), torch.ones(1, device='cuda') * 2
 print('tiny_add_launch %.6f' % bench(lambda: t1 + t2, 20000))
 t3 = torch.empty(1, device='cuda')
