@@ -1,10 +1,13 @@
 // CUDA kernels of layer normalization and its backward (core/ops/norm_kernels.h) for f32 and f64,
 // the CPU kernels' dtypes and formulas (kernels/cpu/norm_layer.cpp): x is M rows of K values; one
 // 256-thread block owns a row (shifted sums in double, then the normalized row). The weight and
-// bias gradients are column sums over the rows: one thread per column walks the rows in order,
-// so they are deterministic and need no atomics.
+// bias gradients are column sums over the rows in a fixed order (one thread per column, or split
+// across blocks for many rows: Note [Layer-norm parameter gradients across blocks]), so they are
+// deterministic and need no atomics.
+#include <algorithm>
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
+#include "core/storage.h"
 #include "kernels/cuda/block_sums.cuh"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
@@ -95,6 +98,80 @@ template <class T> __global__ void __launch_bounds__(kThreads) layer_norm_params
   }
 }
 
+// Note [Layer-norm parameter gradients across blocks]: one thread per column walking all M rows
+// gave a transformer's K = 512 columns two blocks for the whole GPU, each thread with one load in
+// flight. With many rows, block (column block, split) sums one split of the rows per column in
+// row order, four rows' loads in flight, into double partials; a second pass adds each column's
+// partials in split order. The order is fixed, so the result stays deterministic.
+constexpr int64_t kMinRowsPerSplit = 64;
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    layer_norm_params_partial_kernel(LayerNormBackwardArgs a, int64_t rows_per_split, double2* partial) {
+  const int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= a.k) return;
+  const T* g = static_cast<const T*>(a.grad_out);
+  const T* x = static_cast<const T*>(a.x);
+  const T* mean = static_cast<const T*>(a.mean);
+  const T* invstd = static_cast<const T*>(a.invstd);
+  const int64_t r0 = int64_t(blockIdx.y) * rows_per_split;
+  const int64_t r1 = r0 + rows_per_split < a.m ? r0 + rows_per_split : a.m;
+  double sw = 0, sb = 0;
+  int64_t r = r0;
+  for (; r + 3 < r1; r += 4) {
+    double gv[4], xv[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      gv[u] = double(g[(r + u) * a.k + c]);
+      xv[u] = double(x[(r + u) * a.k + c]);
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      sw += gv[u] * (xv[u] - double(mean[r + u])) * double(invstd[r + u]);
+      sb += gv[u];
+    }
+  }
+  for (; r < r1; ++r) {
+    const double gv = double(g[r * a.k + c]);
+    sw += gv * (double(x[r * a.k + c]) - double(mean[r])) * double(invstd[r]);
+    sb += gv;
+  }
+  partial[int64_t(blockIdx.y) * a.k + c] = make_double2(sw, sb);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    layer_norm_params_finalize_kernel(LayerNormBackwardArgs a, int splits, const double2* partial) {
+  T* gw = static_cast<T*>(a.grad_weight);
+  T* gb = static_cast<T*>(a.grad_bias);
+  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < a.k; c += int64_t(gridDim.x) * blockDim.x) {
+    double sw = 0, sb = 0;
+    for (int s = 0; s < splits; ++s) {
+      sw += partial[s * a.k + c].x;
+      sb += partial[s * a.k + c].y;
+    }
+    if (gw) gw[c] = T(double(gw[c]) + a.scale * sw);
+    if (gb) gb[c] = T(double(gb[c]) + a.scale * sb);
+  }
+}
+
+template <class T> void layer_norm_params_split(const char* op, const LayerNormBackwardArgs& a, int device,
+                                                cudaStream_t stream) {
+  const int64_t col_blocks = (a.k + kThreads - 1) / kThreads;
+  const int64_t target = 8 * int64_t(properties(device).multiProcessorCount);
+  int64_t splits = std::max<int64_t>(1, std::min((target + col_blocks - 1) / col_blocks, a.m / kMinRowsPerSplit));
+  splits = std::min<int64_t>(splits, 65535);
+  const int64_t rows_per_split = (a.m + splits - 1) / splits;
+  splits = (a.m + rows_per_split - 1) / rows_per_split;
+  Ref<Storage> ws = Storage::allocate(size_t(splits * a.k) * sizeof(double2), Device{DeviceType::cuda, device});
+  double2* partial = static_cast<double2*>(ws->data());
+  layer_norm_params_partial_kernel<T>
+      <<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, stream>>>(a, rows_per_split, partial);
+  check_launch(op);
+  layer_norm_params_finalize_kernel<T><<<grid_for(a.k), kThreads, 0, stream>>>(a, int(splits), partial);
+  check_launch(op);
+}
+
 unsigned row_grid(int64_t m) { return unsigned(m < kMaxBlocks ? (m > 0 ? m : 1) : kMaxBlocks); }
 
 template <class T> void layer_norm_cuda(const LayerNormArgs& a) {
@@ -111,7 +188,9 @@ template <class T> void layer_norm_backward_cuda(const LayerNormBackwardArgs& a)
     layer_norm_grad_input_kernel<T><<<row_grid(a.m), kThreads, 0, scope.stream>>>(a);
     check_launch(op);
   }
-  if (a.grad_weight || a.grad_bias) {
+  if ((a.grad_weight || a.grad_bias) && a.m >= 2 * kMinRowsPerSplit) {
+    layer_norm_params_split<T>(op, a, device_of(a.mean), scope.stream);
+  } else if (a.grad_weight || a.grad_bias) {
     layer_norm_params_kernel<T><<<grid_for(a.k), kThreads, 0, scope.stream>>>(a);
     check_launch(op);
   }

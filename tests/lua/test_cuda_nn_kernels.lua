@@ -200,6 +200,10 @@ function tests.layerNormTriangleAndRankOneMatchCpu()
     check_op('layerNorm affine', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
       { x, rand(tname, 12), rand(tname, 12) })
     check_op('layerNorm 2 dims', tname, function(v) return torch.layerNorm(v, 2, nil, nil, 1e-3) end, { x })
+    -- 4 x 75 = 300 rows of 300: the parameter gradients summed across blocks (Note [Layer-norm
+    -- parameter gradients across blocks]), with a partial last split and a partial column block.
+    check_op('layerNorm 300 rows', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
+      { rand(tname, 4, 75, 300), rand(tname, 300), rand(tname, 300) })
     local m = rand(tname, 3, 6, 7)
     for _, k in ipairs({ -2, 0, 3 }) do
       check_op('tril ' .. k, tname, function(v) return torch.tril(v, k) end, { m })
