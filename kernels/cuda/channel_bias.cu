@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kThreads)
                         Index channels) {
   using M = opmath_t<T>;
   Run<T, kVec>* o = reinterpret_cast<Run<T, kVec>*>(out);
-  for (Index r = Index(blockIdx.x) * blockDim.x + threadIdx.x; r < runs; r += Index(gridDim.x) * blockDim.x) {
+  TOCHA_GRID_STRIDE(Index, r, runs) {
     const Index plane = by_plane_runs.div(r), c = plane - by_channels.div(plane) * channels;
     const M b = M(bias[c]);
     Run<T, kVec> x = o[r];
@@ -50,16 +50,14 @@ void launch(T* out, const T* bias, int64_t n, int64_t channels, int64_t inner, c
 template <class T>
 void add_typed(T* out, const T* bias, int64_t outer, int64_t channels, int64_t inner, cudaStream_t s) {
   const int64_t n = outer * channels * inner;
-  const bool fast = fits_fast_divide(n);
-  if constexpr (sizeof(T) == 4) {
-    if (inner % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0) {
-      if (fast) launch<T, 4, uint32_t>(out, bias, n, channels, inner, s);
-      else launch<T, 4, int64_t>(out, bias, n, channels, inner, s);
-      return;
+  const bool vec4 = sizeof(T) == 4 && inner % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  with_index_type(n, [&](auto index) {
+    using Index = decltype(index);
+    if constexpr (sizeof(T) == 4) {
+      if (vec4) return launch<T, 4, Index>(out, bias, n, channels, inner, s);
     }
-  }
-  if (fast) launch<T, 1, uint32_t>(out, bias, n, channels, inner, s);
-  else launch<T, 1, int64_t>(out, bias, n, channels, inner, s);
+    launch<T, 1, Index>(out, bias, n, channels, inner, s);
+  });
 }
 
 }  // namespace
