@@ -227,6 +227,21 @@ function tests.classTargetErrorsOnCuda()
     tester:assertTensorEq(c:backward(x, good):float(), cls():backward(x:float(), good:long()), 1e-5,
       'usable after the error')
   end
+  -- 40 classes: the warp-per-row kernels report a bad target once, and zero its gradient row
+  -- (Note [Wide class rows]).
+  local wide = torch.randn(4, 40):cuda()
+  local wide_bad = torch.LongTensor({ 1, 41, 2, 3 }):cuda()
+  for _, cls in ipairs({ nn.ClassNLLCriterion, nn.CrossEntropyCriterion }) do
+    local c = cls():cuda()
+    tester:assertErrorPattern(function() c:forward(wide, wide_bad) end,
+      'target 41 %(sample 2%) is out of range: classes are 1..40')
+    local g = c:backward(wide, wide_bad)
+    tester:assertErrorPattern(function() torch.cuda.synchronize() end, 'target 41')
+    tester:asserteq(g[2]:float():abs():sum(), 0)
+    local good_wide = torch.LongTensor({ 1, 40, 2, 3 })
+    tester:assertTensorEq(c:backward(wide, good_wide:cuda()):float(), cls():backward(wide:float(), good_wide), 1e-5,
+      torch.typename(c) .. ' gradient with 40 classes')
+  end
   -- autograd: the loss's gradient stays on the device (no read of the incoming gradient)
   local xr = x:clone():requiresGrad()
   local loss = nn.CrossEntropyCriterion():cuda()(xr, good)

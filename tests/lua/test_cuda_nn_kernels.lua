@@ -121,15 +121,16 @@ end
 function tests.classLossesMatchCpu()
   if not available then return end
   C.start()
-  for _, tname in ipairs(float_types) do
-    local x = rand(tname, 13, 7):mul(3)
-    local target = torch.LongTensor(13):random(1, 7)
+  -- 7 classes: a thread per row; 32 and 1000: a warp per row (Note [Wide class rows]).
+  for _, tname in ipairs(float_types) do for _, classes in ipairs({ 7, 32, 1000 }) do
+    local x = rand(tname, 13, classes):mul(3)
+    local target = torch.LongTensor(13):random(1, classes)
     target[4] = 3
-    local weights = rand(tname, 7):abs():add(0.1)
+    local weights = rand(tname, classes):abs():add(0.1)
     for _, crit in ipairs({ 'nllLoss', 'crossEntropy' }) do
       for _, opts in ipairs({ {}, { weights = weights }, { sizeAverage = false }, { ignoreIndex = 3 } }) do
-        local name = string.format('%s weights %s sizeAverage %s ignore %s', crit, tostring(opts.weights ~= nil),
-          tostring(opts.sizeAverage), tostring(opts.ignoreIndex))
+        local name = string.format('%s %d classes weights %s sizeAverage %s ignore %s', crit, classes,
+          tostring(opts.weights ~= nil), tostring(opts.sizeAverage), tostring(opts.ignoreIndex))
         local o_g = { weights = opts.weights and opts.weights:cuda(), sizeAverage = opts.sizeAverage,
                       ignoreIndex = opts.ignoreIndex }
         local function f(v)
@@ -139,7 +140,7 @@ function tests.classLossesMatchCpu()
         check_op(name, tname, f, { x })
       end
     end
-  end
+  end end
   report()
 end
 
