@@ -63,6 +63,24 @@ do
   end, 20))
 end
 collectgarbage()
+-- Layer norm of a transformer's activations and cross-entropy over 1000 classes, forward and
+-- backward (Notes [Layer-norm parameter gradients across blocks], [Wide class rows]).
+do
+  local ln = nn.LayerNormalization(512):cuda()
+  local input, grad = torch.CudaTensor(8192, 512):normal(), torch.CudaTensor(8192, 512):normal()
+  add('layernorm_8192x512', bench(function()
+    ln:zeroGradParameters()
+    ln:forward(input)
+    ln:backward(input, grad)
+  end, 50))
+  local ce = nn.CrossEntropyCriterion():cuda()
+  local scores, target = torch.CudaTensor(256, 1000):normal(), torch.LongTensor(256):random(1, 1000):cuda()
+  add('crossentropy_256x1000', bench(function()
+    ce:forward(scores, target)
+    ce:backward(scores, target)
+  end, 200))
+end
+collectgarbage()
 tiny_ops('')
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local build = arg and arg[1] or here .. '/../build'

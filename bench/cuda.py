@@ -36,6 +36,32 @@ def bn_step():
 
 print('batchnorm_1024x32x28x28 %.6f' % bench(bn_step, 20))
 del bn, bn_in, bn_grad
+ln = torch.nn.LayerNorm(512).cuda()
+ln_in = torch.randn(8192, 512, device='cuda', requires_grad=True)
+ln_grad = torch.randn(8192, 512, device='cuda')
+
+
+def ln_step():
+    ln.zero_grad()
+    ln_in.grad = None
+    ln(ln_in).backward(ln_grad)
+
+
+print('layernorm_8192x512 %.6f' % bench(ln_step, 50))
+ce = torch.nn.CrossEntropyLoss()
+scores = torch.randn(256, 1000, device='cuda', requires_grad=True)
+target = torch.randint(0, 1000, (256,), device='cuda')
+
+
+def ce_step():
+    scores.grad = None
+    loss = ce(scores, target)
+    loss.item()  # Torch7's criterion:forward returns the loss as a number
+    loss.backward()
+
+
+print('crossentropy_256x1000 %.6f' % bench(ce_step, 200))
+del ln, ln_in, ln_grad, ce, scores, target
 t1, t2 = torch.ones(1, device='cuda'), torch.ones(1, device='cuda') * 2
 print('tiny_add_launch %.6f' % bench(lambda: t1 + t2, 20000))
 t3 = torch.empty(1, device='cuda')
