@@ -10,6 +10,7 @@
 #include "core/pointwise_iter.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/driver_launch.h"
+#include "kernels/cuda/fast_divide.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
 
@@ -27,7 +28,10 @@ struct DeviceIter {
   uint64_t scalar[kMaxOperands];  // value bits of operands that are numbers
   unsigned scalar_mask;           // bit k: operand k is scalar[k]
   bool contiguous;                // one dim, strides 0 or 1: offset = i * stride
-  bool index32;                   // sizes fit 32-bit index math (cheaper division)
+  bool index32;                   // sizes fit 32-bit index math: the dividers below
+  // Divider<uint32_t> of each shape[d] (Note [Division by a runtime divisor]), when index32.
+  uint32_t div_magic[kMaxDims];
+  uint8_t div_shift[kMaxDims];
 };
 
 inline DeviceIter device_iter(const PointwiseIter& it) {
@@ -49,7 +53,12 @@ inline DeviceIter device_iter(const PointwiseIter& it) {
     for (int k = 0; k < it.noperands; ++k) d.strides[k][i] = it.strides[k][i];
   }
   d.contiguous = it.contiguous;
-  d.index32 = it.numel <= int64_t(INT32_MAX);
+  d.index32 = fits_fast_divide(it.numel);
+  for (int i = 0; d.index32 && i < it.ndim; ++i) {
+    const Divider<uint32_t> dv(it.shape[i] > 0 ? it.shape[i] : 1);
+    d.div_magic[i] = dv.magic;
+    d.div_shift[i] = uint8_t(dv.shift);
+  }
   return d;
 }
 
@@ -96,12 +105,27 @@ __device__ __forceinline__ void iter_offsets(const DeviceIter& it, int64_t i, in
   }
 }
 
+// The same with 32-bit indices and the iterator's dividers: a multiply-high per dim instead of a
+// division (element i < 2^31).
+__device__ __forceinline__ void iter_offsets32(const DeviceIter& it, int64_t i, int64_t* off) {
+  for (int k = 0; k < kMaxOperands; ++k) off[k] = 0;
+  uint32_t rem = uint32_t(i);
+  for (int d = it.ndim - 1; d >= 0; --d) {
+    const uint32_t q = (__umulhi(rem, it.div_magic[d]) + rem) >> it.div_shift[d];
+    const uint32_t idx = rem - q * uint32_t(it.shape[d]);
+    rem = q;
+#pragma unroll
+    for (int k = 0; k < kMaxOperands; ++k)
+      if (k < it.noperands) off[k] += int64_t(idx) * it.strides[k][d];
+  }
+}
+
 __device__ __forceinline__ void element_offsets(const DeviceIter& it, int64_t i, int64_t* off) {
   if (it.contiguous) {
 #pragma unroll
     for (int k = 0; k < kMaxOperands; ++k) off[k] = k < it.noperands ? i * it.strides[k][0] : 0;
   } else if (it.index32) {
-    iter_offsets<uint32_t>(it, i, off);
+    iter_offsets32(it, i, off);
   } else {
     iter_offsets<int64_t>(it, i, off);
   }
