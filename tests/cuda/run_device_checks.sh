@@ -70,7 +70,7 @@ fi
 cd "$BUILD"
 t0=$(date +%s)
 # (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all.)
-timeout 180 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' -E '^cuda\.nn_|_cuda_dryrun$' -j4 --timeout 120 --output-on-failure \
+timeout 300 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda' -E '^cuda\.nn_|_cuda_dryrun$' -j6 --timeout 150 --output-on-failure \
   > "$OUT/test_cuda.log" 2>&1
 rc=$?
 summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
@@ -95,7 +95,7 @@ cd ..
 for b in cuda cuda_train; do
   log=$OUT/bench.log; [ "$b" = cuda_train ] && log=$OUT/bench_train.log
   t0=$(date +%s)
-  timeout 100 "$BUILD/tocha" "bench/$b.lua" "$BUILD" > "$log" 2>&1
+  timeout 160 "$BUILD/tocha" "bench/$b.lua" "$BUILD" > "$log" 2>&1
   summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
   cat "$log" >> "$OUT/summary.txt"
 done
