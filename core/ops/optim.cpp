@@ -100,9 +100,12 @@ bool try_queue(OpId op, DType compute, const Operand* ops, int n, const Tensor* 
   q.dtype = compute;
   q.device = param.device().index;
   q.span = span;
+  q.bytes = size_t(span.n) * dtype_size(compute);
   std::memcpy(q.consts, &consts, sizeof(C));
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
     if (ops[i].t) q.keep[i] = *ops[i].t;
+    q.written[i] = ops[i].t && ops[i].written;
+  }
   q.list_kernel = list_kernel;
   q.launch = &detail::launch_queued<C>;
   detail::optim_batch_push(std::move(q));

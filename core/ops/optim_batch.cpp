@@ -9,11 +9,12 @@
 // with its operands kept alive. The batch's end groups consecutive updates of one op, dtype and
 // device, up to kMaxOptimList, into one launch of the op's list kernel (kernels/cuda/optim.cu),
 // which applies each update's own constants to its own span with the very expressions of the
-// single-tensor kernel, so results keep the CPU's bits. Queuing changes nothing observable:
-// queued kernels run before anything launched after the batch (one stream per device), and
-// within the loop only the updates and the zero-filling of new state buffers (launched at once,
-// so before the update that reads them) touch those tensors. CPU updates and staged operands
-// run at once.
+// single-tensor kernel, so results keep the CPU's bits. Updates that overlap in memory (a shared
+// parameter updated twice) go to separate launches, in their order. Queuing changes nothing
+// observable: queued kernels run before anything launched after the batch (one stream per
+// device), and within the loop only the updates and the zero-filling of new state buffers
+// (launched at once, so before the update that reads them) touch those tensors. CPU updates and
+// staged operands run at once.
 #include "core/ops/optim_batch.h"
 #include <map>
 #include <mutex>
@@ -36,14 +37,38 @@ std::map<std::pair<int, int>, void*>& list_kernels() {
   return m;
 }
 
-// Launches and clears the queue, in order, as groups of one op, dtype and device.
+// Whether b writes memory a touches or touches memory a writes: a parameter updated twice in one
+// batch (modules sharing weights, each updating them as Torch7 did), or one update's gradient
+// being another's parameter. Such steps must not share a launch, whose blocks run concurrently.
+bool conflict(const detail::QueuedStep& a, const detail::QueuedStep& b) {
+  for (int i = 0; i < kMaxOptimOperands; ++i) {
+    const char* pa = static_cast<const char*>(a.span.data[i]);
+    if (!pa) continue;
+    for (int j = 0; j < kMaxOptimOperands; ++j) {
+      const char* pb = static_cast<const char*>(b.span.data[j]);
+      if (!pb || !(a.written[i] || b.written[j])) continue;
+      if (pa < pb + b.bytes && pb < pa + a.bytes) return true;
+    }
+  }
+  return false;
+}
+
+bool conflicts_with_group(const std::vector<detail::QueuedStep>& steps, size_t first, size_t next) {
+  for (size_t k = first; k < next; ++k)
+    if (conflict(steps[k], steps[next])) return true;
+  return false;
+}
+
+// Launches and clears the queue, in order, as groups of one op, dtype and device whose steps do
+// not overlap in memory.
 void launch_all(std::vector<detail::QueuedStep>& q) {
   std::vector<detail::QueuedStep> steps;
   steps.swap(q);  // cleared even if a launch throws
   for (size_t i = 0; i < steps.size();) {
     size_t j = i + 1;
     while (j < steps.size() && int(j - i) < kMaxOptimList && steps[j].op == steps[i].op &&
-           steps[j].dtype == steps[i].dtype && steps[j].device == steps[i].device)
+           steps[j].dtype == steps[i].dtype && steps[j].device == steps[i].device &&
+           !conflicts_with_group(steps, i, j))
       ++j;
     steps[i].launch(steps[i].list_kernel, &steps[i], int(j - i));
     i = j;

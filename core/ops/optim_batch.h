@@ -26,6 +26,8 @@ struct QueuedStep {
   DType dtype;
   int device;
   OptimSpan span;
+  size_t bytes;                          // of each operand (span.n elements of the compute dtype)
+  bool written[kMaxOptimOperands] = {};  // which operands the update writes
   alignas(8) unsigned char consts[64];
   Tensor keep[kMaxOptimOperands];
   void* list_kernel;

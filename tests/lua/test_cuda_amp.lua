@@ -162,6 +162,23 @@ function tests.multiTensorStepsMatchSingleTensorSteps()
   tester:asserteq(#failures, 0, table.concat(failures, '; ', 1, math.min(#failures, 8)))
 end
 
+-- A parameter updated twice in one batch (shared weights) takes two launches, in order: the
+-- result is the CPU's two updates, not one lost in a race between blocks.
+function tests.repeatedUpdatesInOneBatchApplyInOrder()
+  if skipped() then return end
+  local fused = require 'optim.fused'
+  local cpu, grad = torch.randn(5000), torch.randn(5000)
+  local gpu, ggrad = cpu:cuda(), grad:cuda()
+  local function updates(p, g)
+    fused.sgd(p, g, nil, 0.1, 0, 0, 0, false, false)
+    fused.sgd(p, g, nil, 0.2, 0, 0, 0, false, false)
+    fused.sgd(p:narrow(1, 1000, 2000), g:narrow(1, 1, 2000), nil, 0.3, 0, 0, 0, false, false)
+  end
+  updates(cpu, grad)
+  fused.batch(updates, gpu, ggrad)
+  tester:asserteq(rel_err(cpu, gpu), 0, 'three overlapping updates in one batch')
+end
+
 function tests.halfParametersKeepFloatStateOnTheDevice()
   if skipped() then return end
   local p = torch.randn(100):cuda():type('torch.CudaHalfTensor'):requiresGrad()

@@ -125,6 +125,23 @@ function tests.optimizerStepsLaunchOncePerSixteenParameters()
     end)
   end)
   tester:asserteq(c.launches, 3, 'sgd x2, adam, sgd')
+  -- A parameter updated twice (modules sharing weights) or one update's gradient being another's
+  -- parameter: separate launches, in order, since a launch's blocks run concurrently.
+  c = count(function()
+    fused.batch(function()
+      fused.sgd(a, ga, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(b, gb, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(a, ga, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(ga, gb, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(b:narrow(1, 3, 4), gb:narrow(1, 1, 4), nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(a:narrow(1, 3, 4), ga:narrow(1, 5, 4), nil, 0.1, 0, 0, 0, false, false)
+    end)
+  end)
+  tester:asserteq(c.launches, 4, '(a, b), (a), (ga and a slice of b), (a slice of a reading a slice of ga)')
+  local shared = nn.Sequential():add(nn.Linear(3, 3)):add(nn.Linear(3, 3)):cuda()
+  shared.modules[2]:share(shared.modules[1], 'weight', 'bias', 'gradWeight', 'gradBias')
+  c = count(function() shared:updateParameters(0.1) end)
+  tester:asserteq(c.launches, 2, 'shared weights are updated twice, one launch each time')
   -- An error inside the batch: the updates queued before it still launch, then it is raised.
   local ok, err
   c = count(function()
