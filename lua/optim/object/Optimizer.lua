@@ -105,6 +105,9 @@ function Optimizer:step(closure)
   return loss
 end
 
+-- Runs inside fused.batch (Note [Multi-tensor optimizer steps]): a subclass's _update(p, g, s,
+-- group) may create state and call optim.fused updates; any other op on p, g or the state must
+-- come before its fused call, since the fused CUDA updates launch when the batch ends.
 function Optimizer:_updateAll()
   for _, group in ipairs(self.paramGroups) do
     self:_checkOptions(group)  -- schedules and users may have changed the options
