@@ -12,6 +12,7 @@
 // any eps, biased batch variance, unbiased running variance) for every case instead.
 #include "core/kernel_registry.h"
 #include "core/ops/norm_kernels.h"
+#include "kernels/cuda/batch_norm_running.cuh"
 #include "kernels/cuda/block_sums.cuh"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
@@ -52,11 +53,7 @@ template <class T> __global__ void __launch_bounds__(kThreads) batch_norm_kernel
         mu = 0;
         var = 0;
       }
-      if (rm && threadIdx.x == 0) {
-        const double unbiased = M > 1 ? var * double(M) / double(M - 1) : var;
-        rm[c] = T((1 - a.momentum) * double(rm[c]) + a.momentum * mu);
-        rv[c] = T((1 - a.momentum) * double(rv[c]) + a.momentum * unbiased);
-      }
+      if (rm && threadIdx.x == 0) update_running_stats(rm, rv, c, mu, var, M, a.momentum);
     } else {
       mu = double(rm[c]);
       var = double(rv[c]);

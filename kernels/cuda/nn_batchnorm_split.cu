@@ -12,6 +12,7 @@
 // dividers, Note [Division by a runtime divisor]). The backward is the same three steps.
 #include <algorithm>
 #include "core/storage.h"
+#include "kernels/cuda/batch_norm_running.cuh"
 #include "kernels/cuda/block_sums.cuh"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/fast_divide.cuh"
@@ -105,11 +106,7 @@ __global__ void __launch_bounds__(kThreads) batch_norm_finalize_kernel(BatchNorm
     const double shift = double(x[c * a.l]), dm = s / double(M), v = ss / double(M) - dm * dm;
     mu = shift + dm;
     var = v > 0 ? v : 0;
-    if (rm) {
-      const double unbiased = M > 1 ? var * double(M) / double(M - 1) : var;
-      rm[c] = T((1 - a.momentum) * double(rm[c]) + a.momentum * mu);
-      rv[c] = T((1 - a.momentum) * double(rv[c]) + a.momentum * unbiased);
-    }
+    if (rm) update_running_stats(rm, rv, c, mu, var, M, a.momentum);
   } else {
     mu = double(rm[c]);
     var = double(rv[c]);
