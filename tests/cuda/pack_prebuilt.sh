@@ -13,7 +13,10 @@ grep -qx "/$(dirname "$OUT_TGZ")/" .git/info/exclude 2>/dev/null || echo "/$(dir
 # GPU machine's toolkit lacks it
 if [ -f "$BUILD/bench/libtocha_kprof.so" ]; then
   cupti=$(ldd "$BUILD/bench/libtocha_kprof.so" | awk '/libcupti/ {print $3}')
-  [ -n "$cupti" ] && cp -L "$cupti" "$BUILD/bench/"
+  # (once copied, the RUNPATH's $ORIGIN finds that copy: nothing to do)
+  if [ -n "$cupti" ] && [ "$(readlink -f "$cupti")" != "$(readlink -f "$BUILD/bench/$(basename "$cupti")")" ]; then
+    cp -L "$cupti" "$BUILD/bench/"
+  fi
 fi
 # test outputs are excluded but their folders kept: ctest runs some tests inside them
 tar -czf "$OUT_TGZ" --exclude=CMakeFiles --exclude='*.o' --exclude='*.tch' --exclude=Testing \
