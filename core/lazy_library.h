@@ -27,7 +27,6 @@ class LazyLibrary {
   void* symbol(const char* name);
 
   bool loaded() const { return handle_.load(std::memory_order_acquire) != nullptr; }
-  const char* soname() const { return soname_; }
 
  private:
   void* open();

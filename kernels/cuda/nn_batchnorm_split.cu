@@ -62,7 +62,7 @@ __device__ void fold_split(const Splits<Index>& sp, double2* partial, F f) {
   for (; j + (kInFlight - 1) * kThreads < end; j += kInFlight * kThreads) {
     double2 v[kInFlight];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) v[u] = f(at(sp, Index(j + u * kThreads), c), c);
+    for (int u = 0; u < kInFlight; ++u) v[u] = f(at(sp, Index(j + u * kThreads), c));
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
       s1 += v[u].x;
@@ -70,7 +70,7 @@ __device__ void fold_split(const Splits<Index>& sp, double2* partial, F f) {
     }
   }
   for (; j < end; j += kThreads) {
-    const double2 v = f(at(sp, j, c), c);
+    const double2 v = f(at(sp, j, c));
     s1 += v.x;
     s2 += v.y;
   }
@@ -81,7 +81,7 @@ __device__ void fold_split(const Splits<Index>& sp, double2* partial, F f) {
 template <class T, class Index>
 __global__ void __launch_bounds__(kThreads) batch_norm_stats_kernel(Splits<Index> sp, const T* x, double2* partial) {
   const double shift = double(x[int64_t(blockIdx.y) * int64_t(sp.l)]);  // the channel's first value
-  fold_split(sp, partial, [&](int64_t o, int64_t) {
+  fold_split(sp, partial, [&](int64_t o) {
     const double d = double(x[o]) - shift;
     return make_double2(d, d * d);
   });
@@ -145,7 +145,7 @@ template <class T, class Index>
 __global__ void __launch_bounds__(kThreads) batch_norm_grad_sums_kernel(Splits<Index> sp, const T* g, const T* x, const T* mean,
                                                              double2* partial) {
   const double m = double(mean[blockIdx.y]);
-  fold_split(sp, partial, [&](int64_t o, int64_t) {
+  fold_split(sp, partial, [&](int64_t o) {
     const double gv = double(g[o]);
     return make_double2(gv, gv * (double(x[o]) - m));
   });
@@ -197,8 +197,6 @@ struct Workspace {
   }
 };
 
-unsigned channel_blocks(int64_t c) { return unsigned((c + kThreads - 1) / kThreads); }
-
 }  // namespace
 
 bool batch_norm_wants_split(int64_t c, int64_t m) { return m >= 2 * kChunk && c <= 65535; }
@@ -215,7 +213,7 @@ template <class T> void batch_norm_split(const BatchNormArgs& a, int device, cud
           sp, static_cast<const T*>(a.x), ws.partial);
       check_launch(op);
     }
-    batch_norm_finalize_kernel<T><<<channel_blocks(a.c), kThreads, 0, s>>>(a, ws.partial, sp.count, static_cast<T*>(ws.coef));
+    batch_norm_finalize_kernel<T><<<grid_for(a.c), kThreads, 0, s>>>(a, ws.partial, sp.count, static_cast<T*>(ws.coef));
     check_launch(op);
     batch_norm_apply_kernel<T, Index><<<grid_for(total), kThreads, 0, s>>>(
         static_cast<const T*>(a.x), static_cast<T*>(a.y), static_cast<const T*>(ws.coef), Index(total),
@@ -238,7 +236,7 @@ template <class T> void batch_norm_backward_split(const BatchNormBackwardArgs& a
           ws.partial);
       check_launch(op);
     }
-    batch_norm_finalize_backward_kernel<T><<<channel_blocks(a.c), kThreads, 0, s>>>(a, sums ? ws.partial : nullptr, sp.count,
+    batch_norm_finalize_backward_kernel<T><<<grid_for(a.c), kThreads, 0, s>>>(a, sums ? ws.partial : nullptr, sp.count,
                                                                         static_cast<T*>(ws.coef));
     check_launch(op);
     if (!a.grad_input) return;

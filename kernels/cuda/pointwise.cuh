@@ -91,13 +91,12 @@ inline ContigIter contig_iter(const PointwiseIter& it) {
 }
 
 // Offsets (in elements) of every operand at linear element i of the output's shape.
-template <class I>
-__device__ __forceinline__ void iter_offsets(const DeviceIter& it, int64_t i, int64_t* off) {
+__device__ __forceinline__ void iter_offsets64(const DeviceIter& it, int64_t i, int64_t* off) {
   for (int k = 0; k < kMaxOperands; ++k) off[k] = 0;
-  I rem = I(i);
+  int64_t rem = i;
   for (int d = it.ndim - 1; d >= 0; --d) {
-    I size = I(it.shape[d]);
-    I idx = rem % size;
+    const int64_t size = it.shape[d];
+    const int64_t idx = rem % size;
     rem /= size;
 #pragma unroll
     for (int k = 0; k < kMaxOperands; ++k)
@@ -127,7 +126,7 @@ __device__ __forceinline__ void element_offsets(const DeviceIter& it, int64_t i,
   } else if (it.index32) {
     iter_offsets32(it, i, off);
   } else {
-    iter_offsets<int64_t>(it, i, off);
+    iter_offsets64(it, i, off);
   }
 }
 

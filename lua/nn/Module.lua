@@ -174,7 +174,8 @@ function Module:updateParameters(lr)
   local params, grads = self:parameters()
   if not params then return end
   fused = fused or require 'optim.fused'
-  fused.batch(update_each, params, grads, lr)
+  if params[1] and params[1]:isCuda() then fused.batch(update_each, params, grads, lr)
+  else update_each(params, grads, lr) end  -- CPU updates run at once anyway
 end
 
 --- m:training() / m:evaluate(): switch modes (Dropout, BatchNormalization...).
