@@ -103,6 +103,8 @@ int tocha_cuda_allow_tf32(void) noexcept { return cuda_allow_tf32() ? 1 : 0; }
 void tocha_cuda_set_allow_tf32(int on) noexcept { set_cuda_allow_tf32(on != 0); }
 int tocha_cudnn_benchmark(void) noexcept { return cudnn_benchmark() ? 1 : 0; }
 void tocha_cudnn_set_benchmark(int on) noexcept { set_cudnn_benchmark(on != 0); }
+int tocha_cudnn_graph_api(void) noexcept { return cudnn_graph_api() ? 1 : 0; }
+void tocha_cudnn_set_graph_api(int on) noexcept { set_cudnn_graph_api(on != 0); }
 
 // Generators exist without a device (seeding before the first GPU use, like PyTorch).
 int tocha_cuda_manual_seed(int device, uint64_t seed) noexcept {

@@ -47,5 +47,9 @@ TOCHA_API void tocha_cuda_set_allow_tf32(int on) TOCHA_NOEXCEPT;
 /* torch.backends.cudnn.benchmark: time cuDNN's convolution algorithms once per shape (off by default). */
 TOCHA_API int tocha_cudnn_benchmark(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_cudnn_set_benchmark(int on) TOCHA_NOEXCEPT;
+/* torch.backends.cudnn.graphAPI: convolutions through cuDNN's graph API and engine heuristics
+   first (off by default; TOCHA_CUDNN_GRAPH=1 in the environment turns it on at start-up). */
+TOCHA_API int tocha_cudnn_graph_api(void) TOCHA_NOEXCEPT;
+TOCHA_API void tocha_cudnn_set_graph_api(int on) TOCHA_NOEXCEPT;
 
 #endif

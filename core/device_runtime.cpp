@@ -1,6 +1,8 @@
 // The registry of device runtimes and backend settings. See device_runtime.h.
 #include "core/device_runtime.h"
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include "core/error.h"
 
 namespace tocha {
@@ -9,6 +11,11 @@ namespace {
 DeviceRuntime g_runtimes[kNumDeviceTypes] = {};
 std::atomic<bool> g_allow_tf32{false};
 std::atomic<bool> g_cudnn_benchmark{false};
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+std::atomic<bool> g_cudnn_graph_api{env_on("TOCHA_CUDNN_GRAPH")};
 }  // namespace
 
 void register_device_runtime(DeviceType t, const DeviceRuntime& r) { g_runtimes[int(t)] = r; }
@@ -28,5 +35,7 @@ bool cuda_allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 void set_cuda_allow_tf32(bool on) { g_allow_tf32.store(on, std::memory_order_relaxed); }
 bool cudnn_benchmark() { return g_cudnn_benchmark.load(std::memory_order_relaxed); }
 void set_cudnn_benchmark(bool on) { g_cudnn_benchmark.store(on, std::memory_order_relaxed); }
+bool cudnn_graph_api() { return g_cudnn_graph_api.load(std::memory_order_relaxed); }
+void set_cudnn_graph_api(bool on) { g_cudnn_graph_api.store(on, std::memory_order_relaxed); }
 
 }  // namespace tocha

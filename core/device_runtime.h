@@ -48,5 +48,9 @@ void set_cuda_allow_tf32(bool on);
 // shape instead of taking the heuristics' first (Note [cuDNN algorithm cache]).
 bool cudnn_benchmark();
 void set_cudnn_benchmark(bool on);
+// torch.backends.cudnn.graphAPI: convolutions try cuDNN's graph API and its engine heuristics
+// first (Note [cuDNN engines]). Off by default; TOCHA_CUDNN_GRAPH=1 turns it on at start-up.
+bool cudnn_graph_api();
+void set_cudnn_graph_api(bool on);
 
 }  // namespace tocha

@@ -18,6 +18,10 @@
 // output, which the chosen algorithm then writes again; a weight gradient that accumulates
 // (beta != 0) is timed into a scratch buffer so the accumulated values survive.
 //
+// Note [cuDNN engines] (kernels/cuda/cudnn_conv_graph.cpp): with torch.backends.cudnn.graphAPI on,
+// a call first tries cuDNN's graph API, whose heuristics rank every engine cuDNN has (PyTorch's
+// path); geometries it has no engine for come here.
+//
 // Note [cuDNN math]: f32 convolutions use TF32 tensor cores only when torch.backends.cuda.allowTF32
 // is set (the matmul family's switch), so by default CUDA and CPU results agree to f32 rounding;
 // f16/bf16 use tensor cores with f32 accumulation; f64 uses plain double math.
@@ -35,6 +39,7 @@
 #include "core/storage.h"
 #include "kernels/cuda/channel_bias.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/cudnn_conv_graph.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/runtime.h"
 #endif
@@ -44,17 +49,6 @@ namespace cuda {
 namespace {
 
 #ifdef TOCHA_HAVE_CUDNN
-
-enum class ConvRole { forward, data, filter };
-
-const char* role_name(ConvRole r) {
-  return r == ConvRole::forward ? "conv" : r == ConvRole::data ? "convTranspose" : "convWeight";
-}
-
-// The spatial dims cuDNN sees: 2 when the (front-padded) depth dim is trivial, else 3.
-int spatial_dims(const ConvGeometry& g) {
-  return g.in_size[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0 && g.out_size[0] == 1 ? 2 : 3;
-}
 
 cudnnMathType_t math_type(DType dt) {
   if (dt == DType::f16 || dt == DType::bf16) return CUDNN_TENSOR_OP_MATH;
@@ -272,8 +266,9 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
   const int device = device_of(a.out);
   LaunchScope scope(device);
   cudnnHandle_t h = cudnn_handle(op, device);
-  ConvDescs d(op, dt, a.g);
   const Device dev{DeviceType::cuda, device};
+  if (cudnn_graph_api() && !cudnn_benchmark() && run_conv_graph(role, dt, a, h, dev)) return;
+  ConvDescs d(op, dt, a.g);
   const auto key = cache_key(role, dt, device, a.g);
   {
     std::unique_lock<std::mutex> lock(cache_mutex);

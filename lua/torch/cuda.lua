@@ -100,22 +100,29 @@ function cuda.initialSeed()
   return tonumber(v[0])
 end
 
--- A table of one settable boolean backed by a C getter and setter (torch.backends.<name>.<key>).
-local function backend_switch(name, key, get, set)
+-- A table of settable booleans, each backed by a C getter and setter (torch.backends.<name>.<key>):
+-- switches = { key = { getter, setter }, ... }.
+local function backend_switch(name, switches)
   return setmetatable({}, {
-    __index = function(_, k) if k == key then return get() ~= 0 end end,
+    __index = function(_, k) local s = switches[k]; if s then return s[1]() ~= 0 end end,
     __newindex = function(_, k, v)
-      if k ~= key then fail('backends.' .. name, 'unknown setting %s', tostring(k)) end
-      set(v and 1 or 0)
+      local s = switches[k]
+      if not s then fail('backends.' .. name, 'unknown setting %s', tostring(k)) end
+      s[2](v and 1 or 0)
     end,
   })
 end
 torch.backends = torch.backends or {}
 -- torch.backends.cuda.allowTF32 (off by default): TF32 tensor cores for f32 matmuls.
-torch.backends.cuda = backend_switch('cuda', 'allowTF32', C.tocha_cuda_allow_tf32, C.tocha_cuda_set_allow_tf32)
+torch.backends.cuda = backend_switch('cuda', { allowTF32 = { C.tocha_cuda_allow_tf32, C.tocha_cuda_set_allow_tf32 } })
 -- torch.backends.cudnn.benchmark (off by default): each convolution shape times cuDNN's algorithms
 -- on its first call and keeps the fastest (PyTorch's and Torch7's cudnn.benchmark).
-torch.backends.cudnn = backend_switch('cudnn', 'benchmark', C.tocha_cudnn_benchmark, C.tocha_cudnn_set_benchmark)
+-- torch.backends.cudnn.graphAPI (off by default, or TOCHA_CUDNN_GRAPH=1): convolutions take cuDNN's
+-- graph API and its engine heuristics first, as PyTorch does (Note [cuDNN engines]).
+torch.backends.cudnn = backend_switch('cudnn', {
+  benchmark = { C.tocha_cudnn_benchmark, C.tocha_cudnn_set_benchmark },
+  graphAPI = { C.tocha_cudnn_graph_api, C.tocha_cudnn_set_graph_api },
+})
 
 -- ---- moving tensors -----------------------------------------------------------------------
 

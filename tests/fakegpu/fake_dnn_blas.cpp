@@ -1,10 +1,13 @@
 // The fake GPU stack's cuBLAS and cuDNN calls that fill in outputs: handles, descriptors, error
 // strings, the convolution heuristics and timings (one algorithm, status success) and workspace
-// sizes (1 MiB, so the workspace path through the caching allocator runs as on a GPU). Note [Fake GPU] in
+// sizes (1 MiB, so the workspace path through the caching allocator runs as on a GPU), and the
+// graph API's descriptors, engine heuristics (one engine without numerical notes; none when the
+// environment says FAKEGPU_CUDNN_ENGINES=0) and plan workspace. Note [Fake GPU] in
 // fake_cuda.cpp says what the stack is for; the calls that only count are in fake_libs.c.
 #include <cublas_v2.h>
 #include <cudnn.h>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 #include "tests/fakegpu/fake_counters.h"
 
@@ -133,6 +136,45 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t, cons
                                                              const cudnnFilterDescriptor_t,
                                                              cudnnConvolutionBwdFilterAlgo_t, size_t* bytes) {
   *bytes = kWorkspace;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The graph API (Note [cuDNN engines]): a descriptor remembers its type, so finalizing heuristics
+// counts as a heuristics query.
+struct FakeBackendDescriptor {
+  cudnnBackendDescriptorType_t type;
+};
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* d) {
+  fakegpu_counters()->cudnn_descriptors += 1;
+  auto* f = static_cast<FakeBackendDescriptor*>(std::calloc(1, sizeof(FakeBackendDescriptor)));
+  f->type = type;
+  *d = reinterpret_cast<cudnnBackendDescriptor_t>(f);
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t d) {
+  std::free(d);
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t d) {
+  if (reinterpret_cast<FakeBackendDescriptor*>(d)->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR) {
+    fakegpu_counters()->cudnn_heuristics += 1;
+    fakegpu_trace_call("cudnn engine heuristics");
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const, cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t, int64_t requested, int64_t* count,
+                                       void* elements) {
+  *count = 0;
+  if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS) {
+    const char* engines = std::getenv("FAKEGPU_CUDNN_ENGINES");
+    *count = engines && std::strcmp(engines, "0") == 0 ? 0 : 1;
+  } else if (name == CUDNN_ATTR_ENGINECFG_ENGINE) {
+    *count = 1;
+  } else if (name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE && requested >= 1) {
+    *count = 1;
+    *static_cast<int64_t*>(elements) = int64_t(kWorkspace);
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 

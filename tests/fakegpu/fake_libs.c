@@ -39,6 +39,8 @@ CUDNN_QUEUED(cudnnConvolutionBackwardFilter)
 CUDNN_QUEUED(cudnnAddTensor)
 CUDNN_QUEUED(cudnnScaleTensor)
 CUDNN_QUEUED(cudnnSoftmaxForward)
+CUDNN_QUEUED(cudnnBackendExecute)
+SETTER(cudnnBackendSetAttribute)
 SETTER(cudnnSetStream)
 SETTER(cudnnDestroy) /* the handle stays in fake_dnn_blas.cpp's list */
 SETTER(cudnnSetTensorNdDescriptor)

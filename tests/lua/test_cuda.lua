@@ -63,6 +63,11 @@ function tests.runtimeAnswersWithoutCrashing()
   torch.backends.cudnn.benchmark = true
   tester:asserteq(torch.backends.cudnn.benchmark, true)
   torch.backends.cudnn.benchmark = false
+  local graph = torch.backends.cudnn.graphAPI
+  tester:asserteq(graph, os.getenv('TOCHA_CUDNN_GRAPH') == '1', 'the graph API is off unless TOCHA_CUDNN_GRAPH=1')
+  torch.backends.cudnn.graphAPI = not graph
+  tester:asserteq(torch.backends.cudnn.graphAPI, not graph)
+  torch.backends.cudnn.graphAPI = graph
   tester:assertErrorPattern(function() torch.backends.cudnn.fastest = true end, 'unknown setting')
 end
 

@@ -237,6 +237,8 @@ end
 function tests.cudnnBenchmarkTimesOncePerShape()
   local conv = nn.SpatialConvolution(3, 5, 3, 3):cuda()
   local x = torch.randn(2, 3, 11, 13):cuda()
+  local graph = torch.backends.cudnn.graphAPI
+  torch.backends.cudnn.graphAPI = false  -- the legacy API's counts (benchmarking itself always takes it)
   torch.backends.cudnn.benchmark = true
   local ok, err = pcall(function()
     local first, trace = count(function() conv:backward(x, conv:forward(x)) end)
@@ -248,7 +250,44 @@ function tests.cudnnBenchmarkTimesOncePerShape()
   torch.backends.cudnn.benchmark = false
   assert(ok, err)
   local plain = count(function() conv:forward(x) end)
+  torch.backends.cudnn.graphAPI = graph
   tester:asserteq(plain.cudnn_heuristics, 1, 'choices made by timing are cached apart from the heuristics\' ones')
+end
+
+-- torch.backends.cudnn.graphAPI (Note [cuDNN engines]): the first call of a shape asks the engine
+-- heuristics (mode INSTANT, then the fallback list) and builds a plan; later calls only execute it.
+-- A shape without engines goes to the legacy API, and is not asked again.
+function tests.cudnnGraphApiBuildsOnePlanPerShape()
+  local ffi = require('ffi')
+  ffi.cdef [[ int setenv(const char*, const char*, int); int unsetenv(const char*); ]]
+  local conv = nn.SpatialConvolution(3, 5, 3, 3):cuda()
+  local x = torch.randn(2, 3, 9, 7):cuda()
+  local was = torch.backends.cudnn.graphAPI
+  torch.backends.cudnn.graphAPI = true
+  local ok, err = pcall(function()
+    local first, trace = count(function() conv:backward(x, conv:forward(x)) end)
+    tester:asserteq(first.cudnn_heuristics, 6, 'two heuristics modes for forward, data and filter:\n' .. trace)
+    local _, executed = trace:gsub('cudnnBackendExecute', '')
+    tester:asserteq(executed, 3, trace)
+    tester:assert(not trace:find('cudnnConvolution'), 'no legacy call:\n' .. trace)
+    local again, trace2 = count(function() conv:backward(x, conv:forward(x)) end)
+    tester:asserteq(again.cudnn_heuristics, 0, 'the plans are cached')
+    tester:asserteq(again.cudnn_calls, 3, trace2)
+    tester:asserteq(again.cudnn_descriptors, 3, 'one variant pack per call:\n' .. trace2)
+    -- No engine for a new shape: the legacy API takes it, from then on without asking again.
+    local x2 = torch.randn(1, 3, 6, 6):cuda()
+    ffi.C.setenv('FAKEGPU_CUDNN_ENGINES', '0', 1)
+    local fallback, trace3 = count(function() conv:forward(x2) end)
+    ffi.C.unsetenv('FAKEGPU_CUDNN_ENGINES')
+    tester:asserteq(fallback.cudnn_heuristics, 3, 'two engine queries, then the legacy heuristics:\n' .. trace3)
+    tester:assert(trace3:find('cudnn cudnnConvolutionForward') ~= nil, trace3)
+    local later = count(function() conv:forward(x2) end)
+    tester:asserteq(later.cudnn_heuristics, 0, 'both answers are cached')
+    tester:asserteq(later.cudnn_calls, 1)
+  end)
+  ffi.C.unsetenv('FAKEGPU_CUDNN_ENGINES')
+  torch.backends.cudnn.graphAPI = was
+  assert(ok, err)
 end
 
 function tests.mlpStepWaitsOnlyForTheLoss()
