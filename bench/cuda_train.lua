@@ -3,8 +3,9 @@
 -- against the same models in PyTorch eager (bench/cuda_train.py) on the same GPU in the same run.
 -- Target: at least 1.0x PyTorch's samples/s. Prints "name ms/step samples/s pytorch-ms ratio"; the
 -- *_bm rows run the CNN with torch.backends.cudnn.benchmark on (PyTorch's twin setting on its side),
--- the *_graph rows with torch.backends.cudnn.graphAPI on (against PyTorch's default step).
--- Usage: tocha bench/cuda_train.lua
+-- the *_graph rows with torch.backends.cudnn.graphAPI on (against PyTorch's default step), the
+-- *_cudnn rows with the first convolution on cuDNN instead of our thin-filter kernels.
+-- Usage: tocha bench/cuda_train.lua [build dir, default ../build]
 require 'nn'
 if not torch.cuda.isAvailable() then
   print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
@@ -15,6 +16,13 @@ local H = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '
 local function bench(fn, n) return H.best_cuda(fn, n, 3) end  -- ms per step
 
 local cases = dofile(H.dir() .. '/cuda_models.lua')(H)
+-- The child of the *_cudnn rows below: the CNN steps alone, printed as "name ms".
+if os.getenv('TOCHA_BENCH_CNN_ONLY') then
+  for _, c in ipairs(cases) do
+    if c.model == 'cnn' then print(c.name .. ' ' .. bench(c.step, c.steps)) end
+  end
+  return
+end
 for _, c in ipairs(cases) do c.ms = bench(c.step, c.steps) end
 -- The CNN once more with cuDNN benchmarking on both sides (Note [cuDNN benchmark]): the first
 -- steps (the warm-up) time the algorithms, the timed ones use the fastest.
@@ -37,6 +45,17 @@ for i = 1, #cases do
   end
 end
 torch.backends.cudnn.graphAPI = graph
+-- The CNN with every convolution on cuDNN (TOCHA_CUDA_THIN_CONV=0, read at start-up, so in a
+-- child process): the *_cudnn rows against the default rows tell what the thin-filter kernels of
+-- the first layer gain (Note [Thin-filter convolutions]).
+local here = H.dir()
+local build = arg and arg[1] or here .. '/../build'
+local child = io.popen(string.format('TOCHA_BENCH_CNN_ONLY=1 TOCHA_CUDA_THIN_CONV=0 %s/tocha %s/cuda_train.lua 2>&1', build, here))
+for line in child:lines() do
+  local k, v = line:match('^(cnn_%S+) (%S+)$')
+  if k and tonumber(v) then cases[#cases + 1] = { name = k .. '_cudnn', model = 'cnn', batch = 1024, ms = tonumber(v) } end
+end
+child:close()
 
 local ref = {}
 local p = io.popen((os.getenv('PYTHON') or 'python3') .. ' ' .. H.dir() .. '/cuda_train.py 2>&1')

@@ -18,6 +18,9 @@
 // output, which the chosen algorithm then writes again; a weight gradient that accumulates
 // (beta != 0) is timed into a scratch buffer so the accumulated values survive.
 //
+// f32 convolutions with thin filters (at most 32 taps) take our direct kernels instead (Note
+// [Thin-filter convolutions], kernels/cuda/conv_thin.cu).
+//
 // Note [cuDNN engines] (kernels/cuda/cudnn_conv_graph.cpp): with torch.backends.cudnn.graphAPI on,
 // a call first tries cuDNN's graph API, whose heuristics rank every engine cuDNN has (PyTorch's
 // path); geometries it has no engine for come here.
@@ -39,6 +42,7 @@
 #include "core/storage.h"
 #include "kernels/cuda/channel_bias.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/conv_thin.h"
 #include "kernels/cuda/cudnn_conv_graph.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/runtime.h"
@@ -318,6 +322,11 @@ void add_bias(const char* op, DType dt, const ConvArgs& a, bool to_x) {
 
 template <DType dt> void conv_forward_cudnn(const ConvArgs& a) {
   using S = std::conditional_t<dt == DType::f64, double, float>;
+  if (thin_conv_applies(dt, a.g)) {  // Note [Thin-filter convolutions]: bias included
+    LaunchScope scope(device_of(a.out));
+    thin_conv_forward(a);
+    return;
+  }
   run_conv<S>(ConvRole::forward, dt, a, S(1), S(0));
   add_bias("conv", dt, a, false);
 }
@@ -330,6 +339,11 @@ template <DType dt> void conv_transpose_cudnn(const ConvArgs& a) {
 // An empty batch gives beta * w (cuDNN rejects zero-sized tensors).
 template <DType dt> void conv_weight_cudnn(const ConvArgs& a) {
   using S = std::conditional_t<dt == DType::f64, double, float>;
+  if (thin_conv_applies(dt, a.g)) {  // Note [Thin-filter convolutions]
+    LaunchScope scope(device_of(a.out));
+    thin_conv_weight(a);
+    return;
+  }
   if (a.g.batch > 0) {
     run_conv<S>(ConvRole::filter, dt, a, S(a.alpha), S(a.beta));
     return;

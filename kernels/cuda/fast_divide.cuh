@@ -24,12 +24,14 @@ template <class Index> struct Divider;
 
 template <> struct Divider<int64_t> {
   int64_t divisor;
+  Divider() = default;
   explicit Divider(int64_t d) : divisor(d) {}
   TOCHA_HD int64_t div(int64_t n) const { return n / divisor; }
 };
 
 template <> struct Divider<uint32_t> {
   uint32_t divisor, magic, shift;
+  Divider() = default;
   // 1 <= d <= 2^31 - 1.
   explicit Divider(int64_t d) : divisor(uint32_t(d)), magic(0), shift(0) {
     while ((uint64_t(1) << shift) < uint64_t(d)) ++shift;
@@ -61,6 +63,7 @@ inline bool fits_fast_divide(int64_t largest) {
 template <class Index> struct PlaneIndex {
   Divider<Index> by_cols, by_rows;
   Index cols, rows;
+  PlaneIndex() = default;
   PlaneIndex(int64_t rows_, int64_t cols_) : by_cols(cols_), by_rows(rows_), cols(Index(cols_)), rows(Index(rows_)) {}
   TOCHA_HD void split(Index i, int64_t* plane, int64_t* row, int64_t* col) const {
     const Index q = by_cols.div(i), p = by_rows.div(q);

@@ -47,6 +47,43 @@ function tests.convolutionsMatchCpu()
   report()
 end
 
+-- Note [Thin-filter convolutions]: f32 convolutions of at most 32 taps (in_channels x kernel) run on
+-- our direct kernels, forward with the bias and weight gradient; the rest stays with cuDNN. Shapes
+-- around the limits: 9, 27, 32 and 33 taps, 1x1, 400 output channels, and batches large enough
+-- for each thread of the weight gradient to fold many positions.
+function tests.thinFilterConvolutionsMatchCpu()
+  if not available then return end
+  C.start()
+  local t = 'torch.FloatTensor'
+  local cases = {
+    { 'thin 1 channel 3x3', { 5, 1, 28, 28 }, { 32, 1, 3, 3 }, true, 1, 1, 1 },
+    { 'thin 3 channels stride 2', { 4, 3, 17, 15 }, { 16, 3, 3, 3 }, true, 2, 1, 1 },
+    { 'thin 32 taps dilation 2', { 3, 2, 13, 12 }, { 5, 2, 4, 4 }, false, 1, 2, 2 },
+    { 'thin 1x1', { 3, 5, 6, 7 }, { 7, 5, 1, 1 }, true, 1, 0, 1 },
+    { 'thin 400 channels', { 2, 1, 9, 9 }, { 400, 1, 3, 3 }, true, 1, 1, 1 },
+    { 'cudnn 33 taps', { 2, 3, 14, 9 }, { 6, 3, 11, 1 }, true, 1, 0, 1 },
+    { 'thin large batch', { 96, 3, 32, 32 }, { 32, 3, 3, 3 }, true, 1, 1, 1 },
+  }
+  for _, c in ipairs(cases) do
+    local name, xs, ws, bias, stride, pad, dil = unpack(c)
+    local inputs = { rand(t, unpack(xs)), rand(t, unpack(ws)) }
+    if bias then inputs[3] = rand(t, ws[1]) end
+    check_op('conv2d ' .. name, t, function(x, w, b) return torch.conv2d(x, w, b, stride, pad, dil) end, inputs,
+      name:find('large') and 1e-3 or nil)
+  end
+  -- accGradParameters accumulates (beta 1) with a scale (alpha), through nn as Torch7 calls it.
+  local m = nn.SpatialConvolution(1, 8, 3, 3, 1, 1, 1, 1)
+  local g = m:clone():cuda()
+  local x, dy = torch.randn(6, 1, 12, 10), torch.randn(6, 8, 12, 10)
+  for _, scale in ipairs({ 1, 0.5 }) do
+    m:accGradParameters(x, dy, scale)
+    g:accGradParameters(x:cuda(), dy:cuda(), scale)
+  end
+  expect('thin accGradParameters weight', m.gradWeight, g.gradWeight, 1e-4)
+  expect('thin accGradParameters bias', m.gradBias, g.gradBias, 1e-4)
+  report()
+end
+
 -- The fused softmax family (cuDNN's softmax on CUDA) over the last, an inner and the first dim,
 -- with gradients; half precision through the same kernel.
 function tests.softmaxMatchesCpu()

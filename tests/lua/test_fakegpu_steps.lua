@@ -224,19 +224,24 @@ function tests.cnnStepWaitsOnlyForTheLoss()
     tester:asserteq(c.cudnn_heuristics, 0, style .. ': algorithms come from the cache')
     tester:asserteq(c.host_allocs, 0, style)
     tester:asserteq(c.events, 0, style .. ': one stream, no cross-stream frees')
-    -- Forward: 2 convolutions; backward: 1 data gradient (none for the images) and 2 filter
-    -- gradients. The bias adds are our kernel (Note [Convolution bias]).
-    tester:asserteq(c.cudnn_calls, 5, style .. ':\n' .. trace)
+    -- The first convolution (9 taps) runs on our thin-filter kernels, its bias included (Note
+    -- [Thin-filter convolutions]); cuDNN has the second one's forward, data gradient and filter
+    -- gradient (none for the images), and our kernel adds its bias (Note [Convolution bias]).
+    tester:asserteq(c.cudnn_calls, 3, style .. ':\n' .. trace)
     local _, bias_adds = trace:gsub('channel_bias_kernel', '')
-    tester:asserteq(bias_adds, 2, style)
+    tester:asserteq(bias_adds, 1, style)
+    for _, k in ipairs({ 'thin_forward_kernel', 'thin_weight_kernel', 'thin_weight_finish' }) do
+      local _, n = trace:gsub(k, '')
+      tester:asserteq(n, 1, style .. ' ' .. k)
+    end
   end
 end
 
 -- torch.backends.cudnn.benchmark: the first call of a new shape asks the heuristics (for the
 -- workspace size) and times the algorithms; later calls of that shape do neither.
 function tests.cudnnBenchmarkTimesOncePerShape()
-  local conv = nn.SpatialConvolution(3, 5, 3, 3):cuda()
-  local x = torch.randn(2, 3, 11, 13):cuda()
+  local conv = nn.SpatialConvolution(4, 5, 3, 3):cuda()  -- 36 taps: cuDNN's (Note [Thin-filter convolutions])
+  local x = torch.randn(2, 4, 11, 13):cuda()
   local graph = torch.backends.cudnn.graphAPI
   torch.backends.cudnn.graphAPI = false  -- the legacy API's counts (benchmarking itself always takes it)
   torch.backends.cudnn.benchmark = true
@@ -260,8 +265,8 @@ end
 function tests.cudnnGraphApiBuildsOnePlanPerShape()
   local ffi = require('ffi')
   ffi.cdef [[ int setenv(const char*, const char*, int); int unsetenv(const char*); ]]
-  local conv = nn.SpatialConvolution(3, 5, 3, 3):cuda()
-  local x = torch.randn(2, 3, 9, 7):cuda()
+  local conv = nn.SpatialConvolution(4, 5, 3, 3):cuda()  -- 36 taps: cuDNN's (Note [Thin-filter convolutions])
+  local x = torch.randn(2, 4, 9, 7):cuda()
   local was = torch.backends.cudnn.graphAPI
   torch.backends.cudnn.graphAPI = true
   local ok, err = pcall(function()
@@ -275,7 +280,7 @@ function tests.cudnnGraphApiBuildsOnePlanPerShape()
     tester:asserteq(again.cudnn_calls, 3, trace2)
     tester:asserteq(again.cudnn_descriptors, 3, 'one variant pack per call:\n' .. trace2)
     -- No engine for a new shape: the legacy API takes it, from then on without asking again.
-    local x2 = torch.randn(1, 3, 6, 6):cuda()
+    local x2 = torch.randn(1, 4, 6, 6):cuda()
     ffi.C.setenv('FAKEGPU_CUDNN_ENGINES', '0', 1)
     local fallback, trace3 = count(function() conv:forward(x2) end)
     ffi.C.unsetenv('FAKEGPU_CUDNN_ENGINES')

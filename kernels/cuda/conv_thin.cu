@@ -1,0 +1,191 @@
+// Direct kernels for thin-filter 2-D convolutions, f32 (kernels/cuda/conv_thin.h).
+//
+// Note [Thin-filter convolutions]: a first convolution layer has few taps per filter (a 3x3
+// filter over 1 or 3 channels: 9 or 27) and writes or reads a large output (the CNN bench's conv1:
+// 1024x32x28x28, 103 MB). cuDNN spent 93 us on its forward without the bias (another 93 us) and
+// about 190 us on its weight gradient on an H100 (third session), where moving the output once
+// takes ~35 us. Its algorithms are GEMMs whose reduction (taps) is too short to pay for their
+// tiling, or whose output (out_channels x taps = 288 values) is too small to spread over the GPU.
+// Here each thread takes output positions (n, oh, ow) and keeps the input values under the taps
+// of its position in registers (they are read from L1/L2: the input is 1/out_channels of the
+// output's size), then:
+// - forward: for every output channel, the dot product with that channel's filter (all filters
+//   and biases sit in shared memory, read as broadcasts) plus the bias, one coalesced store each:
+//   the bias costs nothing extra and the output is written once;
+// - weight gradient: blocks own a tile of OT output channels and accumulate dy * input for
+//   OT x taps weights in registers over their positions; warp shuffles and shared memory fold a
+//   block into one partial per weight, and a second kernel adds the blocks' partials in a fixed
+//   order (deterministic, like the CPU) and applies alpha and beta. dy is read once in all.
+// Sums run in f32 in a different order than cuDNN's or the CPU's (ulp-level differences).
+// Taken for f32, one group, 2-D, at most kThinMaxTaps taps and kThinMaxWeights weights and biases;
+// TOCHA_CUDA_THIN_CONV=0 sends every convolution to cuDNN.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include "core/device.h"
+#include "core/error.h"
+#include "core/storage.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/conv_thin.h"
+#include "kernels/cuda/conv_thin_math.h"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/runtime.h"
+
+namespace tocha {
+namespace cuda {
+namespace {
+
+// Filters and biases of all output channels, in floats (16 KiB of shared memory in the forward).
+constexpr int64_t kThinMaxWeights = 4096;
+constexpr int kWarps = kThreads / 32;
+
+bool thin_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("TOCHA_CUDA_THIN_CONV");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
+// The taps of a position, in registers (R >= t.taps; the rest are 0).
+template <int R>
+__device__ __forceinline__ void gather_taps(const ThinConv& t, const float* __restrict__ x, const ThinPosition& q,
+                                            float (&in)[R]) {
+#pragma unroll
+  for (int k = 0; k < R; ++k) in[k] = k < t.taps ? thin_tap(t, x, q, k) : 0.f;
+}
+
+template <int R>
+__global__ void __launch_bounds__(kThreads)
+    thin_forward_kernel(float* __restrict__ y, const float* __restrict__ x, const float* __restrict__ w,
+                        const float* __restrict__ b, ThinConv t) {
+  extern __shared__ float filters[];  // out_channels x taps weights, then out_channels biases
+  const uint32_t nw = t.out_channels * uint32_t(t.taps);
+  float* bias = filters + nw;
+  for (uint32_t i = threadIdx.x; i < nw; i += blockDim.x) filters[i] = w[i];
+  for (uint32_t i = threadIdx.x; i < t.out_channels; i += blockDim.x) bias[i] = b ? b[i] : 0.f;
+  __syncthreads();
+  TOCHA_GRID_STRIDE(uint32_t, p, t.positions) {
+    const ThinPosition q = thin_position(t, p);
+    float in[R];
+    gather_taps(t, x, q, in);
+    const float* f = filters;
+    for (uint32_t o = 0; o < t.out_channels; ++o, f += t.taps) {
+      float acc = bias[o];
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        if (k < t.taps) acc = fmaf(f[k], in[k], acc);
+      y[q.y_index + o * t.out_plane] = acc;
+    }
+  }
+}
+
+// Block (bx, by): positions bx, bx + gridDim.x, ... for output channels by*OT .. by*OT + OT - 1;
+// writes partial[(bx * out_channels + o) * taps + k].
+template <int R, int OT>
+__global__ void __launch_bounds__(kThreads)
+    thin_weight_kernel(float* __restrict__ partial, const float* __restrict__ x, const float* __restrict__ dy,
+                       ThinConv t) {
+  const uint32_t o0 = blockIdx.y * OT;
+  float acc[OT][R];
+#pragma unroll
+  for (int j = 0; j < OT; ++j)
+#pragma unroll
+    for (int k = 0; k < R; ++k) acc[j][k] = 0.f;
+  TOCHA_GRID_STRIDE(uint32_t, p, t.positions) {
+    const ThinPosition q = thin_position(t, p);
+    float in[R];
+    gather_taps(t, x, q, in);
+#pragma unroll
+    for (int j = 0; j < OT; ++j) {
+      if (o0 + j < t.out_channels) {
+        const float g = dy[q.y_index + (o0 + j) * t.out_plane];
+#pragma unroll
+        for (int k = 0; k < R; ++k) acc[j][k] = fmaf(g, in[k], acc[j][k]);  // taps >= t.taps never leave
+      }
+    }
+  }
+  __shared__ float folded[kWarps][OT * R];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int j = 0; j < OT; ++j)
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      float v = acc[j][k];
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+      if (lane == 0) folded[warp][j * R + k] = v;
+    }
+  __syncthreads();
+  for (int i = threadIdx.x; i < OT * t.taps; i += blockDim.x) {
+    const int j = i / t.taps, k = i - j * t.taps;
+    if (o0 + j >= t.out_channels) continue;
+    float s = 0.f;
+    for (int v = 0; v < kWarps; ++v) s += folded[v][j * R + k];
+    partial[(size_t(blockIdx.x) * t.out_channels + o0 + j) * uint32_t(t.taps) + uint32_t(k)] = s;
+  }
+}
+
+// w[i] = beta * w[i] + alpha * (sum of the blocks' partials), the blocks in order.
+__global__ void __launch_bounds__(kThreads)
+    thin_weight_finish(float* __restrict__ w, const float* __restrict__ partial, uint32_t blocks, uint32_t n,
+                       float alpha, float beta) {
+  TOCHA_GRID_STRIDE(uint32_t, i, n) {
+    float s = 0.f;
+    for (uint32_t b = 0; b < blocks; ++b) s += partial[size_t(b) * n + i];
+    w[i] = beta == 0.f ? alpha * s : fmaf(beta, w[i], alpha * s);  // w unread when beta == 0
+  }
+}
+
+// Calls launch(std::integral_constant<int, R>{}) for the smallest register width R >= taps.
+template <class Launch> void with_tap_width(int taps, Launch&& launch) {
+  if (taps <= 9) launch(std::integral_constant<int, 9>{});
+  else if (taps <= 16) launch(std::integral_constant<int, 16>{});
+  else launch(std::integral_constant<int, kThinMaxTaps>{});
+}
+
+}  // namespace
+
+bool thin_conv_applies(DType dt, const ConvGeometry& g) {
+  return dt == DType::f32 && thin_enabled() && thin_conv_fits(g, kThinMaxWeights);
+}
+
+void thin_conv_forward(const ConvArgs& a) {
+  const ThinConv t = thin_conv_of(a.g);
+  cudaStream_t s = stream(device_of(a.out));
+  const size_t shared = (size_t(t.out_channels) * size_t(t.taps + 1)) * sizeof(float);
+  with_tap_width(t.taps, [&](auto width) {
+    constexpr int R = decltype(width)::value;
+    thin_forward_kernel<R><<<grid_for(t.positions), kThreads, shared, s>>>(
+        static_cast<float*>(a.out), static_cast<const float*>(a.x), static_cast<const float*>(a.w),
+        static_cast<const float*>(a.b), t);
+  });
+  check_launch("conv");
+}
+
+void thin_conv_weight(const ConvArgs& a) {
+  const ThinConv t = thin_conv_of(a.g);
+  const int device = device_of(a.out);
+  cudaStream_t s = stream(device);
+  const uint32_t n = t.out_channels * uint32_t(t.taps);
+  with_tap_width(t.taps, [&](auto width) {
+    constexpr int R = decltype(width)::value;
+    constexpr int OT = R == 9 ? 8 : R == 16 ? 4 : 2;  // OT x R accumulators per thread: 64-72 registers
+    const unsigned tiles = unsigned((t.out_channels + OT - 1) / OT);
+    // Enough blocks for about four per SM in all, each thread taking several positions.
+    const int64_t target = 4 * int64_t(properties(device).multiProcessorCount);
+    int64_t bx = (target + tiles - 1) / tiles;
+    bx = std::max<int64_t>(1, std::min<int64_t>(bx, int64_t(grid_for(t.positions))));
+    Ref<Storage> buf = Storage::allocate(size_t(bx) * n * sizeof(float), Device{DeviceType::cuda, device});
+    float* partial = static_cast<float*>(buf->data());
+    thin_weight_kernel<R, OT><<<dim3(unsigned(bx), tiles), kThreads, 0, s>>>(
+        partial, static_cast<const float*>(a.x), static_cast<const float*>(a.y), t);
+    thin_weight_finish<<<grid_for(n), kThreads, 0, s>>>(static_cast<float*>(a.out), partial, uint32_t(bx), n,
+                                                         float(a.alpha), float(a.beta));
+  });
+  check_launch("convWeight");
+}
+
+}  // namespace cuda
+}  // namespace tocha
