@@ -153,11 +153,15 @@ bool thin_conv_applies(DType dt, const ConvGeometry& g) {
 
 void thin_conv_forward(const ConvArgs& a) {
   const ThinConv t = thin_conv_of(a.g);
-  cudaStream_t s = stream(device_of(a.out));
+  const int device = device_of(a.out);
+  cudaStream_t s = stream(device);
   const size_t shared = (size_t(t.out_channels) * size_t(t.taps + 1)) * sizeof(float);
+  // Every block copies all filters to shared memory: a few waves of blocks, not one per 256 positions.
+  const int64_t waves = 16 * int64_t(properties(device).multiProcessorCount);
+  const unsigned blocks = unsigned(std::min<int64_t>(grid_for(t.positions), waves));
   with_tap_width(t.taps, [&](auto width) {
     constexpr int R = decltype(width)::value;
-    thin_forward_kernel<R><<<grid_for(t.positions), kThreads, shared, s>>>(
+    thin_forward_kernel<R><<<blocks, kThreads, shared, s>>>(
         static_cast<float*>(a.out), static_cast<const float*>(a.x), static_cast<const float*>(a.w),
         static_cast<const float*>(a.b), t);
   });

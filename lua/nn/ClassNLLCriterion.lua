@@ -62,8 +62,18 @@ function ClassNLLCriterion:updateGradInput(input, target)
 end
 
 -- The autograd form is the fused op itself (a C++ node, differentiable twice), not a Lua node.
+-- Note [Unread device losses]: on a GPU the autograd form does not read its loss, so a training
+-- step of `crit(model(x), y):backward()` never waits for the device (PyTorch's step does not
+-- either); self.output is then the one-element loss tensor, and a bad target is raised at the next
+-- synchronization, such as loss:item() (Note [Deferred device errors]), named after the op.
+local function unread_loss(op, input, target, opts)
+  local r = torch[op](input, target, opts)
+  if torch.isTensor(r) and r:device() ~= 'cpu' then return r, r end
+  return r, torch.isTensor(r) and r:item() or r
+end
+
 function ClassNLLCriterion:loss(input, target)
-  local r, value = rethrow(self, pcall(loss_and_value, self._op, input, target, self:_options(input)))
+  local r, value = rethrow(self, pcall(unread_loss, self._op, input, target, self:_options(input)))
   self.output = value
   return r
 end

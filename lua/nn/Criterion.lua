@@ -2,7 +2,8 @@
 -- Note [Losses and autograd]: forward returns a Lua number, as Torch7 scripts expect; calling the
 -- criterion, criterion(input, target), returns the loss as a one-element tensor recorded as one
 -- coarse autograd node when the input requires grad, so `criterion(model(x), y):backward()`
--- works (PyTorch's habit). Both fill the same parameter gradients.
+-- works (PyTorch's habit). Both fill the same parameter gradients. The class criteria's autograd
+-- form leaves a GPU loss unread (Note [Unread device losses], nn/ClassNLLCriterion.lua).
 local Criterion = torch.class('nn.Criterion')
 
 function Criterion:__init()

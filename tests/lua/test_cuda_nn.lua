@@ -217,6 +217,13 @@ function tests.classTargetErrorsOnCuda()
     tester:assertErrorPattern(function() c:forward(x, bad) end, '%[' .. tostring(c) .. '%] ' .. message)
     tester:assertalmosteq(c:forward(x, good), cls():forward(x:float(), good:long()), 1e-5, 'usable after the error')
     tester:assertErrorPattern(function() c(x, bad) end, '%[' .. tostring(c) .. '%] ' .. message)
+    -- The autograd form leaves a GPU loss unread (Note [Unread device losses]): a bad target is
+    -- raised at the next read, named after the op; output is the loss tensor.
+    local unread = c(x:clone():requiresGrad(), bad)
+    tester:assert(torch.isTensor(unread) and rawequal(c.output, unread), 'the loss stays a device tensor')
+    tester:assertErrorPattern(function() unread:item() end, '%[' .. c._op .. '%] ' .. message)
+    c(x:clone():requiresGrad(), good)
+    tester:assertalmosteq(c.output:item(), cls():forward(x:float(), good:long()), 1e-5, 'unread loss value')
     -- the op: a number without autograd (it reads its loss), a tensor under autograd (read later)
     tester:assertErrorPattern(function() torch[c._op](x, bad) end, '%[' .. c._op .. '%] ' .. message)
     local l = torch[c._op](x:clone():requiresGrad(), bad)

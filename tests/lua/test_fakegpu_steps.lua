@@ -210,17 +210,19 @@ local function check_steady(name, step)
   return third, trace
 end
 
-function tests.cnnStepWaitsOnlyForTheLoss()
+function tests.cnnStepWaitsOnlyForTorch7sLoss()
   local model, x, y = cnn()
   for i, case in ipairs(steps(model, x, y)) do
     local style, step = case[1], case[2]
     local first = count(step)
     if i == 1 then tester:assert(first.cudnn_heuristics > 0, 'the first step asks cuDNN for its algorithms') end
     local c, trace = check_steady(style, step)
-    -- One wait: the loss's value, which Torch7's criterion:forward returns (and criterion.output
-    -- holds in the autograd form). Max-pooling's backward checks its indices on the device.
-    tester:asserteq(c.syncs, 1, style .. ' waits:\n' .. trace)
-    tester:asserteq(c.copies_to_host, 1, style)
+    -- Torch7's criterion:forward returns the loss's value: one wait. The autograd form leaves it
+    -- on the device (Note [Unread device losses]): none, as PyTorch's step. Max-pooling's
+    -- backward checks its indices on the device.
+    local waits = style == 'torch7' and 1 or 0
+    tester:asserteq(c.syncs, waits, style .. ' waits:\n' .. trace)
+    tester:asserteq(c.copies_to_host, waits, style)
     tester:asserteq(c.cudnn_heuristics, 0, style .. ': algorithms come from the cache')
     tester:asserteq(c.host_allocs, 0, style)
     tester:asserteq(c.events, 0, style .. ': one stream, no cross-stream frees')
@@ -295,12 +297,12 @@ function tests.cudnnGraphApiBuildsOnePlanPerShape()
   assert(ok, err)
 end
 
-function tests.mlpStepWaitsOnlyForTheLoss()
+function tests.mlpStepWaitsOnlyForTorch7sLoss()
   local model = nn.Sequential():add(nn.Linear(20, 16)):add(nn.ReLU()):add(nn.Linear(16, 4)):cuda()
   local x, y = torch.randn(8, 20):cuda(), torch.LongTensor(8):random(1, 4):cuda()
   for _, case in ipairs(steps(model, x, y)) do
     local c, trace = check_steady(case[1], case[2])
-    tester:asserteq(c.syncs, 1, case[1] .. ' waits:\n' .. trace)
+    tester:asserteq(c.syncs, case[1] == 'torch7' and 1 or 0, case[1] .. ' waits:\n' .. trace)
   end
 end
 
@@ -318,7 +320,7 @@ function tests.flatParametersStepIsOneFusedUpdate()
   local function step() optim.sgd(feval, p, cfg) end
   local c, trace = check_steady('sgd on flat parameters', step)
   tester:assert(trace:find('sgd_kernel') ~= nil, 'the update is the fused kernel')
-  tester:asserteq(c.syncs, 1, trace)
+  tester:asserteq(c.syncs, 0, 'the loss is left unread (Note [Unread device losses]):\n' .. trace)
 end
 
 tester:add(tests)
