@@ -10,8 +10,9 @@
 // of its position in registers (they are read from L1/L2: the input is 1/out_channels of the
 // output's size), then:
 // - forward: for every output channel, the dot product with that channel's filter (all filters
-//   and biases sit in shared memory, read as broadcasts) plus the bias, one coalesced store each:
-//   the bias costs nothing extra and the output is written once;
+//   and biases sit in shared memory, zero-padded to 12, 16 or 32 taps and read as float4
+//   broadcasts: a quarter of the shared-memory loads of one per tap) plus the bias, one coalesced
+//   store each: the bias costs nothing extra and the output is written once;
 // - weight gradient: blocks own a tile of OT output channels and accumulate dy * input for
 //   OT x taps weights in registers over their positions; warp shuffles and shared memory fold a
 //   block into one partial per weight, and a second kernel adds the blocks' partials in a fixed
@@ -56,26 +57,37 @@ __device__ __forceinline__ void gather_taps(const ThinConv& t, const float* __re
   for (int k = 0; k < R; ++k) in[k] = k < t.taps ? thin_tap(t, x, q, k) : 0.f;
 }
 
+// R = thin_filter_stride(taps): filter o sits at filters[o * R], zero-padded, read as R / 4 float4s.
 template <int R>
 __global__ void __launch_bounds__(kThreads)
     thin_forward_kernel(float* __restrict__ y, const float* __restrict__ x, const float* __restrict__ w,
                         const float* __restrict__ b, ThinConv t) {
-  extern __shared__ float filters[];  // out_channels x taps weights, then out_channels biases
-  const uint32_t nw = t.out_channels * uint32_t(t.taps);
+  static_assert(R % 4 == 0, "filters are read as float4");
+  extern __shared__ float4 filters4[];  // out_channels padded filters, then out_channels biases
+  float* filters = reinterpret_cast<float*>(filters4);
+  const uint32_t nw = t.out_channels * uint32_t(R);
   float* bias = filters + nw;
-  for (uint32_t i = threadIdx.x; i < nw; i += blockDim.x) filters[i] = w[i];
+  for (uint32_t i = threadIdx.x; i < nw; i += blockDim.x) {
+    const uint32_t o = i / R, k = i - o * R;
+    filters[i] = k < uint32_t(t.taps) ? w[o * uint32_t(t.taps) + k] : 0.f;
+  }
   for (uint32_t i = threadIdx.x; i < t.out_channels; i += blockDim.x) bias[i] = b ? b[i] : 0.f;
   __syncthreads();
   TOCHA_GRID_STRIDE(uint32_t, p, t.positions) {
     const ThinPosition q = thin_position(t, p);
     float in[R];
-    gather_taps(t, x, q, in);
-    const float* f = filters;
-    for (uint32_t o = 0; o < t.out_channels; ++o, f += t.taps) {
+    gather_taps(t, x, q, in);  // 0 past the taps, where the filters hold 0 too
+    const float4* f = filters4;
+    for (uint32_t o = 0; o < t.out_channels; ++o, f += R / 4) {
       float acc = bias[o];
 #pragma unroll
-      for (int k = 0; k < R; ++k)
-        if (k < t.taps) acc = fmaf(f[k], in[k], acc);
+      for (int k = 0; k < R / 4; ++k) {
+        const float4 v = f[k];
+        acc = fmaf(v.x, in[4 * k], acc);
+        acc = fmaf(v.y, in[4 * k + 1], acc);
+        acc = fmaf(v.z, in[4 * k + 2], acc);
+        acc = fmaf(v.w, in[4 * k + 3], acc);
+      }
       y[q.y_index + o * t.out_plane] = acc;
     }
   }
@@ -138,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Calls launch(std::integral_constant<int, R>{}) for the smallest register width R >= taps.
+// Calls launch(std::integral_constant<int, R>{}) for the weight gradient's register width R >= taps.
 template <class Launch> void with_tap_width(int taps, Launch&& launch) {
   if (taps <= 9) launch(std::integral_constant<int, 9>{});
   else if (taps <= 16) launch(std::integral_constant<int, 16>{});
@@ -155,16 +167,20 @@ void thin_conv_forward(const ConvArgs& a) {
   const ThinConv t = thin_conv_of(a.g);
   const int device = device_of(a.out);
   cudaStream_t s = stream(device);
-  const size_t shared = (size_t(t.out_channels) * size_t(t.taps + 1)) * sizeof(float);
+  const int stride = thin_filter_stride(t.taps);
+  const size_t shared = (size_t(t.out_channels) * size_t(stride + 1)) * sizeof(float);
   // Every block copies all filters to shared memory: a few waves of blocks, not one per 256 positions.
   const int64_t waves = 16 * int64_t(properties(device).multiProcessorCount);
   const unsigned blocks = unsigned(std::min<int64_t>(grid_for(t.positions), waves));
-  with_tap_width(t.taps, [&](auto width) {
+  auto launch = [&](auto width) {
     constexpr int R = decltype(width)::value;
     thin_forward_kernel<R><<<blocks, kThreads, shared, s>>>(
         static_cast<float*>(a.out), static_cast<const float*>(a.x), static_cast<const float*>(a.w),
         static_cast<const float*>(a.b), t);
-  });
+  };
+  if (stride == 12) launch(std::integral_constant<int, 12>{});
+  else if (stride == 16) launch(std::integral_constant<int, 16>{});
+  else launch(std::integral_constant<int, kThinMaxTaps>{});
   check_launch("conv");
 }
 

@@ -104,7 +104,11 @@ TEST_CASE("thin convolution: emulated kernels match a plain convolution", "[conv
 TEST_CASE("thin convolution: what the kernels do not take", "[conv_thin]") {
   CHECK(thin_conv_fits(geometry(1, 1, 28, 28, 32, 3, 3, 1, 1, 1), 4096));
   CHECK_FALSE(thin_conv_fits(geometry(1, 3, 8, 8, 4, 3, 4, 1, 0, 1), 4096));   // 36 taps
-  CHECK_FALSE(thin_conv_fits(geometry(1, 1, 8, 8, 512, 3, 3, 1, 0, 1), 4096)); // 512 x 10 weights and biases
+  CHECK(thin_conv_fits(geometry(1, 1, 8, 8, 315, 3, 3, 1, 0, 1), 4096));       // 315 x (12 + 1) floats
+  CHECK_FALSE(thin_conv_fits(geometry(1, 1, 8, 8, 316, 3, 3, 1, 0, 1), 4096)); // one filter more
+  CHECK(thin_filter_stride(9) == 12);
+  CHECK(thin_filter_stride(13) == 16);
+  CHECK(thin_filter_stride(27) == 32);
   CHECK_FALSE(thin_conv_fits(geometry(0, 1, 8, 8, 4, 3, 3, 1, 0, 1), 4096));   // empty batch
   ConvGeometry grouped = geometry(1, 2, 8, 8, 4, 3, 3, 1, 0, 1);
   grouped.groups = 2;
