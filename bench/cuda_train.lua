@@ -24,27 +24,25 @@ if os.getenv('TOCHA_BENCH_CNN_ONLY') then
   return
 end
 for _, c in ipairs(cases) do c.ms = bench(c.step, c.steps) end
--- The CNN once more with cuDNN benchmarking on both sides (Note [cuDNN benchmark]): the first
--- steps (the warm-up) time the algorithms, the timed ones use the fastest.
-torch.backends.cudnn.benchmark = true
-for i = 1, #cases do
-  local c = cases[i]
-  if c.model == 'cnn' then
-    cases[#cases + 1] = { name = c.name .. '_bm', model = 'cnn_bm', batch = c.batch, ms = bench(c.step, c.steps) }
+-- Reruns the CNN cases with torch.backends.cudnn[key] on, as rows <case><suffix> compared with
+-- PyTorch's row <ref>_step.
+local function cnn_rows(key, suffix, ref)
+  local was = torch.backends.cudnn[key]
+  torch.backends.cudnn[key] = true
+  for i = 1, #cases do
+    local c = cases[i]
+    if c.model == 'cnn' and c.step then
+      cases[#cases + 1] = { name = c.name .. suffix, model = ref, batch = c.batch, ms = bench(c.step, c.steps) }
+    end
   end
+  torch.backends.cudnn[key] = was
 end
-torch.backends.cudnn.benchmark = false
--- The CNN once more through cuDNN's graph API and its engine heuristics (Note [cuDNN engines]),
--- PyTorch's own path: the *_graph rows decide whether that becomes our default.
-local graph = torch.backends.cudnn.graphAPI
-torch.backends.cudnn.graphAPI = true
-for i = 1, #cases do
-  local c = cases[i]
-  if c.model == 'cnn' then
-    cases[#cases + 1] = { name = c.name .. '_graph', model = 'cnn', batch = c.batch, ms = bench(c.step, c.steps) }
-  end
-end
-torch.backends.cudnn.graphAPI = graph
+-- With cuDNN benchmarking on both sides (Note [cuDNN benchmark]): the first steps (the warm-up)
+-- time the algorithms, the timed ones use the fastest.
+cnn_rows('benchmark', '_bm', 'cnn_bm')
+-- Through cuDNN's graph API and its engine heuristics (Note [cuDNN engines]), PyTorch's own path:
+-- the *_graph rows decide whether that becomes our default.
+cnn_rows('graphAPI', '_graph', 'cnn')
 -- The CNN with every convolution on cuDNN (TOCHA_CUDA_THIN_CONV=0, read at start-up, so in a
 -- child process): the *_cudnn rows against the default rows tell what the thin-filter kernels of
 -- the first layer gain (Note [Thin-filter convolutions]).
