@@ -2,6 +2,7 @@
 // core/pinned_memory.h.
 #include "bindings/capi.h"
 #include "core/autocast.h"
+#include "core/ops/tensor_ops.h"
 #include "core/pinned_memory.h"
 
 using namespace tocha;
@@ -34,7 +35,9 @@ int tocha_autocast_get(int device_type, int* dtype) noexcept {
 
 tocha_tensor* tocha_tensor_empty_pinned(int ndim, const int64_t* sizes, int dtype) noexcept {
   return guard_tensor([&] {
-    return empty_pinned(arg_dims(ndim, sizes, "pinMemory"), arg_dtype(dtype, "pinMemory"));
+    Tensor r = empty_pinned(arg_dims(ndim, sizes, "pinMemory"), arg_dtype(dtype, "pinMemory"));
+    zero_bool_bytes(r, 0);  // Note [Bool bytes]
+    return r;
   });
 }
 

@@ -54,7 +54,9 @@ int tocha_tensor_use_count(const tocha_tensor* t) noexcept {
 
 tocha_tensor* tocha_tensor_empty(int ndim, const int64_t* sizes, int dtype, int dt, int di) noexcept {
   return guard_tensor([&] {
-    return empty(arg_dims(ndim, sizes, "empty"), arg_dtype(dtype, "empty"), arg_device(dt, di, "empty"));
+    Tensor r = empty(arg_dims(ndim, sizes, "empty"), arg_dtype(dtype, "empty"), arg_device(dt, di, "empty"));
+    zero_bool_bytes(r, 0);  // Note [Bool bytes]
+    return r;
   });
 }
 tocha_tensor* tocha_tensor_full(int ndim, const int64_t* sizes, double v, int dtype, int dt, int di) noexcept {

@@ -18,7 +18,9 @@ DimVec contiguous_strides(const DimVec& sizes) {
   int64_t acc = 1;
   for (int i = sizes.size() - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= sizes[i] > 0 ? sizes[i] : 1;
+    // Sizes with no elements (a 0 dim) may multiply past int64 (0 x 3 x 2^62): such strides only
+    // saturate, since no element is ever addressed through them.
+    if (__builtin_mul_overflow(acc, sizes[i] > 0 ? sizes[i] : 1, &acc)) acc = INT64_MAX;
   }
   return st;
 }

@@ -38,7 +38,8 @@ bool geometry_is_contiguous(const DimVec& sizes, const DimVec& strides) {
     if (sizes[i] == 1) continue;
     if (sizes[i] == 0) return true;
     if (strides[i] != expected) return false;
-    expected *= sizes[i];
+    // Past int64 (a view that repeats elements, e.g. expanded) no later stride can match: -1.
+    if (__builtin_mul_overflow(expected, sizes[i], &expected)) expected = -1;
   }
   return true;
 }

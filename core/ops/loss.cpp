@@ -56,7 +56,7 @@ Prepared prepare(OpId id, const Tensor& input, const Tensor& target, const Class
     const int64_t* ht = p.target.data<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
       if (ht[i] == o.ignore_index) continue;
-      TOCHA_CHECK(ht[i] - o.index_base >= 0 && ht[i] - o.index_base < c, op, "target ", ht[i], " (sample ",
+      TOCHA_CHECK(ht[i] >= o.index_base && ht[i] < c + o.index_base, op, "target ", ht[i], " (sample ",
                   i + o.index_base, ") is out of range: classes are ", o.index_base, "..", c - 1 + o.index_base);
     }
   }

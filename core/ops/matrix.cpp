@@ -11,9 +11,10 @@ namespace tocha {
 
 namespace {
 
-// The k-th diagonal of matrix t as a (strided) vector view.
+// The k-th diagonal of matrix t as a (strided) vector view (empty when |k| is past the matrix).
 Tensor diagonal_view(const Tensor& t, int64_t k) {
   int64_t rows = t.size(0), cols = t.size(1);
+  k = std::max(-rows, std::min(k, cols));  // the same (empty) diagonal, with no overflow below
   int64_t len = k >= 0 ? std::min(rows, cols - k) : std::min(rows + k, cols);
   if (len <= 0) return alias_with(t, DimVec{0}, DimVec{1}, t.storage_offset());
   int64_t start = k >= 0 ? k * t.stride(1) : -k * t.stride(0);
@@ -47,6 +48,8 @@ Tensor diag_compute(const Tensor* out, const Tensor& x, int64_t k) {
   TOCHA_CHECK(x.dim() == 1 || x.dim() == 2, op, "expected a vector or a matrix, got a tensor of size ",
               shape_str(x.sizes()));
   if (x.dim() == 1) {
+    const int64_t limit = int64_t(1) << 40;  // an m x m result is too large long before that
+    TOCHA_CHECK(k > -limit && k < limit, op, "diagonal ", k, " is too far from the main diagonal");
     int64_t m = x.size(0) + (k >= 0 ? k : -k);
     Tensor target = target_for(op, out, x, DimVec{m, m});
     fill_(target, 0);

@@ -34,12 +34,21 @@ void resize_(const Tensor& t, const DimVec& sizes) {
   int64_t es = int64_t(t.elsize());
   TOCHA_CHECK(n <= (INT64_MAX / es) - impl->storage_offset, "resize", "size ", shape_str(sizes), " is too large");
   int64_t need = (impl->storage_offset + n) * es;
+  const size_t had = impl->storage_ref ? impl->storage_ref->nbytes() : 0;
   if (!impl->storage_ref) {
     impl->set_storage(Storage::allocate(size_t(need), t.device()));
-  } else if (int64_t(impl->storage_ref->nbytes()) < need) {
+  } else if (int64_t(had) < need) {
     impl->storage_ref->resize(size_t(need));
   }
   impl->set_geometry(sizes, contiguous_strides(sizes), impl->storage_offset);
+  if (size_t(need) > had) zero_bool_bytes(t, had);  // Note [Bool bytes]: only the bytes it added
+}
+
+void zero_bool_bytes(const Tensor& t, size_t from) {
+  if (t.dtype() != DType::b8 || !t.impl()->storage_ref) return;
+  const Ref<Storage>& s = t.impl()->storage_ref;
+  if (s->nbytes() <= from) return;
+  fill_(make_view(s, DType::u8, DimVec{int64_t(s->nbytes() - from)}, DimVec{1}, int64_t(from)), 0);
 }
 
 void set_storage_(const Tensor& t, const Ref<Storage>& storage, int64_t offset, const DimVec& sizes,

@@ -15,6 +15,15 @@ Tensor full_like_scalar(double v, DType dt, Device dev);
 // Torch7 resize: keeps the storage (growing it if needed) and its contents in storage order;
 // strides become contiguous unless the sizes are unchanged.
 void resize_(const Tensor& t, const DimVec& sizes);
+// Note [Bool bytes]: kernels load a bool element as a C++ bool, whose byte must be 0 or 1: any
+// other byte is undefined behaviour, in practice a "true" that converts to 217. Kernels and
+// conversions only write 0 or 1, so the bytes that could hold anything else are those handed
+// out uninitialized. The C API zeroes them for a new bool tensor (torch.BoolTensor(n),
+// emptyLike); resize_ zeroes the bytes it adds to a bool tensor's storage (so an op that fails
+// after resizing its result leaves zeros, not garbage); the readers of serialized bool data turn
+// every nonzero byte into 1 (core/io/blob.cpp). zero_bool_bytes zeroes the storage bytes of t from
+// byte `from` on when t is bool.
+void zero_bool_bytes(const Tensor& t, size_t from);
 // Torch7 set: t views src's storage with src's geometry.
 void set_(const Tensor& t, const Tensor& src);
 // t views `storage` with the given geometry (bounds checked against the storage size).

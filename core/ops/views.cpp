@@ -82,6 +82,9 @@ DimVec infer_size(const char* op, const DimVec& sizes, int64_t numel) {
       infer = i;
     } else {
       TOCHA_CHECK(r[i] >= 0, op, "invalid size ", r[i], " in ", shape_str(sizes));
+      // A product past int64 cannot match any tensor's element count (and must not overflow).
+      TOCHA_CHECK(r[i] == 0 || known <= INT64_MAX / r[i], op, "cannot view a tensor of ", numel,
+                  " elements as size ", shape_str(sizes));
       known *= r[i];
     }
   }

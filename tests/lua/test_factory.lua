@@ -147,6 +147,25 @@ function tests.likeFamily()
   tester:assertErrorPattern(function() torch.randLike(x) end, '%[uniform%] expects a floating%-point tensor, got a torch.IntTensor')
 end
 
+-- Note [Bool bytes]: an uninitialized bool tensor, and the part a resize adds, hold false, never
+-- the garbage byte a freed buffer left (a "true" that converted to 217).
+function tests.boolTensorsHoldOnlyZeroOrOne()
+  for _ = 1, 3 do
+    local junk = torch.ByteTensor(65536):fill(217)
+    junk = nil
+    collectgarbage()
+    local b = torch.BoolTensor(65536)
+    tester:asserteq(b:long():max(), 0, 'a new bool tensor is all false')
+    local grown = torch.BoolTensor({ true, false, true })
+    torch.ByteTensor(65536):fill(217)
+    collectgarbage()
+    grown:resize(65536)
+    tester:asserteq(grown:long():max(), 1, 'a resized bool tensor holds only 0 and 1')
+    tester:asserteq(grown:long():sum(), 2, 'its old elements are kept, the new ones are false')
+    tester:asserteq(torch.emptyLike(b):long():max(), 0)
+  end
+end
+
 function tests.errors()
   tester:assertErrorPattern(function() torch.zeros(-1) end, '%[zeros%] size 1 must be a non%-negative integer, got %-1')
   tester:assertErrorPattern(function() torch.ones(2, 2.5) end, '%[ones%] size 2 must be a non%-negative integer')

@@ -6,10 +6,12 @@
 set(_supp ${CMAKE_CURRENT_LIST_DIR})
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap sits and cudaGetDevice*
 # then fails as if there were no GPU (google/sanitizers#629); harmless without CUDA.
+# allocator_may_return_null=1: a huge allocation (torch.arange(0, 2^52)) fails as in a normal
+# build, which Tocha turns into its out-of-memory error, instead of aborting the process.
 # TOCHA_SANITIZE=1 lets a suite skip what cannot hold under the sanitizers (it says why when it does).
 set(TOCHA_SANITIZER_ENV
   "TOCHA_SANITIZE=1"
-  "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:suppressions=${_supp}/asan.supp"
+  "ASAN_OPTIONS=protect_shadow_gap=0:allocator_may_return_null=1:detect_leaks=1:suppressions=${_supp}/asan.supp"
   "LSAN_OPTIONS=suppressions=${_supp}/lsan.supp:print_suppressions=0"
   "UBSAN_OPTIONS=suppressions=${_supp}/ubsan.supp:print_stacktrace=1:halt_on_error=1")
 
@@ -23,7 +25,7 @@ foreach(_t IN LISTS _tests)
   set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT ${TOCHA_SANITIZER_ENV})
   if(_t MATCHES "^(mpi\\.|cuda\\.nccl_)")
     set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT
-      "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:suppressions=${_supp}/asan.supp")
+      "ASAN_OPTIONS=protect_shadow_gap=0:allocator_may_return_null=1:detect_leaks=0:suppressions=${_supp}/asan.supp")
   endif()
 endforeach()
 
