@@ -32,14 +32,18 @@ Grads Node::apply(const Grads& grad_outputs) { return autograd::run_vjp(*this, g
 
 void Node::save(const Tensor& t, bool is_output, int output_nr) {
   SavedTensor s;
-  if (t.defined()) {
-    s.version = t.version();
-    // An output keeps its history through this node; store a bare alias to avoid the cycle
-    // node -> saved output -> meta -> grad_fn (this node).
-    s.data = is_output ? alias_with(t, t.sizes(), t.strides(), t.storage_offset()) : t;
-  }
   s.is_output = is_output;
   s.output_nr = output_nr;
+  if (t.defined()) {
+    s.version = t.version();
+    // Note [Saved tensors without their impl]
+    const AutogradMeta* m = is_output ? nullptr : autograd::meta_if(t);
+    if (m && m->grad_fn) {
+      s.grad_fn = m->grad_fn;
+      s.output_nr = m->output_nr;
+    }
+    s.data = is_output || s.grad_fn ? alias_with(t, t.sizes(), t.strides(), t.storage_offset()) : t;
+  }
   saved.push_back(std::move(s));
 }
 
@@ -55,10 +59,10 @@ Tensor Node::saved_tensor(int k) {
               " was modified by an in-place operation after ", name(), " saved it (version ", s.data.version(),
               ", saved at version ", s.version, "); clone() it before modifying it, or modify a copy");
   // Without grad mode (a first-order backward) nothing records the formula's ops, so the saved
-  // output needs no history back.
-  if (!s.is_output || !autograd::grad_enabled()) return s.data;
+  // tensor needs no history back.
+  if ((!s.is_output && !s.grad_fn) || !autograd::grad_enabled()) return s.data;
   Tensor out = alias_with(s.data, s.data.sizes(), s.data.strides(), s.data.storage_offset());
-  autograd::set_history(out, shared_from_this(), s.output_nr);
+  autograd::set_history(out, s.is_output ? shared_from_this() : s.grad_fn, s.output_nr);
   return out;
 }
 

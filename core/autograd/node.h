@@ -34,13 +34,19 @@ struct InputMeta {
   Device device;
 };
 
-// A tensor saved for backward. Outputs are stored without their history (a saved output holding
-// its grad_fn would be a reference cycle) and get it back when unpacked.
+// A tensor saved for backward. Note [Saved tensors without their impl]: an output, or an input
+// that has a grad_fn, is stored as a bare alias of its storage (the version counter lives there)
+// and gets its history back when unpacked; only leaves and tensors without history are stored
+// as themselves. Holding the tensor's own impl would hold whatever grad_fn it has later: a saved
+// output's is this node, and an input modified in place afterwards (y:add_(y * y)) gets a
+// grad_fn that leads back here. Either is a reference cycle, so the graph would never be freed
+// (the fuzzer found the second; backward would refuse the stale input anyway).
 struct SavedTensor {
   Tensor data;
   uint32_t version = 0;
   bool is_output = false;
-  int output_nr = 0;
+  int output_nr = 0;                  // the slot of grad_fn (or of this node, for an output)
+  std::shared_ptr<Node> grad_fn;      // a saved input's history when it was saved
 };
 
 // Op attributes a formula needs (dims, scalars, shapes); meaning is per op.

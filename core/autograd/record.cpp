@@ -3,6 +3,7 @@
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
 #include "core/autograd/meta.h"
+#include "core/ops/pointwise.h"
 
 namespace tocha {
 namespace autograd {
@@ -172,7 +173,7 @@ namespace tocha {
 namespace autograd {
 
 Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
-    : op_(op), prev_mode_(grad_enabled()) {
+    : op_(op), out_(out), prev_mode_(grad_enabled()) {
   if (op_differentiable(op)) {
     on_ = out ? prepare_in_place(op_name(op), *out, inputs.begin(), inputs.end())
               : needs_record(inputs.begin(), inputs.end());
@@ -180,6 +181,11 @@ Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
     detach_out_ = out;
   }
   set_grad_enabled(false);
+}
+
+Tensor Recording::keep(const Tensor& t) const {
+  if (!on_ || !out_ || !t.defined() || !out_->defined() || !out_->shares_storage(t)) return t;
+  return clone(t);  // grad mode is off inside the recording: a plain copy
 }
 
 Recording::~Recording() {

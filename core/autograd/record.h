@@ -79,11 +79,18 @@ class Recording {
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
   bool active() const { return on_; }
+  // The value of input t as the op reads it, to save for backward; call it before computing.
+  // Note [Results written into inputs]: a res form may write into an input's storage
+  // (torch.mm(A, A, B), cumprod or cross into their input); saving t after the op would save
+  // the result, and backward would silently use it. Returns t itself, or a copy taken now when
+  // the op is recorded and writes into t's storage.
+  Tensor keep(const Tensor& t) const;
   // Records the node when active (restoring grad mode first); nullptr otherwise.
   std::shared_ptr<Node> finish(TensorList inputs, TensorList outputs);
 
  private:
   OpId op_;
+  const Tensor* out_ = nullptr;
   bool on_ = false;
   bool prev_mode_;
   bool restored_ = false;

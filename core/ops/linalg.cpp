@@ -150,11 +150,12 @@ Tensor recorded_product(Compute compute, OpId id, const Tensor* out, double beta
   inputs.push_back(&a);
   inputs.push_back(&b);
   autograd::Recording rec(id, out, inputs);
+  const Tensor ka = rec.keep(a), kb = rec.keep(b);  // Note [Results written into inputs]
   Tensor r = compute(id, out, beta, M, alpha, a, b);
   if (auto n = rec.finish(inputs, {&r})) {
     n->save(Tensor());
-    n->save(a);
-    n->save(b);
+    n->save(ka);
+    n->save(kb);
     n->attrs.d[0] = beta;
     n->attrs.d[1] = alpha;
   }

@@ -23,13 +23,14 @@ Tensor scan_compute(OpId op, const Tensor* out, const Tensor& a, uint32_t mask) 
 Tensor scan_impl(OpId op, const Tensor* out, const Tensor& a, int64_t dim) {
   uint32_t mask = dim_mask(a, dim, op_name(op));
   autograd::Recording rec(op, out, {&a});
+  const Tensor ka = op == OpId::cumprod ? rec.keep(a) : a;  // Note [Results written into inputs]
   Tensor r = scan_compute(op, out, a, mask);
   if (auto n = rec.finish({&a}, {&r})) {
     int d = 0;
     while (d < kMaxDims && !(mask & (1u << d))) ++d;
     n->attrs.i[0] = d < kMaxDims ? d : 0;
     if (op == OpId::cumprod) {
-      n->save(a);
+      n->save(ka);
       n->save(r, true);
     }
   }
@@ -53,6 +54,7 @@ Tensor cross_impl(const Tensor* out, const Tensor& a, const Tensor& b, std::opti
     TOCHA_CHECK(d >= 0, "cross", "no dimension of size 3 in a tensor of size ", shape_str(a.sizes()));
   }
   autograd::Recording rec(OpId::cross, out, {&a, &b});
+  const Tensor ka = rec.keep(a), kb = rec.keep(b);  // Note [Results written into inputs]
   auto kernel = kernel_for<ReduceKernel>(OpId::cross, a.device().type, dt);
   Tensor x = to_dtype(a, dt), y = to_dtype(b, dt);
   Tensor target = prepare_out("cross", out, a.sizes(), dt, a, &b);
@@ -62,9 +64,9 @@ Tensor cross_impl(const Tensor* out, const Tensor& a, const Tensor& b, std::opti
   Tensor r = out ? *out : target;
   if (auto n = rec.finish({&a, &b}, {&r})) {
     n->attrs.i[0] = d;
-    n->save(a);
+    n->save(ka);
     n->save(Tensor());
-    n->save(b);
+    n->save(kb);
   }
   return r;
 }

@@ -133,6 +133,29 @@ function tests.autogradGradHigherOrder()
   tester:asserteq(r[2], nil)
 end
 
+-- Note [Results written into inputs]: a res form that writes into an input the gradient needs
+-- (torch.mm(A, A, B)) saves that input's value from before the op; it used to save the result,
+-- and backward silently gave 39 where 7 was right.
+function tests.resultsWrittenIntoInputsKeepTheirGradients()
+  local function grad_of(f)
+    local x = leaf({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 10 } })
+    f(x):sum():backward()
+    return x.grad
+  end
+  local cases = {
+    { 'mm', function(x) local A = x * 1; torch.mm(A, A, A); return A end, function(x) return torch.mm(x * 1, x * 1) end },
+    { 'addmm', function(x) local A = x * 1; A:addmm(A, x * 2); return A end,
+      function(x) return torch.addmm(x * 1, x * 1, x * 2) end },
+    { 'cumprod', function(x) local A = x * 1; torch.cumprod(A, A, 2); return A end,
+      function(x) return torch.cumprod(x * 1, 2) end },
+    { 'cross', function(x) local A = x * 1; torch.cross(A, A, torch.cmul(x, x), 1); return A end,
+      function(x) return torch.cross(x * 1, torch.cmul(x, x), 1) end },
+  }
+  for _, c in ipairs(cases) do
+    tester:assertTensorEq(grad_of(c[2]), grad_of(c[3]), 1e-12, c[1] .. ' written into its input')
+  end
+end
+
 function tests.secondBackwardNeedsRetainGraph()
   local x = leaf({ 2 })
   local y = torch.cmul(x, x)
