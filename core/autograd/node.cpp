@@ -42,7 +42,8 @@ void Node::save(const Tensor& t, bool is_output, int output_nr) {
       s.grad_fn = m->grad_fn;
       s.output_nr = m->output_nr;
     }
-    s.data = is_output || s.grad_fn ? alias_with(t, t.sizes(), t.strides(), t.storage_offset()) : t;
+    const bool leaf_with_grad = !is_output && !s.grad_fn && m && m->requires_grad;
+    s.data = leaf_with_grad ? t : alias_with(t, t.sizes(), t.strides(), t.storage_offset());
   }
   saved.push_back(std::move(s));
 }

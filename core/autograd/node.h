@@ -34,13 +34,14 @@ struct InputMeta {
   Device device;
 };
 
-// A tensor saved for backward. Note [Saved tensors without their impl]: an output, or an input
-// that has a grad_fn, is stored as a bare alias of its storage (the version counter lives there)
-// and gets its history back when unpacked; only leaves and tensors without history are stored
-// as themselves. Holding the tensor's own impl would hold whatever grad_fn it has later: a saved
-// output's is this node, and an input modified in place afterwards (y:add_(y * y)) gets a
-// grad_fn that leads back here. Either is a reference cycle, so the graph would never be freed
-// (the fuzzer found the second; backward would refuse the stale input anyway).
+// A tensor saved for backward. Note [Saved tensors without their impl]: every saved tensor but a
+// leaf that requires grad is stored as a bare alias of its storage (the version counter lives
+// there), and one that had a grad_fn gets it back when unpacked. Holding the tensor's own impl
+// would hold whatever grad_fn it has later: a saved output's is this node, and an input written
+// in place afterwards (y:add_(y * y), or a plain buffer that buf:copy(x) gives x's history) may
+// get a grad_fn that leads back here. Either is a reference cycle, so the graph would never be
+// freed (the fuzzer found both; backward would refuse the stale input anyway). A leaf that
+// requires grad is never given a history by an in-place op (Note [In-place updates of leaves]).
 struct SavedTensor {
   Tensor data;
   uint32_t version = 0;

@@ -156,6 +156,25 @@ function tests.resultsWrittenIntoInputsKeepTheirGradients()
   end
 end
 
+-- Note [Saved tensors without their impl]: a saved tensor that gets a history afterwards by an
+-- in-place write (a plain buffer given y's history by buf:copy(y), or y:add(y * y)) used to close
+-- a reference cycle through the node that saved it, and the whole graph leaked (32 MB here).
+function tests.graphsWithInPlaceWritesAreFreed()
+  collectgarbage()
+  collectgarbage()
+  local base = torch.memoryStats('cpu').liveBytes
+  for _ = 1, 20 do
+    local buf = torch.DoubleTensor(100000):fill(1)
+    local x = torch.DoubleTensor(100000):fill(2):requiresGrad()
+    buf:copy(x * buf)
+    local z = x * 1
+    z:add(z * z)
+  end
+  collectgarbage()
+  collectgarbage()
+  tester:assertlt(torch.memoryStats('cpu').liveBytes - base, 1e6, 'the graphs and their tensors are freed')
+end
+
 function tests.secondBackwardNeedsRetainGraph()
   local x = leaf({ 2 })
   local y = torch.cmul(x, x)
