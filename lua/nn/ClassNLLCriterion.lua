@@ -42,9 +42,10 @@ ClassNLLCriterion._op = 'nllLoss'
 
 -- The loss tensor and its value. The value is read inside the criterion's pcall: on CUDA a bad
 -- target surfaces when the loss is read (Note [Deferred device errors]), and it is named after the
--- criterion like the CPU's.
-local function loss_and_value(op, input, target, opts)
+-- criterion like the CPU's. With leave_on_device, a GPU loss is not read: its value is the tensor.
+local function loss_and_value(op, input, target, opts, leave_on_device)
   local r = torch[op](input, target, opts)
+  if leave_on_device and torch.isTensor(r) and r:device() ~= 'cpu' then return r, r end
   return r, torch.isTensor(r) and r:item() or r
 end
 
@@ -66,14 +67,8 @@ end
 -- step of `crit(model(x), y):backward()` never waits for the device (PyTorch's step does not
 -- either); self.output is then the one-element loss tensor, and a bad target is raised at the next
 -- synchronization, such as loss:item() (Note [Deferred device errors]), named after the op.
-local function unread_loss(op, input, target, opts)
-  local r = torch[op](input, target, opts)
-  if torch.isTensor(r) and r:device() ~= 'cpu' then return r, r end
-  return r, torch.isTensor(r) and r:item() or r
-end
-
 function ClassNLLCriterion:loss(input, target)
-  local r, value = rethrow(self, pcall(unread_loss, self._op, input, target, self:_options(input)))
+  local r, value = rethrow(self, pcall(loss_and_value, self._op, input, target, self:_options(input), true))
   self.output = value
   return r
 end
