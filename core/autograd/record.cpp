@@ -183,9 +183,11 @@ Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
   set_grad_enabled(false);
 }
 
-Tensor Recording::keep(const Tensor& t) const {
-  if (!on_ || !out_ || !t.defined() || !out_->defined() || !out_->shares_storage(t)) return t;
-  return clone(t);  // grad mode is off inside the recording: a plain copy
+Tensor Recording::keep(const Tensor& t, const Tensor* also_written) const {
+  if (!on_ || !t.defined()) return t;
+  const bool written = (out_ && out_->defined() && out_->shares_storage(t)) ||
+                       (also_written && also_written->defined() && also_written->shares_storage(t));
+  return written ? clone(t) : t;  // grad mode is off inside the recording: a plain copy
 }
 
 Recording::~Recording() {

@@ -83,8 +83,8 @@ class Recording {
   // Note [Results written into inputs]: a res form may write into an input's storage
   // (torch.mm(A, A, B), cumprod or cross into their input); saving t after the op would save
   // the result, and backward would silently use it. Returns t itself, or a copy taken now when
-  // the op is recorded and writes into t's storage.
-  Tensor keep(const Tensor& t) const;
+  // the op is recorded and writes into t's storage (through out, or also_written: gesv's LU).
+  Tensor keep(const Tensor& t, const Tensor* also_written = nullptr) const;
   // Records the node when active (restoring grad mode first); nullptr otherwise.
   std::shared_ptr<Node> finish(TensorList inputs, TensorList outputs);
 

@@ -228,10 +228,11 @@ QrResult qr_compute(const Tensor* q_out, const Tensor* r_out, const Tensor& A) {
 // off so their results never carry a partial history.
 GesvResult gesv_impl(const Tensor* x_out, const Tensor* lu_out, const Tensor& B, const Tensor& A) {
   autograd::Recording rec(OpId::gesv, x_out, {&B, &A});
+  const Tensor kA = rec.keep(A, lu_out);  // Note [Results written into inputs]: gesv(b, a, b, a)
   GesvResult r = gesv_compute(x_out, lu_out, B, A);
   if (auto n = rec.finish({&B, &A}, {&r.solution})) {
     n->save(Tensor());
-    n->save(A);
+    n->save(kA);
     n->save(r.solution, true);
   }
   return r;

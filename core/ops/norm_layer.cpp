@@ -118,12 +118,13 @@ void layer_norm_out(const Tensor& out, const Tensor& save_mean, const Tensor& sa
   }
   check_disjoint(kFwd, "save_mean", save_mean, "save_invstd", save_invstd);
   int64_t m = rows_of(x, ndims);
+  const Tensor kx = rec.keep(x);  // Note [Results written into inputs]: out may be x itself
   resize_(out, x.sizes());
   resize_(save_mean, {m});
   resize_(save_invstd, {m});
   run_forward(out, save_mean, save_invstd, x, k, weight, bias, eps);
   if (auto n = rec.finish({&x, &weight, &bias}, {&out}))
-    save_for_backward(*n, x, weight, clone(save_mean), clone(save_invstd), ndims, eps);
+    save_for_backward(*n, kx, weight, clone(save_mean), clone(save_invstd), ndims, eps);
 }
 
 namespace {

@@ -134,8 +134,8 @@ function tests.autogradGradHigherOrder()
 end
 
 -- Note [Results written into inputs]: a res form that writes into an input the gradient needs
--- (torch.mm(A, A, B)) saves that input's value from before the op; it used to save the result,
--- and backward silently gave 39 where 7 was right.
+-- (torch.mm(A, A, B), torch.gesv(b, a, b, a)) saves that input's value from before the op; it
+-- used to save the result, and backward silently gave 39 where 7 was right.
 function tests.resultsWrittenIntoInputsKeepTheirGradients()
   local function grad_of(f)
     local x = leaf({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 10 } })
@@ -150,6 +150,9 @@ function tests.resultsWrittenIntoInputsKeepTheirGradients()
       function(x) return torch.cumprod(x * 1, 2) end },
     { 'cross', function(x) local A = x * 1; torch.cross(A, A, torch.cmul(x, x), 1); return A end,
       function(x) return torch.cross(x * 1, torch.cmul(x, x), 1) end },
+    -- Torch7's in-place solve: the LU factors overwrite A, the solution B
+    { 'gesv', function(x) local A, B = x * 1, x:narrow(2, 1, 1) * 1; torch.gesv(B, A, B, A); return B end,
+      function(x) return (torch.gesv(x:narrow(2, 1, 1) * 1, x * 1)) end },
   }
   for _, c in ipairs(cases) do
     tester:assertTensorEq(grad_of(c[2]), grad_of(c[3]), 1e-12, c[1] .. ' written into its input')
