@@ -11,12 +11,14 @@ namespace {
 DeviceRuntime g_runtimes[kNumDeviceTypes] = {};
 std::atomic<bool> g_allow_tf32{false};
 std::atomic<bool> g_cudnn_benchmark{false};
-bool env_on(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-std::atomic<bool> g_cudnn_graph_api{env_on("TOCHA_CUDNN_GRAPH")};
+std::atomic<bool> g_cudnn_graph_api{env_flag("TOCHA_CUDNN_GRAPH", false)};
 }  // namespace
+
+bool env_flag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return std::strcmp(v, "0") != 0;
+}
 
 void register_device_runtime(DeviceType t, const DeviceRuntime& r) { g_runtimes[int(t)] = r; }
 

@@ -40,6 +40,10 @@ const DeviceRuntime* device_runtime(DeviceType t);
 // The runtime of t, checked: an error naming op when the backend is missing or has no device.
 const DeviceRuntime& require_device_runtime(DeviceType t, const char* op);
 
+// A switch from the environment (TOCHA_CUDA_SYNC=1 and the like): `fallback` when unset or
+// empty, off when "0", on for anything else.
+bool env_flag(const char* name, bool fallback);
+
 // Backend settings read by kernels (torch.backends.cuda.allowTF32): TF32 tensor-core math for
 // f32 matmuls is off by default, so f32 results match the CPU to f32 precision.
 bool cuda_allow_tf32();

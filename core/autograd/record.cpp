@@ -172,6 +172,13 @@ Tensor detach(const Tensor& t) {
 namespace tocha {
 namespace autograd {
 
+Tensor value_before_write(const Tensor& t, const Tensor* written, const Tensor* also_written) {
+  if (!t.defined()) return t;
+  for (const Tensor* w : {written, also_written})
+    if (w && w->defined() && w->shares_storage(t)) return clone(t);
+  return t;
+}
+
 Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
     : op_(op), out_(out), prev_mode_(grad_enabled()) {
   if (op_differentiable(op)) {
@@ -181,13 +188,6 @@ Recording::Recording(OpId op, const Tensor* out, TensorList inputs)
     detach_out_ = out;
   }
   set_grad_enabled(false);
-}
-
-Tensor Recording::keep(const Tensor& t, const Tensor* also_written) const {
-  if (!on_ || !t.defined()) return t;
-  const bool written = (out_ && out_->defined() && out_->shares_storage(t)) ||
-                       (also_written && also_written->defined() && also_written->shares_storage(t));
-  return written ? clone(t) : t;  // grad mode is off inside the recording: a plain copy
 }
 
 Recording::~Recording() {

@@ -66,6 +66,13 @@ Tensor detach(const Tensor& t);
 namespace tocha {
 namespace autograd {
 
+// Note [Results written into inputs]: an op may write its result into an input's storage (an
+// in-place call, or a res form: torch.mm(A, A, B), torch.gesv(b, a, b, a)); saving that input
+// after the op would save the result, and backward would silently use it. The input's value as
+// the op reads it: t itself, or a copy taken now when `written` or `also_written` shares t's
+// storage. Call it before computing, with grad mode off.
+Tensor value_before_write(const Tensor& t, const Tensor* written, const Tensor* also_written = nullptr);
+
 // Note [Recording an op]: the pattern every differentiable front-end follows.
 //   Recording rec(OpId::gather, nullptr, {&input});   // decides, then turns grad mode off
 //   Tensor r = ...compute with any helpers...;        // nothing inside is recorded
@@ -79,12 +86,11 @@ class Recording {
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
   bool active() const { return on_; }
-  // The value of input t as the op reads it, to save for backward; call it before computing.
-  // Note [Results written into inputs]: a res form may write into an input's storage
-  // (torch.mm(A, A, B), cumprod or cross into their input); saving t after the op would save
-  // the result, and backward would silently use it. Returns t itself, or a copy taken now when
-  // the op is recorded and writes into t's storage (through out, or also_written: gesv's LU).
-  Tensor keep(const Tensor& t, const Tensor* also_written = nullptr) const;
+  // The value of input t to save for backward when the op is recorded (value_before_write with
+  // out, and also_written: gesv's LU); call it before computing.
+  Tensor keep(const Tensor& t, const Tensor* also_written = nullptr) const {
+    return on_ ? value_before_write(t, out_, also_written) : t;
+  }
   // Records the node when active (restoring grad mode first); nullptr otherwise.
   std::shared_ptr<Node> finish(TensorList inputs, TensorList outputs);
 

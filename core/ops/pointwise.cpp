@@ -154,9 +154,8 @@ struct Recorder {
     int k = 0;
     for (const Tensor* t : inputs) {
       if (k < 3 && spec.input[k] && t && t->defined()) {
-        // The kernel is about to overwrite an input the formula needs: keep a copy.
         GradModeGuard off(false);
-        saved[k] = out && out->shares_storage(*t) ? clone(*t) : *t;
+        saved[k] = autograd::value_before_write(*t, out);  // Note [Results written into inputs]
       }
       ++k;
     }

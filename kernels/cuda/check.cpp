@@ -1,8 +1,7 @@
 // CUDA and cuBLAS error reporting. See check.h.
 #include "kernels/cuda/check.h"
 #include <cublas_api.h>
-#include <cstdlib>
-#include <cstring>
+#include "core/device_runtime.h"
 #include "core/error.h"
 
 namespace tocha {
@@ -10,10 +9,7 @@ namespace cuda {
 
 namespace {
 bool sync_after_launch() {
-  static const bool on = [] {
-    const char* v = std::getenv("TOCHA_CUDA_SYNC");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
+  static const bool on = env_flag("TOCHA_CUDA_SYNC", false);
   return on;
 }
 }  // namespace

@@ -21,10 +21,9 @@
 // Taken for f32, one group, 2-D, at most kThinMaxTaps taps and kThinMaxWeights weights and biases;
 // TOCHA_CUDA_THIN_CONV=0 sends every convolution to cuDNN.
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 #include "core/device.h"
+#include "core/device_runtime.h"
 #include "core/error.h"
 #include "core/storage.h"
 #include "kernels/cuda/check.h"
@@ -42,10 +41,7 @@ constexpr int64_t kThinMaxWeights = 4096;
 constexpr int kWarps = kThreads / 32;
 
 bool thin_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("TOCHA_CUDA_THIN_CONV");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
+  static const bool on = env_flag("TOCHA_CUDA_THIN_CONV", true);
   return on;
 }
 
@@ -150,11 +146,11 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Calls launch(std::integral_constant<int, R>{}) for the weight gradient's register width R >= taps.
-template <class Launch> void with_tap_width(int taps, Launch&& launch) {
-  if (taps <= 9) launch(std::integral_constant<int, 9>{});
-  else if (taps <= 16) launch(std::integral_constant<int, 16>{});
-  else launch(std::integral_constant<int, kThinMaxTaps>{});
+// Calls launch(std::integral_constant<int, R>{}) with R = width, which must be one of Widths (the
+// register widths a kernel is compiled for).
+template <int... Widths, class Launch> void with_width(int width, Launch&& launch) {
+  const bool found = ((width == Widths && (launch(std::integral_constant<int, Widths>{}), true)) || ...);
+  TOCHA_ASSERT(found);
 }
 
 }  // namespace
@@ -172,15 +168,12 @@ void thin_conv_forward(const ConvArgs& a) {
   // Every block copies all filters to shared memory: a few waves of blocks, not one per 256 positions.
   const int64_t waves = 16 * int64_t(properties(device).multiProcessorCount);
   const unsigned blocks = unsigned(std::min<int64_t>(grid_for(t.positions), waves));
-  auto launch = [&](auto width) {
+  with_width<12, 16, kThinMaxTaps>(stride, [&](auto width) {
     constexpr int R = decltype(width)::value;
     thin_forward_kernel<R><<<blocks, kThreads, shared, s>>>(
         static_cast<float*>(a.out), static_cast<const float*>(a.x), static_cast<const float*>(a.w),
         static_cast<const float*>(a.b), t);
-  };
-  if (stride == 12) launch(std::integral_constant<int, 12>{});
-  else if (stride == 16) launch(std::integral_constant<int, 16>{});
-  else launch(std::integral_constant<int, kThinMaxTaps>{});
+  });
   check_launch("conv");
 }
 
@@ -189,7 +182,8 @@ void thin_conv_weight(const ConvArgs& a) {
   const int device = device_of(a.out);
   cudaStream_t s = stream(device);
   const uint32_t n = t.out_channels * uint32_t(t.taps);
-  with_tap_width(t.taps, [&](auto width) {
+  // Register width: taps rounded up to 9, 16 or 32.
+  with_width<9, 16, kThinMaxTaps>(t.taps <= 9 ? 9 : t.taps <= 16 ? 16 : kThinMaxTaps, [&](auto width) {
     constexpr int R = decltype(width)::value;
     constexpr int OT = R == 9 ? 8 : R == 16 ? 4 : 2;  // OT x R accumulators per thread: 64-72 registers
     const unsigned tiles = unsigned((t.out_channels + OT - 1) / OT);

@@ -107,12 +107,7 @@ struct ConvDescs {
 
 // Cache key: role, dtype, device, math type, how the choice is made and every number of the geometry.
 std::vector<int64_t> cache_key(ConvRole role, DType dt, int device, const ConvGeometry& g) {
-  std::vector<int64_t> k{int64_t(role), int64_t(dt), device, int64_t(math_type(dt)), int64_t(cudnn_benchmark()),
-                         g.batch, g.groups, g.in_channels, g.out_channels};
-  for (int d = 0; d < 3; ++d) {
-    k.insert(k.end(), {g.in_size[d], g.out_size[d], g.kernel[d], g.stride[d], g.pad[d], g.dilation[d]});
-  }
-  return k;
+  return conv_cache_key(role, dt, device, g, {int64_t(math_type(dt)), int64_t(cudnn_benchmark())});
 }
 
 // An algorithm, its workspace and the math type its perf entry names (set on the descriptor

@@ -273,19 +273,22 @@ cudnnStatus_t execute(const Plan& p, ConvRole role, const ConvArgs& a, cudnnHand
   void* ptr[3];
   data_pointers(role, a, ptr);
   void* wsp = ws ? ws->data() : nullptr;
-  Builder b;
-  Desc pack = b.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  b.set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, kUids);
-  b.set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptr);
-  b.set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &wsp);
-  b.finalize(pack);
-  if (b.ok()) b.check(cudnnBackendExecute(h, p.plan->get(), pack->get()));
-  return b.status;
+  // The one descriptor of every call: on the stack, not through a Builder's shared list.
+  BackendDesc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  if (!pack.created()) return CUDNN_STATUS_NOT_INITIALIZED;
+  cudnnStatus_t st =
+      cudnnBackendSetAttribute(pack.get(), CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, kUids);
+  if (st == CUDNN_STATUS_SUCCESS)
+    st = cudnnBackendSetAttribute(pack.get(), CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptr);
+  if (st == CUDNN_STATUS_SUCCESS)
+    st = cudnnBackendSetAttribute(pack.get(), CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &wsp);
+  if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendFinalize(pack.get());
+  return st == CUDNN_STATUS_SUCCESS ? cudnnBackendExecute(h, p.plan->get(), pack.get()) : st;
 }
 
-// The cache key: everything the plan was built for.
+// The cache key: everything the plan was built for (the scaling only matters to the weight
+// gradient, which accumulates; the other roles always run with 1 and 0).
 std::vector<int64_t> graph_key(ConvRole role, DType dt, int device, const ConvArgs& a) {
-  const ConvGeometry& g = a.g;
   void* ptr[3];
   data_pointers(role, a, ptr);
   int64_t alpha_bits = 0, beta_bits = 0;
@@ -293,13 +296,9 @@ std::vector<int64_t> graph_key(ConvRole role, DType dt, int device, const ConvAr
     std::memcpy(&alpha_bits, &a.alpha, sizeof alpha_bits);
     std::memcpy(&beta_bits, &a.beta, sizeof beta_bits);
   }
-  std::vector<int64_t> k{int64_t(role), int64_t(dt), device, int64_t(cuda_allow_tf32()), alpha_bits, beta_bits,
-                         byte_alignment(ptr[0]), byte_alignment(ptr[1]), byte_alignment(ptr[2]),
-                         g.batch, g.groups, g.in_channels, g.out_channels};
-  for (int d = 0; d < 3; ++d) {
-    k.insert(k.end(), {g.in_size[d], g.out_size[d], g.kernel[d], g.stride[d], g.pad[d], g.dilation[d]});
-  }
-  return k;
+  return conv_cache_key(role, dt, device, a.g,
+                        {int64_t(cuda_allow_tf32()), alpha_bits, beta_bits, byte_alignment(ptr[0]),
+                         byte_alignment(ptr[1]), byte_alignment(ptr[2])});
 }
 
 std::mutex plans_mutex;

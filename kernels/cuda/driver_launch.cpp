@@ -9,7 +9,7 @@
 // and only with TOCHA_CUDA_DRIVER_LAUNCH=1, until bench/cuda.lua (its *_driver rows) and
 // bench/launch_ref.cu (launch_add1_driver) show on a GPU whether it is cheaper.
 #include "kernels/cuda/driver_launch.h"
-#include <cstdlib>
+#include "core/device_runtime.h"
 #include "core/error.h"
 #include "kernels/cuda/check.h"
 
@@ -37,10 +37,7 @@ LaunchFn launch_entry(const char* op) {
 }  // namespace
 
 bool driver_launch_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("TOCHA_CUDA_DRIVER_LAUNCH");
-    return v && v[0] == '1';
-  }();
+  static const bool on = env_flag("TOCHA_CUDA_DRIVER_LAUNCH", false);
   return on;
 }
 

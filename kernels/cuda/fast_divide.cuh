@@ -14,7 +14,7 @@
 // 2^31, int64_t otherwise.
 #pragma once
 #include <cstdint>
-#include <cstdlib>
+#include "core/device_runtime.h"  // env_flag
 #include "core/half.h"  // TOCHA_HD
 
 namespace tocha {
@@ -52,10 +52,7 @@ template <> struct Divider<uint32_t> {
 // environment variable TOCHA_CUDA_INDEX64=1 makes it false, so tests can run the int64 kernels
 // (otherwise only tensors of 2^31 elements and more take them).
 inline bool fits_fast_divide(int64_t largest) {
-  static const bool wide_only = [] {
-    const char* v = std::getenv("TOCHA_CUDA_INDEX64");
-    return v && v[0] == '1';
-  }();
+  static const bool wide_only = env_flag("TOCHA_CUDA_INDEX64", false);
   return !wide_only && largest >= 0 && largest < (int64_t(1) << 31);
 }
 
