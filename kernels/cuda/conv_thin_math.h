@@ -61,8 +61,10 @@ inline ThinConv thin_conv_of(const ConvGeometry& g) {
 inline int thin_filter_stride(int64_t taps) { return taps <= 12 ? 12 : taps <= 16 ? 16 : kThinMaxTaps; }
 
 // Whether a geometry suits the thin kernels: 2-D (depth trivial), one group, at most
-// kThinMaxTaps taps, every element count and offset below 2^31, and the (padded) filters and
-// biases of all output channels in `max_weights` floats (they sit in shared memory in the forward).
+// kThinMaxTaps taps, every element count and offset below 2^31, window rows and columns (sizes,
+// padding, stride, dilated extent) well inside int32 (the kernels keep them in 32 bits), and the
+// (padded) filters and biases of all output channels in `max_weights` floats (they sit in shared
+// memory in the forward).
 inline bool thin_conv_fits(const ConvGeometry& g, int64_t max_weights) {
   const int64_t taps = g.in_channels * g.kernel[1] * g.kernel[2];
   const bool two_d = g.in_size[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0 && g.out_size[0] == 1;
@@ -70,9 +72,13 @@ inline bool thin_conv_fits(const ConvGeometry& g, int64_t max_weights) {
   const int64_t x = g.batch * g.in_channels * g.in_size[1] * g.in_size[2];
   const int64_t y = g.batch * g.out_channels * g.out_size[1] * g.out_size[2];
   const int64_t shared = g.out_channels * (thin_filter_stride(taps) + 1);
+  auto window_fits = [&](int d) {
+    const int64_t q = limit / 4;
+    return g.in_size[d] < q && g.pad[d] >= 0 && g.pad[d] < q && g.stride[d] >= 1 && g.stride[d] < q &&
+           g.dilation[d] >= 1 && g.dilation[d] < q && g.dilation[d] * (g.kernel[d] - 1) < q;
+  };
   return two_d && g.groups == 1 && taps >= 1 && taps <= kThinMaxTaps && g.batch >= 1 && g.out_size[1] >= 1 &&
-         g.out_size[2] >= 1 && x < limit && y < limit && shared <= max_weights && g.in_size[1] < limit / 4 &&
-         g.in_size[2] < limit / 4;
+         g.out_size[2] >= 1 && x < limit && y < limit && shared <= max_weights && window_fits(1) && window_fits(2);
 }
 
 // Where position p reads and writes: the start of its sample in x, the top-left input pixel of its

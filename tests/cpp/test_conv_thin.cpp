@@ -119,4 +119,13 @@ TEST_CASE("thin convolution: what the kernels do not take", "[conv_thin]") {
   deep.out_size[0] = 2;
   CHECK_FALSE(thin_conv_fits(deep, 4096));
   CHECK_FALSE(thin_conv_fits(geometry(70000, 1, 200, 200, 8, 3, 3, 1, 1, 1), 4096));  // 2^31 elements
+  // Padding and strides past int32 (the kernels' window arithmetic) go to cuDNN, which refuses them.
+  ConvGeometry far = geometry(1, 1, 1, 1, 1, 1, 1, 1, 0, 1);
+  far.pad[2] = int64_t(1) << 32;
+  far.stride[2] = int64_t(1) << 33;
+  far.out_size[2] = 2;
+  CHECK_FALSE(thin_conv_fits(far, 4096));
+  ConvGeometry dilated = geometry(1, 1, 8, 8, 1, 3, 3, 1, 0, 1);
+  dilated.dilation[1] = int64_t(1) << 30;
+  CHECK_FALSE(thin_conv_fits(dilated, 4096));
 }
