@@ -30,6 +30,10 @@ end
 -- A child run with TOCHA_CUDA_DRIVER_LAUNCH=1 (Note [Driver launches]) prints only its tiny ops.
 if os.getenv('TOCHA_BENCH_TINY_ONLY') then
   tiny_ops('_driver')
+  -- the driver launches must compute what the runtime's do
+  local t1, t2, t3 = torch.CudaTensor(1):fill(1), torch.CudaTensor(1):fill(2), torch.CudaTensor(1)
+  t3:add(t1, t2)
+  assert(t3[1] == 3 and (t1 + t2)[1] == 3, 'driver launches: 1 + 2 gave ' .. t3[1])
   for _, k in ipairs(order) do print(k, ours[k]) end
   return
 end
@@ -88,16 +92,16 @@ local child = io.popen(string.format('TOCHA_BENCH_TINY_ONLY=1 TOCHA_CUDA_DRIVER_
                                      build, here, build))
 for line in child:lines() do
   local k, v = line:match('^(tiny_%S+)%s+(%S+)$')
-  if k and tonumber(v) then add(k, tonumber(v)) end
+  if k and tonumber(v) then add(k, tonumber(v)) else io.write('driver-launch child: ', line, '\n') end
 end
 child:close()
 
 local ref = {}
 local py = os.getenv('PYTHON') or 'python3'
-local p = io.popen(py .. ' ' .. here .. '/cuda.py 2>/dev/null')
+local p = io.popen(py .. ' ' .. here .. '/cuda.py 2>&1')
 for line in p:lines() do
   local k, v = line:match('^(%S+)%s+(%S+)$')
-  if k then ref[k] = tonumber(v) end
+  if k and tonumber(v) then ref[k] = tonumber(v) else io.write('pytorch: ', line, '\n') end
 end
 p:close()
 print(string.format('%-28s %12s %12s %8s', 'benchmark', 'tocha ms', 'pytorch ms', 'ratio'))
@@ -115,6 +119,8 @@ if lp then
     if k then
       print(string.format('%-28s %12.4f   (CUDA runtime alone; tiny_add_out spends %.4f ms above it)', k,
                           tonumber(v), ours.tiny_add_out - tonumber(v)))
+    else
+      print('bench_launch_ref: ' .. line)
     end
   end
   lp:close()

@@ -51,7 +51,8 @@ local build = arg and arg[1] or here .. '/../build'
 local child = io.popen(string.format('TOCHA_BENCH_CNN_ONLY=1 TOCHA_CUDA_THIN_CONV=0 %s/tocha %s/cuda_train.lua 2>&1', build, here))
 for line in child:lines() do
   local k, v = line:match('^(cnn_%S+) (%S+)$')
-  if k and tonumber(v) then cases[#cases + 1] = { name = k .. '_cudnn', model = 'cnn', batch = 1024, ms = tonumber(v) } end
+  if k and tonumber(v) then cases[#cases + 1] = { name = k .. '_cudnn', model = 'cnn', batch = 1024, ms = tonumber(v) }
+  else io.write('cudnn-only child: ', line, '\n') end
 end
 child:close()
 

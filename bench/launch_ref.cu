@@ -63,13 +63,28 @@ int main() {
   void* entry = nullptr;
   cudaDriverEntryPointQueryResult found;
   cudaFunction_t fn = nullptr;
+  cudaKernel_t kern = nullptr;
   if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess && cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(add1_kernel)) == cudaSuccess) {
+      found == cudaDriverEntryPointSuccess && cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(add1_kernel)) == cudaSuccess &&
+      cudaGetKernel(&kern, reinterpret_cast<const void*>(add1_kernel)) == cudaSuccess) {
     LaunchFn launch = reinterpret_cast<LaunchFn>(entry);
     void* args[] = {&p};
-    std::printf("launch_add1_driver %.6f\n", best_ms([&] {
-      launch(reinterpret_cast<CUfunction>(fn), 1, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(s), args, nullptr);
-    }, s));
+    // The context's CUfunction, and the context-less CUkernel (what Tocha caches: Note [Driver
+    // launches]), whose context comes from the stream.
+    const struct { const char* name; CUfunction f; } handles[] = {
+        {"launch_add1_driver", reinterpret_cast<CUfunction>(fn)},
+        {"launch_add1_driver_kernel", reinterpret_cast<CUfunction>(kern)}};
+    for (const auto& h : handles) {
+      // A failing launch returns at once: check one before timing, or the row would be a false floor.
+      CUresult r = launch(h.f, 1, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(s), args, nullptr);
+      if (r != CUDA_SUCCESS || cudaStreamSynchronize(s) != cudaSuccess) {
+        std::printf("error: %s: cuLaunchKernel returned %d\n", h.name, int(r));
+        continue;
+      }
+      std::printf("%s %.6f\n", h.name, best_ms([&] {
+        launch(h.f, 1, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(s), args, nullptr);
+      }, s));
+    }
   }
   // Host time alone: 256 launches (fewer than the launch queue holds) timed without waiting for
   // the GPU, best of 200 rounds. Below launch_add1, the GPU's own pace sets the floor.

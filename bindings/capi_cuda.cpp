@@ -105,6 +105,11 @@ int tocha_cudnn_benchmark(void) noexcept { return cudnn_benchmark() ? 1 : 0; }
 void tocha_cudnn_set_benchmark(int on) noexcept { set_cudnn_benchmark(on != 0); }
 int tocha_cudnn_graph_api(void) noexcept { return cudnn_graph_api() ? 1 : 0; }
 void tocha_cudnn_set_graph_api(int on) noexcept { set_cudnn_graph_api(on != 0); }
+void tocha_cudnn_graph_stats(int64_t* plans, int64_t* legacy) noexcept {
+  CudnnGraphStats s = cudnn_graph_stats();
+  *plans = s.plans;
+  *legacy = s.legacy;
+}
 
 // Generators exist without a device (seeding before the first GPU use, like PyTorch).
 int tocha_cuda_manual_seed(int device, uint64_t seed) noexcept {

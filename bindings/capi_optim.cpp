@@ -117,6 +117,9 @@ int tocha_optim_rprop_step(tocha_tensor* param, const tocha_tensor* grad, tocha_
 }
 
 void tocha_optim_batch_begin(void) noexcept { optim_batch_begin(); }
+int tocha_optim_batch_flush(void) noexcept {
+  return guard_int([&] { optim_batch_flush(); });
+}
 int tocha_optim_batch_end(void) noexcept {
   return guard_int([&] { optim_batch_end(); });
 }

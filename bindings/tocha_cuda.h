@@ -51,5 +51,8 @@ TOCHA_API void tocha_cudnn_set_benchmark(int on) TOCHA_NOEXCEPT;
    first (off by default; TOCHA_CUDNN_GRAPH=1 in the environment turns it on at start-up). */
 TOCHA_API int tocha_cudnn_graph_api(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_cudnn_set_graph_api(int on) TOCHA_NOEXCEPT;
+/* How many convolution shapes got an execution plan of the graph API, and how many went to the
+   legacy API because no engine took them, since start-up. */
+TOCHA_API void tocha_cudnn_graph_stats(int64_t *plans, int64_t *legacy) TOCHA_NOEXCEPT;
 
 #endif

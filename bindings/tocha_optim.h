@@ -48,6 +48,8 @@ TOCHA_API int tocha_optim_rprop_step(tocha_tensor *param, const tocha_tensor *gr
    parameter). Pairs nest; end returns -1 when a launch fails. Within the pair, touch the
    parameters and their state only through these update calls. */
 TOCHA_API void tocha_optim_batch_begin(void) TOCHA_NOEXCEPT;
+/* Launches the updates queued so far, the batch going on (before an op the batch does not queue). */
+TOCHA_API int tocha_optim_batch_flush(void) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_optim_batch_end(void) TOCHA_NOEXCEPT;
 
 #endif

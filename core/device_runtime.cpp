@@ -12,6 +12,7 @@ DeviceRuntime g_runtimes[kNumDeviceTypes] = {};
 std::atomic<bool> g_allow_tf32{false};
 std::atomic<bool> g_cudnn_benchmark{false};
 std::atomic<bool> g_cudnn_graph_api{env_flag("TOCHA_CUDNN_GRAPH", false)};
+std::atomic<int64_t> g_graph_plans{0}, g_graph_legacy{0};
 }  // namespace
 
 bool env_flag(const char* name, bool fallback) {
@@ -39,5 +40,12 @@ bool cudnn_benchmark() { return g_cudnn_benchmark.load(std::memory_order_relaxed
 void set_cudnn_benchmark(bool on) { g_cudnn_benchmark.store(on, std::memory_order_relaxed); }
 bool cudnn_graph_api() { return g_cudnn_graph_api.load(std::memory_order_relaxed); }
 void set_cudnn_graph_api(bool on) { g_cudnn_graph_api.store(on, std::memory_order_relaxed); }
+CudnnGraphStats cudnn_graph_stats() {
+  CudnnGraphStats s;
+  s.plans = g_graph_plans.load(std::memory_order_relaxed);
+  s.legacy = g_graph_legacy.load(std::memory_order_relaxed);
+  return s;
+}
+void count_cudnn_graph_shape(bool planned) { (planned ? g_graph_plans : g_graph_legacy).fetch_add(1); }
 
 }  // namespace tocha

@@ -56,5 +56,12 @@ void set_cudnn_benchmark(bool on);
 // first (Note [cuDNN engines]). Off by default; TOCHA_CUDNN_GRAPH=1 turns it on at start-up.
 bool cudnn_graph_api();
 void set_cudnn_graph_api(bool on);
+// What the graph path decided per convolution shape: an execution plan, or the legacy API (no
+// engine took it). A GPU run can tell from these whether the graph path ran at all.
+struct CudnnGraphStats {
+  int64_t plans = 0, legacy = 0;
+};
+CudnnGraphStats cudnn_graph_stats();
+void count_cudnn_graph_shape(bool planned);
 
 }  // namespace tocha

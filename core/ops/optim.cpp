@@ -136,11 +136,15 @@ void run(OpId op, const Operand* ops, int n, const C& consts) {
     if (t.dtype() == compute && t.is_contiguous()) {
       span.data[i] = t.raw_data();
     } else {
+      // An update that is staged is not queued: the updates queued before it are launched first,
+      // before its staging copies read (Note [Multi-tensor optimizer steps]).
+      optim_batch_flush();
       staged[i] = contiguous(to_dtype(t, compute));  // a new tensor: t itself takes the direct path
       span.data[i] = staged[i].raw_data();
     }
   }
   if (try_queue(op, compute, ops, n, staged, span, consts)) return;
+  optim_batch_flush();  // queued ones first, as above (a CPU update needs none)
   kernel(span, consts);
   for (int i = 0; i < n; ++i) {
     if (!ops[i].t || !ops[i].written) continue;

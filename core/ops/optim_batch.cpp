@@ -14,7 +14,8 @@
 // observable: queued kernels run before anything launched after the batch (one stream per
 // device), and within the loop only the updates and the zero-filling of new state buffers
 // (launched at once, so before the update that reads them) touch those tensors. CPU updates and
-// staged operands run at once.
+// staged operands run at once, after what is queued has been launched (optim_batch_flush): a
+// parameter tied to another (a transposed view of it) is updated in the loop's order.
 #include "core/ops/optim_batch.h"
 #include <map>
 #include <mutex>
@@ -93,6 +94,10 @@ void optim_batch_begin() { ++t_batch.depth; }
 void optim_batch_end() {
   if (t_batch.depth == 0) return;
   if (--t_batch.depth == 0) launch_all(t_batch.queued);
+}
+
+void optim_batch_flush() {
+  if (t_batch.depth > 0 && !t_batch.queued.empty()) launch_all(t_batch.queued);
 }
 
 namespace detail {

@@ -13,6 +13,9 @@ namespace tocha {
 // updates queued before a failing one still happen, as they would have without a batch.
 void optim_batch_begin();
 void optim_batch_end();
+// Launches what is queued now, the batch going on: for an update or op of the batch's loop that
+// is not queued (staged operands, another kind of op) and may touch the queued ones' tensors.
+void optim_batch_flush();
 
 namespace detail {
 

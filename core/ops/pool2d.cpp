@@ -35,6 +35,19 @@ int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t pad, bool ceil_mode) {
   return out;
 }
 
+// Whether valid options o pool the spatial dims of `in` (from dim hd) to oH x oW. Never throws.
+bool windows_give(const DimVec& in, int hd, int64_t oH, int64_t oW, const Pool2dOptions& o) {
+  const int64_t limit = int64_t(1) << 31;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t n = in[hd + d];
+    if (o.kernel[d] < 1 || o.stride[d] < 1 || o.padding[d] < 0 || o.padding[d] > o.kernel[d] / 2 ||
+        o.kernel[d] >= limit || o.stride[d] >= limit || n + 2 * o.padding[d] < o.kernel[d] ||
+        pooled(n, o.kernel[d], o.stride[d], o.padding[d], o.ceil_mode) != (d == 0 ? oH : oW))
+      return false;
+  }
+  return true;
+}
+
 // The output shape of pooling an input of size `in` (3-D or 4-D), checked.
 DimVec pooled_shape(const char* op, const DimVec& in, const Pool2dOptions& o) {
   TOCHA_CHECK(in.size() == 3 || in.size() == 4, op, "expected a 3D (C x H x W) or 4D (N x C x H x W) input, got ",
@@ -181,7 +194,10 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
   a.oH = grad_output.size(hd);
   a.oW = grad_output.size(hd + 1);
   a.index_base = base;
-  if (windows) {
+  // The windows are a hint for the gather kernel (kernels/cuda/nn_pool2d.cu); one that is not
+  // valid or does not give grad_output's size (options changed between forward and backward)
+  // is ignored and the scatter kernel, which needs the indices alone, runs.
+  if (windows && windows_give(in, hd, a.oH, a.oW, *windows)) {
     a.windows = true;
     a.kH = windows->kernel[0];
     a.kW = windows->kernel[1];

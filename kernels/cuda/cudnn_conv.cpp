@@ -284,13 +284,15 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
   if (cudnn_benchmark()) list = timed_candidates(op, role, dt, h, d, a, dev);
   if (list.empty()) list = candidates(op, role, dt, h, d);
   cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
+  bool short_of_memory = false;
   for (const Choice& c : list) {
     Ref<Storage> ws;
     if (c.workspace) {
       try {
         ws = Storage::allocate(c.workspace, dev);
       } catch (const OutOfMemory&) {
-        continue;  // a later algorithm may need less workspace
+        short_of_memory = true;  // a later algorithm may need less workspace
+        continue;
       }
     }
     last = run_role(role, h, d, a, c, ws ? ws->data() : nullptr, &alpha, &beta);
@@ -299,8 +301,14 @@ template <class S> void run_conv(ConvRole role, DType dt, const ConvArgs& a, S a
       cache()[key] = c;
       return;
     }
-    if (last != CUDNN_STATUS_NOT_SUPPORTED && last != CUDNN_STATUS_BAD_PARAM) break;
+    // cuDNN 9 refines these two into sub-codes (NOT_SUPPORTED_SHAPE, BAD_PARAM_...): by category.
+    const int category = CUDNN_STATUS_CATEGORY(int(last));
+    if (category != CUDNN_STATUS_NOT_SUPPORTED && category != CUDNN_STATUS_BAD_PARAM)
+      fail_cudnn(op, "the cuDNN algorithm chosen", last);
   }
+  if (short_of_memory)  // the others did not take the call
+    throw OutOfMemory(str_cat("[", op, "] out of memory for every cuDNN algorithm's workspace (",
+                              cudnnGetErrorString(last), " from the others)"));
   fail_cudnn(op, list.empty() ? "no algorithm from the cuDNN heuristics" : "every algorithm of the heuristics", last);
 }
 

@@ -214,6 +214,8 @@ bool math_allowed(const Desc& config, DType dt) {
     return false;
   for (int64_t i = 0; i < n && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i) {
     if (notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) return false;
+    // Note [cuDNN math]: f16/bf16 accumulate in f32, so no reduced-precision reduction either.
+    if (notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION) return false;
     if (notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE && dt == DType::f32 && !cuda_allow_tf32()) return false;
   }
   return true;
@@ -338,12 +340,20 @@ bool run_conv_graph(ConvRole role, DType dt, const ConvArgs& a, cudnnHandle_t h,
     auto p = std::make_shared<Plan>();
     p->plan = make_plan(config, h, &p->workspace);
     if (!p->plan) continue;
+    cudnnStatus_t st;
     try {
-      if (execute(*p, role, a, h, dev) != CUDNN_STATUS_SUCCESS) continue;
+      st = execute(*p, role, a, h, dev);
     } catch (const OutOfMemory&) {
       short_of_memory = true;  // a later engine may need less workspace
       continue;
     }
+    if (st == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+      short_of_memory = true;
+      continue;
+    }
+    const int cat = CUDNN_STATUS_CATEGORY(int(st));
+    if (cat == CUDNN_STATUS_NOT_SUPPORTED || cat == CUDNN_STATUS_BAD_PARAM) continue;  // this engine only
+    if (st != CUDNN_STATUS_SUCCESS) fail_cudnn(op, "cudnnBackendExecute", st);       // a real failure
     p->keep = b.made;
     p->keep.push_back(config);
     chosen = std::move(p);
@@ -352,6 +362,7 @@ bool run_conv_graph(ConvRole role, DType dt, const ConvArgs& a, cudnnHandle_t h,
   if (!chosen && short_of_memory) return false;  // not cached: memory may be free on the next call
   std::lock_guard<std::mutex> lock(plans_mutex);
   plans()[key] = chosen;
+  count_cudnn_graph_shape(chosen != nullptr);
   return chosen != nullptr;
 }
 

@@ -32,7 +32,8 @@ cudnnHandle_t cudnn_handle(const char* op, int device) {
 
 void fail_cudnn(const char* op, const char* what, cudnnStatus_t st) {
   const char* text = cudnnGetErrorString(st);
-  if (st == CUDNN_STATUS_ALLOC_FAILED)
+  // cuDNN 9: ALLOC_FAILED is the host-memory code (4003); 4004 is device memory.
+  if (st == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED || st == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)
     throw OutOfMemory(str_cat("[", op, "] cuDNN could not allocate memory (", what, ")"));
   fail(op, "cuDNN error: ", text ? text : "?", " (status ", int(st), " from ", what, ")");
 }

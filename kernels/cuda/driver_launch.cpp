@@ -41,10 +41,14 @@ bool driver_launch_enabled() {
   return on;
 }
 
+// The context-less kernel handle (a CUkernel), not cudaGetFuncBySymbol's CUfunction: that one
+// belongs to the context current when it was asked for, so one cached handle would fail on a
+// second GPU. cuLaunchKernel takes a CUkernel as its CUfunction and launches it in the stream's
+// context.
 void* driver_function(const char* op, const void* kernel) {
-  cudaFunction_t f = nullptr;
-  TOCHA_CUDA_CHECK(op, cudaGetFuncBySymbol(&f, kernel));
-  return reinterpret_cast<void*>(f);
+  cudaKernel_t k = nullptr;
+  TOCHA_CUDA_CHECK(op, cudaGetKernel(&k, kernel));
+  return reinterpret_cast<void*>(k);
 }
 
 void driver_launch(const char* op, void* function, unsigned grid, unsigned block, cudaStream_t stream, void** args) {

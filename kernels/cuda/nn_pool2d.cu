@@ -151,9 +151,10 @@ template <class T> void zero_input(const char* op, const Pool2dArgs& a, cudaStre
   TOCHA_CUDA_CHECK(op, cudaMemsetAsync(a.out, 0, size_t(a.planes * a.iH * a.iW) * sizeof(T), s));
 }
 
-// The largest flat index or window coordinate a launch over `n` elements divides.
+// The largest flat index, window coordinate or divisor (the gather's strides) of a launch over
+// `n` elements: 32-bit dividers need all of them below 2^31.
 int64_t largest_numerator(const Pool2dArgs& a, int64_t n) {
-  return std::max({n, a.planes * a.oH * a.oW, a.planes * a.iH * a.iW, a.iH + a.padH, a.iW + a.padW});
+  return std::max({n, a.planes * a.oH * a.oW, a.planes * a.iH * a.iW, a.iH + a.padH, a.iW + a.padW, a.dH, a.dW});
 }
 
 template <class T> void max_pool_cuda(const Pool2dArgs& a) {

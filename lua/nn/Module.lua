@@ -167,7 +167,10 @@ local function update_each(params, grads, lr)
     -- CUDA parameters go through the fused SGD update so that a batch launches them together
     -- (Note [Multi-tensor optimizer steps]); it takes lr >= 0 only, Torch7's call any lr.
     if lr >= 0 and p:isCuda() and torch.type(g) == torch.type(p) then fused.sgd(p, g, nil, lr, 0, 0, 0, false, false)
-    else p:add(-lr, g) end
+    else
+      fused.flush()  -- after the updates queued before it, as without a batch
+      p:add(-lr, g)
+    end
   end
 end
 function Module:updateParameters(lr)

@@ -40,6 +40,10 @@ end
 -- fused.batch(fn, ...): calls fn(...) with this thread's CUDA updates queued and launched
 -- together when it returns, several per kernel (Note [Multi-tensor optimizer steps],
 -- core/ops/optim_batch.cpp); an error from fn is raised after the queued updates are launched.
+--- fused.flush(): launches the updates queued so far inside fused.batch (before an update it
+--- cannot queue, such as a plain p:add, on tensors the queued ones may share).
+function fused.flush() check(C.tocha_optim_batch_flush()) end
+
 function fused.batch(fn, ...)
   C.tocha_optim_batch_begin()
   local ok, err = pcall(fn, ...)

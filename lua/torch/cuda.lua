@@ -123,6 +123,14 @@ torch.backends.cudnn = backend_switch('cudnn', {
   benchmark = { C.tocha_cudnn_benchmark, C.tocha_cudnn_set_benchmark },
   graphAPI = { C.tocha_cudnn_graph_api, C.tocha_cudnn_set_graph_api },
 })
+--- torch.cuda.cudnnGraphStats(): {plans = n, legacy = n}, the convolution shapes that got an
+--- execution plan of cuDNN's graph API, and those it sent to the legacy API (no engine took them).
+--- Example: torch.cuda.cudnnGraphStats().plans
+function cuda.cudnnGraphStats()
+  local v = ffi.new('int64_t[2]')
+  C.tocha_cudnn_graph_stats(v, v + 1)
+  return { plans = tonumber(v[0]), legacy = tonumber(v[1]) }
+end
 
 -- ---- moving tensors -----------------------------------------------------------------------
 

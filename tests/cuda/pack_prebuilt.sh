@@ -7,6 +7,10 @@
 set -euo pipefail
 BUILD=${BUILD_DIR:-build}
 OUT_TGZ=${OUT_TGZ:-.gpucarry/build.tgz}
+# The tarball must hold this checkout's build: Lua declares C symbols an older libtocha lacks, and
+# the device time would go to a tocha that cannot start. Build first and stamp what was built.
+cmake --build "$BUILD" -j"$(nproc)" > /dev/null
+{ git rev-parse HEAD; git status --porcelain; } > "$BUILD/PREBUILT_STAMP"
 mkdir -p "$(dirname "$OUT_TGZ")"
 grep -qx "/$(dirname "$OUT_TGZ")/" .git/info/exclude 2>/dev/null || echo "/$(dirname "$OUT_TGZ")/" >> .git/info/exclude
 # CUPTI for bench/cuda_profile.lua's libtocha_kprof.so (its RUNPATH includes $ORIGIN), in case the

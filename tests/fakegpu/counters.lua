@@ -4,24 +4,29 @@
 --   F.loaded              -- whether this process runs on the fake stack
 --   F.count(fn)           -- fn's counters ({launches = n, syncs = n, ...}) and its trace (a string)
 --   F.reset(); F.read()   -- zero the counters; read them as such a table
+--   F.kernel_us(t)        -- every kernel and library call takes t us of simulated device time
+--                            (Note [Simulated device time]; 0: none)
 local ffi = require('ffi')
 ffi.cdef [[
 struct FakeGpuCounters {
   long launches, syncs, copies_to_host, copies_to_device, copies_on_device, memsets, device_mallocs,
-       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls;
+       device_frees, host_allocs, events, cudnn_calls, cudnn_heuristics, cudnn_descriptors, cublas_calls,
+       gpu_busy_ns, gpu_idle_ns;
 };
 struct FakeGpuCounters* fakegpu_counters(void);
 void fakegpu_reset(void);
 void fakegpu_trace(int on);
 const char* fakegpu_trace_take(void);
+void fakegpu_set_kernel_us(double us);
 ]]
 local F = {}
 F.fields = { 'launches', 'syncs', 'copies_to_host', 'copies_to_device', 'copies_on_device', 'memsets',
              'device_mallocs', 'device_frees', 'host_allocs', 'events', 'cudnn_calls', 'cudnn_heuristics',
-             'cudnn_descriptors', 'cublas_calls' }
+             'cudnn_descriptors', 'cublas_calls', 'gpu_busy_ns', 'gpu_idle_ns' }
 F.loaded = pcall(function() return ffi.C.fakegpu_counters end)
 
 function F.reset() ffi.C.fakegpu_reset() end
+function F.kernel_us(t) ffi.C.fakegpu_set_kernel_us(t) end
 
 function F.read()
   local c, k = {}, ffi.C.fakegpu_counters()

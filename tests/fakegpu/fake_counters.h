@@ -20,10 +20,13 @@ struct FakeGpuCounters {
   long cudnn_heuristics;  /* cudnnGetConvolution*Algorithm_v7 and cudnnFind*AlgorithmEx calls */
   long cudnn_descriptors; /* descriptors created */
   long cublas_calls;
+  long gpu_busy_ns;       /* simulated device time of the work queued (Note [Simulated device time]) */
+  long gpu_idle_ns;       /* simulated device time spent waiting for the host to queue work */
 };
 
 struct FakeGpuCounters* fakegpu_counters(void);
 void fakegpu_trace_call(const char* what); /* appends a line to the trace when tracing */
+void fakegpu_device_work(void);            /* one kernel or library call queued on the device */
 
 #ifdef __cplusplus
 }

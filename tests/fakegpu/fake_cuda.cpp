@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <cxxabi.h>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,30 @@ FakeGpuCounters counters_;
 bool tracing = false;
 std::string trace_log;
 thread_local int current = 0;
+
+// Note [Simulated device time]: with FAKEGPU_KERNEL_US=t (or fakegpu_set_kernel_us(t)) the fake
+// device takes t microseconds for every kernel, library call, fill and on-device copy, one after
+// another, and a wait (cudaStreamSynchronize, cudaDeviceSynchronize) spins until the device has
+// finished what was queued. A training step then runs as on a GPU whose work is that long, and
+// the device's idle time (gpu_idle_ns: queued work arriving after the previous one finished) is
+// what the host's pace costs it: Lua's collector, allocation misses, waits that leave the device
+// without work. 0 (the default) keeps the device infinitely fast. As on a GPU, the host may run
+// ahead by at most kQueueDepth launches: the next one waits for a free slot.
+double kernel_ns = [] {
+  const char* e = std::getenv("FAKEGPU_KERNEL_US");
+  return e ? std::atof(e) * 1e3 : 0.0;
+}();
+long long device_free_at = 0;  // steady-clock ns at which the queued work ends
+constexpr int kQueueDepth = 1024;
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+void device_wait() {
+  if (kernel_ns <= 0) return;
+  while (now_ns() < device_free_at) {
+  }
+}
 
 int device_total() {
   static int n = [] {
@@ -105,6 +130,22 @@ void fakegpu_trace_call(const char* what) {
   trace_log += '\n';
 }
 void fakegpu_reset() { counters_ = FakeGpuCounters{}; }
+void fakegpu_device_work() {
+  if (kernel_ns <= 0) return;
+  long long now = now_ns();
+  if (now > device_free_at) {
+    if (device_free_at) counters_.gpu_idle_ns += now - device_free_at;
+    device_free_at = now;
+  }
+  while (device_free_at - now > (long long)(kQueueDepth * kernel_ns)) now = now_ns();
+  device_free_at += (long long)kernel_ns;
+  counters_.gpu_busy_ns += (long)kernel_ns;
+}
+void fakegpu_set_kernel_us(double us) {
+  device_wait();
+  kernel_ns = us * 1e3;
+  device_free_at = 0;
+}
 void fakegpu_trace(int on) {
   tracing = on != 0;
   trace_log.clear();
@@ -144,18 +185,17 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fn) {
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3, dim3, void**, size_t, cudaStream_t) {
   counters_.launches += 1;
   trace_kernel(kernel);
+  fakegpu_device_work();
   return cudaSuccess;
 }
 
-// Driver-level launches (Note [Driver launches]): the function handle is the kernel's host address.
-cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
-  *f = reinterpret_cast<cudaFunction_t>(const_cast<void*>(symbol));
-  return cudaSuccess;
-}
+// Driver-level launches (Note [Driver launches]): the kernel handle is the kernel's host address.
+cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* fn) { return __cudaGetKernel(kernel, fn); }
 static int fake_cu_launch_kernel(void* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
                                  void**, void**) {
   counters_.launches += 1;
   trace_kernel(f);
+  fakegpu_device_work();
   return 0;
 }
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** fn, unsigned int, unsigned long long,
@@ -208,11 +248,13 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
   counters_.syncs += 1;
   trace("sync");
+  device_wait();
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize() {
   counters_.syncs += 1;
   trace("sync");
+  device_wait();
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) {
@@ -238,6 +280,7 @@ cudaError_t cudaMalloc(void** p, size_t n) {
   device_blocks()[*p] = n;
   device_in_use += n;
   counters_.device_mallocs += 1;
+  if (tracing) trace(("cudaMalloc " + std::to_string(n)).c_str());
   return cudaSuccess;
 }
 cudaError_t cudaFree(void* p) {
@@ -283,6 +326,7 @@ static bool count_copy(cudaMemcpyKind kind) {
     return true;
   }
   counters_.copies_on_device += 1;
+  fakegpu_device_work();
   return kind == cudaMemcpyHostToHost;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t) {
@@ -302,10 +346,12 @@ cudaError_t cudaMemcpyPeerAsync(void*, int, const void*, int, size_t, cudaStream
 }
 cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) {
   counters_.memsets += 1;
+  fakegpu_device_work();
   return cudaSuccess;
 }
 cudaError_t cudaMemset2DAsync(void*, size_t, int, size_t, size_t, cudaStream_t) {
   counters_.memsets += 1;
+  fakegpu_device_work();
   return cudaSuccess;
 }
 

@@ -10,12 +10,14 @@
   int name() {              \
     fakegpu_counters()->cublas_calls += 1; \
     fakegpu_trace_call("cublas " #name); \
+    fakegpu_device_work(); \
     return 0;               \
   }
 #define CUDNN_QUEUED(name) \
   int name() {             \
     fakegpu_counters()->cudnn_calls += 1; \
     fakegpu_trace_call("cudnn " #name); \
+    fakegpu_device_work(); \
     return 0;              \
   }
 #define SETTER(name) \

@@ -16,6 +16,7 @@ local function report() C.report(tester) end
 function tests.convolutionsMatchCpu()
   if not available then return end
   C.start()
+  local graph0 = not C.dry and torch.cuda.cudnnGraphStats()
   for _, tname in ipairs(float_types) do
     local x, w, b = rand(tname, 2, 4, 9, 8), rand(tname, 6, 4, 3, 3), rand(tname, 6)
     check_op('conv2d', tname, function(x, w, b) return torch.conv2d(x, w, b, 1, 1) end, { x, w, b })
@@ -42,6 +43,14 @@ function tests.convolutionsMatchCpu()
         expect(string.format('conv2d bias %s %dx%d', t, size[1], size[2]), ref,
           torch.conv2d(x:type(t), w:type(t), b:type(t), 1, 1), t == 'torch.CudaTensor' and 1e-5 or 5e-2)
       end
+    end
+    -- Under TOCHA_CUDNN_GRAPH=1 (the *_graph variants) these shapes ran on graph-API plans, not
+    -- silently on the legacy API (Note [cuDNN engines]).
+    if torch.backends.cudnn.graphAPI then
+      local g = torch.cuda.cudnnGraphStats()
+      local plans, legacy = g.plans - graph0.plans, g.legacy - graph0.legacy
+      print(string.format('cuDNN graph API: %d shapes planned, %d on the legacy API', plans, legacy))
+      if plans == 0 or legacy > plans then C.fail(string.format('graph API: %d plans, %d legacy', plans, legacy)) end
     end
   end
   report()
@@ -132,9 +141,11 @@ function tests.batchNormMatchesCpu()
   if not available then return end
   C.start()
   for _, tname in ipairs(float_types) do
-    -- The last two have channels of 12800 and 4608 values: the kernels across blocks (Note
-    -- [Batch norm across blocks]); the first two the one-block kernels.
-    for _, shape in ipairs({ { 8, 5 }, { 4, 3, 6, 7 }, { 8, 3, 40, 40 }, { 2, 70, 48, 48 } }) do
+    -- The last four have channels of 12800, 4608, 4100 and 8192 values: the kernels across blocks
+    -- (Note [Batch norm across blocks]), 4100 as (N, C) rows (strided loads, a last split of 4
+    -- values) and 8192 in 5-D; the first two the one-block kernels.
+    for _, shape in ipairs({ { 8, 5 }, { 4, 3, 6, 7 }, { 8, 3, 40, 40 }, { 2, 70, 48, 48 }, { 4100, 5 },
+                             { 2, 3, 4, 32, 32 } }) do
       local c = shape[2]
       local x = rand(tname, unpack(shape)):mul(3):add(1)
       local w, b = rand(tname, c), rand(tname, c)
@@ -153,6 +164,24 @@ function tests.batchNormMatchesCpu()
       expect(name .. ' running mean ' .. tname, rm_c, rm_g, tol[tname])
       expect(name .. ' running var ' .. tname, rv_c, rv_g, tol[tname])
     end
+  end
+  do
+    -- accGradParameters accumulates (beta 1) with a scale on the kernels across blocks, as Torch7
+    -- calls it: batch norm over channels of 12800 values, layer norm over 301 rows of 300.
+    local function accumulates(name, m, x)
+      local g = m:clone():cuda()
+      m:forward(x)
+      g:forward(x:cuda())
+      local dy = torch.randn(x:size())
+      for _, scale in ipairs({ 1, 0.5 }) do
+        m:accGradParameters(x, dy, scale)
+        g:accGradParameters(x:cuda(), dy:cuda(), scale)
+        expect(name .. ' gradWeight, scale ' .. scale, m.gradWeight, g.gradWeight, 1e-4)
+        expect(name .. ' gradBias, scale ' .. scale, m.gradBias, g.gradBias, 1e-4)
+      end
+    end
+    accumulates('SpatialBatchNormalization', nn.SpatialBatchNormalization(3), torch.randn(8, 3, 40, 40))
+    accumulates('LayerNormalization', nn.LayerNormalization(300), torch.randn(301, 300))
   end
   report()
 end
@@ -240,10 +269,11 @@ function tests.layerNormTriangleAndRankOneMatchCpu()
     check_op('layerNorm affine', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
       { x, rand(tname, 12), rand(tname, 12) })
     check_op('layerNorm 2 dims', tname, function(v) return torch.layerNorm(v, 2, nil, nil, 1e-3) end, { x })
-    -- 4 x 75 = 300 rows of 300: the parameter gradients summed across blocks (Note [Layer-norm
-    -- parameter gradients across blocks]), with a partial last split and a partial column block.
-    check_op('layerNorm 300 rows', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
-      { rand(tname, 4, 75, 300), rand(tname, 300), rand(tname, 300) })
+    -- 7 x 43 = 301 rows of 300: the parameter gradients summed across blocks (Note [Layer-norm
+    -- parameter gradients across blocks]), with a partial last split (4 splits of 76 rows on 114
+    -- or 132 SMs, the last 73) and a partial column block.
+    check_op('layerNorm 301 rows', tname, function(v, w, b) return torch.layerNorm(v, 1, w, b) end,
+      { rand(tname, 7, 43, 300), rand(tname, 300), rand(tname, 300) })
     local m = rand(tname, 3, 6, 7)
     for _, k in ipairs({ -2, 0, 3 }) do
       check_op('tril ' .. k, tname, function(v) return torch.tril(v, k) end, { m })

@@ -272,7 +272,11 @@ function tests.cudnnGraphApiBuildsOnePlanPerShape()
   local was = torch.backends.cudnn.graphAPI
   torch.backends.cudnn.graphAPI = true
   local ok, err = pcall(function()
+    local stats0 = torch.cuda.cudnnGraphStats()
+    local stats0 = torch.cuda.cudnnGraphStats()
     local first, trace = count(function() conv:backward(x, conv:forward(x)) end)
+    tester:asserteq(torch.cuda.cudnnGraphStats().plans - stats0.plans, 3, 'three shapes got a plan')
+    tester:asserteq(torch.cuda.cudnnGraphStats().plans - stats0.plans, 3, 'three shapes got a plan')
     tester:asserteq(first.cudnn_heuristics, 6, 'two heuristics modes for forward, data and filter:\n' .. trace)
     local _, executed = trace:gsub('cudnnBackendExecute', '')
     tester:asserteq(executed, 3, trace)
@@ -288,6 +292,7 @@ function tests.cudnnGraphApiBuildsOnePlanPerShape()
     ffi.C.unsetenv('FAKEGPU_CUDNN_ENGINES')
     tester:asserteq(fallback.cudnn_heuristics, 3, 'two engine queries, then the legacy heuristics:\n' .. trace3)
     tester:assert(trace3:find('cudnn cudnnConvolutionForward') ~= nil, trace3)
+    tester:asserteq(torch.cuda.cudnnGraphStats().legacy - stats0.legacy, 1, 'one shape went to the legacy API')
     local later = count(function() conv:forward(x2) end)
     tester:asserteq(later.cudnn_heuristics, 0, 'both answers are cached')
     tester:asserteq(later.cudnn_calls, 1)
@@ -321,6 +326,69 @@ function tests.flatParametersStepIsOneFusedUpdate()
   local c, trace = check_steady('sgd on flat parameters', step)
   tester:assert(trace:find('sgd_kernel') ~= nil, 'the update is the fused kernel')
   tester:asserteq(c.syncs, 0, 'the loss is left unread (Note [Unread device losses]):\n' .. trace)
+end
+
+-- Note [Multi-tensor optimizer steps]: an update the batch cannot queue (here a transposed view of
+-- a parameter queued just before, staged through contiguous copies) runs after the queued ones:
+-- the first kernel is the queued update, then the staging copies that read its result.
+function tests.unqueuedUpdatesRunAfterQueuedOnes()
+  local fused = require 'optim.fused'
+  local w, g = torch.CudaTensor(4, 6):zero(), torch.CudaTensor(4, 6):zero()
+  local _, trace = count(function()
+    fused.batch(function()
+      fused.sgd(w, g, nil, 0.1, 0, 0, 0, false, false)
+      fused.sgd(w:t(), g:t(), nil, 0.1, 0, 0, 0, false, false)
+    end)
+  end)
+  local kernels = {}
+  for k in trace:gmatch('kernel tocha::cuda::(%S+)') do kernels[#kernels + 1] = k end
+  tester:eq(kernels, { 'sgd_kernel', 'copy_kernel', 'copy_kernel', 'sgd_kernel', 'copy_kernel' }, trace)
+  -- nn's updateParameters with a gradient of another type: flushed before its plain add too
+  local m = nn.Linear(3, 2):cuda()
+  m.gradBias = m.gradBias:type('torch.CudaDoubleTensor')
+  _, trace = count(function() m:updateParameters(0.1) end)
+  kernels = {}
+  for k in trace:gmatch('kernel tocha::cuda::(%S+)') do kernels[#kernels + 1] = k end
+  tester:asserteq(kernels[1], 'sgd_kernel', trace)
+end
+
+-- The windows nn passes to the CUDA max-pooling backward are a hint: changed or invalid ones
+-- (a stride of 0 divided the host by zero once) fall back to the scatter kernel.
+function tests.maxPoolingBackwardIgnoresBadWindows()
+  local m = nn.SpatialMaxPooling(2, 2, 2, 2):cuda()
+  local x = torch.CudaTensor(2, 3, 8, 8)
+  local y = m:forward(x)
+  local _, good = count(function() m:backward(x, y) end)
+  tester:assert(good:find('max_pool_backward_gather_kernel') ~= nil, good)
+  for _, k in ipairs({ 0, 3, 2 ^ 40 }) do
+    m.kW, m.dW = k, k
+    local _, trace = count(function() m:backward(x, y) end)
+    tester:assert(trace:find('max_pool_backward_kernel') ~= nil and not trace:find('gather'), k .. ':\n' .. trace)
+  end
+end
+
+-- Note [Simulated device time]: work queued takes its simulated time one item after another, a
+-- wait lasts until it is done, and the device's idle time is counted. Only lower bounds are
+-- asserted on wall time (a busy machine makes it longer, never shorter).
+function tests.simulatedDeviceTimeIsWaitedFor()
+  local t = torch.CudaTensor(16)
+  F.kernel_us(2000)
+  F.reset()
+  local t0 = torch.tic()
+  for _ = 1, 5 do t:fill(1) end
+  local queued = torch.toc(t0)
+  torch.cuda.synchronize()
+  local waited = torch.toc(t0)
+  local c = F.read()
+  F.kernel_us(0)
+  tester:asserteq(c.gpu_busy_ns, 5 * 2000 * 1000, 'five fills of 2 ms each')
+  tester:assert(waited >= 0.010, 'the wait lasts until the five fills are done: ' .. waited)
+  tester:assert(queued < waited, 'queueing does not wait for the device')
+  tester:assert(c.gpu_idle_ns >= 0 and c.gpu_idle_ns < 1e9, 'idle time is counted: ' .. c.gpu_idle_ns)
+  F.reset()
+  t:fill(1)
+  torch.cuda.synchronize()
+  tester:asserteq(F.read().gpu_busy_ns, 0, 'kernel_us(0) makes the device infinitely fast again')
 end
 
 tester:add(tests)
