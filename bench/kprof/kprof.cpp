@@ -51,7 +51,7 @@ const char *copy_kind(uint8_t k) {
 }
 
 void add(const std::string &name, uint64_t start, uint64_t end, uint64_t bytes) {
-  if (end < start) return;
+  if (!start || !end || end < start) return;  // incomplete (a flush before the GPU finished it)
   Totals &t = g_by_name[name];
   ++t.calls;
   t.ns += end - start;
