@@ -38,8 +38,14 @@ DeviceErrorRecord* device_error_record() {
 void raise_device_errors() {
   DeviceErrorRecord* r = g_record.load(std::memory_order_acquire);
   // Called after the host waited for the stream (an opaque call: the compiler rereads memory).
-  if (!r || !r->claimed) return;
-  const DeviceErrorRecord e = *r;
+  // A record claimed but not yet ready is being written by a kernel still running on another
+  // device: it is raised at a later synchronization.
+  if (!r || !r->ready) return;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  DeviceErrorRecord e;
+  std::memcpy(&e, const_cast<const DeviceErrorRecord*>(r), sizeof e);
+  r->ready = 0;
+  std::atomic_thread_fence(std::memory_order_release);
   r->claimed = 0;
   const char* when = "found on the GPU; raised at the first synchronization after it";
   if (e.kind == kBadTarget)

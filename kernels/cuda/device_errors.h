@@ -25,6 +25,7 @@ namespace cuda {
 enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2, kBadPosition = 3 };
 struct DeviceErrorRecord {
   unsigned int claimed;  // 0 until a kernel claims the record
+  volatile unsigned int ready;  // 1 once the claiming thread has written the fields below
   int kind;
   int op;                // the OpId of the kernel that found the error
   int dim;
@@ -50,6 +51,10 @@ __device__ __forceinline__ void report_device_error(DeviceErrorRecord* r, int ki
   r->where = where;
   r->base = base;
   r->bound = bound;
+  // Fields first, then the flag: the host, which may read while a kernel on another device is
+  // still writing, takes the record only once it is whole.
+  __threadfence_system();
+  r->ready = 1u;
   __threadfence_system();
 }
 // A class-loss kernel met target `target` for sample `sample` (0-based) outside [0, classes)

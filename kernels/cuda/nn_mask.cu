@@ -8,6 +8,7 @@
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
 #include "core/storage.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/pointwise.cuh"
 
 namespace tocha {
@@ -75,6 +76,7 @@ template <class T, int kKind> void run_scan(const char* op, const PointwiseIter&
   if (kKind == 0) {
     TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(sc.counts, d.counts, bytes, cudaMemcpyDeviceToHost, scope.stream));
     TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(scope.stream));
+    raise_device_errors();  // what kernels before it found (Note [Deferred device errors])
   }
 }
 

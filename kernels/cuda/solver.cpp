@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "kernels/cuda/blas_handle.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_errors.h"
 #include "kernels/cuda/runtime.h"
 
 namespace tocha {
@@ -62,6 +63,7 @@ void read_ints(const char* op, const int* dev_src, int* host_dst, int n, int dev
   cudaStream_t s = stream(device);
   TOCHA_CUDA_CHECK(op, cudaMemcpyAsync(host_dst, dev_src, sizeof(int) * size_t(n), cudaMemcpyDeviceToHost, s));
   TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(s));
+  raise_device_errors();  // what kernels before it found (Note [Deferred device errors])
 }
 
 namespace {
@@ -73,6 +75,7 @@ template <class T> int first_zero_diagonal_t(const char* op, const T* a, int64_t
   TOCHA_CUDA_CHECK(op, cudaMemcpy2DAsync(d.data(), sizeof(T), a, sizeof(T) * size_t(lda + 1), sizeof(T), size_t(k),
                                          cudaMemcpyDeviceToHost, s));
   TOCHA_CUDA_CHECK(op, cudaStreamSynchronize(s));
+  raise_device_errors();  // what kernels before it found (Note [Deferred device errors])
   for (int64_t i = 0; i < k; ++i)
     if (d[size_t(i)] == T(0)) return int(i + 1);
   return 0;
