@@ -177,11 +177,15 @@ struct Recorder {
 };
 }  // namespace
 
-// Note [Pointwise fast paths]: most calls in a Lua loop are a new result from contiguous CPU
-// operands of one dtype with nothing to record. They skip broadcasting, promotion, iterator
-// setup and the recorder; anything else takes the general path (which also reports errors).
+// Note [Pointwise fast paths]: most calls in a Lua loop are a new result from contiguous
+// operands of one dtype and one device with nothing to record. They skip broadcasting,
+// promotion, iterator setup and the recorder; anything else takes the general path (which also
+// reports errors). The flat iterator is the same for every device: on a GPU it is the launch
+// of a tiny op, whose host time the target of issue 9 counts.
 namespace {
-bool flat_operand(const Tensor& t, DType dt) { return t.dtype() == dt && t.is_contiguous() && t.is_cpu(); }
+bool flat_operand(const Tensor& t, DType dt, Device dev) {
+  return t.dtype() == dt && t.is_contiguous() && t.device() == dev;
+}
 bool same_sizes(const Tensor& a, const Tensor& b) {
   const TensorImpl *x = a.impl(), *y = b.impl();
   if (x->ndim != y->ndim) return false;
@@ -192,13 +196,14 @@ bool same_sizes(const Tensor& a, const Tensor& b) {
 // Whether out can take a flat kernel's result for inputs of its size: contiguous, of dtype rt,
 // and either apart from the input or exactly it (Note [Pointwise fast paths]).
 bool flat_target(const Tensor& out, DType rt, const Tensor& a, const Tensor* b) {
-  return flat_operand(out, rt) && same_sizes(out, a) && !needs_temporary(out, a) && (!b || !needs_temporary(out, *b));
+  return flat_operand(out, rt, a.device()) && same_sizes(out, a) && !needs_temporary(out, a) &&
+         (!b || !needs_temporary(out, *b));
 }
 // Runs kernel k on a new contiguous result of a's size and dtype rt, or into *out (checked with
 // flat_target); null when there is no kernel.
 Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, bool scalar, double v, double alpha,
                 const Tensor* out = nullptr) {
-  void* k = find_kernel(op, DeviceType::cpu, kt);
+  void* k = find_kernel(op, a.device().type, kt);
   if (!k) return Tensor();
   Tensor r = out ? *out : empty_with_sizes_of(a, rt);
   char* ptrs[3] = {static_cast<char*>(r.raw_data()), static_cast<char*>(a.raw_data()),
@@ -214,7 +219,7 @@ Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, b
 
 Tensor unary(OpId op, const Tensor& a) {
   Recorder rec(op, nullptr, {&a}, 0);
-  if (flat_operand(a, a.dtype())) {
+  if (flat_operand(a, a.dtype(), a.device())) {
     OpKind k = op_kind(op);
     if (k == OpKind::UNARY || (k == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) {
       Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1);
@@ -239,7 +244,7 @@ void unary_out(OpId op, const Tensor& out, const Tensor& a) {
   Recorder rec(op, &out, {&a}, 0);
   OpKind kind = op_kind(op);
   if ((kind == OpKind::UNARY || (kind == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) &&
-      flat_operand(a, a.dtype()) && flat_target(out, a.dtype(), a, nullptr) &&
+      flat_operand(a, a.dtype(), a.device()) && flat_target(out, a.dtype(), a, nullptr) &&
       run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1, &out).defined()) {
     rec.finish(op, {&a}, out, 0);
     return;
@@ -258,7 +263,7 @@ void unary_out(OpId op, const Tensor& out, const Tensor& a) {
 static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, double alpha) {
   OpKind kind = op_kind(op);
   if ((kind == OpKind::BINARY || kind == OpKind::COMPARE) && !is_integer_division(op) &&
-      flat_operand(a, a.dtype()) && flat_operand(b_in, a.dtype()) && same_sizes(a, b_in) &&
+      flat_operand(a, a.dtype(), a.device()) && flat_operand(b_in, a.dtype(), a.device()) && same_sizes(a, b_in) &&
       (alpha == 1 || is_floating(a.dtype()))) {
     DType rt = kind == OpKind::COMPARE ? DType::u8 : a.dtype();
     if (!out && !a.requires_grad() && !b_in.requires_grad()) {
@@ -306,7 +311,7 @@ static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Sc
                                  bool scalar_first) {
   // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
   if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
-      flat_operand(a, a.dtype()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {
+      flat_operand(a, a.dtype(), a.device()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {
     if (!a.requires_grad()) {
       Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, true, b.v, alpha);
       if (r.defined()) return r;
