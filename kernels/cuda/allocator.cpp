@@ -56,7 +56,7 @@ class CudaMemory : public RawDeviceMemory {
 };
 
 void* alloc(size_t nbytes, int device) {
-  require_device("alloc", device);
+  if (device < 0 || device >= device_count()) require_device("alloc", device);  // throws
   void* p = caching_allocator().allocate(device, nbytes, stream(device));
   memory_on_alloc(DeviceType::cuda, nbytes);
   return p;

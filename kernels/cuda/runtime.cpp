@@ -57,9 +57,11 @@ void require_device(const char* op, int device) {
 
 cudaStream_t stream(int device) {
   Devices& d = devices();
+  // Every launch asks: the created stream is returned at once; the checks run before creating it.
+  if (device >= 0 && device < d.count)
+    if (cudaStream_t s = d.streams[size_t(device)]) return s;
   require_device("cuda", device);
-  cudaStream_t s = d.streams[size_t(device)];
-  if (s) return s;
+  cudaStream_t s = nullptr;
   std::lock_guard<std::mutex> g(d.mutex);
   if (!d.streams[size_t(device)]) {
     DeviceGuard guard(device);
