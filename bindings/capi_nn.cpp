@@ -41,6 +41,15 @@ tocha_tensor* tocha_nll_loss_backward(double grad, const tocha_tensor* input, co
                              class_options(weight, size_average, ignore_index, base, "nllLoss"));
   });
 }
+int tocha_class_loss_backward_out(tocha_tensor* out, int cross_entropy, double grad, const tocha_tensor* input,
+                                  const tocha_tensor* target, const tocha_tensor* weight, int size_average,
+                                  int64_t ignore_index, int64_t base) noexcept {
+  return guard_int([&] {
+    const char* op = cross_entropy ? "crossEntropy" : "nllLoss";
+    class_loss_backward_out(arg(out, op), cross_entropy != 0, grad, arg(input, op), arg(target, op),
+                            class_options(weight, size_average, ignore_index, base, op));
+  });
+}
 tocha_tensor* tocha_cross_entropy_backward(double grad, const tocha_tensor* input, const tocha_tensor* target,
                                            const tocha_tensor* weight, int size_average, int64_t ignore_index,
                                            int64_t base) noexcept {

@@ -20,5 +20,11 @@ TOCHA_API tocha_tensor *tocha_cross_entropy_backward(double grad, const tocha_te
                                                      const tocha_tensor *target, const tocha_tensor *weight,
                                                      int size_average, int64_t ignore_index,
                                                      int64_t base) TOCHA_NOEXCEPT;
+/* Either gradient (cross_entropy 0: nll_loss) written into out, resized to the input's size; out
+ * must have the input's dtype and device. Returns 0, or -1 with the error set. */
+TOCHA_API int tocha_class_loss_backward_out(tocha_tensor *out, int cross_entropy, double grad,
+                                            const tocha_tensor *input, const tocha_tensor *target,
+                                            const tocha_tensor *weight, int size_average, int64_t ignore_index,
+                                            int64_t base) TOCHA_NOEXCEPT;
 
 #endif

@@ -99,14 +99,28 @@ Tensor class_loss(OpId id, const Tensor& input, const Tensor& target, const Clas
   return r;
 }
 
+// Into *out when given (resized to the input's size; Torch7's criterions keep their gradInput,
+// so a training step allocates nothing here), else into a new tensor.
 Tensor class_loss_backward(OpId id, double grad, const Tensor& input, const Tensor& target,
-                           const ClassLossOptions& o) {
+                           const ClassLossOptions& o, const Tensor* out = nullptr) {
+  const char* op = op_name(id);
   Prepared p = prepare(id, input, target, o);
-  Tensor g = empty(input.sizes(), input.dtype(), input.device());
+  if (out) {
+    TOCHA_CHECK(out->dtype() == input.dtype() && out->device() == input.device(), op, "gradient tensor is a ",
+                dtype_tensor_name(out->dtype()), " on ", out->device().str(), " but the input is a ",
+                dtype_tensor_name(input.dtype()), " on ", input.device().str());
+    resize_(*out, input.sizes());
+  }
+  const bool direct = out && out->is_contiguous() && !out->shares_storage(p.input) &&
+                      !out->shares_storage(p.target) && !(p.weight.defined() && out->shares_storage(p.weight));
+  Tensor g = direct ? *out : empty(input.sizes(), input.dtype(), input.device());
   p.args.grad_input = g.raw_data();
   p.args.scale = grad;
   p.kernels->backward(p.args);
-  return g;
+  if (!out) return g;
+  if (direct) out->bump_version();
+  else copy_(*out, g);
+  return *out;
 }
 
 }  // namespace
@@ -126,6 +140,10 @@ Tensor nll_loss_backward(double grad, const Tensor& input, const Tensor& target,
 }
 Tensor cross_entropy_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts) {
   return class_loss_backward(OpId::crossEntropy, grad, input, target, opts);
+}
+void class_loss_backward_out(const Tensor& out, bool cross_entropy, double grad, const Tensor& input,
+                             const Tensor& target, const ClassLossOptions& opts) {
+  class_loss_backward(cross_entropy ? OpId::crossEntropy : OpId::nllLoss, grad, input, target, opts, &out);
 }
 
 }  // namespace tocha

@@ -22,6 +22,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const ClassLossO
 // d(loss)/d(input) scaled by grad (the gradient of the loss); input's size and dtype.
 Tensor nll_loss_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts);
 Tensor cross_entropy_backward(double grad, const Tensor& input, const Tensor& target, const ClassLossOptions& opts);
+// Either gradient written into out (resized to the input's size; same dtype and device).
+void class_loss_backward_out(const Tensor& out, bool cross_entropy, double grad, const Tensor& input,
+                             const Tensor& target, const ClassLossOptions& opts);
 
 // What a class-loss kernel gets: contiguous N x C input, contiguous i64 targets, an optional
 // contiguous weight vector. On the CPU the targets are already checked to lie in [0, C) after

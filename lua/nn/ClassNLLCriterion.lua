@@ -55,10 +55,15 @@ function ClassNLLCriterion:updateOutput(input, target)
   return self.output
 end
 
+-- Into self.gradInput when it has the input's type, as Torch7's criterions reuse theirs: a
+-- training step then allocates no gradient here (on a GPU, no new block per step while the dead
+-- ones wait for Lua's collector).
 function ClassNLLCriterion:updateGradInput(input, target)
   local o = self:_options(input)
+  local g = self.gradInput
+  local out = torch.isTensor(g) and torch.isTensor(input) and torch.type(g) == torch.type(input) and g or nil
   self.gradInput = rethrow(self, pcall(torch._classLossBackward, self._op, 1, input, target, o.weights,
-    o.sizeAverage, o.ignoreIndex))
+    o.sizeAverage, o.ignoreIndex, out))
   return self.gradInput
 end
 

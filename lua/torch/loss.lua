@@ -55,11 +55,16 @@ torch.nllLoss = class_loss('nllLoss', C.tocha_nll_loss)
 torch.crossEntropy = class_loss('crossEntropy', C.tocha_cross_entropy)
 
 -- Input gradients for nn's Torch7-style backward (not recorded): torch._classLossBackward(op,
--- grad, input, target, weights, sizeAverage, ignoreIndex), op 'nllLoss' or 'crossEntropy'.
+-- grad, input, target, weights, sizeAverage, ignoreIndex[, out]), op 'nllLoss' or
+-- 'crossEntropy'; with out (a tensor of the input's type), written into it and returned.
 local backward_fn = { nllLoss = C.tocha_nll_loss_backward, crossEntropy = C.tocha_cross_entropy_backward }
-function torch._classLossBackward(op, grad, input, target, weights, sizeAverage, ignoreIndex)
+function torch._classLossBackward(op, grad, input, target, weights, sizeAverage, ignoreIndex, out)
   local t, w, sa, ign = class_args(op, input, target,
     { weights = weights, sizeAverage = sizeAverage, ignoreIndex = ignoreIndex })
+  if out ~= nil then
+    lib.check(C.tocha_class_loss_backward_out(out.p, op == 'crossEntropy' and 1 or 0, grad, input.p, t.p, w, sa, ign, 1))
+    return out
+  end
   return wrap(backward_fn[op](grad, input.p, t.p, w, sa, ign, 1))
 end
 

@@ -84,6 +84,32 @@ function tests.gradInputFollowsTheInputType()
   end
 end
 
+-- Torch7's class criterions keep their gradInput: backward writes into it (resized) when it has
+-- the input's type, and into a new tensor of the input's type otherwise.
+function tests.classCriterionsReuseTheirGradInput()
+  for _, name in ipairs({ 'ClassNLLCriterion', 'CrossEntropyCriterion' }) do
+    local crit = nn[name]()
+    local x, y = torch.randn(4, 3), torch.LongTensor({ 1, 2, 3, 1 })
+    local g = crit:backward(x, y)
+    local first = g:clone()
+    tester:assert(crit:backward(x, y) == g, name .. ': the same tensor')
+    tester:assertTensorEq(g, first, 0, name)
+    local x2, y2 = torch.randn(6, 5), torch.LongTensor({ 5, 2, 3, 4, 1, 1 })
+    tester:assert(crit:backward(x2, y2) == g, name .. ': resized')
+    tester:assertTableEq(g:size():totable(), { 6, 5 }, name)
+    local fresh = nn[name]():backward(x2, y2)
+    tester:assertTensorEq(g, fresh, 0, name .. ': the values of a fresh criterion')
+    local gd = crit:backward(x2:double(), y2)
+    tester:asserteq(torch.type(gd), 'torch.DoubleTensor', name .. ': another type gets its own tensor')
+    tester:assertTensorEq(gd:float(), fresh, 1e-6, name)
+    local view = torch.zeros(5, 12):narrow(2, 2, 5)  -- not contiguous: written through a copy
+    crit.gradInput = view
+    local x3, y3 = torch.randn(5, 5), torch.LongTensor({ 1, 2, 3, 4, 5 })
+    tester:assert(crit:backward(x3, y3) == view, name .. ': a strided gradInput')
+    tester:assertTensorEq(view, nn[name]():backward(x3, y3), 0, name .. ': a strided gradInput')
+  end
+end
+
 function tests.bce()
   torch.manualSeed(2)
   local x, y = torch.rand(3, 4):double():mul(0.9):add(0.05), torch.rand(3, 4):double()
