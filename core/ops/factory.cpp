@@ -1,5 +1,5 @@
-// Factory front-ends: sizes and checks of range/arange/linspace/logspace, and eye through a
-// diagonal view. See factory.h.
+// Factory front-ends: sizes and checks of range/arange/linspace/logspace (run on the tensor's
+// device, Note [Device sequences]), and eye through a diagonal view. See factory.h.
 #include "core/ops/factory.h"
 #include <cmath>
 #include "core/kernel_registry.h"
@@ -24,18 +24,24 @@ void check_count(const char* op, double count) {
   TOCHA_CHECK(count < 4.0e18, op, "the sequence would have ", count, " elements");
 }
 
-// Resizes out to n elements and runs the kernel of op on a contiguous CPU buffer.
+// Note [Device sequences]: a sequence into a device tensor runs the device's kernel of op when
+// the backend has one (kernels/cuda/sequence.cu: the CPU kernel's formula element by element,
+// so the values are the CPU's), writing a contiguous out directly and any other through a
+// contiguous device temporary; otherwise, and on the CPU, the CPU kernel fills a contiguous CPU
+// buffer (out itself when it is one) that is copied into out. Resizes out to n elements first.
 void run_sequence(OpId op, const Tensor& out, int64_t n, const double* params) {
   check_writable(op_name(op), out);
-  auto kernel = kernel_for<SequenceKernel>(op, DeviceType::cpu, out.dtype());
+  void* device_kernel = out.is_cpu() ? nullptr : find_kernel(op, out.device().type, out.dtype());
+  auto kernel = device_kernel ? reinterpret_cast<SequenceKernel>(device_kernel)
+                              : kernel_for<SequenceKernel>(op, DeviceType::cpu, out.dtype());
   resize_(out, DimVec{n});
   if (n == 0) return;
-  if (out.is_cpu() && out.is_contiguous()) {
+  if ((device_kernel || out.is_cpu()) && out.is_contiguous()) {
     kernel(out.raw_data(), n, params);
     out.bump_version();
     return;
   }
-  Tensor tmp = empty(DimVec{n}, out.dtype());
+  Tensor tmp = empty(DimVec{n}, out.dtype(), device_kernel ? out.device() : Device{});
   kernel(tmp.raw_data(), n, params);
   copy_(out, tmp);
 }

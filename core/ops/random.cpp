@@ -1,5 +1,6 @@
-// Random fill front-ends: parameter and dtype checks, the contiguous CPU buffer the kernel
-// fills, and the copy back into strided or device tensors. See random.h.
+// Random fill front-ends: parameter and dtype checks, then the device's own kernel (Note [Device
+// random fills]) or the contiguous CPU buffer the CPU kernel fills, copied back into strided or
+// device tensors. See random.h.
 #include "core/ops/random.h"
 #include <cmath>
 #include "core/kernel_registry.h"
@@ -62,19 +63,30 @@ template <class Fill> void fill_through_buffer(const char* op, const Tensor& t, 
 
 // Note [Device random fills]: a device tensor filled from the default generator draws on the
 // device from that device's Philox generator (torch.cuda.manualSeed), when the backend has a
-// kernel for the op (a DeviceRandomFillKernel); an explicit torch.Generator keeps its CPU stream
-// (copied over). Returns whether the fill ran on the device.
-bool device_fill(OpId op, const Tensor& t, Generator& gen, const double* p) {
+// kernel for the op: uniform, normal, logNormal, exponential, cauchy, geometric and bernoulli
+// with a scalar p (DeviceRandomFillKernel), random (DeviceRandomIntKernel). A contiguous target
+// is filled in place, any other through a contiguous device temporary (the values depend only on
+// the element's index, Note [Philox streams]). An explicit torch.Generator keeps its CPU stream
+// (filled on the CPU and copied over), as do bernoulli with a tensor of probabilities, randperm
+// and multinomial. Runs launch(kernel, out) and returns whether the fill ran on the device.
+template <class Kernel, class Launch>
+bool device_fill_with(OpId op, const Tensor& t, Generator& gen, const Launch& launch) {
   if (t.is_cpu() || &gen != &default_generator()) return false;
   void* k = find_kernel(op, t.device().type, t.dtype());
   if (!k) return false;
   check_writable(op_name(op), t);
   if (t.numel() == 0) return true;
   Tensor out = t.is_contiguous() ? t : empty(t.sizes(), t.dtype(), t.device());
-  reinterpret_cast<DeviceRandomFillKernel>(k)(out.raw_data(), out.numel(), t.device().index, p);
+  launch(reinterpret_cast<Kernel>(k), out);
   if (out.is_same(t)) t.bump_version();
   else copy_(t, out);
   return true;
+}
+
+bool device_fill(OpId op, const Tensor& t, Generator& gen, const double* p) {
+  return device_fill_with<DeviceRandomFillKernel>(op, t, gen, [&](DeviceRandomFillKernel k, const Tensor& out) {
+    k(out.raw_data(), out.numel(), t.device().index, p);
+  });
 }
 
 void run_fill(OpId op, const Tensor& t, Generator& gen, std::initializer_list<double> params) {
@@ -198,6 +210,10 @@ void random_(const Tensor& t, Generator& gen, int64_t lo, int64_t hi) {
   TOCHA_CHECK(lo >= dlo && hi <= dhi, "random", "range [", lo, ", ", hi, "] does not fit a ",
               dtype_tensor_name(t.dtype()), " (integers ", dlo, " to ", dhi, ")");
   uint64_t range = uint64_t(hi) - uint64_t(lo) + 1;  // 0 when the range is all of int64
+  if (device_fill_with<DeviceRandomIntKernel>(OpId::random, t, gen, [&](DeviceRandomIntKernel k, const Tensor& out) {
+        k(out.raw_data(), out.numel(), t.device().index, lo, range);
+      }))
+    return;
   auto kernel = kernel_for<RandomIntKernel>(OpId::random, DeviceType::cpu, t.dtype());
   fill_through_buffer("random", t, [&](void* data, int64_t n) { kernel(data, n, gen, lo, range); });
 }

@@ -1,8 +1,11 @@
-// The distributions as functions of 32-bit words, shared by the scalar draws (torch.uniform...)
-// and the CPU fill kernels so that both give the same values. Formulas are Torch7's THRandom.
+// The distributions as functions of 32-bit words, shared by the scalar draws (torch.uniform...),
+// the CPU fill kernels and the CUDA ones (kernels/cuda/random_dist.cu, random_int.cu: TOCHA_HD
+// makes them device functions there) so that all give the same values for the same words.
+// Formulas are Torch7's THRandom.
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include "core/half.h"  // TOCHA_HD
 
 namespace tocha {
 namespace dist {
@@ -15,28 +18,41 @@ namespace dist {
 // and only then transform them (in parallel), so values never depend on the thread count, and a
 // DoubleTensor fill gives the numbers Torch7 gives for the same seed. Float fills use the top 24
 // bits of the same words so that a [0, 1) uniform never rounds up to 1 (and every uniform fill
-// clamps to the largest value below b, which rounding could otherwise reach).
+// clamps to the largest value below b, which rounding could otherwise reach). CUDA fills from
+// the default generator take their words from the device's Philox stream instead (Note [Philox
+// streams], core/philox.h) and go through these same transforms (Note [Device distributions]).
 
 constexpr double kInv32 = 1.0 / 4294967296.0;
 constexpr float kInv24 = 1.0f / 16777216.0f;
 constexpr double kPi = 3.14159265358979323846;
 
 // Conversions go through signed types, which SSE2 converts in vector registers.
-inline double u32_to_uniform(uint32_t w) { return double(int64_t(w)) * kInv32; }  // [0, 1), Torch7's
-inline float u32_to_uniform24(uint32_t w) { return float(int32_t(w >> 8)) * kInv24; }  // [0, 1) in float
+TOCHA_HD inline double u32_to_uniform(uint32_t w) { return double(int64_t(w)) * kInv32; }  // [0, 1), Torch7's
+TOCHA_HD inline float u32_to_uniform24(uint32_t w) { return float(int32_t(w >> 8)) * kInv24; }  // [0, 1) in float
+// [0, 1) from 53 bits of two words (the CUDA f64 fills, Note [Device distributions]).
+TOCHA_HD inline double u64_to_uniform53(uint32_t hi, uint32_t lo) {
+  return double(int64_t((uint64_t(hi) << 21) ^ (lo >> 11))) * (1.0 / 9007199254740992.0);
+}
 
-inline double exponential(double u, double lambda) { return -1.0 / lambda * std::log(1.0 - u); }
-inline double cauchy(double u, double median, double sigma) { return median + sigma * std::tan(kPi * (u - 0.5)); }
+// The transforms of a uniform u in [0, 1), in the precision R of their arguments: double on the
+// CPU (Torch7's), float for the CUDA f32/f16/bf16 fills. 1 - u > 0, so every log is finite.
+template <class R> TOCHA_HD inline R exponential(R u, R lambda) { return R(-1) / lambda * std::log(R(1) - u); }
+template <class R> TOCHA_HD inline R cauchy(R u, R median, R sigma) {
+  return median + sigma * std::tan(R(kPi) * (u - R(0.5)));
+}
 // Torch7's geometric: P(i) = (1-p) p^(i-1), i >= 1.
-inline double geometric(double u, double p) { return double(int64_t(std::log(1.0 - u) / std::log(p)) + 1); }
-inline bool bernoulli(uint32_t w, double p) { return u32_to_uniform(w) < p; }
+TOCHA_HD inline double geometric(double u, double p) { return double(int64_t(std::log(1.0 - u) / std::log(p)) + 1); }
+TOCHA_HD inline bool bernoulli(uint32_t w, double p) { return u32_to_uniform(w) < p; }
 
-// Box-Muller on two words (x then y, Torch7's order): z0 = r cos(2 pi x), z1 = r sin(2 pi x).
-inline void box_muller(uint32_t wx, uint32_t wy, double* z0, double* z1) {
-  double x = u32_to_uniform(wx), y = u32_to_uniform(wy);
-  double rho = std::sqrt(-2.0 * std::log(1.0 - y));
-  *z0 = rho * std::cos(2.0 * kPi * x);
-  *z1 = rho * std::sin(2.0 * kPi * x);
+// Box-Muller on two uniforms x, y in [0, 1): z0 = r cos(2 pi x), z1 = r sin(2 pi x).
+template <class R> TOCHA_HD inline void box_muller_uniforms(R x, R y, R* z0, R* z1) {
+  R rho = std::sqrt(R(-2) * std::log(R(1) - y));
+  *z0 = rho * std::cos(R(2.0 * kPi) * x);
+  *z1 = rho * std::sin(R(2.0 * kPi) * x);
+}
+// Box-Muller on two words (x then y, Torch7's order).
+TOCHA_HD inline void box_muller(uint32_t wx, uint32_t wy, double* z0, double* z1) {
+  box_muller_uniforms(u32_to_uniform(wx), u32_to_uniform(wy), z0, z1);
 }
 
 // Torch7's logNormal takes the mean and std of the log-normal itself; these are the parameters
@@ -49,9 +65,13 @@ inline void log_normal_params(double mean, double std, double* mu, double* sigma
 
 // Integers in [lo, lo + range) from one word (range <= 2^32) or two (Torch7's modulo);
 // range 0 means the full 64-bit span.
-inline int words_for_range(uint64_t range) { return (range == 0 || range > 4294967296ull) ? 2 : 1; }
-inline int64_t random_in_range(const uint32_t* w, int64_t lo, uint64_t range) {
-  if (words_for_range(range) == 1) return int64_t(uint64_t(lo) + w[0] % range);
+TOCHA_HD inline int words_for_range(uint64_t range) { return (range == 0 || range > 4294967296ull) ? 2 : 1; }
+TOCHA_HD inline int64_t random_in_range(const uint32_t* w, int64_t lo, uint64_t range) {
+  if (words_for_range(range) == 1) {
+    // w % range in 32 bits when range < 2^32: the same value, and far cheaper on a GPU.
+    const uint32_t r = range < 4294967296ull ? w[0] % uint32_t(range) : w[0];
+    return int64_t(uint64_t(lo) + r);
+  }
   uint64_t x = (uint64_t(w[0]) << 32) | w[1];
   return int64_t(uint64_t(lo) + (range ? x % range : x));
 }

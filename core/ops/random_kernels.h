@@ -17,6 +17,8 @@ using DeviceRandomFillKernel = void (*)(void* out, int64_t n, int device, const 
 using BernoulliKernel = void (*)(void* out, int64_t n, Generator& gen, double p, const double* probs);
 // random: integers in [lo, lo + range); range 0 means 2^64.
 using RandomIntKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t lo, uint64_t range);
+// The same on a device, from that device's Philox generator (Note [Device random fills]).
+using DeviceRandomIntKernel = void (*)(void* out, int64_t n, int device, int64_t lo, uint64_t range);
 // randperm: a permutation of base .. base + n - 1.
 using RandpermKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t base);
 // multinomial: probs is rows x k contiguous (the kernel's dtype), out rows x n int64 indices

@@ -122,30 +122,31 @@ template <class T> void gemm_loops(const GemmArgs& g) {
   const bool sum = g.c_bs == 0;
   const int64_t rows = num_results(g) * g.m;
   const int64_t row_work = std::max<int64_t>(1, g.n * g.k * (sum ? g.batch : 1));
-  const T alpha = multiplier<T>(g.alpha), beta = multiplier<T>(g.beta);
+  using A = acc_t<T>;  // wraps without undefined behaviour (Note [Integer wraparound])
+  const A alpha = multiplier<T>(g.alpha), beta = multiplier<T>(g.beta);
   parallel_for(rows, std::max<int64_t>(1, kGrainSize / row_work), [&](int64_t lo, int64_t hi) {
-    std::vector<T> acc(size_t(g.n));
+    std::vector<A> acc(size_t(g.n));
     for (int64_t row = lo; row < hi; ++row) {
       int64_t r = row / g.m, i = row % g.m;
-      std::fill(acc.begin(), acc.end(), T(0));
+      std::fill(acc.begin(), acc.end(), A(0));
       int64_t first = sum ? 0 : r, last = sum ? g.batch : r + 1;
       for (int64_t bi = first; bi < last; ++bi) {
         const T* a = static_cast<const T*>(g.a) + bi * g.a_bs + i * g.a_rs;
         const T* b = static_cast<const T*>(g.b) + bi * g.b_bs;
         for (int64_t p = 0; p < g.k; ++p) {
-          const T av = a[p * g.a_cs];
+          const A av = A(a[p * g.a_cs]);
           const T* bp = b + p * g.b_rs;
           if (g.b_cs == 1) {
-            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = T(acc[size_t(j)] + av * bp[j]);
+            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = A(acc[size_t(j)] + av * A(bp[j]));
           } else {
-            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = T(acc[size_t(j)] + av * bp[j * g.b_cs]);
+            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] = A(acc[size_t(j)] + av * A(bp[j * g.b_cs]));
           }
         }
       }
       T* c = static_cast<T*>(g.c) + r * g.c_bs + i * g.c_rs;
       for (int64_t j = 0; j < g.n; ++j) {
         T& v = c[j * g.c_cs];
-        v = g.beta == 0 ? T(alpha * acc[size_t(j)]) : T(beta * v + alpha * acc[size_t(j)]);
+        v = g.beta == 0 ? T(alpha * acc[size_t(j)]) : T(beta * A(v) + alpha * acc[size_t(j)]);
       }
     }
   });

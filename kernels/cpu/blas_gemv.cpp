@@ -24,7 +24,7 @@ void dot_blas_f64(int64_t n, const void* x, int64_t incx, const void* y, int64_t
 }
 
 template <class T> void dot_loop(int64_t n, const void* xp, int64_t incx, const void* yp, int64_t incy, void* out) {
-  using M = opmath_t<T>;
+  using M = acc_t<T>;
   const T* x = static_cast<const T*>(xp);
   const T* y = static_cast<const T*>(yp);
   M acc = M(0);
@@ -60,7 +60,7 @@ template <class T> void gemv_blas(const GemvArgs& g) {
 }
 
 template <class T> void gemv_loop(const GemvArgs& g) {
-  using M = opmath_t<T>;
+  using M = acc_t<T>;
   const T* a = static_cast<const T*>(g.a);
   const T* x = static_cast<const T*>(g.x);
   T* y = static_cast<T*>(g.y);
@@ -100,7 +100,7 @@ template <class T> void ger_blas(const GerArgs& g) {
 }
 
 template <class T> void ger_loop(const GerArgs& g) {
-  using M = opmath_t<T>;
+  using M = acc_t<T>;
   const T* x = static_cast<const T*>(g.x);
   const T* y = static_cast<const T*>(g.y);
   T* a = static_cast<T*>(g.a);

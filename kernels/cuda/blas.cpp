@@ -1,7 +1,7 @@
 // cuBLAS kernels of the matmul family (mm, addmm, bmm, baddbmm, addbmm, mv, addmv, dot) for f32,
 // f64, f16 and bf16 (f16/bf16 accumulate in f32; f32 uses TF32 tensor cores only when
-// torch.backends.cuda.allowTF32 is set). Integer matmuls have no CUDA kernel: the registry then
-// reports "[mm] no kernel for cuda/i64".
+// torch.backends.cuda.allowTF32 is set). cuBLAS has no integer GEMM for i64/i32/u8: those run
+// Tocha's own kernels (kernels/cuda/int_matmul.cu, Note [Integer matmul on CUDA]).
 //
 // Note [Row-major through cuBLAS]: cuBLAS is column-major, and a row-major matrix with leading
 // dimension ld is its transpose in column-major. So C = A @ B (row-major C) is computed as

@@ -1,8 +1,10 @@
 // CUDA random fills from the device's Philox generator (core/philox.h, Note [Philox streams]):
 // uniform and normal for the floating dtypes. Element i uses words of counter block
-// offset + i / per_block, so the values depend only on (seed, offset, i). Fills with an explicit
-// torch.Generator, and the other distributions, run on the CPU generator and are copied over
-// (core/ops/random.cpp).
+// offset + i / per_block, so the values depend only on (seed, offset, i). The other fills have
+// their own files (random_bernoulli.cu; random_dist.cu: exponential, cauchy, logNormal,
+// geometric; random_int.cu: random). Fills with an explicit torch.Generator, bernoulli with a
+// tensor of probabilities, randperm and multinomial run on the CPU generator and are copied over
+// (Note [Device random fills], core/ops/random.cpp).
 #include "core/kernel_registry.h"
 #include "core/ops/random_kernels.h"
 #include "core/philox.h"

@@ -183,7 +183,7 @@ function tests.reductionsMatchCpu()
   local failures = {}
   for _, tname in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.LongTensor' }) do
     for _, shape in ipairs({ { 1000 }, { 37, 129 }, { 3, 200000 }, { 4096, 3 } }) do
-      local x = torch.DoubleTensor(table.unpack and table.unpack(shape) or unpack(shape)):uniform(-2, 2):type(tname)
+      local x = torch.DoubleTensor((table.unpack or unpack)(shape)):uniform(-2, 2):type(tname)
       local g = x:cuda()
       local t = (tol[tname] or 0) * 10
       local function cmp(what, a, b, tt)

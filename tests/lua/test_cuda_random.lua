@@ -1,0 +1,314 @@
+-- Random fills and sequences computed on the GPU (Note [Device random fills], Note [Device
+-- distributions], Note [Device sequences]): exponential, cauchy, logNormal, geometric and random
+-- drawn from the device's Philox generator, checked by their statistics (generous tolerances:
+-- the draws are not the CPU's), their value sets (integers in range), torch.cuda.manualSeed
+-- reproducibility and strided targets, for every dtype; range/arange/linspace/logspace against
+-- the CPU's values exactly. Registered as lua.cuda_random: without a GPU it prints "SKIPPED: no
+-- CUDA device". TOCHA_CUDA_RANDOM_DRYRUN=1 without a GPU runs it on CPU tensors seeded by
+-- torch.manualSeed (lua.cuda_random_dryrun), which checks the suite itself on machines that
+-- cannot run it.
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+
+local available = torch.cuda.isAvailable()
+local dry = os.getenv('TOCHA_CUDA_RANDOM_DRYRUN') == '1'
+if dry and available then
+  print('SKIPPED: no dry run with a GPU present (lua.cuda_random runs the suite for real)')
+  return
+end
+if not available and not dry then
+  print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
+  return
+end
+if dry then print('DRY RUN: the "device" tensors are CPU tensors') end
+
+-- max: the largest value of random() (core/ops/random.cpp random_max).
+local F32 = { cuda = 'torch.CudaTensor', cpu = 'torch.FloatTensor', floating = true, max = 2 ^ 24 }
+local F64 = { cuda = 'torch.CudaDoubleTensor', cpu = 'torch.DoubleTensor', floating = true, max = 2 ^ 32 - 1 }
+local F16 = { cuda = 'torch.CudaHalfTensor', cpu = 'torch.HalfTensor', floating = true, max = 2048 }
+local BF16 = { cuda = 'torch.CudaBFloat16Tensor', cpu = 'torch.BFloat16Tensor', floating = true, max = 256 }
+local I64 = { cuda = 'torch.CudaLongTensor', cpu = 'torch.LongTensor', max = 2 ^ 32 - 1 }
+local I32 = { cuda = 'torch.CudaIntTensor', cpu = 'torch.IntTensor', max = 2 ^ 31 - 1 }
+local U8 = { cuda = 'torch.CudaByteTensor', cpu = 'torch.ByteTensor', max = 255 }
+local B8 = { cuda = 'torch.CudaBoolTensor', cpu = 'torch.BoolTensor', max = 1 }
+local floating = { F32, F64, F16, BF16 }
+local numeric = { F32, F64, F16, BF16, I64, I32, U8 }
+local every = { F32, F64, F16, BF16, I64, I32, U8, B8 }
+
+-- A "device" tensor of type ty with the given sizes (a CPU one in the dry run).
+local function new(ty, ...) return torch[(dry and ty.cpu or ty.cuda):sub(7)](...) end
+local function cpu(ty, ...) return torch[ty.cpu:sub(7)](...) end
+local seed = dry and torch.manualSeed or torch.cuda.manualSeed
+-- Any tensor as a CPU DoubleTensor.
+local function host(t) return t:double() end
+local function tname(ty) return dry and ty.cpu or ty.cuda end
+
+local function count_where(mask) return mask:double():sum() end
+local function no_nan(what, d) tester:asserteq(count_where(d:ne(d)), 0, what .. ': no NaN') end
+local function finite(what, d)
+  no_nan(what, d)
+  tester:asserteq(count_where(torch.abs(d):eq(math.huge)), 0, what .. ': no infinity')
+end
+local function integers(what, d)
+  tester:asserteq((d - torch.floor(d)):abs():max(), 0, what .. ': integer values')
+end
+local function near(what, got, want, tol)
+  tester:assert(math.abs(got - want) <= tol, string.format('%s: %.6g, expected %.6g +- %g', what, got, want, tol))
+end
+
+local N = dry and 250000 or 1000000  -- the dry run's CPU fills are slower
+
+-- ---- statistics ------------------------------------------------------------------------------
+
+function tests.exponentialMoments()
+  seed(1)
+  for _, ty in ipairs(floating) do
+    local what = 'exponential(2) on ' .. tname(ty)
+    local x = new(ty, N):exponential(2)
+    tester:asserteq(torch.type(x), tname(ty), what .. ' keeps its type')
+    local d = host(x)
+    finite(what, d)
+    tester:assert(d:min() >= 0, what .. ': non-negative')
+    near(what .. ' mean', d:mean(), 0.5, 0.01)
+    near(what .. ' std', d:std(), 0.5, 0.015)
+  end
+  -- A lambda too small for float arithmetic: the float types compute in double, so u = 0 gives
+  -- 0 as on the CPU, never -inf * 0 = NaN (Note [Device distributions]).
+  for _, ty in ipairs({ F32, F16, BF16 }) do no_nan('exponential(1e-39) on ' .. tname(ty), host(new(ty, N):exponential(1e-39))) end
+end
+
+function tests.logNormalMoments()
+  seed(2)
+  for _, ty in ipairs(floating) do
+    -- Torch7's logNormal(mean, std) takes the mean and std of the values themselves.
+    local what = 'logNormal(2, 0.5) on ' .. tname(ty)
+    local d = host(new(ty, N):logNormal(2, 0.5))
+    finite(what, d)
+    tester:assert(d:min() > 0, what .. ': positive')
+    near(what .. ' mean', d:mean(), 2, 0.02)
+    near(what .. ' std', d:std(), 0.5, 0.02)
+    -- An odd count: the last element comes from a pair of its own.
+    d = host(new(ty, 101):logNormal(1, 0.1))
+    finite(what .. ' of 101 elements', d)
+    tester:assert(d:min() > 0, what .. ' of 101 elements: positive')
+  end
+end
+
+function tests.cauchyQuartiles()
+  seed(3)
+  for _, ty in ipairs(floating) do
+    -- cauchy(1, 2): half the mass below the median, half within one sigma of it.
+    local what = 'cauchy(1, 2) on ' .. tname(ty)
+    local d = host(new(ty, N):cauchy(1, 2))
+    if ty == F16 then no_nan(what, d) else finite(what, d) end  -- |x| > 65504 is inf in f16 (on the CPU too)
+    near(what .. ': below the median', count_where(d:lt(1)) / N, 0.5, 0.01)
+    near(what .. ': within one sigma', (count_where(d:ge(-1)) - count_where(d:gt(3))) / N, 0.5, 0.01)
+  end
+end
+
+function tests.geometricValues()
+  seed(4)
+  -- Torch7's geometric(p): P(i) = (1 - p) p^(i - 1), mean 1 / (1 - p), variance p / (1 - p)^2.
+  for _, ty in ipairs(numeric) do
+    local what = 'geometric(0.25) on ' .. tname(ty)
+    local x = new(ty, N):geometric(0.25)
+    tester:asserteq(torch.type(x), tname(ty), what .. ' keeps its type')
+    local d = host(x)
+    integers(what, d)
+    tester:assert(d:min() >= 1, what .. ': values from 1')
+    near(what .. ' mean', d:mean(), 4 / 3, 0.01)
+    near(what .. ' variance', d:var(), 0.25 / 0.5625, 0.02)
+  end
+  -- p close to 1: log(p) in double (Note [Device distributions]); mean 10^4.
+  for _, ty in ipairs({ F32, F64, I64, I32 }) do
+    local what = 'geometric(0.9999) on ' .. tname(ty)
+    local d = host(new(ty, N):geometric(0.9999))
+    finite(what, d)
+    integers(what, d)
+    tester:assert(d:min() >= 1, what .. ': values from 1')
+    near(what .. ' mean', d:mean() / 1e4, 1, 0.02)
+  end
+end
+
+function tests.randomIntegersInRange()
+  seed(5)
+  for _, ty in ipairs(every) do
+    local lo, hi = 3, 6
+    if ty == B8 then lo, hi = 0, 1 end
+    local what = string.format('random(%d, %d) on %s', lo, hi, tname(ty))
+    local x = new(ty, 200000):random(lo, hi)
+    tester:asserteq(torch.type(x), tname(ty), what .. ' keeps its type')
+    local d = host(x)
+    integers(what, d)
+    tester:asserteq(d:min(), lo, what .. ': min')
+    tester:asserteq(d:max(), hi, what .. ': max')
+    for v = lo, hi do near(what .. ': share of ' .. v, count_where(d:eq(v)) / 200000, 1 / (hi - lo + 1), 0.01) end
+    -- random(): [0, max] of the dtype, as on the CPU.
+    what = 'random() on ' .. tname(ty)
+    d = host(new(ty, 200000):random())
+    integers(what, d)
+    tester:assert(d:min() >= 0 and d:max() <= ty.max, what .. ': in [0, ' .. ty.max .. ']')
+    near(what .. ' mean / max', d:mean() / ty.max, 0.5, 0.01)
+    if ty ~= B8 then
+      -- random(b) is [1, b]; negative bounds.
+      d = host(new(ty, 100000):random(100))
+      integers('random(100) on ' .. tname(ty), d)
+      tester:assert(d:min() == 1 and d:max() == 100, 'random(100) on ' .. tname(ty) .. ': [1, 100]')
+      if ty ~= U8 then
+        d = host(new(ty, 100000):random(-5, 5))
+        tester:assert(d:min() == -5 and d:max() == 5, 'random(-5, 5) on ' .. tname(ty))
+        near('random(-5, 5) on ' .. tname(ty) .. ' mean', d:mean(), 0, 0.05)
+      end
+    end
+  end
+  -- More than 2^32 values: two words per element (dist::random_in_range).
+  for _, ty in ipairs({ I64, F64 }) do
+    local what = 'random(-2^40, 2^40) on ' .. tname(ty)
+    local d = host(new(ty, 200000):random(-2 ^ 40, 2 ^ 40))
+    integers(what, d)
+    tester:assert(d:min() >= -2 ^ 40 and d:max() <= 2 ^ 40, what .. ': in range')
+    near(what .. ' mean / 2^40', d:mean() / 2 ^ 40, 0, 0.01)
+    tester:assert(count_where(torch.abs(d):gt(2 ^ 39)) > 80000, what .. ': spread over the whole range')
+  end
+end
+
+-- ---- seeds and layouts -----------------------------------------------------------------------
+
+-- Each fill with the types it takes.
+local fills = {
+  { 'exponential', floating, function(x) return x:exponential(1.5) end },
+  { 'cauchy', floating, function(x) return x:cauchy(-1, 0.5) end },
+  { 'logNormal', floating, function(x) return x:logNormal(1, 0.3) end },
+  { 'geometric', numeric, function(x) return x:geometric(0.4) end },
+  { 'random(1, 100)', numeric, function(x) return x:random(1, 100) end },
+  { 'random()', every, function(x) return x:random() end },
+}
+
+local function same(a, b) return host(a):equal(host(b)) end
+
+function tests.manualSeedReproduces()
+  for _, f in ipairs(fills) do
+    local name, types, fill = f[1], f[2], f[3]
+    for _, ty in ipairs(types) do
+      local what = name .. ' on ' .. tname(ty)
+      seed(123)
+      local a, b = fill(new(ty, 1001)), fill(new(ty, 1001))
+      seed(123)
+      local a2, b2 = fill(new(ty, 1001)), fill(new(ty, 1001))
+      tester:assert(same(a, a2), what .. ': the same seed gives the same first fill')
+      tester:assert(same(b, b2), what .. ': and the same second fill')
+      tester:assert(not same(a, b), what .. ': successive fills differ')
+      seed(124)
+      tester:assert(not same(a, fill(new(ty, 1001))), what .. ': another seed gives other values')
+    end
+  end
+end
+
+function tests.stridedTargetsAreFilled()
+  for _, f in ipairs(fills) do
+    local name, types, fill = f[1], f[2], f[3]
+    for _, ty in ipairs(types) do
+      local what = name .. ' on a transposed ' .. tname(ty)
+      -- The values depend on the element's index only (Note [Philox streams]).
+      seed(9)
+      local c = fill(new(ty, 30, 40))
+      seed(9)
+      local t = new(ty, 40, 30):t()
+      local d = fill(t)
+      tester:assert(rawequal(d, t), what .. ' returns the target')
+      tester:assert(not t:isContiguous(), what .. ': still strided')
+      tester:assert(same(c, t), what .. ': the values of a contiguous fill')
+      -- Every element of a column view is written.
+      if ty ~= B8 then
+        local m = new(ty, 500, 3):fill(77)
+        local col = m:select(2, 2)
+        fill(col)
+        tester:asserteq(count_where(host(col):eq(77)) < 50, true, name .. ' on a column of ' .. tname(ty))
+        tester:asserteq(count_where(host(m:select(2, 1)):ne(77)), 0, name .. ' leaves the other columns')
+      end
+    end
+  end
+end
+
+-- ---- sequences -------------------------------------------------------------------------------
+
+-- Sequence cases: name, fn(res) filling res, and which types take it.
+local function seq_cases(ty)
+  local int = not ty.floating
+  local cases = {
+    { 'range(1, 10)', function(r) return torch.range(r, 1, 10) end },
+    { 'range(5, 5)', function(r) return torch.range(r, 5, 5) end },
+    { 'range(0, 5, 0.5)', function(r) return torch.range(r, 0, 5, 0.5) end },
+    { 'arange(0, 100)', function(r) return torch.arange(r, 0, 100) end },
+    { 'arange(3, 3)', function(r) return torch.arange(r, 3, 3) end },
+    { 'arange(0, 1)', function(r) return torch.arange(r, 0, 1) end },
+    { 'linspace(0, 100, 101)', function(r) return torch.linspace(r, 0, 100, 101) end },
+    { 'linspace(0, 10, 7)', function(r) return torch.linspace(r, 0, 10, 7) end },
+    { 'linspace(0, 1, 0)', function(r) return torch.linspace(r, 0, 1, 0) end },
+    { 'linspace(2, 3, 1)', function(r) return torch.linspace(r, 2, 3, 1) end },
+    { 'logspace(0, 2, 3)', function(r) return torch.logspace(r, 0, 2, 3) end },
+    { 'logspace(1, 2, 1)', function(r) return torch.logspace(r, 1, 2, 1) end },
+    { 'logspace(0, 1, 0)', function(r) return torch.logspace(r, 0, 1, 0) end },
+    { 'logspace(0, 7, 8, 2)', function(r) return torch.logspace(r, 0, 7, 8, 2) end },
+  }
+  if ty ~= U8 then
+    cases[#cases + 1] = { 'range(10, -10, -3)', function(r) return torch.range(r, 10, -10, -3) end }
+    cases[#cases + 1] = { 'range(-10000, 20000, 3)', function(r) return torch.range(r, -10000, 20000, 3) end }
+    cases[#cases + 1] = { 'linspace(-300, 700, 100003)', function(r) return torch.linspace(r, -300, 700, 100003) end }
+    cases[#cases + 1] = { 'logspace(0, 3, 4)', function(r) return torch.logspace(r, 0, 3, 4) end }
+  end
+  if ty ~= U8 and ty ~= F16 then  -- beyond f16's 65504
+    cases[#cases + 1] = { 'range(-100000, 100000, 7)', function(r) return torch.range(r, -100000, 100000, 7) end }
+  end
+  if not int then
+    cases[#cases + 1] = { 'range(0, 1, 0.1)', function(r) return torch.range(r, 0, 1, 0.1) end }
+    cases[#cases + 1] = { 'arange(0, 0.3, 0.1)', function(r) return torch.arange(r, 0, 0.3, 0.1) end }
+    cases[#cases + 1] = { 'range(-5, 5, 0.25)', function(r) return torch.range(r, -5, 5, 0.25) end }
+    cases[#cases + 1] = { 'linspace(0, 1, 7)', function(r) return torch.linspace(r, 0, 1, 7) end }
+    cases[#cases + 1] = { 'linspace(-3.7, 11.3, 100003)', function(r) return torch.linspace(r, -3.7, 11.3, 100003) end }
+    cases[#cases + 1] = { 'logspace(-4, 4, 10001)', function(r) return torch.logspace(r, -4, 4, 10001), true end }
+    cases[#cases + 1] = { 'logspace(-1.5, 2.5, 9, 3)', function(r) return torch.logspace(r, -1.5, 2.5, 9, 3), true end }
+  end
+  return cases
+end
+
+-- 0 when a and b (CPU f64 tensors of one size) are equal, else their largest |a - b| / |a|.
+local function rel_diff(a, b)
+  if a:nElement() == 0 or a:equal(b) then return 0 end
+  return (a - b):abs():cdiv(torch.abs(a):cmax(1e-300)):max()
+end
+
+function tests.sequencesMatchCpu()
+  for _, ty in ipairs(numeric) do
+    for _, case in ipairs(seq_cases(ty)) do
+      local name, fill = case[1], case[2]
+      local what = name .. ' on ' .. tname(ty)
+      local want = fill(cpu(ty))
+      local res = new(ty, 3)
+      local got, general_pow = fill(res)
+      tester:assert(rawequal(got, res), what .. ' fills its res')
+      tester:asserteq(torch.type(got), tname(ty), what .. ' stays on the device')
+      tester:assertTableEq(got:size():totable(), want:size():totable(), what .. ': size')
+      local a, b = host(want), host(got)
+      -- Note [Sequences without FMA]: exact, but f64 logspace of a non-exact power (CUDA's pow
+      -- is within 2 ulp, glibc's within 1).
+      local tol = (general_pow and ty == F64) and 5e-16 or 0
+      local e = rel_diff(a, b)
+      tester:assert(e <= tol, string.format('%s: relative difference %g from the CPU (allowed %g)', what, e, tol))
+      -- A strided target of the right size is written in place through a temporary.
+      local n = want:nElement()
+      if n > 1 then
+        local m = new(ty, n, 2):zero()
+        local col = m:select(2, 2)
+        fill(col)
+        tester:assert(not col:isContiguous(), what .. ' into a column keeps its strides')
+        e = rel_diff(a, host(col))
+        tester:assert(e <= tol, string.format('%s into a column: relative difference %g', what, e))
+        tester:asserteq(host(m:select(2, 1)):abs():max(), 0, what .. ' into a column leaves the other column')
+      end
+    end
+  end
+end
+
+tester:add(tests)
+tester:run()
