@@ -21,6 +21,25 @@ struct GemmArgs {
 };
 using GemmKernel = void (*)(const GemmArgs&);
 
+// The same product with C transposed: C^T = B^T A^T (a column-major C becomes a row-major one;
+// kernels use it to write C along its contiguous dim).
+inline GemmArgs transposed(const GemmArgs& g) {
+  GemmArgs t = g;
+  t.m = g.n;
+  t.n = g.m;
+  t.a = g.b;
+  t.a_bs = g.b_bs;
+  t.a_rs = g.b_cs;
+  t.a_cs = g.b_rs;
+  t.b = g.a;
+  t.b_bs = g.a_bs;
+  t.b_rs = g.a_cs;
+  t.b_cs = g.a_rs;
+  t.c_rs = g.c_cs;
+  t.c_cs = g.c_rs;
+  return t;
+}
+
 // y = beta*y + alpha * A @ x with A m x n; incx/incy are positive.
 struct GemvArgs {
   int64_t m, n;

@@ -27,23 +27,6 @@ void gemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, 
               blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
 }
 
-// The same product with C transposed: C^T = B^T A^T. Lets BLAS write a column-major C in place.
-GemmArgs transposed(const GemmArgs& g) {
-  GemmArgs t = g;
-  t.m = g.n;
-  t.n = g.m;
-  t.a = g.b;
-  t.a_bs = g.b_bs;
-  t.a_rs = g.b_cs;
-  t.a_cs = g.b_rs;
-  t.b = g.a;
-  t.b_bs = g.a_bs;
-  t.b_rs = g.a_cs;
-  t.b_cs = g.a_rs;
-  t.c_rs = g.c_cs;
-  t.c_cs = g.c_rs;
-  return t;
-}
 
 // Number of distinct result matrices: one when every product accumulates into C (addbmm).
 int64_t num_results(const GemmArgs& g) { return g.c_bs == 0 ? 1 : g.batch; }

@@ -50,23 +50,6 @@ constexpr int64_t kMaxGemmBlocks = int64_t(1) << 20;
 // A multiplier as the CPU's multiplier<T> makes it (kernels/cpu/blas_util.h), in the wrapping type.
 template <class T> wrap_t<T> int_multiplier(double v) { return wrap_t<T>(int64_t(v)); }
 
-// The same product with C transposed: C^T = B^T A^T.
-GemmArgs transposed(const GemmArgs& g) {
-  GemmArgs t = g;
-  t.m = g.n;
-  t.n = g.m;
-  t.a = g.b;
-  t.a_bs = g.b_bs;
-  t.a_rs = g.b_cs;
-  t.a_cs = g.b_rs;
-  t.b = g.a;
-  t.b_bs = g.a_bs;
-  t.b_rs = g.a_cs;
-  t.b_cs = g.a_rs;
-  t.c_rs = g.c_cs;
-  t.c_cs = g.c_rs;
-  return t;
-}
 
 template <class U> struct IntGemm {
   GemmArgs g;
