@@ -67,8 +67,10 @@ template <class Fill> void fill_through_buffer(const char* op, const Tensor& t, 
 // with a scalar p (DeviceRandomFillKernel), random (DeviceRandomIntKernel). A contiguous target
 // is filled in place, any other through a contiguous device temporary (the values depend only on
 // the element's index, Note [Philox streams]). An explicit torch.Generator keeps its CPU stream
-// (filled on the CPU and copied over), as do bernoulli with a tensor of probabilities, randperm
-// and multinomial. Runs launch(kernel, out) and returns whether the fill ran on the device.
+// (filled on the CPU and copied over), as does bernoulli with a tensor of probabilities.
+// randperm and multinomial draw on the device the same way, with front-ends of their own
+// (core/ops/random_sample.cpp; Note [Device randperm], Note [Device multinomial]). Runs
+// launch(kernel, out) and returns whether the fill ran on the device.
 template <class Kernel, class Launch>
 bool device_fill_with(OpId op, const Tensor& t, Generator& gen, const Launch& launch) {
   if (t.is_cpu() || &gen != &default_generator()) return false;

@@ -21,9 +21,17 @@ using RandomIntKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t l
 using DeviceRandomIntKernel = void (*)(void* out, int64_t n, int device, int64_t lo, uint64_t range);
 // randperm: a permutation of base .. base + n - 1.
 using RandpermKernel = void (*)(void* out, int64_t n, Generator& gen, int64_t base);
+// The same on a device, from that device's Philox generator (Note [Device randperm]): false
+// when the device cannot serve this n (the front-end then draws on the host).
+using DeviceRandpermKernel = bool (*)(void* out, int64_t n, int device, int64_t base);
 // multinomial: probs is rows x k contiguous (the kernel's dtype), out rows x n int64 indices
 // (plus base). Rows have a positive sum and, without replacement, at least n non-zero weights.
 using MultinomialKernel = void (*)(int64_t* out, const void* probs, int64_t rows, int64_t k, int64_t n,
                                    bool replacement, int64_t base, Generator& gen);
+// The same on a device (Note [Device multinomial]): probs and out on device `device`; the kernel
+// checks the weights itself and reports bad rows as deferred device errors. False when it cannot
+// serve these sizes (the front-end then draws on the host).
+using DeviceMultinomialKernel = bool (*)(int64_t* out, const void* probs, int64_t rows, int64_t k, int64_t n,
+                                         bool replacement, int64_t base, int device);
 
 }  // namespace tocha

@@ -1,4 +1,5 @@
-// Sampling front-ends: multinomial (weights validated row by row) and randperm. See random.h.
+// Sampling front-ends: multinomial (weights validated row by row, by the kernel on a device) and
+// randperm. See random.h.
 #include <cmath>
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -49,6 +50,30 @@ template <class T> void check_weights(const T* w, int64_t rows, int64_t k, int64
   }
 }
 
+// Note [Device random fills]: CUDA weights sampled with the default generator are drawn on
+// their device (Note [Device multinomial]), their checks done by the kernel and raised at the next
+// synchronization, so no copy to the host. Returns whether the device served the call.
+bool device_multinomial(const Tensor& out, const Tensor& probs, Generator& gen, const DimVec& shape, int64_t rows,
+                        int64_t k, int64_t n, bool replacement, int64_t base) {
+  if (probs.is_cpu() || &gen != &default_generator()) return false;
+  auto kernel = reinterpret_cast<DeviceMultinomialKernel>(find_kernel(OpId::multinomial, probs.device().type,
+                                                                      probs.dtype()));
+  if (!kernel) return false;
+  // Our own copy when out shares probs' storage: resizing out must not move the weights.
+  Tensor w = probs;
+  if (!w.is_contiguous() || out.shares_storage(probs)) {
+    w = empty(probs.sizes(), probs.dtype(), probs.device());
+    copy_(w, probs);
+  }
+  resize_(out, shape);
+  const bool direct = out.device() == probs.device() && out.is_contiguous() && out.dtype() == DType::i64;
+  Tensor target = direct ? out : empty(shape, DType::i64, probs.device());
+  if (!kernel(target.data<int64_t>(), w.raw_data(), rows, k, n, replacement, base, probs.device().index)) return false;
+  if (direct) out.bump_version();
+  else copy_(out, target);
+  return true;
+}
+
 }  // namespace
 
 void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int64_t n, bool replacement,
@@ -64,6 +89,8 @@ void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int
               " categories");
   check_index_dtype("multinomial", out.dtype(), base + k - 1);
   check_writable("multinomial", out);
+  DimVec shape = probs.dim() == 2 ? DimVec{rows, n} : DimVec{n};
+  if (device_multinomial(out, probs, gen, shape, rows, k, n, replacement, base)) return;
   // Weights as a contiguous CPU tensor of their own dtype (the kernel reads that dtype).
   Tensor w = probs;
   if (!w.is_cpu()) { w = empty(probs.sizes(), probs.dtype()); copy_(w, probs); }
@@ -72,7 +99,6 @@ void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int
     using T = decltype(tag);
     if constexpr (!std::is_same<T, bool>::value) check_weights(w.data<T>(), rows, k, n, replacement);
   });
-  DimVec shape = probs.dim() == 2 ? DimVec{rows, n} : DimVec{n};
   auto kernel = kernel_for<MultinomialKernel>(OpId::multinomial, DeviceType::cpu, w.dtype());
   resize_(out, shape);
   bool direct = out.is_cpu() && out.is_contiguous() && out.dtype() == DType::i64 && !out.shares_storage(probs);
@@ -83,7 +109,7 @@ void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int
 }
 
 Tensor multinomial(const Tensor& probs, Generator& gen, int64_t n, bool replacement, int64_t base) {
-  Tensor out = empty(DimVec{0}, DType::i64);
+  Tensor out = empty(DimVec{0}, DType::i64, probs.device());  // on the weights' device, as in cutorch
   multinomial_out(out, probs, gen, n, replacement, base);
   return out;
 }
@@ -95,6 +121,18 @@ void randperm_out(const Tensor& out, int64_t n, Generator& gen, int64_t base) {
   check_writable("randperm", out);
   resize_(out, DimVec{n});
   if (n == 0) return;
+  // Note [Device random fills]: a CUDA target with the default generator is permuted on its
+  // device (Note [Device randperm]).
+  if (!out.is_cpu() && &gen == &default_generator()) {
+    if (auto dk = reinterpret_cast<DeviceRandpermKernel>(find_kernel(OpId::randperm, out.device().type, out.dtype()))) {
+      Tensor target = out.is_contiguous() ? out : empty(DimVec{n}, out.dtype(), out.device());
+      if (dk(target.raw_data(), n, out.device().index, base)) {
+        if (target.is_same(out)) out.bump_version();
+        else copy_(out, target);
+        return;
+      }
+    }
+  }
   auto kernel = kernel_for<RandpermKernel>(OpId::randperm, DeviceType::cpu, out.dtype());
   if (out.is_cpu() && out.is_contiguous()) {
     kernel(out.raw_data(), n, gen, base);

@@ -54,6 +54,17 @@ void raise_device_errors() {
   if (e.kind == kBadPosition)
     fail(op_name(OpId(e.op)), "indices must lie in [", e.base, ", ", e.base + e.bound - 1, "] (positions in a ",
          e.bound / e.where, "x", e.where, " plane), got ", e.value, " (", when, ")");
+  if (e.kind == kBadWeight) {
+    if (e.dim == 0) {
+      double v;
+      std::memcpy(&v, &e.value, sizeof v);
+      fail(op_name(OpId(e.op)), "weights must be finite and non-negative, got ", v, " at row ", e.where + 1,
+           ", column ", e.base + 1, " (", when, ")");
+    }
+    if (e.dim == 1) fail(op_name(OpId(e.op)), "the weights of row ", e.where + 1, " sum to zero (", when, ")");
+    fail(op_name(OpId(e.op)), "cannot draw ", e.bound, " samples without replacement from row ", e.where + 1,
+         ", which has only ", e.value, " non-zero weights (", when, ")");
+  }
   fail(op_name(OpId(e.op)), "index ", e.value, " is out of range for dimension ", e.dim + 1, " of size ", e.bound,
        e.base == 1 ? " (indices are 1-based; " : " (", when, ")");
 }

@@ -22,7 +22,10 @@ namespace cuda {
 // What a kernel found. kind kBadTarget: `value` is the class target of sample `where`, bound the
 // number of classes. kind kBadIndex: `value` is an index into dim `dim` of size `bound`. kind
 // kBadPosition: `value` is a position in a plane of `bound` elements and `where` columns.
-enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2, kBadPosition = 3 };
+// kind kBadWeight (multinomial, Note [Device multinomial]): row `where` has, by `dim`: 0, a weight
+// that is negative or not finite (`value` holds the double's bits, `base` its column); 1, no
+// non-zero weight; 2, only `value` non-zero weights for `bound` samples without replacement.
+enum DeviceErrorKind : int { kBadTarget = 1, kBadIndex = 2, kBadPosition = 3, kBadWeight = 4 };
 struct DeviceErrorRecord {
   unsigned int claimed;  // 0 until a kernel claims the record
   volatile unsigned int ready;  // 1 once the claiming thread has written the fields below

@@ -2,9 +2,10 @@
 // uniform and normal for the floating dtypes. Element i uses words of counter block
 // offset + i / per_block, so the values depend only on (seed, offset, i). The other fills have
 // their own files (random_bernoulli.cu; random_dist.cu: exponential, cauchy, logNormal,
-// geometric; random_int.cu: random). Fills with an explicit torch.Generator, bernoulli with a
-// tensor of probabilities, randperm and multinomial run on the CPU generator and are copied over
-// (Note [Device random fills], core/ops/random.cpp).
+// geometric; random_int.cu: random; random_perm.cu: randperm; random_multinomial.cu:
+// multinomial). Fills with an explicit torch.Generator and bernoulli with a tensor of
+// probabilities run on the CPU generator and are copied over (Note [Device random fills],
+// core/ops/random.cpp).
 #include "core/kernel_registry.h"
 #include "core/ops/random_kernels.h"
 #include "core/philox.h"

@@ -10,12 +10,10 @@
 using namespace tocha;
 
 namespace {
-// Ops whose CUDA tensors are served without a CUDA kernel of their own.
-bool served_otherwise(OpId op) {
-  // Drawn on the host from the CPU generator and copied over (core/ops/random.cpp): a sequential
-  // Fisher-Yates shuffle and per-row weighted sampling whose weights are checked on the host.
-  return op == OpId::multinomial || op == OpId::randperm;
-}
+// Ops whose CUDA tensors are served without a CUDA kernel of their own. None at present: the last
+// two, multinomial and randperm, draw on the device since Note [Device randperm] and Note [Device
+// multinomial] (kernels/cuda/random_perm.cu, random_multinomial.cu).
+bool served_otherwise(OpId) { return false; }
 }  // namespace
 
 TEST_CASE("kernel registry: CUDA kernels for every CPU (op, dtype)", "[kernel_parity]") {

@@ -310,5 +310,117 @@ function tests.sequencesMatchCpu()
   end
 end
 
+-- Note [Device randperm], Note [Device multinomial]: randperm sorts random Philox keys on the
+-- device, multinomial samples one row per block; both checked by what they must give (a
+-- permutation; frequencies near the weights, zero weights never drawn, distinct indices without
+-- replacement) and torch.cuda.manualSeed reproducibility. Bad weights are found by the kernel and
+-- raised at the next synchronization (here the copy to the host), naming multinomial.
+local function check_perm(what, p, n)
+  tester:asserteq(p:nElement(), n, what .. ': n elements')
+  if n == 0 then return end
+  local s = torch.sort(host(p):view(n))
+  tester:assert(s:equal(torch.range(1, n):double()), what .. ': a permutation of 1..n')
+end
+
+function tests.randpermAndMultinomialOnTheDevice()
+  -- The largest n whose indices each dtype holds exactly.
+  local limit = { [F16] = 2048, [BF16] = 256, [U8] = 255 }
+  for _, ty in ipairs(numeric) do
+    local sizes = { 0, 1, 1000, 2 ^ 20 }
+    if limit[ty] then sizes = { 0, 1, limit[ty] } end
+    for _, n in ipairs(sizes) do
+      local what = 'randperm(' .. n .. ') into a ' .. tname(ty)
+      local res = new(ty, 3)
+      tester:assert(rawequal(torch.randperm(res, n), res), what .. ' returns its res')
+      tester:asserteq(torch.type(res), tname(ty), what .. ' keeps its type')
+      check_perm(what, res, n)
+      if n >= 255 then
+        seed(321)
+        local a, b = torch.randperm(new(ty), n), torch.randperm(new(ty), n)
+        seed(321)
+        local a2 = torch.randperm(new(ty), n)
+        tester:assert(same(a, a2), what .. ': the same seed gives the same permutation')
+        tester:assert(not same(a, b), what .. ': successive permutations differ')
+        tester:assert(not host(a):equal(torch.range(1, n):double()), what .. ': shuffled')
+      end
+    end
+  end
+  local strided = new(I64, 100, 2):select(2, 1)
+  torch.randperm(strided, 100)
+  check_perm('randperm into a strided ' .. tname(I64), strided, 100)
+  tester:assertErrorPattern(function() torch.randperm(new(U8), 300) end, 'randperm', 'indices past a ByteTensor')
+
+  local w = { 0, 1, 2, 0, 4, 0, 3 }  -- total 10
+  local function weights(ty, rows)
+    local p = new(ty, rows, #w)
+    local row = cpu(F64, w)
+    for r = 1, rows do p:select(1, r):copy(row) end
+    return p
+  end
+  for _, ty in ipairs(floating) do
+    local what = 'multinomial from ' .. tname(ty)
+    -- With replacement: frequencies near w / 10, zero weights never drawn.
+    local rows, n = 3, 20000
+    local s = torch.multinomial(weights(ty, rows), n, true)
+    tester:asserteq(torch.type(s), dry and 'torch.LongTensor' or 'torch.CudaLongTensor', what .. ': LongTensor')
+    tester:assert(s:dim() == 2 and s:size(1) == rows and s:size(2) == n, what .. ': rows x n')
+    local d = host(s)
+    for c = 1, #w do
+      local f = count_where(d:eq(c)) / (rows * n)
+      if w[c] == 0 then tester:asserteq(f, 0, what .. ': class ' .. c .. ' (weight 0) never drawn')
+      else near(what .. ': frequency of class ' .. c, f, w[c] / 10, 0.015) end
+    end
+    tester:asserteq(count_where(d:lt(1)) + count_where(d:gt(#w)), 0, what .. ': 1-based indices in range')
+    local one = torch.multinomial(weights(ty, 1):select(1, 1), 5, true)
+    tester:assert(one:dim() == 1 and one:size(1) == 5, what .. ': 1D weights give n samples')
+    -- Without replacement: distinct indices per row; the first pick follows the weights.
+    rows = 20000
+    s = host(torch.multinomial(weights(ty, rows), 3, false))
+    local sorted = torch.sort(s, 2)
+    tester:assert((sorted:narrow(2, 2, 2) - sorted:narrow(2, 1, 2)):min() > 0, what .. ': distinct per row')
+    for c = 1, #w do
+      local f = count_where(s:select(2, 1):eq(c)) / rows
+      if w[c] == 0 then tester:asserteq(count_where(s:eq(c)), 0, what .. ': class ' .. c .. ' never drawn')
+      else near(what .. ': first pick of class ' .. c, f, w[c] / 10, 0.02) end
+    end
+    -- Every non-zero class: each row is {2, 3, 5, 7}.
+    local all = torch.sort(host(torch.multinomial(weights(ty, 50), 4)), 2)
+    local want = torch.DoubleTensor({ 2, 3, 5, 7 }):view(1, 4):expand(50, 4)
+    tester:assert(all:equal(want), what .. ': all 4 non-zero classes without replacement')
+    -- Wide rows without replacement: a permutation per row (1000 classes); 3000 classes.
+    for _, k in ipairs({ 1000, 3000 }) do
+      local p = new(ty, 2, k):fill(1)
+      local m = torch.multinomial(p, k == 1000 and 1000 or 10)
+      for r = 1, 2 do
+        local row = torch.sort(host(m:select(1, r)))
+        if k == 1000 then tester:assert(row:equal(torch.range(1, 1000):double()), what .. ': a permutation of 1000')
+        else tester:assert((row:narrow(1, 2, 9) - row:narrow(1, 1, 9)):min() > 0, what .. ' of 3000 classes: distinct') end
+      end
+    end
+    seed(99)
+    local a = torch.multinomial(weights(ty, 4), 50, true)
+    local b = torch.multinomial(weights(ty, 4), 3)
+    seed(99)
+    tester:assert(same(a, torch.multinomial(weights(ty, 4), 50, true)), what .. ': reproducible with replacement')
+    tester:assert(same(b, torch.multinomial(weights(ty, 4), 3)), what .. ': reproducible without replacement')
+    -- Bad weights: an error naming multinomial (on the GPU at the copy to the host).
+    local bad = {
+      { 'a negative weight', { 1, -1, 2 }, 1, true, 'non%-negative' },
+      { 'a NaN', { 1, 0 / 0, 2 }, 1, true, 'non%-negative' },
+      { 'an infinite weight', { 1, math.huge, 2 }, 1, true, 'non%-negative' },
+      { 'a zero row', { 0, 0, 0 }, 1, true, 'sum to zero' },
+      { 'too few non-zero weights', { 1, 0, 2 }, 3, false, 'non%-zero weights' },
+    }
+    for _, case in ipairs(bad) do
+      local p = new(ty, 2, 3):fill(1)
+      p:select(1, 2):copy(cpu(F64, case[2]))
+      tester:assertErrorPattern(function() host(torch.multinomial(p, case[3], case[4])) end,
+                                'multinomial.*' .. case[5], what .. ' with ' .. case[1])
+      -- The error is raised once; the next draw is fine.
+      tester:asserteq(host(torch.multinomial(weights(ty, 1), 2, true)):min() >= 1, true, what .. ' after an error')
+    end
+  end
+end
+
 tester:add(tests)
 tester:run()

@@ -163,5 +163,73 @@ function tests.integerMatmulRunsOwnKernels()
   end
 end
 
+-- Note [Device randperm], Note [Device multinomial]: randperm and multinomial on CUDA tensors with
+-- the default generator are device work only (they used to draw on the host and copy over):
+-- randperm its key kernel, CUB's radix sort and the write kernel; multinomial one kernel whose
+-- weight checks are deferred device errors, so neither copies from the host or waits. Bad
+-- arguments are still Lua errors that name the op, found without a copy to the host.
+function tests.randpermAndMultinomialRunOnTheDevice()
+  local index_types = { 'CudaTensor', 'CudaDoubleTensor', 'CudaHalfTensor', 'CudaBFloat16Tensor', 'CudaLongTensor',
+                        'CudaIntTensor', 'CudaByteTensor' }
+  for _, tname in ipairs(index_types) do
+    local what = 'randperm into a ' .. tname
+    local x = torch[tname]()
+    local c, trace = count(function() torch.randperm(x, 200) end)
+    tester:assert(c.launches >= 3, what .. ': keys, sort and write kernels:\n' .. trace)
+    tester:assert(trace:find('perm_keys_kernel', 1, true) ~= nil, what .. ' draws its keys on the device:\n' .. trace)
+    tester:assert(trace:find('RadixSort', 1, true) ~= nil, what .. ' sorts with CUB:\n' .. trace)
+    tester:assert(trace:find('perm_write_kernel', 1, true) ~= nil, what .. ' writes on the device:\n' .. trace)
+    tester:asserteq(c.copies_to_device, 0, what .. ': nothing computed on the host')
+    tester:asserteq(c.copies_to_host + c.syncs, 0, what .. ': no wait')
+    tester:asserteq(x:type(), 'torch.' .. tname)
+    tester:asserteq(x:nElement(), 200)
+  end
+  local c = count(function() torch.randperm(torch.CudaLongTensor(), 0) end)
+  tester:asserteq(c.launches, 0, 'randperm(0) launches nothing')
+  local floating = { 'CudaTensor', 'CudaDoubleTensor', 'CudaHalfTensor', 'CudaBFloat16Tensor' }
+  for _, tname in ipairs(floating) do
+    local p = torch[tname](4, 7):fill(1)
+    for _, replacement in ipairs({ true, false }) do
+      local what = 'multinomial from a ' .. tname .. (replacement and ' with' or ' without') .. ' replacement'
+      local s
+      local c2, trace = count(function() s = torch.multinomial(p, 5, replacement) end)
+      tester:asserteq(c2.launches, 1, what .. ': one kernel:\n' .. trace)
+      tester:assert(trace:find('multinomial_kernel', 1, true) ~= nil, what .. ' runs multinomial_kernel:\n' .. trace)
+      tester:asserteq(c2.copies_to_device, 0, what .. ': nothing computed on the host')
+      tester:asserteq(c2.copies_to_host + c2.syncs, 0, what .. ': no wait (weights checked by the kernel)')
+      tester:asserteq(s:type(), 'torch.CudaLongTensor', what .. ': on the device')
+      tester:assert(s:dim() == 2 and s:size(1) == 4 and s:size(2) == 5, what .. ': rows x n')
+    end
+  end
+  c = count(function() torch.multinomial(torch.CudaTensor(0, 3), 2, true) end)
+  tester:asserteq(c.launches, 0, 'multinomial from 0 rows launches nothing')
+  -- An explicit torch.Generator keeps its CPU stream: drawn on the host, copied over.
+  local gen = torch.Generator()
+  local x = torch.CudaLongTensor()
+  local c2, trace = count(function() torch.randperm(x, gen, 100) end)
+  tester:asserteq(c2.copies_to_device, 1, 'randperm with a generator: drawn on the host:\n' .. trace)
+  tester:assert(trace:find('perm_keys_kernel', 1, true) == nil, 'randperm with a generator: no device keys')
+  local P0 = torch.Tensor(2, 3):fill(1):cuda()  -- weights copied over: the fake runs no fill kernel
+  c2, trace = count(function() torch.multinomial(gen, P0, 2, true) end)
+  tester:assert(trace:find('multinomial_kernel', 1, true) == nil, 'multinomial with a generator: on the host')
+  local P = torch.CudaTensor(2, 3):fill(1)
+  local errors = {
+    { 'multinomial', function() torch.multinomial(P, 0) end },
+    { 'multinomial', function() torch.multinomial(P, 4, false) end },
+    { 'multinomial', function() torch.multinomial(torch.CudaTensor(2, 2, 2):fill(1), 1) end },
+    { 'multinomial', function() torch.multinomial(torch.CudaLongTensor(3):fill(1), 1) end },
+    { 'multinomial', function() torch.multinomial(torch.CudaTensor(2, 0), 1) end },
+    { 'randperm', function() torch.randperm(torch.CudaLongTensor(), -1) end },
+    { 'randperm', function() torch.randperm(torch.CudaByteTensor(), 300) end },
+    { 'randperm', function() torch.randperm(torch.CudaBoolTensor(), 2) end },
+  }
+  for i, e in ipairs(errors) do
+    local c2 = count(function()
+      tester:assertErrorPattern(e[2], '%[' .. e[1] .. '%]', e[1] .. ' error case ' .. i)
+    end)
+    tester:asserteq(c2.copies_to_host, 0, e[1] .. ' error case ' .. i .. ': found on the host side')
+  end
+end
+
 tester:add(tests)
 tester:run()
