@@ -9,7 +9,9 @@ BUILD=${BUILD_DIR:-build}
 OUT_TGZ=${OUT_TGZ:-.gpucarry/build.tgz}
 # The tarball must hold this checkout's build: Lua declares C symbols an older libtocha lacks, and
 # the device time would go to a tocha that cannot start. Build first and stamp what was built.
-cmake --build "$BUILD" -j"$(nproc)" > /dev/null
+log=$(mktemp)
+cmake --build "$BUILD" -j"$(nproc)" > "$log" 2>&1 || { tail -30 "$log"; echo "pack_prebuilt: the build failed"; exit 1; }
+rm -f "$log"
 { git rev-parse HEAD; git status --porcelain; } > "$BUILD/PREBUILT_STAMP"
 mkdir -p "$(dirname "$OUT_TGZ")"
 grep -qx "/$(dirname "$OUT_TGZ")/" .git/info/exclude 2>/dev/null || echo "/$(dirname "$OUT_TGZ")/" >> .git/info/exclude
