@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define TOCHA_HD __host__ __device__
@@ -67,5 +68,14 @@ struct BFloat16 {
   TOCHA_HD BFloat16(float f) : bits(float_to_bf16_bits(f)) {}
   TOCHA_HD operator float() const { return bf16_bits_to_float(bits); }
 };
+
+// A computed value v (double, float or int64) stored as element type T, as the CPU and CUDA fill
+// and sequence kernels store them: integers through int64, so that out-of-range values wrap
+// instead of being undefined; f16/bf16 through float.
+template <class T, class V> TOCHA_HD inline T element_from(V v) {
+  if constexpr (std::is_integral<T>::value) return T(int64_t(v));
+  else if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
+  else return T(v);
+}
 
 }  // namespace tocha

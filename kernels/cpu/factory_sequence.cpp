@@ -10,12 +10,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-template <class T> inline T to_elem(double v) {
-  if constexpr (std::is_integral<T>::value) return T(int64_t(v));  // the front-end checked the range
-  else if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
-
 // range {start, step}: start + i * step.
 template <class T> void range_kernel(void* out_, int64_t n, const double* p) {
   T* out = static_cast<T*>(out_);
@@ -30,7 +24,7 @@ template <class T> void range_kernel(void* out_, int64_t n, const double* p) {
     }
   }
   parallel_for(n, kGrainSize, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = to_elem<T>(start + double(i) * step);
+    for (int64_t i = b; i < e; ++i) out[i] = element_from<T>(start + double(i) * step);
   });
 }
 
@@ -43,10 +37,10 @@ inline double linspace_at(double a, double b, double step, int64_t i, int64_t n)
 template <class T> void linspace_kernel(void* out_, int64_t n, const double* p) {
   T* out = static_cast<T*>(out_);
   const double a = p[0], b = p[1];
-  if (n == 1) { out[0] = to_elem<T>(a); return; }
+  if (n == 1) { out[0] = element_from<T>(a); return; }
   const double step = (b - a) / double(n - 1);
   parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) out[i] = to_elem<T>(linspace_at(a, b, step, i, n));
+    for (int64_t i = lo; i < hi; ++i) out[i] = element_from<T>(linspace_at(a, b, step, i, n));
   });
 }
 
@@ -54,10 +48,10 @@ template <class T> void linspace_kernel(void* out_, int64_t n, const double* p) 
 template <class T> void logspace_kernel(void* out_, int64_t n, const double* p) {
   T* out = static_cast<T*>(out_);
   const double a = p[0], b = p[1], base = p[2];
-  if (n == 1) { out[0] = to_elem<T>(std::pow(base, a)); return; }
+  if (n == 1) { out[0] = element_from<T>(std::pow(base, a)); return; }
   const double step = (b - a) / double(n - 1);
   parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) out[i] = to_elem<T>(std::pow(base, linspace_at(a, b, step, i, n)));
+    for (int64_t i = lo; i < hi; ++i) out[i] = element_from<T>(std::pow(base, linspace_at(a, b, step, i, n)));
   });
 }
 

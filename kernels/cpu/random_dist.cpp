@@ -17,14 +17,6 @@ template <class T> constexpr bool is_reduced() {
   return std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value;
 }
 
-// Converts a double to T; integers go through int64 so that out-of-range values wrap instead of
-// being undefined.
-template <class T> inline T to_elem(double v) {
-  if constexpr (std::is_integral<T>::value) return T(int64_t(v));
-  else if constexpr (is_reduced<T>()) return T(float(v));
-  else return T(v);
-}
-
 // Draws one word per element and stores f(word) into out[i]. With 4-byte elements the words are
 // drawn into the output itself (each word where its value goes), else into a temporary.
 template <class T, class F> void fill_words(void* out_, int64_t n, Generator& gen, const F& f) {
@@ -92,17 +84,17 @@ template <class T> void uniform_kernel(void* out, int64_t n, Generator& gen, con
 
 template <class T> void exponential_kernel(void* out, int64_t n, Generator& gen, const double* p) {
   const double lambda = p[0];
-  fill_words<T>(out, n, gen, [=](uint32_t w) { return to_elem<T>(dist::exponential(dist::u32_to_uniform(w), lambda)); });
+  fill_words<T>(out, n, gen, [=](uint32_t w) { return element_from<T>(dist::exponential(dist::u32_to_uniform(w), lambda)); });
 }
 
 template <class T> void cauchy_kernel(void* out, int64_t n, Generator& gen, const double* p) {
   const double median = p[0], sigma = p[1];
-  fill_words<T>(out, n, gen, [=](uint32_t w) { return to_elem<T>(dist::cauchy(dist::u32_to_uniform(w), median, sigma)); });
+  fill_words<T>(out, n, gen, [=](uint32_t w) { return element_from<T>(dist::cauchy(dist::u32_to_uniform(w), median, sigma)); });
 }
 
 template <class T> void geometric_kernel(void* out, int64_t n, Generator& gen, const double* p) {
   const double prob = p[0];
-  fill_words<T>(out, n, gen, [=](uint32_t w) { return to_elem<T>(dist::geometric(dist::u32_to_uniform(w), prob)); });
+  fill_words<T>(out, n, gen, [=](uint32_t w) { return element_from<T>(dist::geometric(dist::u32_to_uniform(w), prob)); });
 }
 
 template <class T> void bernoulli_kernel(void* out_, int64_t n, Generator& gen, double p, const double* probs) {

@@ -12,11 +12,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-template <class T> inline T from_int(int64_t v) {
-  if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
-
 // Integers in [lo, lo + range): one word per element, or two when the range exceeds 2^32.
 template <class T> void random_kernel(void* out_, int64_t n, Generator& gen, int64_t lo, uint64_t range) {
   T* out = static_cast<T*>(out_);
@@ -33,7 +28,7 @@ template <class T> void random_kernel(void* out_, int64_t n, Generator& gen, int
   parallel_for(n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       uint32_t w[2] = {words[i * wpe], wpe == 2 ? words[i * wpe + 1] : 0u};
-      out[i] = from_int<T>(dist::random_in_range(w, lo, range));
+      out[i] = element_from<T>(dist::random_in_range(w, lo, range));
     }
   });
 }
@@ -53,7 +48,7 @@ template <class T> void randperm_kernel(void* out_, int64_t n, Generator& gen, i
       std::swap(perm[size_t(i)], perm[size_t(i + z)]);
     }
   }
-  for (int64_t i = 0; i < n; ++i) out[i] = from_int<T>(perm[size_t(i)] + base);
+  for (int64_t i = 0; i < n; ++i) out[i] = element_from<T>(perm[size_t(i)] + base);
 }
 
 // A complete binary tree of partial sums over k weights: leaves at [p, p + k), node i = 2i + 2i+1.

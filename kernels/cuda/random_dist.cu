@@ -46,13 +46,6 @@ template <class R, int W> __device__ __forceinline__ R uniform_at(const uint32_t
   else return R(dist::u32_to_uniform(w[0]));
 }
 
-// The CPU kernels' conversion (kernels/cpu/random_dist.cpp): integers through int64 so that
-// values out of range wrap, reduced floats through float.
-template <class T, class R> __device__ __forceinline__ T to_elem(R v) {
-  if constexpr (std::is_integral<T>::value) return T(int64_t(v));
-  else if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
 
 // Each distribution: draw<R, W, E>(words, p0, p1, v) fills v[0 .. E) from 4 words (E * W = 4);
 // with kFloatMath, float_ok(params) says whether float arithmetic keeps the CPU's finite values.
@@ -112,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) dist_kernel(T* out, int64_t n, int64
     const int64_t i0 = b * E;
 #pragma unroll
     for (int k = 0; k < E; ++k)
-      if (i0 + k < n) out[i0 + k] = to_elem<T>(v[k]);
+      if (i0 + k < n) out[i0 + k] = element_from<T>(v[k]);
   }
 }
 

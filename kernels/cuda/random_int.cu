@@ -14,11 +14,6 @@ namespace tocha {
 namespace cuda {
 namespace {
 
-template <class T> __device__ __forceinline__ T from_int(int64_t v) {
-  if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
-
 // W words per element (dist::words_for_range), E = 4 / W elements per Philox counter block:
 // element i takes words (i % E) * W .. of block offset + i / E (Note [Philox streams]); one
 // thread computes a block and writes its elements.
@@ -33,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) random_kernel(T* out, int64_t n, int
     for (int k = 0; k < E; ++k) {
       if (i0 + k >= n) break;
       const uint32_t w[2] = {r.x[k * W], W == 2 ? r.x[k * W + 1] : 0u};
-      out[i0 + k] = from_int<T>(dist::random_in_range(w, lo, range));
+      out[i0 + k] = element_from<T>(dist::random_in_range(w, lo, range));
     }
   }
 }

@@ -38,15 +38,10 @@ __global__ void __launch_bounds__(kThreads) perm_keys_kernel(uint64_t* keys, int
   }
 }
 
-template <class T> __device__ __forceinline__ T from_index(int64_t v) {
-  if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
-
 template <class T>
 __global__ void __launch_bounds__(kThreads) perm_write_kernel(T* out, const int64_t* idx, int64_t n, int64_t base) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    out[i] = from_index<T>(idx[i] + base);
+    out[i] = element_from<T>(idx[i] + base);
 }
 
 template <class T> bool randperm_cuda(void* out, int64_t n, int device, int64_t base) {

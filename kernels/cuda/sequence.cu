@@ -24,12 +24,6 @@ namespace {
 // may differ from the CPU's in the last bit (f32 and integer results, rounded from them, match
 // but for a power that lands within an ulp of a rounding boundary).
 
-// The CPU kernels' conversion: the front-end checked that integer dtypes hold every value.
-template <class T> __device__ __forceinline__ T to_elem(double v) {
-  if constexpr (std::is_integral<T>::value) return T(int64_t(v));
-  else if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return T(float(v));
-  else return T(v);
-}
 
 // i-th of n points from a to b (n > 1), from the nearer end so that both ends are exact.
 __device__ __forceinline__ double linspace_at(double a, double b, double step, int64_t i, int64_t n) {
@@ -43,7 +37,7 @@ __global__ void __launch_bounds__(kThreads) range_kernel(T* out, int64_t n, doub
                                                          int64_t st) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     if constexpr (kExactInt) out[i] = T(s0 + i * st);
-    else out[i] = to_elem<T>(__dadd_rn(start, __dmul_rn(double(i), step)));
+    else out[i] = element_from<T>(__dadd_rn(start, __dmul_rn(double(i), step)));
   }
 }
 
@@ -54,8 +48,8 @@ __global__ void __launch_bounds__(kThreads) linspace_kernel(T* out, int64_t n, d
                                                             double base) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const double x = n == 1 ? a : linspace_at(a, b, step, i, n);
-    if constexpr (kLog) out[i] = to_elem<T>(pow(base, x));
-    else out[i] = to_elem<T>(x);
+    if constexpr (kLog) out[i] = element_from<T>(pow(base, x));
+    else out[i] = element_from<T>(x);
   }
 }
 
