@@ -88,6 +88,74 @@ function tests.poolingMatchesNaive()
   tester:asserteq(tostring(nn.SpatialMaxPooling(2, 2)), 'nn.SpatialMaxPooling(2x2, 2,2)')
 end
 
+-- 2x2 stride-2 max pooling computes its rows in whole vector blocks that run past each row (Note
+-- [Whole-block pooling rows]): every width from 2 to 19 (shorter than, equal to and past a block),
+-- odd heights, ceil mode's cut windows, ties (the first maximum wins), NaNs and both dtypes against
+-- a plain loop; then the CNN's shapes split over two threads against a reference by unfold.
+function tests.twoByTwoMaxPoolingMatchesPlainWindows()
+  torch.manualSeed(4)
+  local function plain(x, ceil)
+    local P, H, W = x:size(1), x:size(2), x:size(3)
+    local oH = ceil and math.ceil((H - 2) / 2) + 1 or math.floor((H - 2) / 2) + 1
+    local oW = ceil and math.ceil((W - 2) / 2) + 1 or math.floor((W - 2) / 2) + 1
+    local y, ix = torch.DoubleTensor(P, oH, oW), torch.LongTensor(P, oH, oW)
+    local xs = x:double():contiguous():storage()
+    for p = 0, P - 1 do
+      for i = 0, oH - 1 do
+        for j = 0, oW - 1 do
+          local m, best = -math.huge, 2 * i * W + 2 * j
+          for h = 2 * i, math.min(2 * i + 1, H - 1) do
+            for w = 2 * j, math.min(2 * j + 1, W - 1) do
+              local v = xs[p * H * W + h * W + w + 1]
+              if m == m and (v > m or v ~= v) then m, best = v, h * W + w end
+            end
+          end
+          y[p + 1][i + 1][j + 1], ix[p + 1][i + 1][j + 1] = m, best + 1
+        end
+      end
+    end
+    return y, ix
+  end
+  for _, T in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor' }) do
+    for W = 2, 19 do
+      for _, H in ipairs({ 2, 3, 5 }) do
+        for _, ceil in ipairs({ false, true }) do
+          local x = torch.randn(3, H, W):type(T)
+          x:apply(function(v) return v > 1.2 and 1.5 or v end)  -- ties
+          if W > 3 then x[2][1][W - 1] = 0 / 0 end
+          local mp = nn.SpatialMaxPooling(2, 2):type(T)
+          if ceil then mp:ceil() end
+          local y = mp:forward(x)
+          local ry, ri = plain(x, ceil)
+          local what = string.format('%s %dx%d ceil %s', T, H, W, tostring(ceil))
+          tester:eq(y:size():totable(), ry:size():totable(), what)
+          tester:assertTensorEq(mp.indices, ri, 0, what .. ' indices')
+          local same = y:double():eq(ry):add(y:double():ne(y:double()):cmul(ry:ne(ry)))
+          tester:asserteq(same:sum(), ry:nElement(), what .. ' values')
+        end
+      end
+    end
+  end
+  local threads = torch.getnumthreads()
+  torch.setnumthreads(2)
+  for _, size in ipairs({ { 64, 32, 28, 28 }, { 64, 64, 14, 14 }, { 3, 5, 14, 14 } }) do
+    local x = torch.randn(unpack(size))
+    local N, C, H, W = unpack(size)
+    local mp = nn.SpatialMaxPooling(2, 2)
+    local y = mp:forward(x)
+    local rv, rk = x:unfold(3, 2, 2):unfold(4, 2, 2):contiguous():view(N, C, H / 2, W / 2, 4):max(5)
+    rk = rk:squeeze(5)
+    local rows = torch.range(0, H / 2 - 1):view(1, 1, H / 2, 1):long():expandAs(rk)
+    local cols = torch.range(0, W / 2 - 1):view(1, 1, 1, W / 2):long():expandAs(rk)
+    local dw = (rk - 1) % 2
+    local dh = ((rk - 1 - dw) / 2):long()  -- integer tensors divide truly
+    local ri = (rows * 2 + dh) * W + cols * 2 + dw + 1
+    tester:assertTensorEq(y, rv:squeeze(5), 0, table.concat(size, 'x'))
+    tester:assertTensorEq(mp.indices, ri:long(), 0, table.concat(size, 'x') .. ' indices')
+  end
+  torch.setnumthreads(threads)
+end
+
 -- Every module: Jacobians (input, parameters, update) in f64 for batch and single-sample inputs,
 -- save/load, clearState, Torch7 backward == autograd, float()/double().
 function tests.jacobiansAndStandardChecks()
