@@ -2,6 +2,7 @@
 #include "capi.h"
 #include "core/memory.h"
 #include "core/op_id.h"
+#include "kernels/cpu/conv_onednn.h"
 #include "kernels/cpu/parallel.h"
 
 namespace tocha {
@@ -35,6 +36,14 @@ int tocha_last_error_code(void) noexcept { return t_error_code; }
 void tocha_set_num_threads(int n) noexcept { cpu::set_num_threads(n); }
 int tocha_get_num_threads(void) noexcept { return cpu::get_num_threads(); }
 int tocha_num_cores(void) noexcept { return cpu::num_cores(); }
+int tocha_mkldnn_available(void) noexcept { return cpu::onednn_available() ? 1 : 0; }
+int tocha_mkldnn_enabled(void) noexcept { return cpu::onednn_enabled() ? 1 : 0; }
+void tocha_mkldnn_set_enabled(int on) noexcept { cpu::set_onednn_enabled(on != 0); }
+void tocha_mkldnn_stats(int64_t* ran, int64_t* failed) noexcept {
+  const cpu::OnednnStats s = cpu::onednn_stats();
+  if (ran) *ran = s.ran;
+  if (failed) *failed = s.failed;
+}
 
 const char* tocha_dtype_name(int d) noexcept { return dtype_name(DType(d)); }
 const char* tocha_dtype_tensor_name(int d) noexcept { return dtype_tensor_name(DType(d)); }

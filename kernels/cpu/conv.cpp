@@ -1,5 +1,6 @@
 // CPU kernels of conv, convTranspose and convWeight (f32, f64): im2col / col2im + OpenBLAS GEMM per
-// image and group, with no column matrix at all for 1x1 stride-1 unpadded kernels.
+// image and group, with no column matrix at all for 1x1 stride-1 unpadded kernels. f32 tries oneDNN
+// first (kernels/cpu/conv_onednn.cpp, Note [oneDNN convolutions]).
 // Note [Convolution threading]: a batch of two or more images is split over the OpenMP pool, one
 // range of images per thread with its own column buffer; OpenBLAS (the OpenMP build, Note [One
 // thread pool]) then runs single-threaded inside the region, so threads never fight over cores
@@ -18,9 +19,12 @@
 #include <memory>
 #include <new>
 #include <omp.h>
+#include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/conv_kernels.h"
 #include "kernels/cpu/conv_im2col.h"
+#include "kernels/cpu/conv_onednn.h"
+#include "kernels/cpu/scratch.h"
 
 namespace tocha {
 namespace cpu {
@@ -102,40 +106,12 @@ template <class F> int over_images(int64_t n, int nt, const F& body) {
   return used;
 }
 
-// Column buffers, allocated before any parallel region (nothing may throw inside one). Buffers up
-// to kKeep bytes stay cached per calling thread, so a training loop does not allocate per call.
-constexpr size_t kKeep = size_t(64) << 20;
-struct Scratch {
-  struct Block {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Block> mem;
-  size_t cap = 0;
-};
-template <class T> T* columns(int64_t count, std::unique_ptr<void, Scratch::Block>* own) {
-  thread_local Scratch cache;
-  size_t bytes = (size_t(count) * sizeof(T) + 63) / 64 * 64;
-  if (bytes == 0) return nullptr;
-  Scratch* s = &cache;
-  Scratch local;
-  if (bytes > kKeep) s = &local;
-  if (s->cap < bytes) {
-    s->mem.reset();
-    s->mem.reset(std::aligned_alloc(64, bytes));
-    if (!s->mem) throw std::bad_alloc();
-    s->cap = bytes;
-  }
-  T* p = static_cast<T*>(s->mem.get());
-  if (s == &local) *own = std::move(local.mem);  // freed when the caller's holder goes
-  return p;
-}
-
 // Per-thread slots of the image-block plan: the columns (K x nb*L; none for direct convolutions),
 // the GEMM result of a block of images (Og x nb*L, when nb > 1), then `extra` elements.
 template <class T> struct Workspace {
   int64_t nb, col_size, tmp_size, per_slot;
   bool direct;
-  std::unique_ptr<void, Scratch::Block> own;
+  ScratchHolder own;
   T* buf;
   Workspace(const Sizes& s, int nt, int64_t extra)
       : nb(block_images(s, (s.N + nt - 1) / nt)),
@@ -143,13 +119,15 @@ template <class T> struct Workspace {
         tmp_size(nb > 1 ? s.Og * nb * s.L : 0),
         per_slot(col_size + tmp_size + extra),
         direct(s.direct),
-        buf(columns<T>(nt * per_slot, &own)) {}
+        buf(scratch<T>(nt * per_slot, &own)) {}
   T* col(int slot) const { return direct ? nullptr : buf + slot * per_slot; }
   T* tmp(int slot) const { return buf ? buf + slot * per_slot + col_size : nullptr; }
   T* extra(int slot) const { return buf + slot * per_slot + col_size + tmp_size; }
 };
 
 template <class T> void conv_forward(const ConvArgs& a) {
+  if constexpr (std::is_same_v<T, float>)
+    if (onednn_conv(a)) return;  // Note [oneDNN convolutions]
   const Sizes s(a.g);
   const T* x = static_cast<const T*>(a.x);
   const T* w = static_cast<const T*>(a.w);
@@ -198,6 +176,8 @@ template <class T> void conv_forward(const ConvArgs& a) {
 
 // x = convTranspose(y, w) + b: the columns W^T y scattered back by col2im.
 template <class T> void conv_transpose(const ConvArgs& a) {
+  if constexpr (std::is_same_v<T, float>)
+    if (onednn_conv_transpose(a)) return;
   const Sizes s(a.g);
   const T* y = static_cast<const T*>(a.y);
   const T* w = static_cast<const T*>(a.w);
@@ -245,6 +225,8 @@ template <class T> void conv_transpose(const ConvArgs& a) {
 
 // w = beta * w + alpha * sum_n y[n] col(x[n])^T, per group.
 template <class T> void conv_weight(const ConvArgs& a) {
+  if constexpr (std::is_same_v<T, float>)
+    if (onednn_conv_weight(a)) return;
   const Sizes s(a.g);
   const T* x = static_cast<const T*>(a.x);
   const T* y = static_cast<const T*>(a.y);

@@ -100,18 +100,7 @@ function cuda.initialSeed()
   return tonumber(v[0])
 end
 
--- A table of settable booleans, each backed by a C getter and setter (torch.backends.<name>.<key>):
--- switches = { key = { getter, setter }, ... }.
-local function backend_switch(name, switches)
-  return setmetatable({}, {
-    __index = function(_, k) local s = switches[k]; if s then return s[1]() ~= 0 end end,
-    __newindex = function(_, k, v)
-      local s = switches[k]
-      if not s then fail('backends.' .. name, 'unknown setting %s', tostring(k)) end
-      s[2](v and 1 or 0)
-    end,
-  })
-end
+local backend_switch = lib.backend_switch
 torch.backends = torch.backends or {}
 -- torch.backends.cuda.allowTF32 (off by default): TF32 tensor cores for f32 matmuls.
 torch.backends.cuda = backend_switch('cuda', { allowTF32 = { C.tocha_cuda_allow_tf32, C.tocha_cuda_set_allow_tf32 } })

@@ -158,4 +158,18 @@ lib.FREED = C.tocha_freed_tensor()
 lib.dims_a = ffi.new('int64_t[16]')
 lib.dims_b = ffi.new('int64_t[16]')
 
+
+-- A table of settable booleans, each backed by a C getter and setter (torch.backends.<name>.<key>):
+-- switches = { key = { getter, setter }, ... }; `extra` holds plain fields (functions).
+function lib.backend_switch(name, switches, extra)
+  return setmetatable(extra or {}, {
+    __index = function(_, k) local s = switches[k]; if s then return s[1]() ~= 0 end end,
+    __newindex = function(_, k, v)
+      local s = switches[k]
+      if not s then lib.fail('backends.' .. name, 'unknown setting %s', tostring(k)) end
+      s[2](v and 1 or 0)
+    end,
+  })
+end
+
 return lib

@@ -22,6 +22,21 @@ function torch.getnumthreads() return C.tocha_get_num_threads() end
 --- Example: torch.getnumcores()
 function torch.getnumcores() return C.tocha_num_cores() end
 
+torch.backends = torch.backends or {}
+-- torch.backends.mkldnn.enabled (on by default, TOCHA_MKLDNN=0 at start-up): f32 CPU convolutions
+-- with 4 or more input channels per group run on oneDNN when the build has it (Note [oneDNN
+-- convolutions]); off, they take im2col + OpenBLAS. torch.backends.mkldnn.isAvailable() says
+-- whether the build has it; torch.backends.mkldnn.stats() gives {ran = n, failed = n}, the
+-- convolution passes oneDNN ran and those it refused (im2col ran them) since start-up.
+torch.backends.mkldnn = lib.backend_switch('mkldnn', { enabled = { C.tocha_mkldnn_enabled, C.tocha_mkldnn_set_enabled } }, {
+  isAvailable = function() return C.tocha_mkldnn_available() ~= 0 end,
+  stats = function()
+    local v = ffi.new('int64_t[2]')
+    C.tocha_mkldnn_stats(v, v + 1)
+    return { ran = tonumber(v[0]), failed = tonumber(v[1]) }
+  end,
+})
+
 --- Live/peak tensor bytes and allocation counts per device ('cpu' or 'cuda').
 function torch.memoryStats(device)
   local dt = (device == nil or device == 'cpu') and 0 or 1

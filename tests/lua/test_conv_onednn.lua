@@ -1,0 +1,145 @@
+-- f32 CPU convolutions on oneDNN (Note [oneDNN convolutions]): each of the three passes (the
+-- convolution, its input gradient as the transposed convolution, its weight gradient) against the
+-- same op computed in f64 by im2col, over 1-D, 2-D and 3-D geometries with strides, padding,
+-- dilation, groups, odd channel counts and a single image; the weight gradient's alpha/beta
+-- accumulation through nn; the switch itself; and a model trained with it on and off.
+require 'nn'
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+
+local available = torch.backends.mkldnn.isAvailable()
+local function with_onednn(on, f)
+  local was = torch.backends.mkldnn.enabled
+  torch.backends.mkldnn.enabled = on
+  local ok, a, b, c = pcall(f)
+  torch.backends.mkldnn.enabled = was
+  if not ok then error(a, 0) end
+  return a, b, c
+end
+
+-- f32 results may differ from f64 by rounding in sums of `terms` products of unit-size values.
+local function close(got, ref, terms, what)
+  local tol = 2e-6 * math.sqrt(terms) * math.max(1, torch.abs(ref):max())  -- x:abs() is in place
+  tester:assertTensorEq(got:double(), ref, tol, what)
+end
+
+-- name, N, C, O, spatial input size, kernel, stride, padding, dilation, groups
+local cases = {
+  { 'cnn layer', 4, 32, 64, { 14, 14 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 'odd channels', 3, 5, 7, { 9, 11 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 'strided', 2, 6, 10, { 13, 12 }, { 3, 2 }, { 2, 3 }, { 0, 1 }, { 1, 1 }, 1 },
+  { 'dilated', 2, 8, 4, { 12, 10 }, { 3, 3 }, { 1, 1 }, { 2, 1 }, { 2, 3 }, 1 },
+  { 'groups', 2, 8, 6, { 7, 7 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 2 },
+  { 'one image 1x1', 1, 16, 24, { 5, 6 }, { 1, 1 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
+  { 'thin (im2col)', 2, 1, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 'depthwise (im2col)', 2, 8, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 8 },
+  { '1-D', 3, 6, 5, { 17 }, { 4 }, { 2 }, { 1 }, { 1 }, 1 },
+  { '3-D', 2, 8, 6, { 5, 6, 7 }, { 2, 3, 3 }, { 1, 2, 1 }, { 1, 1, 0 }, { 1, 1, 2 }, 2 },
+}
+
+local conv = { torch.conv1d, torch.conv2d, torch.conv3d }
+local convT = { torch.convTranspose1d, torch.convTranspose2d, torch.convTranspose3d }
+
+function tests.passesMatchIm2colInDouble()
+  torch.manualSeed(11)
+  for _, c in ipairs(cases) do
+    local name, N, C, O, size, k, s, p, d, g = unpack(c)
+    local nd = #size
+    local wsize = { O, C / g }
+    for i = 1, nd do wsize[#wsize + 1] = k[i] end
+    local x = torch.randn(N, C, unpack(size))
+    local w, b = torch.randn(unpack(wsize)), torch.randn(O)
+    local terms = (C / g) * torch.LongTensor(k):prod()
+    local before = torch.backends.mkldnn.stats()
+    local y = with_onednn(true, function() return conv[nd](x, w, b, s, p, d, g) end)
+    local ry = conv[nd](x:double(), w:double(), b:double(), s, p, d, g)
+    close(y, ry, terms, name .. ' forward')
+    -- the input gradient: the transposed convolution of a gradient of y's size, back to x's size
+    local gy = torch.randn(ry:size())
+    local op = {}
+    for i = 1, nd do op[i] = size[i] - ((ry:size(i + 2) - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + 1) end
+    local bx = torch.randn(C)
+    local gx = with_onednn(true, function() return convT[nd](gy, w, bx, s, p, op, g, d) end)
+    local rgx = convT[nd](gy:double(), w:double(), bx:double(), s, p, op, g, d)
+    tester:eq(gx:size():totable(), x:size():totable(), name .. ' input gradient size')
+    close(gx, rgx, O / g * torch.LongTensor(k):prod(), name .. ' input gradient')
+    local gw = with_onednn(true, function() return torch.convWeight(x, wsize, gy, s, p, d, g) end)
+    local rgw = torch.convWeight(x:double(), wsize, gy:double(), s, p, d, g)
+    close(gw, rgw, N * ry:nElement() / (N * O), name .. ' weight gradient')
+    local after = torch.backends.mkldnn.stats()
+    local meant = available and not name:find('im2col') and 3 or 0
+    tester:asserteq(after.ran - before.ran, meant, name .. ': passes run by oneDNN')
+    tester:asserteq(after.failed, before.failed, name .. ': passes oneDNN refused')
+    -- off, the same f32 op runs on im2col: both agree to f32 rounding
+    local y0 = with_onednn(false, function() return conv[nd](x, w, b, s, p, d, g) end)
+    close(y0, ry, terms, name .. ' forward, im2col')
+  end
+end
+
+-- nn accumulates weight gradients (beta = 1) with a scale (alpha): both paths, then f64.
+function tests.moduleGradientsAccumulate()
+  torch.manualSeed(12)
+  local m = nn.SpatialConvolution(8, 12, 3, 3, 1, 1, 1, 1)
+  local x, gy = torch.randn(3, 8, 10, 10), torch.randn(3, 12, 10, 10)
+  local md = m:clone():double()
+  md:zeroGradParameters()
+  md:forward(x:double())
+  md:backward(x:double(), gy:double(), 0.5)
+  md:backward(x:double(), gy:double(), 2)
+  for _, on in ipairs({ true, false }) do
+    with_onednn(on, function()
+      m:zeroGradParameters()
+      m:forward(x)
+      m:backward(x, gy, 0.5)
+      local gi = m:backward(x, gy, 2)
+      close(gi, md.gradInput, 12 * 9, 'gradInput ' .. tostring(on))
+      close(m.gradWeight, md.gradWeight, 300 * 2.5, 'gradWeight ' .. tostring(on))
+      close(m.gradBias, md.gradBias, 300 * 2.5, 'gradBias ' .. tostring(on))
+    end)
+  end
+end
+
+function tests.theSwitch()
+  tester:asserteq(type(available), 'boolean')
+  local was = torch.backends.mkldnn.enabled
+  torch.backends.mkldnn.enabled = false
+  tester:asserteq(torch.backends.mkldnn.enabled, false)
+  torch.backends.mkldnn.enabled = true
+  tester:asserteq(torch.backends.mkldnn.enabled, available)
+  torch.backends.mkldnn.enabled = was
+  tester:assertErrorPattern(function() torch.backends.mkldnn.benchmark = true end,
+    'backends%.mkldnn.*unknown setting benchmark')
+end
+
+-- A few SGD steps of a small CNN from the same start, oneDNN on and off, stay together.
+function tests.trainingAgrees()
+  local function cnn()
+    return nn.Sequential()
+      :add(nn.SpatialConvolution(3, 8, 3, 3, 1, 1, 1, 1)):add(nn.ReLU())
+      :add(nn.SpatialConvolution(8, 16, 3, 3, 2, 2, 1, 1)):add(nn.ReLU())
+      :add(nn.View(16 * 4 * 4)):add(nn.Linear(256, 5))
+  end
+  torch.manualSeed(13)
+  local a = cnn()
+  local b = a:clone()
+  local x, t = torch.randn(6, 3, 8, 8), torch.LongTensor({ 1, 2, 3, 4, 5, 1 })
+  local crit = nn.CrossEntropyCriterion()
+  local losses = {}
+  for k, m in ipairs({ a, b }) do
+    with_onednn(k == 1, function()
+      for i = 1, 5 do
+        m:zeroGradParameters()
+        local out = m:forward(x)
+        losses[k] = crit:forward(out, t)
+        m:backward(x, crit:backward(out, t))
+        m:updateParameters(0.05)
+      end
+    end)
+  end
+  tester:assertalmosteq(losses[1], losses[2], 1e-4, 'loss after 5 steps')
+  local pa, pb = a:parameters(), b:parameters()
+  for i = 1, #pa do tester:assertTensorEq(pa[i], pb[i], 1e-4, 'parameter ' .. i) end
+end
+
+tester:add(tests)
+tester:run()
