@@ -31,13 +31,19 @@ namespace {
 // weight c uses block offset + r * k + c (without): Note [Philox streams].
 // - With replacement: the block writes the row's inclusive prefix sums (in double, cub::BlockScan
 //   over chunks) to a scratch buffer, and each sample takes the first class whose prefix sum
-//   exceeds u * total, u a 53-bit uniform in [0, 1). A zero weight repeats its predecessor's sum,
-//   so it is never the first to exceed anything: zero-weight classes are never drawn (if
-//   rounding puts u * total at the total, the last class with a positive weight is taken).
+//   exceeds u * total, u a 53-bit uniform in [0, 1). The scan adds in a tree (a warp's
+//   Kogge-Stone steps), so a zero weight's prefix sum is not always its predecessor's: with
+//   weights {1, 0.75 ulp, 0.5 ulp, 0} the last sum comes out one ulp above the third, and the
+//   search could stop on the zero weight. A search that ends on a zero weight (or past the end,
+//   when rounding puts u * total at the total) takes the nearest positive weight before it (else
+//   after it), so zero-weight classes are never drawn.
 // - Without replacement: the exponential race (Efraimidis-Spirakis): class c with weight w > 0
-//   gets key log(u) / w, u in (0, 1], and the n largest keys are a sample without replacement
-//   drawn with the weights' probabilities, sample by sample. Zero weights rank after every
-//   positive one. The block sorts (key, class) in shared memory (bitonic, ties by class), so k
+//   gets an Exp(1) variate E = -log(1 - u), and the n smallest E / w are a sample without
+//   replacement drawn with the weights' probabilities, sample by sample. The key is
+//   log(w) - log(E), largest first: log(u) / w overflowed to -inf for weights below about
+//   1e-307 (f64), and then every such class tied and the draw followed the class order. Zero
+//   weights rank after every positive one. The block sorts (key, class) in shared memory
+//   (bitonic, ties by class), so k
 //   is limited to kSortMax classes; a wider row goes back to the host path (the CPU generator,
 //   one copy of the weights). The values differ from the CPU's (its MT19937 stream and sum
 //   tree), in distribution they agree.
@@ -50,6 +56,16 @@ template <class T> __device__ __forceinline__ double weight_at(const T* w, int64
 
 __device__ __forceinline__ double uniform53(const Philox4& r) {
   return double((uint64_t(r.x[0]) << 21) ^ (r.x[1] >> 11)) * (1.0 / 9007199254740992.0);
+}
+
+// The class a with-replacement search ends on when that class (c, or k past the end) has no
+// positive weight: the nearest positive one before it, else after it (Note [Device multinomial]).
+template <class T> __device__ int64_t positive_class_near(const T* w, int64_t c, int64_t k) {
+  for (int64_t b = c < k ? c : k - 1; b >= 0; --b)
+    if (weight_at(w, b) > 0) return b;
+  for (int64_t b = c + 1; b < k; ++b)
+    if (weight_at(w, b) > 0) return b;
+  return 0;  // not reached: the row was checked to have a positive weight
 }
 
 // Sort order of the race: larger key first, then smaller rank (rank = class for positive
@@ -93,7 +109,8 @@ __global__ void __launch_bounds__(kThreads) multinomial_kernel(int64_t* out, con
         __syncthreads();  // scan storage reused by the next chunk
       } else if (c < k) {
         const Philox4 u = philox_block(seed, offset + uint64_t(r * k + c));
-        key[c] = v > 0 ? log(1.0 - uniform53(u)) / v : -INFINITY;
+        // log(w) - log(E): finite for every positive finite w; +inf only for u == 0 (E == 0).
+        key[c] = v > 0 ? log(v) - log(-log(1.0 - uniform53(u))) : -INFINITY;
         rank[c] = v > 0 ? int(c) : kSortMax + int(c);
       }
     }
@@ -128,9 +145,7 @@ __global__ void __launch_bounds__(kThreads) multinomial_kernel(int64_t* out, con
           if (s[mid] > target) hi = mid;
           else lo = mid + 1;
         }
-        if (lo == k)
-          for (lo = k - 1; lo > 0 && !(weight_at(w, lo) > 0); --lo) {
-          }
+        if (lo == k || !(weight_at(w, lo) > 0)) lo = positive_class_near(w, lo, k);
         o[j] = lo + base;
       }
     } else {

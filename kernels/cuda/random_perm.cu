@@ -26,7 +26,7 @@ namespace {
 // DeviceRadixSort on a double buffer, its temporary storage from the caching allocator, so the
 // op is three launches' worth of device work and no host round trip: values differ from the CPU's
 // Fisher-Yates (Torch7's stream), reproducibly per torch.cuda.manualSeed. n above INT32_MAX
-// (32 GiB of scratch) goes back to the host path.
+// (64 GiB of keys and indices, two buffers each) goes back to the host path.
 
 __global__ void __launch_bounds__(kThreads) perm_keys_kernel(uint64_t* keys, int64_t* idx, int64_t n, uint64_t seed,
                                                              uint64_t offset) {

@@ -203,6 +203,19 @@ function tests.randpermAndMultinomialRunOnTheDevice()
   end
   c = count(function() torch.multinomial(torch.CudaTensor(0, 3), 2, true) end)
   tester:asserteq(c.launches, 0, 'multinomial from 0 rows launches nothing')
+  -- Note [Device multinomial]: wide rows with replacement stay one kernel (the scan runs in
+  -- chunks); without replacement past 2048 classes (the shared-memory sort's limit) the kernel
+  -- declines and the host draws from a copy of the weights, into the device result.
+  local wide = torch.Tensor(2, 3000):fill(1):cuda()  -- copied over: the fake runs no fill kernel
+  local s
+  local c3, trace3 = count(function() s = torch.multinomial(wide, 5000, true) end)
+  tester:asserteq(c3.launches, 1, 'multinomial over 3000 classes with replacement: one kernel:\n' .. trace3)
+  tester:asserteq(c3.copies_to_host + c3.syncs, 0, 'multinomial over 3000 classes with replacement: no wait')
+  c3, trace3 = count(function() s = torch.multinomial(wide, 3) end)
+  tester:assert(trace3:find('multinomial_kernel', 1, true) == nil, 'without replacement over 3000 classes: host path')
+  tester:asserteq(c3.copies_to_host, 1, 'without replacement over 3000 classes: the weights copied once:\n' .. trace3)
+  tester:asserteq(s:type(), 'torch.CudaLongTensor', 'without replacement over 3000 classes: a device result')
+  tester:assert(s:dim() == 2 and s:size(1) == 2 and s:size(2) == 3, 'without replacement over 3000 classes: 2 x 3')
   -- An explicit torch.Generator keeps its CPU stream: drawn on the host, copied over.
   local gen = torch.Generator()
   local x = torch.CudaLongTensor()
