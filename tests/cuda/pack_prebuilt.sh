@@ -3,6 +3,8 @@
 # the binaries, libraries and ctest files of BUILD_DIR (default build), without objects and test
 # outputs, gzipped to OUT_TGZ (default .gpucarry/build.tgz, a folder .git/info/exclude ignores).
 # Building here and carrying the result saves the device time a CUDA build would take there.
+# It then packs the Debian packages the tree links into .devdeps (tests/cuda/pack_devdeps.sh;
+# SKIP_DEVDEPS=1 keeps the .devdeps there is): carry both.
 # Usage: [BUILD_DIR=build] [OUT_TGZ=.gpucarry/build.tgz] bash tests/cuda/pack_prebuilt.sh
 set -euo pipefail
 BUILD=${BUILD_DIR:-build}
@@ -28,3 +30,4 @@ fi
 tar -czf "$OUT_TGZ" --exclude=CMakeFiles --exclude='*.o' --exclude='*.tch' --exclude=Testing \
   --exclude="$BUILD/tests/examples/*" --exclude="$BUILD/tests/data_readers/*" --exclude="$BUILD/tests/trainer/*" "$BUILD"
 ls -la "$OUT_TGZ"
+[ -n "${SKIP_DEVDEPS:-}" ] || BUILD_DIR="$BUILD" bash "$(dirname "$0")/pack_devdeps.sh"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Packs into .devdeps/ (../shared/device/pack.sh) the Debian packages whose libraries the build in
+# BUILD_DIR (default build) links, so the GPU machine, which has no package registry, can load the
+# tree tests/cuda/pack_prebuilt.sh carries there: LuaJIT, OpenBLAS, oneDNN and its OpenCL loader,
+# libpng, libjpeg... found by ldd, not listed by hand, so a new dependency cannot be forgotten.
+# glibc, the C++ runtime and OpenMP are the GPU machine's own; CUDA's libraries are not Debian's.
+# Usage: [BUILD_DIR=build] bash tests/cuda/pack_devdeps.sh
+set -euo pipefail
+BUILD=${BUILD_DIR:-build}
+PACK=${PACK_SCRIPT:-../shared/device/pack.sh}
+base='^(libc6|libstdc\+\+6|libgcc-s1|libgomp1)$'
+pkgs=$(for bin in "$BUILD/tocha" "$BUILD/libtocha.so"; do ldd "$bin"; done | awk '/=> \// {print $3}' | sort -u |
+  while read -r lib; do
+    dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
+  done | cut -d: -f1 | sort -u | grep -Ev "$base" || true)
+echo "pack_devdeps: ${pkgs//$'\n'/ }"
+# shellcheck disable=SC2086  # one package name per word
+bash "$PACK" $pkgs
