@@ -23,7 +23,9 @@
 #include "core/kernel_registry.h"
 #include "core/ops/conv_kernels.h"
 #include "kernels/cpu/conv_im2col.h"
+#include "kernels/cpu/conv_images.h"
 #include "kernels/cpu/conv_onednn.h"
+#include "kernels/cpu/conv_thin.h"
 #include "kernels/cpu/scratch.h"
 
 namespace tocha {
@@ -80,32 +82,6 @@ template <class T> void gather_block(const T* src, int64_t image, int64_t rows, 
     }
 }
 
-// Threads the batch is split over (1: one range, BLAS threads itself). See Note [Convolution threading].
-int image_threads(int64_t n) {
-  int t = omp_get_max_threads();
-  if (t <= 1 || n < 2 || omp_in_parallel()) return 1;
-  return int(std::min<int64_t>(t, n));
-}
-
-// Calls body(first, last, slot) for ranges of images; slot < nt indexes per-thread buffers.
-// Returns the number of slots used (OpenMP may give fewer threads than asked); n >= nt, so every
-// used slot gets at least one image.
-template <class F> int over_images(int64_t n, int nt, const F& body) {
-  if (nt <= 1) {
-    body(int64_t(0), n, 0);
-    return 1;
-  }
-  int used = 1;
-#pragma omp parallel num_threads(nt)
-  {
-    int tid = omp_get_thread_num(), got = omp_get_num_threads();
-    if (tid == 0) used = got;
-    int64_t first = n * tid / got, last = n * (tid + 1) / got;
-    if (first < last) body(first, last, tid);
-  }
-  return used;
-}
-
 // Per-thread slots of the image-block plan: the columns (K x nb*L; none for direct convolutions),
 // the GEMM result of a block of images (Og x nb*L, when nb > 1), then `extra` elements.
 template <class T> struct Workspace {
@@ -128,6 +104,7 @@ template <class T> struct Workspace {
 template <class T> void conv_forward(const ConvArgs& a) {
   if constexpr (std::is_same_v<T, float>)
     if (onednn_conv(a)) return;  // Note [oneDNN convolutions]
+  if (thin_conv<T>(a)) return;   // Note [Thin convolutions on the CPU]
   const Sizes s(a.g);
   const T* x = static_cast<const T*>(a.x);
   const T* w = static_cast<const T*>(a.w);
@@ -227,6 +204,7 @@ template <class T> void conv_transpose(const ConvArgs& a) {
 template <class T> void conv_weight(const ConvArgs& a) {
   if constexpr (std::is_same_v<T, float>)
     if (onednn_conv_weight(a)) return;
+  if (thin_conv_weight<T>(a)) return;
   const Sizes s(a.g);
   const T* x = static_cast<const T*>(a.x);
   const T* y = static_cast<const T*>(a.y);

@@ -1,8 +1,10 @@
--- f32 CPU convolutions on oneDNN (Note [oneDNN convolutions]): each of the three passes (the
--- convolution, its input gradient as the transposed convolution, its weight gradient) against the
--- same op computed in f64 by im2col, over 1-D, 2-D and 3-D geometries with strides, padding,
--- dilation, groups, odd channel counts and a single image; the weight gradient's alpha/beta
--- accumulation through nn; the switch itself; and a model trained with it on and off.
+-- The CPU convolution paths beside im2col + OpenBLAS. oneDNN for f32 (Note [oneDNN convolutions]):
+-- each of the three passes (the convolution, its input gradient as the transposed convolution,
+-- its weight gradient) against the same op computed in f64 by im2col, over 1-D, 2-D and 3-D
+-- geometries with strides, padding, dilation, groups, odd channel counts and a single image; the
+-- weight gradient's alpha/beta accumulation through nn; the switch itself; a model trained with it
+-- on and off. Thin filters (Note [Thin convolutions on the CPU]): the forward pass and the weight
+-- gradient against their adjoints, which take other paths.
 require 'nn'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
@@ -31,8 +33,8 @@ local cases = {
   { 'dilated', 2, 8, 4, { 12, 10 }, { 3, 3 }, { 1, 1 }, { 2, 1 }, { 2, 3 }, 1 },
   { 'groups', 2, 8, 6, { 7, 7 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 2 },
   { 'one image 1x1', 1, 16, 24, { 5, 6 }, { 1, 1 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, 1 },
-  { 'thin (im2col)', 2, 1, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
-  { 'depthwise (im2col)', 2, 8, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 8 },
+  { 'thin (not oneDNN)', 2, 1, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 1 },
+  { 'depthwise (not oneDNN)', 2, 8, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 8 },
   { '1-D', 3, 6, 5, { 17 }, { 4 }, { 2 }, { 1 }, { 1 }, 1 },
   { '3-D', 2, 8, 6, { 5, 6, 7 }, { 2, 3, 3 }, { 1, 2, 1 }, { 1, 1, 0 }, { 1, 1, 2 }, 2 },
 }
@@ -67,7 +69,7 @@ function tests.passesMatchIm2colInDouble()
     local rgw = torch.convWeight(x:double(), wsize, gy:double(), s, p, d, g)
     close(gw, rgw, N * ry:nElement() / (N * O), name .. ' weight gradient')
     local after = torch.backends.mkldnn.stats()
-    local meant = available and not name:find('im2col') and 3 or 0
+    local meant = available and not name:find('not oneDNN') and 3 or 0
     tester:asserteq(after.ran - before.ran, meant, name .. ': passes run by oneDNN')
     tester:asserteq(after.failed, before.failed, name .. ': passes oneDNN refused')
     -- off, the same f32 op runs on im2col: both agree to f32 rounding
@@ -97,6 +99,52 @@ function tests.moduleGradientsAccumulate()
       close(m.gradBias, md.gradBias, 300 * 2.5, 'gradBias ' .. tostring(on))
     end)
   end
+end
+
+-- <conv(x, w), dy> = <x, convTranspose(dy, w)> = <convWeight(x, dy), w>: the thin forward and
+-- weight-gradient kernels against the transposed convolution (col2im), in f64, for geometries of
+-- at most 32 taps, with strides, padding, dilation, 1-D to 3-D, a tail of outputs shorter than a
+-- vector and batches split over two threads.
+function tests.thinFiltersAgreeWithTheirAdjoints()
+  torch.manualSeed(14)
+  local thin = {
+    { 'cnn first layer', 5, 1, 32, { 28, 28 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 } },
+    { 'colour 3x3', 3, 3, 7, { 9, 13 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 } },
+    { 'strided dilated', 2, 2, 5, { 11, 10 }, { 3, 2 }, { 2, 1 }, { 0, 2 }, { 2, 3 } },
+    { '1-D', 4, 4, 3, { 19 }, { 5 }, { 1 }, { 2 }, { 1 } },
+    { '3-D', 2, 2, 4, { 5, 6, 7 }, { 2, 2, 2 }, { 1, 2, 1 }, { 1, 0, 1 }, { 1, 1, 2 } },
+    { 'tiny plane', 3, 2, 3, { 2, 3 }, { 2, 2 }, { 1, 1 }, { 0, 0 }, { 1, 1 } },
+  }
+  local threads = torch.getnumthreads()
+  torch.setnumthreads(2)
+  for _, c in ipairs(thin) do
+    local name, N, C, O, size, k, s, p, d = unpack(c)
+    local nd = #size
+    local wsize = { O, C }
+    for i = 1, nd do wsize[#wsize + 1] = k[i] end
+    for _, T in ipairs({ 'torch.DoubleTensor', 'torch.FloatTensor' }) do
+      local x = torch.randn(N, C, unpack(size)):type(T)
+      local w = torch.randn(unpack(wsize)):type(T)
+      local y = conv[nd](x, w, nil, s, p, d, 1)
+      local dy = torch.randn(y:size()):type(T)
+      local op = {}
+      for i = 1, nd do op[i] = size[i] - ((y:size(i + 2) - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + 1) end
+      local dx = convT[nd](dy, w, nil, s, p, op, 1, d)
+      local dw = torch.convWeight(x, wsize, dy, s, p, d, 1)
+      local a, b, c3 = torch.dot(y:double(), dy:double()), torch.dot(x:double(), dx:double()),
+        torch.dot(dw:double(), w:double())
+      local tol = (T == 'torch.DoubleTensor' and 1e-10 or 1e-4) * math.max(1, math.abs(a))
+      tester:assertalmosteq(a, b, tol, name .. ' ' .. T .. ': forward against the transposed convolution')
+      tester:assertalmosteq(a, c3, tol, name .. ' ' .. T .. ': weight gradient against the forward')
+      -- with a bias, the forward adds it once per output
+      local bias = torch.randn(O):type(T)
+      local yb = conv[nd](x, w, bias, s, p, d, 1)
+      local expect = y:clone()
+      for o = 1, O do expect:select(2, o):add(bias[o]) end
+      tester:assertTensorEq(yb, expect, T == 'torch.DoubleTensor' and 1e-12 or 1e-5, name .. ' ' .. T .. ': bias')
+    end
+  end
+  torch.setnumthreads(threads)
 end
 
 function tests.theSwitch()
