@@ -25,6 +25,7 @@
 
 #ifdef TOCHA_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
 #include <list>
 #include <unordered_map>
 #include <vector>
@@ -64,7 +65,8 @@ struct Dims {
   bool three;
   memory::dims x, y, w, b, stride, dilate, pad;
   explicit Dims(const ConvGeometry& g) {
-    three = g.in_size[0] != 1 || g.kernel[0] != 1 || g.out_size[0] != 1;
+    // a depth padding matters even for a single plane: its windows may lie in the padding alone
+    three = g.in_size[0] != 1 || g.kernel[0] != 1 || g.out_size[0] != 1 || g.pad[0] != 0;
     const int first = three ? 0 : 1;
     const int64_t G = g.groups, Og = g.out_channels / G, Cg = g.in_channels / G;
     x = {g.batch, g.in_channels};
@@ -112,8 +114,10 @@ Context& context() {
   return c;
 }
 
+// oneDNN fixes a primitive's thread split when it makes it: the thread count is part of the key.
 std::vector<int64_t> key_of(Pass pass, const ConvGeometry& g, bool bias) {
-  std::vector<int64_t> k = {int64_t(pass), bias, g.batch, g.groups, g.in_channels, g.out_channels};
+  std::vector<int64_t> k = {int64_t(pass), bias, omp_get_max_threads(), g.batch, g.groups, g.in_channels,
+                            g.out_channels};
   for (const int64_t* v : {g.in_size, g.out_size, g.kernel, g.stride, g.pad, g.dilation}) k.insert(k.end(), v, v + 3);
   return k;
 }
@@ -183,10 +187,23 @@ Entry& entry_for(Context& c, Pass pass, const ConvGeometry& g, bool bias) {
 
 size_t aligned(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+// Padding on the right equal to the left's must give the geometry's output size: it does for floored
+// forward sizes, not for a transposed convolution whose output padding reaches the stride (legal
+// below the dilation), which oneDNN would refuse with an error on every call.
+bool sizes_agree(const ConvGeometry& g) {
+  for (int d = 0; d < 3; ++d) {
+    const int64_t span = g.dilation[d] * (g.kernel[d] - 1) + 1;
+    if ((g.in_size[d] + 2 * g.pad[d] - span) / g.stride[d] + 1 != g.out_size[d]) return false;
+  }
+  return true;
+}
+
+// Inside a parallel region oneDNN runs single-threaded, and a primitive made for more threads then
+// computes only the first thread's share of a weight gradient: such calls stay on im2col.
 bool takes(const ConvArgs& a) {
   const ConvGeometry& g = a.g;
   return onednn_enabled() && g.batch > 0 && g.groups > 0 && g.in_channels / g.groups >= kMinChannels &&
-         g.out_channels > 0;
+         g.out_channels > 0 && !omp_in_parallel() && sizes_agree(g);
 }
 
 // Runs `pass` on our contiguous buffers in0, in1 (inputs), out (output) and bias (forward only;

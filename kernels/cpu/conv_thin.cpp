@@ -6,16 +6,17 @@
 // these: a GEMM with K = 9 (1 -> 32 channels, 3x3) packs its operands for a handful of products
 // each, then the result passes once more through a block buffer and a bias loop; 0.62 ms for the
 // CNN's first layer at batch 64 (46 GFLOP/s) and 0.95 ms for its weight gradient (30 GFLOP/s).
-// Here one image's columns (K x L, built by im2col, K <= 32) are read straight by loops that keep
-// the K taps inner:
+// Here one image's columns (K x L, built by im2col, K <= 32) are read straight, kChunk outputs at a
+// time, by loops that keep the K taps inner:
 // - forward: y[o][p] = b[o] + sum_k w[o][k] col[k][p], vectorized over p in blocks of kBlock
 //   outputs held in registers, written once with the bias folded in;
-// - weight gradient: dw[o][k] += sum_p dy[o][p] col[k][p], a dot product per (o, k) over the
-//   image's L outputs while col (K x L) and dy[o] stay in the first-level caches.
+// - weight gradient: dw[o][k] += sum_p dy[o][p] col[k][p], a dot product per (o, k) over a
+//   chunk's outputs while its columns and dy[o] stay in the caches.
 // Images are split over threads as in conv.cpp (Note [Convolution threading]); each thread sums
 // its images' weight gradients, then the threads' sums are added in thread order (deterministic
 // for a thread count). f32 and f64.
 #include "kernels/cpu/conv_thin.h"
+#include <omp.h>
 #include <algorithm>
 #include "kernels/cpu/conv_im2col.h"
 #include "kernels/cpu/conv_images.h"
@@ -27,6 +28,9 @@ namespace cpu {
 namespace {
 
 constexpr int64_t kThinTaps = 32;
+// Outputs per pass over the output channels: the columns of a chunk (K x kChunk, at most 256 KiB in
+// f32) stay in the second-level cache while every channel reads them.
+constexpr int64_t kChunk = 2048;
 
 int64_t taps(const ConvGeometry& g) {
   return g.in_channels * g.kernel[0] * g.kernel[1] * g.kernel[2];
@@ -34,7 +38,15 @@ int64_t taps(const ConvGeometry& g) {
 int64_t outputs(const ConvGeometry& g) { return g.out_size[0] * g.out_size[1] * g.out_size[2]; }
 int64_t inputs(const ConvGeometry& g) { return g.in_size[0] * g.in_size[1] * g.in_size[2]; }
 
-bool is_thin(const ConvGeometry& g) { return g.groups == 1 && g.batch > 0 && taps(g) <= kThinTaps; }
+// Thin, and not better served otherwise: a 1x1 stride-1 unpadded kernel is one GEMM on the input
+// itself, and a batch smaller than the threads would leave threads idle that BLAS can use.
+bool is_thin(const ConvGeometry& g) {
+  bool direct = true;
+  for (int d = 0; d < 3; ++d)
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0) direct = false;
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  return g.groups == 1 && g.batch > 0 && taps(g) <= kThinTaps && !direct && g.batch >= threads;
+}
 
 // 64 bytes of T as one GCC vector: a zmm register in the AVX-512 clone, two ymm or four xmm in
 // the others (loops.h's TOCHA_SIMD_CLONES). The compiler would not keep a block of sums in
@@ -57,22 +69,23 @@ template <class T> inline T lane_sum(const vec_t<T>& v) {
   return s;
 }
 
-// y (O x L) = w (O x K) col (K x L) + b: blocks of four vectors of outputs summed in registers.
+// y (O x len) = w (O x K) col (K x len) + b, rows of col and y ld apart: blocks of four vectors of
+// outputs summed in registers.
 template <class T>
-TOCHA_SIMD_CLONES void thin_forward_image(const T* col, int64_t K, int64_t L, const T* w, const T* b, int64_t O,
-                                          T* y) {
+TOCHA_SIMD_CLONES void thin_forward_image(const T* col, int64_t K, int64_t ld, int64_t len, const T* w, const T* b,
+                                          int64_t O, T* y) {
   using V = vec_t<T>;
   constexpr int64_t n = kLanes<T>;
   for (int64_t o = 0; o < O; ++o) {
     const T* wo = w + o * K;
     const T bo = b ? b[o] : T(0);
-    T* yo = y + o * L;
+    T* yo = y + o * ld;
     int64_t p = 0;
-    for (; p + 4 * n <= L; p += 4 * n) {
+    for (; p + 4 * n <= len; p += 4 * n) {
       V a0 = V{} + bo, a1 = a0, a2 = a0, a3 = a0, c0, c1, c2, c3;
       for (int64_t k = 0; k < K; ++k) {
         const V wk = V{} + wo[k];
-        const T* c = col + k * L + p;
+        const T* c = col + k * ld + p;
         load(c0, c);
         load(c1, c + n);
         load(c2, c + 2 * n);
@@ -87,37 +100,38 @@ TOCHA_SIMD_CLONES void thin_forward_image(const T* col, int64_t K, int64_t L, co
       store(yo + p + 2 * n, a2);
       store(yo + p + 3 * n, a3);
     }
-    for (; p + n <= L; p += n) {
+    for (; p + n <= len; p += n) {
       V a = V{} + bo, c;
       for (int64_t k = 0; k < K; ++k) {
-        load(c, col + k * L + p);
+        load(c, col + k * ld + p);
         a += (V{} + wo[k]) * c;
       }
       store(yo + p, a);
     }
-    for (; p < L; ++p) {
+    for (; p < len; ++p) {
       T acc = bo;
-      for (int64_t k = 0; k < K; ++k) acc += wo[k] * col[k * L + p];
+      for (int64_t k = 0; k < K; ++k) acc += wo[k] * col[k * ld + p];
       yo[p] = acc;
     }
   }
 }
 
-// dw (O x K) += dy (O x L) col (K x L)^T: four taps at a time, each output vector of dy loaded
+// dw (O x K) += dy (O x len) col (K x len)^T, rows ld apart: four taps at a time, each output vector of dy loaded
 // once for the four (a last group of fewer repeats its last tap and drops the copies).
 template <class T>
-TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t L, const T* dy, int64_t O, T* dw) {
+TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t ld, int64_t len, const T* dy, int64_t O,
+                                         T* dw) {
   using V = vec_t<T>;
   constexpr int64_t n = kLanes<T>;
   for (int64_t o = 0; o < O; ++o) {
-    const T* d = dy + o * L;
+    const T* d = dy + o * ld;
     for (int64_t k0 = 0; k0 < K; k0 += 4) {
       const T* c[4];
-      for (int64_t j = 0; j < 4; ++j) c[j] = col + std::min(k0 + j, K - 1) * L;
+      for (int64_t j = 0; j < 4; ++j) c[j] = col + std::min(k0 + j, K - 1) * ld;
       // two vectors of outputs per step: eight independent sums hide the multiply-add latency
       V a0 = V{}, a1 = V{}, a2 = V{}, a3 = V{}, b0 = V{}, b1 = V{}, b2 = V{}, b3 = V{}, dv, dw2, x;
       int64_t p = 0;
-      for (; p + 2 * n <= L; p += 2 * n) {
+      for (; p + 2 * n <= len; p += 2 * n) {
         load(dv, d + p);
         load(dw2, d + p + n);
         load(x, c[0] + p);
@@ -141,7 +155,7 @@ TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t L, con
       a1 += b1;
       a2 += b2;
       a3 += b3;
-      for (; p + n <= L; p += n) {
+      for (; p + n <= len; p += n) {
         load(dv, d + p);
         load(x, c[0] + p);
         a0 += dv * x;
@@ -153,7 +167,7 @@ TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t L, con
         a3 += dv * x;
       }
       T s[4] = {lane_sum<T>(a0), lane_sum<T>(a1), lane_sum<T>(a2), lane_sum<T>(a3)};
-      for (; p < L; ++p)
+      for (; p < len; ++p)
         for (int64_t j = 0; j < 4; ++j) s[j] += d[p] * c[j][p];
       for (int64_t j = 0; j < 4 && k0 + j < K; ++j) dw[o * K + k0 + j] += s[j];
     }
@@ -174,7 +188,8 @@ template <class T> void thin_forward(const ConvArgs& a) {
     T* col = cols + slot * K * L;
     for (int64_t n = first; n < last; ++n) {
       im2col(x + n * g.in_channels * plane, col, g, g.in_channels, L);
-      thin_forward_image(col, K, L, w, b, O, y + n * O * L);
+      for (int64_t c0 = 0; c0 < L; c0 += kChunk)
+        thin_forward_image(col + c0, K, L, std::min(kChunk, L - c0), w, b, O, y + n * O * L + c0);
     }
   });
 }
@@ -194,7 +209,8 @@ template <class T> void thin_weight(const ConvArgs& a) {
     std::fill(sum, sum + count, T(0));
     for (int64_t n = first; n < last; ++n) {
       im2col(x + n * g.in_channels * plane, col, g, g.in_channels, L);
-      thin_weight_image(col, K, L, dy + n * O * L, O, sum);
+      for (int64_t c0 = 0; c0 < L; c0 += kChunk)
+        thin_weight_image(col + c0, K, L, std::min(kChunk, L - c0), dy + n * O * L + c0, O, sum);
     }
   });
   for (int64_t i = 0; i < count; ++i) {

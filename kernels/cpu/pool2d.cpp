@@ -22,8 +22,8 @@ int64_t plane_grain(const Pool2dArgs& a) {
 // Note [Branch-free max pooling]: on real data whether the next element beats the running maximum
 // is a coin toss, and a mispredicted branch per element costs more than the rest of the loop. The
 // maximum and its index are therefore updated with selects (cmov / vector blends), which also lets
-// the 2x2 stride-2 case vectorize across a row. The first maximum wins; a NaN replaces any number
-// and is never replaced (so NaNs propagate).
+// the 2x2 stride-2 case vectorize across a row. The first maximum wins; a NaN replaces any number,
+// and a later NaN an earlier one (so NaNs propagate, with the last NaN's index, as in PyTorch).
 template <class T> inline void take_max(T v, int64_t i, T& m, int64_t& best) {
   const bool take = (v > m) | (v != v);
   m = take ? v : m;

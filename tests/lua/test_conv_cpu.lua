@@ -37,6 +37,9 @@ local cases = {
   { 'depthwise (not oneDNN)', 2, 8, 8, { 9, 9 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, { 1, 1 }, 8 },
   { '1-D', 3, 6, 5, { 17 }, { 4 }, { 2 }, { 1 }, { 1 }, 1 },
   { '3-D', 2, 8, 6, { 5, 6, 7 }, { 2, 3, 3 }, { 1, 2, 1 }, { 1, 1, 0 }, { 1, 1, 2 }, 2 },
+  -- one plane deep, but padded in depth: the only output plane's windows lie in the padding
+  { 'depth padding', 2, 8, 4, { 1, 6, 7 }, { 1, 3, 3 }, { 3, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 }, 1 },
+  { 'floored 2-D', 2, 8, 6, { 10, 9 }, { 3, 3 }, { 2, 2 }, { 1, 0 }, { 1, 1 }, 1 },
 }
 
 local conv = { torch.conv1d, torch.conv2d, torch.conv3d }
@@ -75,6 +78,42 @@ function tests.passesMatchIm2colInDouble()
     -- off, the same f32 op runs on im2col: both agree to f32 rounding
     local y0 = with_onednn(false, function() return conv[nd](x, w, b, s, p, d, g) end)
     close(y0, ry, terms, name .. ' forward, im2col')
+  end
+end
+
+-- A transposed convolution whose output padding reaches the stride (legal below the dilation)
+-- has no equal right padding for oneDNN: it stays on im2col without an error per call.
+function tests.outputPaddingPastTheStride()
+  torch.manualSeed(15)
+  local y, w, b = torch.randn(2, 8, 7, 7), torch.randn(8, 6, 3, 3), torch.randn(6)
+  local before = torch.backends.mkldnn.stats()
+  local x = with_onednn(true, function() return torch.convTranspose2d(y, w, b, 1, 1, 1, 1, 2) end)
+  local after = torch.backends.mkldnn.stats()
+  tester:eq(x:size():totable(), { 2, 6, 10, 10 })
+  close(x, torch.convTranspose2d(y:double(), w:double(), b:double(), 1, 1, 1, 1, 2), 8 * 9, 'output padding 1, stride 1')
+  tester:asserteq(after.ran, before.ran, 'not run by oneDNN')
+  tester:asserteq(after.failed, before.failed, 'not refused by oneDNN either')
+end
+
+-- convWeight's beta = 0 must not read the old weight gradient (a NaN there), and alpha scales it,
+-- on oneDNN (8 channels) and on the thin path (1 channel).
+function tests.weightGradientScalesAndOverwrites()
+  torch.manualSeed(16)
+  for _, C in ipairs({ 8, 1 }) do
+    local m = nn.SpatialConvolution(C, 6, 3, 3, 1, 1, 1, 1)
+    local x, gy = torch.randn(4, C, 9, 9), torch.randn(4, 6, 9, 9)
+    local ref = torch.convWeight(x:double(), m.weight:size(), gy:double(), 1, 1, 1, 1)
+    m.gradWeight:fill(0 / 0)
+    m.gradBias:zero()
+    m:forward(x)
+    m:accGradParameters(x, gy, 0.25)  -- Torch7 accumulates: NaN + anything stays NaN
+    tester:assert(m.gradWeight:ne(m.gradWeight):sum() > 0, C .. ' channels: accumulation kept the NaN')
+    local dw = torch.convWeight(x, m.weight:size(), gy, 1, 1, 1, 1)
+    close(dw, ref, 4 * 81, C .. ' channels: convWeight')
+    m:zeroGradParameters()
+    m:accGradParameters(x, gy, 0.25)
+    m:accGradParameters(x, gy, 0.5)
+    close(m.gradWeight, ref * 0.75, 4 * 81, C .. ' channels: alpha 0.25 then 0.5')
   end
 end
 
