@@ -46,7 +46,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
 // Sizes of one image and group.
 struct Sizes {
   int64_t N, G, C, O, Cg, Og, K, L, in_plane;
-  bool direct;  // 1x1 kernel, stride 1, no padding: the input block is its own column matrix
+  bool direct;  // 1x1 kernel, stride 1, no padding, same size: the input block is its own column matrix
   explicit Sizes(const ConvGeometry& g) {
     N = g.batch;
     G = g.groups;
@@ -57,9 +57,10 @@ struct Sizes {
     K = Cg * g.kernel[0] * g.kernel[1] * g.kernel[2];
     L = g.out_size[0] * g.out_size[1] * g.out_size[2];
     in_plane = g.in_size[0] * g.in_size[1] * g.in_size[2];
+    // (the same size too: a transposed convolution's output padding makes x larger than y)
     direct = true;
     for (int d = 0; d < 3; ++d)
-      if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0) direct = false;
+      if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.in_size[d] != g.out_size[d]) direct = false;
   }
 };
 

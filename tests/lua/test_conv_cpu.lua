@@ -81,6 +81,59 @@ function tests.passesMatchIm2colInDouble()
   end
 end
 
+-- Random geometries (1-D to 3-D, groups, strides, padding, dilation, output padding): the three
+-- passes in f32, on whichever path each takes (oneDNN, thin or im2col), against f64.
+function tests.randomGeometriesMatchDouble()
+  local rng = torch.Generator()
+  torch.manualSeed(rng, 17)
+  local function pick(lo, hi) return math.floor(torch.uniform(rng) * (hi - lo + 1)) + lo end
+  local before = torch.backends.mkldnn.stats()
+  local cases = 0
+  while cases < 120 do
+    local nd, g = pick(1, 3), ({ 1, 1, 2, 4 })[pick(1, 4)]
+    local Cg, Og, N = pick(1, 9), pick(1, 6), pick(1, 3)
+    local size, k, s, p, d, op = {}, {}, {}, {}, {}, {}
+    local ok = true
+    for i = 1, nd do
+      size[i], k[i], s[i], d[i] = pick(1, nd == 3 and 6 or 9), pick(1, 4), pick(1, 3), pick(1, 2)
+      p[i] = pick(0, math.floor(k[i] / 2))
+      local span = d[i] * (k[i] - 1) + 1
+      if size[i] + 2 * p[i] < span then ok = false end
+    end
+    if ok then
+      cases = cases + 1
+      local wsize = { Og * g, Cg }
+      for i = 1, nd do wsize[#wsize + 1] = k[i] end
+      local x, w, b = torch.randn(N, Cg * g, unpack(size)), torch.randn(unpack(wsize)), torch.randn(Og * g)
+      local what = string.format('case %d: %d-D N %d C %d O %d groups %d size %s kernel %s stride %s pad %s dil %s',
+        cases, nd, N, Cg * g, Og * g, g, table.concat(size, 'x'), table.concat(k, 'x'), table.concat(s, ','),
+        table.concat(p, ','), table.concat(d, ','))
+      local y = conv[nd](x, w, b, s, p, d, g)
+      local ry = conv[nd](x:double(), w:double(), b:double(), s, p, d, g)
+      local taps = Cg
+      for i = 1, nd do taps = taps * k[i] end
+      close(y, ry, taps, what .. ' forward')
+      local gy = torch.randn(ry:size())
+      local valid = true  -- the transposed output of gy must not be empty
+      for i = 1, nd do
+        op[i] = pick(0, math.max(s[i], d[i]) - 1)
+        if (ry:size(i + 2) - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + 1 + op[i] < 1 then valid = false end
+      end
+      if valid then
+        local bx = torch.randn(Cg * g)
+        local gx = convT[nd](gy, w, bx, s, p, op, g, d)
+        close(gx, convT[nd](gy:double(), w:double(), bx:double(), s, p, op, g, d), Og * taps / Cg,
+          what .. ' transposed, output padding ' .. table.concat(op, ','))
+      end
+      local gw = torch.convWeight(x, wsize, gy, s, p, d, g)
+      close(gw, torch.convWeight(x:double(), wsize, gy:double(), s, p, d, g), N * ry:nElement() / (N * Og * g),
+        what .. ' weight gradient')
+    end
+  end
+  tester:asserteq(torch.backends.mkldnn.stats().failed, before.failed, 'no pass refused by oneDNN')
+  if available then tester:assert(torch.backends.mkldnn.stats().ran > before.ran, 'oneDNN ran some') end
+end
+
 -- A transposed convolution whose output padding reaches the stride (legal below the dilation)
 -- has no equal right padding for oneDNN: it stays on im2col without an error per call.
 function tests.outputPaddingPastTheStride()
@@ -93,6 +146,17 @@ function tests.outputPaddingPastTheStride()
   close(x, torch.convTranspose2d(y:double(), w:double(), b:double(), 1, 1, 1, 1, 2), 8 * 9, 'output padding 1, stride 1')
   tester:asserteq(after.ran, before.ran, 'not run by oneDNN')
   tester:asserteq(after.failed, before.failed, 'not refused by oneDNN either')
+  -- A 1x1 kernel with output padding: the extra last row and column hold the bias alone (the
+  -- im2col path took it for a direct 1x1 convolution and left them unwritten).
+  for _, T in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor' }) do
+    local y1, w1, b1 = torch.randn(2, 8, 5, 4):type(T), torch.randn(8, 3, 1, 1):type(T), torch.randn(3):type(T)
+    local plain = torch.convTranspose2d(y1, w1, b1, 1, 0, 0, 1, 2)
+    local padded = torch.convTranspose2d(y1, w1, b1, 1, 0, 1, 1, 2)
+    tester:eq(padded:size():totable(), { 2, 3, 6, 5 }, T .. ' 1x1 with output padding: size')
+    tester:assertTensorEq(padded:narrow(3, 1, 5):narrow(4, 1, 4), plain, 1e-6, T .. ' 1x1 with output padding')
+    tester:assertTensorEq(padded:select(4, 5), b1:view(1, 3, 1):expand(2, 3, 6), 0, T .. ' last column: the bias')
+    tester:assertTensorEq(padded:select(3, 6), b1:view(1, 3, 1):expand(2, 3, 5), 0, T .. ' last row: the bias')
+  end
 end
 
 -- convWeight's beta = 0 must not read the old weight gradient (a NaN there), and alpha scales it,
