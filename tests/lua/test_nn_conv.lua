@@ -157,6 +157,82 @@ function tests.twoByTwoMaxPoolingMatchesPlainWindows()
   torch.setnumthreads(threads)
 end
 
+-- Random 2-D pooling geometries (kernel, stride, padding, ceil mode, countIncludePad) against plain
+-- loops over each window: max values and positions, averages, and both backward passes (max: the
+-- gradient at the recorded positions; average: the adjoint <avg(x), g> = <x, avg'(g)>).
+function tests.randomPoolingMatchesPlainLoops()
+  local rng = torch.Generator()
+  torch.manualSeed(rng, 5)
+  local function pick(lo, hi) return math.floor(torch.uniform(rng) * (hi - lo + 1)) + lo end
+  local function out_size(n, k, s, p, ceil)
+    local o = (ceil and math.ceil or math.floor)((n + 2 * p - k) / s) + 1
+    if ceil and (o - 1) * s >= n + p then o = o - 1 end  -- the last window starts inside
+    return o
+  end
+  local cases = 0
+  while cases < 40 do
+    local H, W, kH, kW = pick(1, 9), pick(1, 9), pick(1, 4), pick(1, 4)
+    local dH, dW = pick(1, 3), pick(1, 3)
+    local pH, pW = pick(0, math.floor(kH / 2)), pick(0, math.floor(kW / 2))
+    local ceil, include = pick(0, 1) == 1, pick(0, 1) == 1
+    if H + 2 * pH >= kH and W + 2 * pW >= kW then
+      cases = cases + 1
+      local what = string.format('%dx%d kernel %dx%d stride %d,%d pad %d,%d ceil %s include %s', H, W, kH, kW, dH,
+        dW, pH, pW, tostring(ceil), tostring(include))
+      local x = torch.randn(2, 3, H, W):double()
+      local oH, oW = out_size(H, kH, dH, pH, ceil), out_size(W, kW, dW, pW, ceil)
+      local y, ix = torch.maxPool2d(x, { kH, kW }, { dH, dW }, { pH, pW }, ceil)
+      local a = torch.avgPool2d(x, { kH, kW }, { dH, dW }, { pH, pW }, ceil, include)
+      tester:eq(y:size():totable(), { 2, 3, oH, oW }, what .. ': max size')
+      tester:eq(a:size():totable(), { 2, 3, oH, oW }, what .. ': average size')
+      local ry, ra, ri = torch.DoubleTensor(2, 3, oH, oW), torch.DoubleTensor(2, 3, oH, oW), torch.LongTensor(2, 3, oH, oW)
+      for n = 1, 2 do
+        for c = 1, 3 do
+          local xp = x[n][c]
+          for i = 1, oH do
+            for j = 1, oW do
+              local h0, w0 = (i - 1) * dH - pH, (j - 1) * dW - pW
+              local h1, w1 = math.min(h0 + kH, H + pH), math.min(w0 + kW, W + pW)
+              local padded = (h1 - h0) * (w1 - w0)
+              local m, best, sum, count = -math.huge, nil, 0, 0
+              for h = math.max(h0, 0), math.min(h1, H) - 1 do
+                for w = math.max(w0, 0), math.min(w1, W) - 1 do
+                  local v = xp[h + 1][w + 1]
+                  if v > m then m, best = v, h * W + w + 1 end
+                  sum, count = sum + v, count + 1
+                end
+              end
+              ry[n][c][i][j], ri[n][c][i][j] = m, best
+              ra[n][c][i][j] = sum / (include and padded or count)
+            end
+          end
+        end
+      end
+      tester:assertTensorEq(y, ry, 0, what .. ': max values')
+      tester:assertTensorEq(ix, ri, 0, what .. ': max positions')
+      tester:assertTensorEq(a, ra, 1e-12, what .. ': averages')
+      -- backward through autograd
+      local xg = x:clone():requiresGrad(true)
+      local g = torch.randn(2, 3, oH, oW):double()
+      local ym = torch.maxPool2d(xg, { kH, kW }, { dH, dW }, { pH, pW }, ceil)
+      torch.sum(torch.cmul(ym, g)):backward()
+      local expect = torch.zeros(2, 3, H * W):double()
+      for n = 1, 2 do
+        for c = 1, 3 do
+          for q = 1, oH * oW do
+            local pos = ri[n][c]:view(-1)[q]
+            expect[n][c][pos] = expect[n][c][pos] + g[n][c]:view(-1)[q]
+          end
+        end
+      end
+      tester:assertTensorEq(xg.grad, expect:view(2, 3, H, W), 1e-12, what .. ': max backward')
+      local xa = x:clone():requiresGrad(true)
+      torch.sum(torch.cmul(torch.avgPool2d(xa, { kH, kW }, { dH, dW }, { pH, pW }, ceil, include), g)):backward()
+      tester:assertalmosteq(torch.dot(xa.grad, x), torch.dot(ra, g), 1e-10, what .. ': average backward (adjoint)')
+    end
+  end
+end
+
 -- Every module: Jacobians (input, parameters, update) in f64 for batch and single-sample inputs,
 -- save/load, clearState, Torch7 backward == autograd, float()/double().
 function tests.jacobiansAndStandardChecks()
