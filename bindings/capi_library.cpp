@@ -62,7 +62,11 @@ const char* tocha_op_name(int op) noexcept { return op >= 0 && op < kNumOps ? op
 int tocha_op_kind(int op) noexcept { return op >= 0 && op < kNumOps ? int(op_kind(OpId(op))) : -1; }
 int tocha_op_differentiable(int op) noexcept { return op >= 0 && op < kNumOps && op_differentiable(OpId(op)) ? 1 : 0; }
 
-int tocha_memory_gc_pending(void) noexcept { return memory_gc_pending() ? 1 : memory_gc_step_pending() ? 2 : 0; }
+int tocha_memory_gc_pending(void) noexcept {
+  if (memory_gc_pending()) return 1;
+  const int step = memory_gc_step_pending();
+  return step ? 1 + step : 0;
+}
 void tocha_memory_gc_done(void) noexcept { memory_gc_done(); }
 void tocha_memory_gc_step_done(void) noexcept { memory_gc_step_done(); }
 void tocha_memory_set_gc_threshold(int64_t b) noexcept { memory_set_gc_threshold(b); }

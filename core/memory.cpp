@@ -46,7 +46,7 @@ void publish(DeviceType dev, int64_t live_delta, int64_t allocated, int64_t coun
 }
 
 struct LocalDeltas {
-  int64_t live = 0, allocated = 0, count = 0;
+  int64_t live = 0, allocated = 0, count = 0, since_step = 0;
   void flush() {
     if (live || allocated || count) publish(DeviceType::cpu, live, allocated, count);
     live = allocated = count = 0;
@@ -57,6 +57,20 @@ struct LocalDeltas {
 __attribute__((tls_model("initial-exec"))) thread_local LocalDeltas t_cpu;
 }  // namespace
 
+// Note [CPU-tensor GC steps]: a loop of mid-size CPU ops (100x100 adds) leaves one dead 40 KB
+// result per op, freed only when Lua's collector, paced by its own small heap, finishes a cycle;
+// each new result was then written to memory that had left the caches long before: 5.0-5.3 us per
+// add where PyTorch, which frees at once, takes 1.5 us (on a VM whose cache misses are dear).
+// Every kCpuBytesPerGcStep of CPU tensor blocks of kGcStepMinBlock bytes or more asks Lua for one
+// basic step (collectgarbage('step', 0)): 2.9 us. Tiny tensors keep LuaJIT's pacing (they live in
+// compact blocks, Note [Compact block cache]); a step of size 8 at 4 MiB, the graph steps' size,
+// made the batch-1 autograd MLP 8% slower, a basic step every 1 MiB changed no training benchmark
+// beyond noise (bench/README.md, ninth session).
+constexpr int64_t kCpuBytesPerGcStep = int64_t(1) << 20;
+constexpr size_t kGcStepMinBlock = 4096;
+// The step Lua owes (memory_gc_step_pending): 0, 1 (size 8) or 2 (basic).
+std::atomic<int> g_gc_step_pending{0};
+
 void memory_on_alloc(DeviceType dev, size_t nbytes) {
   if (dev != DeviceType::cpu) {
     publish(dev, int64_t(nbytes), int64_t(nbytes), 1);
@@ -66,6 +80,11 @@ void memory_on_alloc(DeviceType dev, size_t nbytes) {
   d.live += int64_t(nbytes);
   d.allocated += int64_t(nbytes);
   d.count += 1;
+  if (nbytes >= kGcStepMinBlock && (d.since_step += int64_t(nbytes)) >= kCpuBytesPerGcStep) {
+    d.since_step = 0;  // a pending step of size 8 is not downgraded
+    int none = 0;
+    g_gc_step_pending.compare_exchange_strong(none, 2, std::memory_order_relaxed);
+  }
   if (d.allocated >= kBatchBytes || d.live >= kBatchBytes) d.flush();
 }
 
@@ -114,9 +133,8 @@ bool memory_gc_pending() { return g_gc_pending.load(std::memory_order_relaxed) !
 // fake GPU stack the host time of `t1 + t2` went from 573-611 to 441-454 ns (2048 and 8192 were
 // slower than 4096). CPU tensors keep LuaJIT's pacing: there the same steps changed nothing
 // measurable (tiny tensors live in one compact block, Note [Compact block cache]).
-std::atomic<int> g_gc_step_pending{0};
 void memory_request_gc_step() { g_gc_step_pending.store(1, std::memory_order_relaxed); }
-bool memory_gc_step_pending() { return g_gc_step_pending.load(std::memory_order_relaxed) != 0; }
+int memory_gc_step_pending() { return g_gc_step_pending.load(std::memory_order_relaxed); }
 void memory_gc_step_done() { g_gc_step_pending.store(0, std::memory_order_relaxed); }
 void memory_gc_done() {
   t_cpu.flush();

@@ -137,9 +137,9 @@ function lib.wrap(p)
   if pending ~= 0 and lib.poll_gc then
     if pending == 1 then
       collect()
-    else  -- Note [Graph-driven GC steps] (core/memory.cpp)
+    else  -- Note [Graph-driven GC steps], Note [CPU-tensor GC steps] (core/memory.cpp)
       gc_step_done()
-      collectgarbage('step', 8)
+      collectgarbage('step', pending == 2 and 8 or 0)
     end
   end
   return h
