@@ -1,11 +1,5 @@
--- Differential tests of the CPU kernels (see tests/lua/differential/common.lua): unary, scalar and broadcasting binary ops.
--- Differential tests of the CPU kernels' special cases against each other: an op on non-contiguous
--- inputs (transposed, narrowed inside a larger buffer, stepped with :unfold, expanded with stride 0)
--- against the same op on contiguous copies; f32 against f64 on the same values; sizes around the
--- vector blocks and the threading grain (32768 elements) and dims of size 0 and 1; the result-tensor
--- forms (torch.f(res, ...), x:f(...) in place) against the allocating form, with res empty, of the
--- wrong size, or a non-contiguous view whose buffer must stay untouched outside it. Fast paths that
--- assume a layout or a size are where wrong results hide; the seed is fixed so a failure reproduces.
+-- Differential tests of the CPU kernels (tests/lua/differential/common.lua says what they check):
+-- unary, scalar and broadcasting binary ops.
 require 'nn'
 local F = nn.functional
 local tester = torch.Tester()

@@ -1,6 +1,14 @@
 -- Shared helpers of the differential suites (tests/lua/test_differential_*.lua): layouts, the
 -- checks of an op across layouts, precisions and result forms, and the sizes they sweep.
 -- Usage: local H = dofile(dir .. '/differential/common.lua')(tester)
+--
+-- What they check, the CPU kernels' special cases against each other: an op on non-contiguous
+-- inputs (transposed, narrowed inside a larger buffer, stepped with :unfold, expanded with stride 0)
+-- against the same op on contiguous copies; f32 against f64 on the same values; sizes around the
+-- vector blocks and the threading grain (32768 elements) and dims of size 0 and 1; the result-tensor
+-- forms (torch.f(res, ...), x:f(...) in place) against the allocating form, with res empty, of the
+-- wrong size, or a non-contiguous view whose buffer must stay untouched outside it. Fast paths that
+-- assume a layout or a size are where wrong results hide; the seed is fixed so a failure reproduces.
 return function(tester)
 local SIZES = { 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 32767, 32768, 32769, 70000 }
 local SENTINEL = 777
