@@ -1,6 +1,5 @@
 -- Differential tests of the CPU kernels (tests/lua/differential/common.lua says what they check):
--- matrix products, indexing, joins,
--- pooling, upsampling, padding, convolution, empty dims.
+-- matrix products, indexing, joins, pooling, upsampling, padding, convolution, empty dims.
 require 'nn'
 local F = nn.functional
 local tester = torch.Tester()

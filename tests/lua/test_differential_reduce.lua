@@ -1,6 +1,5 @@
 -- Differential tests of the CPU kernels (tests/lua/differential/common.lua says what they check):
--- reductions, sort/topk/kthvalue and
--- softmax.
+-- reductions, sort/topk/kthvalue and softmax.
 require 'nn'
 local F = nn.functional
 local tester = torch.Tester()
