@@ -10,17 +10,9 @@
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
-local available = torch.cuda.isAvailable()
-local dry = os.getenv('TOCHA_CUDA_RANDOM_DRYRUN') == '1'
-if dry and available then
-  print('SKIPPED: no dry run with a GPU present (lua.cuda_random runs the suite for real)')
-  return
-end
-if not available and not dry then
-  print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-  return
-end
-if dry then print('DRY RUN: the "device" tensors are CPU tensors') end
+local dry = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/cuda_gate.lua')(
+  'TOCHA_CUDA_RANDOM_DRYRUN', 'lua.cuda_random', 'CPU tensors')
+if dry == nil then return end
 
 -- max: the largest value of random() (core/ops/random.cpp random_max).
 local F32 = { cuda = 'torch.CudaTensor', cpu = 'torch.FloatTensor', floating = true, max = 2 ^ 24 }
