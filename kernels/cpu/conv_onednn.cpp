@@ -101,7 +101,7 @@ struct Entry {
   std::vector<int64_t> key;
   dnnl::primitive prim;
   Operand in[2], out;
-  bool has_bias = false;
+  memory::desc bias;  // the forward's bias (channel values), when it has one
 };
 
 struct Context {
@@ -148,7 +148,7 @@ Entry make_entry(Pass pass, const ConvGeometry& g, bool bias, const dnnl::engine
   const fwd::primitive_desc fwd_pd(fwd_desc, e);
   Entry entry;
   entry.key = key_of(pass, g, bias);
-  entry.has_bias = bias;
+  if (bias) entry.bias = b_plain;
   if (pass == Pass::forward) {
     entry.prim = fwd(fwd_pd);
     set_operand(entry.in[0], DNNL_ARG_SRC, x_plain, fwd_pd.src_desc(), e, true);
@@ -234,8 +234,7 @@ void run(Pass pass, const ConvArgs& a, const void* in0, const void* in1, void* o
   memory result = user_out;
   if (e.out.reordered) result = memory(e.out.chosen, c.engine, buf);
   args.insert({e.out.arg, result});
-  if (bias) args.insert({DNNL_ARG_BIAS, memory({{a.g.out_channels}, memory::data_type::f32, tag::x}, c.engine,
-                                               const_cast<void*>(bias))});
+  if (bias) args.insert({DNNL_ARG_BIAS, memory(e.bias, c.engine, const_cast<void*>(bias))});
   e.prim.execute(c.stream, args);
   if (e.out.reordered) e.out.reorder.execute(c.stream, result, user_out);
   c.stream.wait();
