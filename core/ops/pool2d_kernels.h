@@ -1,7 +1,9 @@
 // Kernel signature of the 2-D pooling ops (maxPool2d, maxPool2dBackward, avgPool2d, avgPool2dBackward):
 // the contract between core/ops/pool2d.cpp and kernels/cpu/pool2d.cpp. Tensors are contiguous planes;
-// kernels never validate (the front-end checked the indices of maxPool2dBackward).
+// kernels never validate, except the positions maxPool2dBackward reads (Note [Positions checked by
+// the pooling backward]).
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 namespace tocha {
@@ -20,6 +22,13 @@ struct Pool2dArgs {
   const void* in = nullptr;
   void* out = nullptr;
   int64_t* indices = nullptr;
+  // maxPool2dBackward on the CPU: the first position found outside its plane (skipped, not written
+  // through); the front-end raises the error once the kernel returns.
+  struct BadPosition {
+    std::atomic<bool> found{false};
+    int64_t value = 0;
+  };
+  BadPosition* bad = nullptr;
 };
 using Pool2dKernel = void (*)(const Pool2dArgs&);
 

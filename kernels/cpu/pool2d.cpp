@@ -127,7 +127,14 @@ template <class T> void max_pool(const Pool2dArgs& a) {
   });
 }
 
+void report_bad_position(const Pool2dArgs& a, int64_t value) {
+  bool expected = false;
+  if (a.bad && a.bad->found.compare_exchange_strong(expected, true)) a.bad->value = value;
+}
+
 // grad_input = 0, then grad_output added at the saved positions (planes never share positions).
+// A position outside its plane is skipped and the first one reported (Note [Positions checked by
+// the pooling backward]): the unsigned compare is one predictable branch per element.
 template <class T> void max_pool2d_backward_kernel(const Pool2dArgs& a) {
   const T* g = static_cast<const T*>(a.in);
   T* gi = static_cast<T*>(a.out);
@@ -139,7 +146,11 @@ template <class T> void max_pool2d_backward_kernel(const Pool2dArgs& a) {
                    const T* y = g + p * pout;
                    const int64_t* ix = a.indices + p * pout;
                    std::fill(x, x + pin, T(0));
-                   for (int64_t j = 0; j < pout; ++j) x[ix[j] - a.index_base] += y[j];
+                   for (int64_t j = 0; j < pout; ++j) {
+                     const uint64_t at = uint64_t(ix[j] - a.index_base);
+                     if (at < uint64_t(pin)) x[at] += y[j];
+                     else report_bad_position(a, ix[j]);
+                   }
                  }
                });
 }

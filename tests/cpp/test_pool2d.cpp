@@ -180,6 +180,12 @@ TEST_CASE("pool2d errors name the op, the sizes and the options", "[pool2d]") {
   MaxPool2dResult m = max_pool2d(zeros({1, 4, 4}, DType::f32), o, 0);
   Tensor bad = full(m.indices.sizes(), 16, DType::i64);
   CHECK_THROWS_WITH(max_pool2d_backward(m.values, bad, {1, 4, 4}, 0),
-                    Catch::Contains("[maxPool2dBackward] indices must lie in [0, 15]"));
+                    Catch::Contains("[maxPool2dBackward] indices must lie in [0, 15] (positions in a 4x4 plane), got 16"));
+  // one bad position among good ones, in a later plane of a batch: found by the kernel as it goes
+  MaxPool2dResult mb = max_pool2d(zeros({3, 2, 4, 4}, DType::f32), o, 1);
+  Tensor one_bad = clone(mb.indices);
+  set_item_at(one_bad, one_bad.numel() - 2, -5);
+  CHECK_THROWS_WITH(max_pool2d_backward(mb.values, one_bad, {3, 2, 4, 4}, 1),
+                    Catch::Contains("indices must lie in [1, 16] (positions in a 4x4 plane), got -5"));
   CHECK_THROWS_WITH(max_pool2d_backward(m.values, m.indices, {2, 4, 4}, 0), Catch::Contains("do not fit an input"));
 }
