@@ -87,11 +87,14 @@ tocha_tensor* tocha_conv_weight(const tocha_tensor* input, const tocha_tensor* g
     return conv_weight(arg(input, op), arg(grad_output, op), arg_dims(opts.nd, kernel, op), opts);
   });
 }
-int tocha_conv_weight_acc(tocha_tensor* grad_weight, const tocha_tensor* input, const tocha_tensor* grad_output,
-                          const tocha_conv_options* o, double alpha, double beta) noexcept {
+int tocha_conv_weight_acc(tocha_tensor* grad_weight, tocha_tensor* grad_bias, const tocha_tensor* input,
+                          const tocha_tensor* grad_output, const tocha_conv_options* o, double alpha,
+                          double beta) noexcept {
   const char* op = "convWeight";
   return guard_int([&] {
-    conv_weight_acc(arg(grad_weight, op), arg(input, op), arg(grad_output, op), conv_options(o, op), alpha, beta);
+    auto gb = opt_arg(grad_bias, op);
+    conv_weight_acc(arg(grad_weight, op), arg(input, op), arg(grad_output, op), conv_options(o, op), alpha, beta,
+                    ptr(gb));
   });
 }
 int tocha_conv_bias_acc(tocha_tensor* grad_bias, const tocha_tensor* grad_output, int nd, double alpha) noexcept {

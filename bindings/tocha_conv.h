@@ -28,8 +28,10 @@ TOCHA_API int tocha_conv_transpose_out(tocha_tensor *out, const tocha_tensor *in
 /* The gradient of conv with respect to its weight; kernel holds nd sizes. */
 TOCHA_API tocha_tensor *tocha_conv_weight(const tocha_tensor *input, const tocha_tensor *grad_output,
                                           const int64_t *kernel, const tocha_conv_options *o) TOCHA_NOEXCEPT;
-/* grad_weight = beta * grad_weight + alpha * the weight gradient (never recorded: nn accumulators). */
-TOCHA_API int tocha_conv_weight_acc(tocha_tensor *grad_weight, const tocha_tensor *input,
+/* grad_weight = beta * grad_weight + alpha * the weight gradient (never recorded: nn accumulators);
+   grad_bias (may be NULL: one value per channel of grad_output) = beta * grad_bias + alpha * grad_output
+   summed over all dims but the channel dim, read in the same pass where the kernel can. */
+TOCHA_API int tocha_conv_weight_acc(tocha_tensor *grad_weight, tocha_tensor *grad_bias, const tocha_tensor *input,
                                     const tocha_tensor *grad_output, const tocha_conv_options *o, double alpha,
                                     double beta) TOCHA_NOEXCEPT;
 /* grad_bias += alpha * grad_output summed over all dims but the channel dim (never recorded). */

@@ -34,9 +34,14 @@ void conv_transpose_out(const Tensor& out, const Tensor& input, const Tensor& we
 // (N x O x out spatial), the O x C/groups x kernel tensor sum_n grad_output[n] correlated with input[n].
 Tensor conv_weight(const Tensor& input, const Tensor& grad_output, const DimVec& kernel, const ConvOptions& o);
 // grad_weight = beta * grad_weight + alpha * conv_weight(input, grad_output): nn's accGradParameters
-// (not recorded; grad_weight keeps its size, which gives the kernel).
+// (not recorded; grad_weight keeps its size, which gives the kernel). With grad_bias (one value per
+// channel of grad_output), also grad_bias = beta * grad_bias + alpha * grad_output's channel sums, in
+// the same pass where the kernel can (Note [Fused bias gradient]).
 void conv_weight_acc(const Tensor& grad_weight, const Tensor& input, const Tensor& grad_output,
-                     const ConvOptions& o, double alpha, double beta);
+                     const ConvOptions& o, double alpha, double beta, const Tensor* grad_bias = nullptr);
+// The gradient of a convolution's bias: grad_output summed over every dim but the channel dim (dim 1
+// of a batch, dim 0 of one sample); nd says which layout grad_output has. Recorded like sum.
+Tensor conv_bias_grad(const Tensor& grad_output, int nd);
 // grad_bias += alpha * grad_output summed over every dim but the channel dim (dim 1 of a batch,
 // dim 0 of one sample); nd says which layout grad_output has. Not recorded.
 void conv_bias_acc(const Tensor& grad_bias, const Tensor& grad_output, int nd, double alpha);

@@ -29,6 +29,12 @@ struct ConvArgs {
   const void* b = nullptr;  // may be null
   void* out = nullptr;      // the written tensor's data
   double alpha = 1, beta = 0;
+  // convWeight only, may be null: the bias gradient of y's channels (O values, contiguous), to be
+  // made bias_grad = beta * bias_grad + alpha * (y summed over all but its channel dim) alongside
+  // the weight (Note [Fused bias gradient]). A kernel that does so sets bias_written; otherwise the
+  // front-end sums y itself.
+  void* bias_grad = nullptr;
+  mutable bool bias_written = false;
 };
 using ConvKernel = void (*)(const ConvArgs&);
 

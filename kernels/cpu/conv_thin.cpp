@@ -11,7 +11,8 @@
 // - forward: y[o][p] = b[o] + sum_k w[o][k] col[k][p], vectorized over p in blocks of kBlock
 //   outputs held in registers, written once with the bias folded in;
 // - weight gradient: dw[o][k] += sum_p dy[o][p] col[k][p], a dot product per (o, k) over a
-//   chunk's outputs while its columns and dy[o] stay in the caches.
+//   chunk's outputs while its columns and dy[o] stay in the caches; the bias gradient, when asked
+//   for, sums dy[o] once more from L1 (Note [Fused bias gradient]).
 // Images are split over threads as in conv.cpp (Note [Convolution threading]); each thread sums
 // its images' weight gradients, then the threads' sums are added in thread order (deterministic
 // for a thread count). f32 and f64.
@@ -116,11 +117,33 @@ TOCHA_SIMD_CLONES void thin_forward_image(const T* col, int64_t K, int64_t ld, i
   }
 }
 
+// The sum of len values (a chunk of one channel's output gradient: the bias gradient's share).
+template <class T> inline __attribute__((always_inline)) T row_sum(const T* d, int64_t len) {
+  using V = vec_t<T>;
+  constexpr int64_t n = kLanes<T>;
+  V s0 = V{}, s1 = V{}, x;
+  int64_t p = 0;
+  for (; p + 2 * n <= len; p += 2 * n) {
+    load(x, d + p);
+    s0 += x;
+    load(x, d + p + n);
+    s1 += x;
+  }
+  for (; p + n <= len; p += n) {
+    load(x, d + p);
+    s0 += x;
+  }
+  T s = lane_sum<T>(s0 + s1);
+  for (; p < len; ++p) s += d[p];
+  return s;
+}
+
 // dw (O x K) += dy (O x len) col (K x len)^T, rows ld apart: four taps at a time, each output vector of dy loaded
-// once for the four (a last group of fewer repeats its last tap and drops the copies).
+// once for the four (a last group of fewer repeats its last tap and drops the copies). db (may be
+// null) += dy's row sums.
 template <class T>
 TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t ld, int64_t len, const T* dy, int64_t O,
-                                         T* dw) {
+                                         T* dw, T* db) {
   using V = vec_t<T>;
   constexpr int64_t n = kLanes<T>;
   for (int64_t o = 0; o < O; ++o) {
@@ -171,6 +194,7 @@ TOCHA_SIMD_CLONES void thin_weight_image(const T* col, int64_t K, int64_t ld, in
         for (int64_t j = 0; j < 4; ++j) s[j] += d[p] * c[j][p];
       for (int64_t j = 0; j < 4 && k0 + j < K; ++j) dw[o * K + k0 + j] += s[j];
     }
+    if (db) db[o] += row_sum(d, len);  // d is still in L1 (Note [Fused bias gradient])
   }
 }
 
@@ -196,28 +220,33 @@ template <class T> void thin_forward(const ConvArgs& a) {
 
 template <class T> void thin_weight(const ConvArgs& a) {
   const ConvGeometry& g = a.g;
-  const int64_t K = taps(g), L = outputs(g), O = g.out_channels, plane = inputs(g), count = O * K;
+  const int64_t K = taps(g), L = outputs(g), O = g.out_channels, plane = inputs(g);
+  const int64_t count = O * K + (a.bias_grad ? O : 0);  // the weight's sums, then the bias's
   const T* x = static_cast<const T*>(a.x);
   const T* dy = static_cast<const T*>(a.y);
-  T* w = static_cast<T*>(a.out);
   const int nt = image_threads(g.batch);
   ScratchHolder own;
-  T* buf = scratch<T>(nt * (K * L + count), &own);  // per thread: columns, then its sum
+  T* buf = scratch<T>(nt * (K * L + count), &own);  // per thread: columns, then its sums
   const int used = over_images(g.batch, nt, [&](int64_t first, int64_t last, int slot) {
     T* col = buf + slot * (K * L + count);
     T* sum = col + K * L;
+    T* bias_sum = a.bias_grad ? sum + O * K : nullptr;
     std::fill(sum, sum + count, T(0));
     for (int64_t n = first; n < last; ++n) {
       im2col(x + n * g.in_channels * plane, col, g, g.in_channels, L);
       for (int64_t c0 = 0; c0 < L; c0 += kChunk)
-        thin_weight_image(col + c0, K, L, std::min(kChunk, L - c0), dy + n * O * L + c0, O, sum);
+        thin_weight_image(col + c0, K, L, std::min(kChunk, L - c0), dy + n * O * L + c0, O, sum, bias_sum);
     }
   });
+  T* w = static_cast<T*>(a.out);
+  T* b = static_cast<T*>(a.bias_grad);
   for (int64_t i = 0; i < count; ++i) {
     T v = 0;
     for (int t = 0; t < used; ++t) v += buf[t * (K * L + count) + K * L + i];
-    w[i] = (a.beta == 0 ? T(0) : T(a.beta) * w[i]) + T(a.alpha) * v;
+    T& r = i < O * K ? w[i] : b[i - O * K];
+    r = (a.beta == 0 ? T(0) : T(a.beta) * r) + T(a.alpha) * v;
   }
+  a.bias_written = a.bias_grad != nullptr;
 }
 
 }  // namespace

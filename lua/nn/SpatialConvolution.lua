@@ -135,8 +135,7 @@ function SpatialConvolution:accGradParameters(input, gradOutput, scale)
   local _, s, p, d = self:_geometry()
   local _, gw = self:_weights()
   local o = cu.options(2, self.groups, s, p, d)
-  check(C.tocha_conv_weight_acc(gw.p, input.p, gradOutput.p, o, scale or 1, 1))
-  if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, 2, scale or 1)) end
+  check(C.tocha_conv_weight_acc(gw.p, self.bias and self.gradBias.p or nil, input.p, gradOutput.p, o, scale or 1, 1))
 end
 
 function SpatialConvolution:__tostring__()

@@ -83,7 +83,7 @@ end
 -- The weight gradient of a transposed convolution is that of the convolution it transposes, with
 -- gradOutput as that convolution's input (Note [Convolution roles]).
 function SpatialFullConvolution:accGradParameters(input, gradOutput, scale)
-  check(C.tocha_conv_weight_acc(self.gradWeight.p, gradOutput.p, input.p, options(self, false), scale or 1, 1))
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, input.p, options(self, false), scale or 1, 1))
   if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, 2, scale or 1)) end
 end
 

@@ -66,8 +66,8 @@ end
 
 function VolumetricConvolution:accGradParameters(input, gradOutput, scale)
   local _, s, p = self:_geometry()
-  check(C.tocha_conv_weight_acc(self.gradWeight.p, input.p, gradOutput.p, cu.options(3, 1, s, p), scale or 1, 1))
-  if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, 3, scale or 1)) end
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, self.bias and self.gradBias.p or nil, input.p, gradOutput.p,
+    cu.options(3, 1, s, p), scale or 1, 1))
 end
 
 function VolumetricConvolution:__tostring__()

@@ -141,6 +141,59 @@ TEST_CASE("nn's accumulating forms scale, accumulate and sum the bias gradient",
   }
 }
 
+// Note [Fused bias gradient]: convWeight's kernels that can (thin filters, oneDNN) write the bias
+// gradient in the same pass, the others leave it to the front-end; every path must give
+// grad_bias = beta * grad_bias + alpha * (grad_output's channel sums), never read it when beta = 0,
+// and take a strided or overlapping grad_bias through the front-end.
+TEST_CASE("the weight gradient's call also accumulates the bias gradient", "[conv]") {
+  Case thin;  // 1 input channel, 3x3: the thin CPU kernels
+  thin.C = 1;
+  thin.O = 6;
+  thin.N = 3;
+  thin.in = {9, 9};
+  thin.k = {3, 3};
+  thin.o.padding[0] = thin.o.padding[1] = 1;
+  Case wide = thin;  // 8 input channels: oneDNN in f32, im2col in f64
+  wide.C = 8;
+  wide.O = 12;
+  Case single = wide;  // one sample
+  single.batched = false;
+  std::vector<Case> all = {thin, wide, single, cases()[0]};  // cases()[0]: groups, strides, dilation
+  for (DType dt : {DType::f32, DType::f64})
+    for (size_t ci = 0; ci < all.size(); ++ci) {
+      const Case& c = all[ci];
+      INFO("case " << ci << " " << dtype_name(dt));
+      Tensor x = reals(input_shape(c), dt, 40), w = reals(weight_shape(c), dt, 41);
+      Tensor g = reals(conv(x, w, nullptr, c.o).sizes(), dt, 42);
+      const std::vector<double> sums = values(conv_bias_grad(to_dtype(g, DType::f64), c.nd));
+      const std::vector<double> dw = values(conv_weight(to_dtype(x, DType::f64), to_dtype(g, DType::f64), c.k, c.o));
+      const double tol = tolerance(dt) * 20;
+      Tensor gw = reals(w.sizes(), dt, 43), gb = reals({c.O}, dt, 44);
+      std::vector<double> expect_w = values(gw), expect_b = values(gb);
+      for (size_t i = 0; i < expect_w.size(); ++i) expect_w[i] = 0.5 * expect_w[i] + 2 * dw[i];
+      for (size_t i = 0; i < expect_b.size(); ++i) expect_b[i] = 0.5 * expect_b[i] + 2 * sums[i];
+      conv_weight_acc(gw, x, g, c.o, 2, 0.5, &gb);
+      CHECK(max_diff(gw, expect_w) < tol);
+      CHECK(max_diff(gb, expect_b) < tol);
+      Tensor nw = full(w.sizes(), NAN, dt), nb = full({c.O}, NAN, dt);  // beta = 0 over NaN
+      conv_weight_acc(nw, x, g, c.o, 1, 0, &nb);
+      CHECK(max_diff(nw, dw) < tol);
+      CHECK(max_diff(nb, sums) < tol);
+      Tensor pair = zeros({c.O, 2}, dt);  // a strided grad_bias: the front-end's sums
+      Tensor sb = select(pair, 1, 0);
+      conv_weight_acc(nw, x, g, c.o, 1, 1, &sb);
+      CHECK(max_diff(sb, sums) < tol);
+      CHECK(max_diff(select(pair, 1, 1), std::vector<double>(size_t(c.O), 0.0)) == 0);
+    }
+  Tensor x = reals(input_shape(thin), DType::f32, 45);
+  Tensor g = reals(conv(x, reals(weight_shape(thin), DType::f32, 46), nullptr, thin.o).sizes(), DType::f32, 47);
+  Tensor gw = zeros(weight_shape(thin), DType::f32);
+  CHECK_THROWS_WITH(conv_weight_acc(gw, x, g, thin.o, 1, 1, &gw),
+                    Catch::Contains("[convWeight] grad_bias has size 6x1x3x3 but grad_output of size 3x6x9x9 has 6 channels"));
+  Tensor longs = zeros({thin.O}, DType::i64);
+  CHECK_THROWS_WITH(conv_weight_acc(gw, x, g, thin.o, 1, 1, &longs), Catch::Contains("grad_bias"));
+}
+
 TEST_CASE("one and two threads give the same results", "[conv]") {
   Case c = cases().back();
   c.N = 7;

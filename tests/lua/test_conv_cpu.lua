@@ -204,6 +204,39 @@ function tests.moduleGradientsAccumulate()
   end
 end
 
+-- Note [Fused bias gradient]: nn's accGradParameters and autograd's conv backward take the bias
+-- gradient from the weight gradient's call (thin filters and oneDNN sum it in their own pass). On
+-- every path, with flattened parameters (getParameters: the bias gradient shares the weight
+-- gradient's storage), and through autograd with and without createGraph (which keeps the sum
+-- separate), it is grad_output's channel sums.
+function tests.biasGradientComesWithTheWeights()
+  torch.manualSeed(18)
+  for _, C in ipairs({ 1, 8 }) do  -- thin; oneDNN when on
+    for _, on in ipairs({ true, false }) do
+      with_onednn(on, function()
+        local what = string.format('%d channels, oneDNN %s', C, tostring(on))
+        local m = nn.SpatialConvolution(C, 12, 3, 3, 1, 1, 1, 1)
+        local _, flat = m:getParameters()
+        flat:fill(1)
+        local x, gy = torch.randn(3, C, 10, 10), torch.randn(3, 12, 10, 10)
+        m:forward(x)
+        m:backward(x, gy, 0.5)
+        local sums = gy:double():sum(1):sum(3):sum(4):view(12)
+        close(m.gradBias, sums * 0.5 + 1, 300, what .. ': nn, flattened parameters')
+        local rw = torch.convWeight(x:double(), m.weight:size(), gy:double(), 1, 1, 1, 1)
+        close(m.gradWeight, rw * 0.5 + 1, 300, what .. ': nn weight')
+        for _, create in ipairs({ false, true }) do
+          local w, b = m.weight:clone():requiresGrad(), m.bias:clone():requiresGrad()
+          local y = torch.conv2d(x, w, b, { 1, 1 }, { 1, 1 })
+          local gw, gb = unpack(torch.autograd.grad({ y }, { w, b }, { gy }, { createGraph = create }))
+          close(gb:detach(), sums, 300, what .. ': autograd bias, createGraph ' .. tostring(create))
+          close(gw:detach(), rw, 300, what .. ': autograd weight, createGraph ' .. tostring(create))
+        end
+      end)
+    end
+  end
+end
+
 -- <conv(x, w), dy> = <x, convTranspose(dy, w)> = <convWeight(x, dy), w>: the thin forward and
 -- weight-gradient kernels against the transposed convolution (col2im), in f64, for geometries of
 -- at most 32 taps, with strides, padding, dilation, 1-D to 3-D, a tail of outputs shorter than a

@@ -2,6 +2,7 @@
 // and each one's adjoints are the other two (Note [Convolution roles]), so the formulas are written
 // with the three ops themselves and are differentiable to any order.
 // Node layout: Note [Recording convolutions] in core/ops/conv.cpp.
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/vjp.h"
 #include "core/ops/conv.h"
 #include "core/ops/conv_util.h"
@@ -31,24 +32,24 @@ Tensor transpose_to(const Tensor& g, const Tensor& w, const DimVec& size, ConvOp
   return conv_transpose(g, w, nullptr, o);
 }
 
-// The gradient of a bias: g summed over every dim but the channel dim.
-Tensor bias_grad(const Tensor& g, int nd) {
-  const int cd = g.dim() == nd + 2 ? 1 : 0;
-  uint32_t mask = 0;
-  for (int d = 0; d < g.dim(); ++d)
-    if (d != cd) mask |= 1u << d;
-  return sum_dims(g, mask, false);
-}
-
 }  // namespace
 
 // y = conv(x, w) + b: dx = convTranspose(g, w), dw = convWeight(x, g), db = sum(g).
 Grads vjp_conv(Node& n, const Grads& g) {
   ConvOptions o = conv_options_of(n);
   Tensor x = n.saved_tensor(0), w = n.saved_tensor(1);
-  Grads r{n.needs_input_grad(0) ? transpose_to(g[0], w, x.sizes(), o) : Tensor(),
-          n.needs_input_grad(1) ? conv_weight(x, g[0], kernel_of(w, o.nd), o) : Tensor()};
-  if (has_bias(n)) r.push_back(n.needs_input_grad(2) ? bias_grad(g[0], o.nd) : Tensor());
+  Grads r{n.needs_input_grad(0) ? transpose_to(g[0], w, x.sizes(), o) : Tensor(), Tensor()};
+  const bool dw = n.needs_input_grad(1), db = has_bias(n) && n.needs_input_grad(2);
+  if (dw && db && !grad_enabled()) {
+    // both in one pass over g (Note [Fused bias gradient]); not recorded, so only without create_graph
+    Tensor gw = empty(w.sizes(), x.dtype(), x.device()), gb = empty({w.size(0)}, x.dtype(), x.device());
+    conv_weight_acc(gw, x, g[0], o, 1, 0, &gb);
+    r[1] = gw;
+    r.push_back(gb);
+    return r;
+  }
+  if (dw) r[1] = conv_weight(x, g[0], kernel_of(w, o.nd), o);
+  if (has_bias(n)) r.push_back(db ? conv_bias_grad(g[0], o.nd) : Tensor());
   return r;
 }
 
@@ -58,7 +59,7 @@ Grads vjp_convTranspose(Node& n, const Grads& g) {
   Tensor y = n.saved_tensor(0), w = n.saved_tensor(1);
   Grads r{n.needs_input_grad(0) ? conv(g[0], w, nullptr, o) : Tensor(),
           n.needs_input_grad(1) ? conv_weight(g[0], y, kernel_of(w, o.nd), o) : Tensor()};
-  if (has_bias(n)) r.push_back(n.needs_input_grad(2) ? bias_grad(g[0], o.nd) : Tensor());
+  if (has_bias(n)) r.push_back(n.needs_input_grad(2) ? conv_bias_grad(g[0], o.nd) : Tensor());
   return r;
 }
 
