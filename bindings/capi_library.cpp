@@ -2,6 +2,7 @@
 #include "capi.h"
 #include "core/memory.h"
 #include "core/op_id.h"
+#include "kernels/cpu/blas_gemm_call.h"
 #include "kernels/cpu/conv_onednn.h"
 #include "kernels/cpu/parallel.h"
 
@@ -39,10 +40,11 @@ int tocha_num_cores(void) noexcept { return cpu::num_cores(); }
 int tocha_mkldnn_available(void) noexcept { return cpu::onednn_available() ? 1 : 0; }
 int tocha_mkldnn_enabled(void) noexcept { return cpu::onednn_enabled() ? 1 : 0; }
 void tocha_mkldnn_set_enabled(int on) noexcept { cpu::set_onednn_enabled(on != 0); }
-void tocha_mkldnn_stats(int64_t* ran, int64_t* failed) noexcept {
+void tocha_mkldnn_stats(int64_t* ran, int64_t* failed, int64_t* gemms) noexcept {
   const cpu::OnednnStats s = cpu::onednn_stats();
   if (ran) *ran = s.ran;
   if (failed) *failed = s.failed;
+  if (gemms) *gemms = cpu::onednn_gemm_count();
 }
 
 const char* tocha_dtype_name(int d) noexcept { return dtype_name(DType(d)); }

@@ -51,12 +51,14 @@ TOCHA_API int tocha_last_error_code(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_set_num_threads(int n) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_get_num_threads(void) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_num_cores(void) TOCHA_NOEXCEPT;
-/* f32 CPU convolutions on oneDNN (torch.backends.mkldnn): built in; switched on (the default). */
+/* f32 CPU convolutions and large f32 GEMMs on AVX-512 machines on oneDNN (torch.backends.mkldnn):
+   built in; switched on (the default). */
 TOCHA_API int tocha_mkldnn_available(void) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_mkldnn_enabled(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_mkldnn_set_enabled(int on) TOCHA_NOEXCEPT;
-/* Convolution passes oneDNN ran, and those it refused with an error (im2col ran them), since start-up. */
-TOCHA_API void tocha_mkldnn_stats(int64_t *ran, int64_t *failed) TOCHA_NOEXCEPT;
+/* Convolution passes oneDNN ran, those it refused with an error (im2col ran them), and GEMMs it
+   computed, since start-up; any pointer may be NULL. */
+TOCHA_API void tocha_mkldnn_stats(int64_t *ran, int64_t *failed, int64_t *gemms) TOCHA_NOEXCEPT;
 /* Name of a dtype ("f32"...), or of its Torch7 tensor class ("torch.FloatTensor"). */
 TOCHA_API const char *tocha_dtype_name(int dtype) TOCHA_NOEXCEPT;
 TOCHA_API const char *tocha_dtype_tensor_name(int dtype) TOCHA_NOEXCEPT;

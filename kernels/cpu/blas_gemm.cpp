@@ -1,10 +1,10 @@
-// CPU kernels of the matrix-matrix products (mm, addmm, bmm, baddbmm, addbmm): cblas_?gemm for
+// CPU kernels of the matrix-matrix products (mm, addmm, bmm, baddbmm, addbmm): BLAS GEMM (blas_gemm_call.h) for
 // f32/f64 on strided views, float GEMM on converted copies for f16/bf16, plain loops for integers.
 #include <algorithm>
 #include <vector>
-#include <cblas.h>
 #include "core/kernel_registry.h"
 #include "core/ops/linalg_kernels.h"
+#include "kernels/cpu/blas_gemm_call.h"
 #include "kernels/cpu/blas_util.h"
 #include "kernels/cpu/parallel.h"
 
@@ -16,16 +16,6 @@ namespace {
 // batch of them is split over the pool instead (OpenBLAS runs single-threaded inside a region).
 constexpr int64_t kSmallGemm = 64 * 64 * 64;
 
-void gemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
-               const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), float(alpha), a, blasint(lda), b, blasint(ldb), float(beta), c, blasint(ldc));
-}
-void gemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-               const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
-}
 
 
 // Number of distinct result matrices: one when every product accumulates into C (addbmm).
@@ -51,7 +41,7 @@ template <class T> void gemm_blas(const GemmArgs& in) {
   const T* b = static_cast<const T*>(g.b);
   T* c = static_cast<T*>(g.c);
   auto product = [&](int64_t i, double beta) {
-    gemm_call(ta, tb, g.m, g.n, g.k, g.alpha, a + i * g.a_bs, lda, b + i * g.b_bs, ldb, beta, c + i * g.c_bs, ldc);
+    gemm_row_major(ta, tb, g.m, g.n, g.k, g.alpha, a + i * g.a_bs, lda, b + i * g.b_bs, ldb, beta, c + i * g.c_bs, ldc);
   };
   if (g.c_bs == 0) {  // one result: products accumulate (addbmm), beta applies once
     for (int64_t i = 0; i < g.batch; ++i) product(i, i == 0 ? g.beta : 1.0);
@@ -83,7 +73,7 @@ template <class T> void gemm_reduced(const GemmArgs& g) {
         for (int64_t q = 0; q < g.k; ++q) af[size_t(p * g.k + q)] = float(a[p * g.a_rs + q * g.a_cs]);
       for (int64_t p = 0; p < g.k; ++p)
         for (int64_t q = 0; q < g.n; ++q) bf[size_t(p * g.n + q)] = float(b[p * g.b_rs + q * g.b_cs]);
-      gemm_call(false, false, g.m, g.n, g.k, 1.0, af.data(), g.k, bf.data(), g.n, i == first ? 0.0 : 1.0,
+      gemm_row_major(false, false, g.m, g.n, g.k, 1.0, af.data(), g.k, bf.data(), g.n, i == first ? 0.0 : 1.0,
                 cf.data(), g.n);
     }
     T* c = static_cast<T*>(g.c) + r * g.c_bs;

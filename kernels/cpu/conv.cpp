@@ -13,7 +13,6 @@
 // group is one GEMM with nb*L columns; outputs (and, for the two adjoints, output gradients) pass
 // through a block buffer in the same O x nb*L layout. Planes of at least kBlockColumns outputs
 // (and 1x1 direct kernels) keep one GEMM per image with no copies.
-#include <cblas.h>
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -22,6 +21,7 @@
 #include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/conv_kernels.h"
+#include "kernels/cpu/blas_gemm_call.h"
 #include "kernels/cpu/conv_im2col.h"
 #include "kernels/cpu/conv_images.h"
 #include "kernels/cpu/conv_onednn.h"
@@ -32,16 +32,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), float(alpha), a, blasint(lda), b, blasint(ldb), float(beta), c, blasint(ldc));
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
-}
 
 // Sizes of one image and group.
 struct Sizes {
@@ -134,10 +124,10 @@ template <class T> void conv_forward(const ConvArgs& a) {
             for (int64_t o = 0; o < s.Og; ++o) std::fill(yg + o * s.L, yg + (o + 1) * s.L, bg[o]);
             beta = 1;
           }
-          gemm(false, false, s.Og, s.L, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, s.L, beta, yg, s.L);
+          gemm_row_major(false, false, s.Og, s.L, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, s.L, beta, yg, s.L);
           continue;
         }
-        gemm(false, false, s.Og, ld, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, ld, 0.0, tmp, ld);
+        gemm_row_major(false, false, s.Og, ld, s.K, 1.0, w + grp * s.Og * s.K, s.K, src, ld, 0.0, tmp, ld);
         for (int64_t o = 0; o < s.Og; ++o) {
           const T bo = bg ? bg[o] : T(0);
           for (int64_t i = 0; i < m; ++i) {
@@ -174,7 +164,7 @@ template <class T> void conv_transpose(const ConvArgs& a) {
         T* xg = x + (n0 * s.C + grp * s.Cg) * s.in_plane;
         const T* wg = w + grp * s.Og * s.K;
         if (!col) {
-          gemm(true, false, s.K, s.L, s.Og, 1.0, wg, s.K, yg, s.L, 0.0, xg, s.L);
+          gemm_row_major(true, false, s.K, s.L, s.Og, 1.0, wg, s.K, yg, s.L, 0.0, xg, s.L);
           continue;
         }
         const T* src = yg;
@@ -182,7 +172,7 @@ template <class T> void conv_transpose(const ConvArgs& a) {
           gather_block(yg, s.O * s.L, s.Og, m, s.L, tmp);
           src = tmp;
         }
-        gemm(true, false, s.K, ld, s.Og, 1.0, wg, s.K, src, ld, 0.0, col, ld);
+        gemm_row_major(true, false, s.K, ld, s.Og, 1.0, wg, s.K, src, ld, 0.0, col, ld);
         for (int64_t i = 0; i < m; ++i) {
           T* xi = xg + i * s.C * s.in_plane;
           std::fill(xi, xi + s.Cg * s.in_plane, T(0));
@@ -239,7 +229,7 @@ template <class T> void conv_weight(const ConvArgs& a) {
           gy = tmp;
         }
         const double beta = n0 > first ? 1.0 : nt > 1 ? 0.0 : a.beta;
-        gemm(false, true, s.Og, s.K, ld, a.alpha, gy, ld, src, ld, beta, acc + grp * s.Og * s.K, s.K);
+        gemm_row_major(false, true, s.Og, s.K, ld, a.alpha, gy, ld, src, ld, beta, acc + grp * s.Og * s.K, s.K);
       }
     }
   });

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <vector>
-#include <cblas.h>
 #include "core/kernel_registry.h"
 #include "core/ops/rnn_kernels.h"
+#include "kernels/cpu/blas_gemm_call.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/rnn_cells.h"
 
@@ -15,17 +15,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-// Row-major C (m x n, ldc) = beta*C + alpha * op(A) op(B).
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), float(alpha), a, blasint(lda), b, blasint(ldb), float(beta), c, blasint(ldc));
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, blasint(m),
-              blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
-}
 
 // Sets each of `rows` rows (n wide, stride ld) of c to a + b (either may be null).
 template <class T> void fill_rows(T* c, int64_t rows, int64_t n, int64_t ld, const T* a, const T* b) {
@@ -57,7 +46,7 @@ template <class T> void rnn_forward(const RnnForwardArgs& a) {
   const T* b2 = mode == RnnMode::gru ? nullptr : b_hh;
   const bool biased = b_ih || b2;
   if (biased) fill_rows(proj, S * B, GH, ld, b_ih, b2);
-  gemm(false, true, S * B, GH, I, 1, x, I, w_ih, I, biased ? 1 : 0, proj, ld);
+  gemm_row_major(false, true, S * B, GH, I, 1, x, I, w_ih, I, biased ? 1 : 0, proj, ld);
 
   std::vector<T> hg(mode == RnnMode::gru ? size_t(B * GH) : 0);
   for (int64_t t = 0; t < S; ++t) {
@@ -66,20 +55,20 @@ template <class T> void rnn_forward(const RnnForwardArgs& a) {
     T* yt = y + t * B * H;
     if (mode == RnnMode::lstm) {
       T* g = ws + t * B * W;
-      if (recur) gemm(false, true, B, GH, H, 1, hp, H, w_hh, H, 1, g, W);
+      if (recur) gemm_row_major(false, true, B, GH, H, 1, hp, H, w_hh, H, 1, g, W);
       for_rows(B, H, [&](int64_t b) {
         const T* cp = t == 0 ? c0 + b * H : ws + ((t - 1) * B + b) * W + 4 * H;
         rnn::lstm_forward_row(g + b * W, g + b * W + 4 * H, cp, yt + b * H, H);
       });
     } else if (mode == RnnMode::gru) {
       if (b_hh) fill_rows(hg.data(), B, GH, GH, b_hh, static_cast<const T*>(nullptr));
-      if (recur) gemm(false, true, B, GH, H, 1, hp, H, w_hh, H, b_hh ? 1 : 0, hg.data(), GH);
+      if (recur) gemm_row_major(false, true, B, GH, H, 1, hp, H, w_hh, H, b_hh ? 1 : 0, hg.data(), GH);
       else if (!b_hh) std::fill(hg.begin(), hg.end(), T(0));
       for_rows(B, H, [&](int64_t b) {
         rnn::gru_forward_row(ws + (t * B + b) * W, hg.data() + b * GH, hp + b * H, yt + b * H, H);
       });
     } else {
-      if (recur) gemm(false, true, B, H, H, 1, hp, H, w_hh, H, 1, yt, H);
+      if (recur) gemm_row_major(false, true, B, H, H, 1, hp, H, w_hh, H, 1, yt, H);
       const bool relu = mode == RnnMode::relu;
       for_rows(B, H, [&](int64_t b) {
         if (relu) rnn::relu_forward_row(yt + b * H, H);
@@ -142,10 +131,10 @@ template <class T> void rnn_backward(const RnnBackwardArgs& a) {
   for (int64_t t = S - 1; t >= 0; --t) {
     if (a.dy) backward_step<T, true>(a, t, dh, dc);
     else backward_step<T, false>(a, t, dh, dc);
-    if (t > 0 || !a.h0_zero) gemm(false, false, B, H, GH, 1, dg + t * B * DG + off, DG, w_hh, H, beta, dh, H);
+    if (t > 0 || !a.h0_zero) gemm_row_major(false, false, B, H, GH, 1, dg + t * B * DG + off, DG, w_hh, H, beta, dh, H);
   }
   if (a.dx) {
-    gemm(false, false, S * B, I, GH, 1, dg, DG, static_cast<const T*>(a.w_ih), I, 0, static_cast<T*>(a.dx), I);
+    gemm_row_major(false, false, S * B, I, GH, 1, dg, DG, static_cast<const T*>(a.w_ih), I, 0, static_cast<T*>(a.dx), I);
   }
 }
 
@@ -168,7 +157,7 @@ template <class T> void rnn_weight_grads(const RnnWeightGradArgs& a) {
   const T* dgx = static_cast<const T*>(a.dg);
   const T* dgh = dgx + (mode == RnnMode::gru ? 3 * H : 0);
   if (a.gw_ih) {
-    gemm(true, false, GH, I, S * B, a.alpha, dgx, DG, static_cast<const T*>(a.x), I, a.beta, static_cast<T*>(a.gw_ih),
+    gemm_row_major(true, false, GH, I, S * B, a.alpha, dgx, DG, static_cast<const T*>(a.x), I, a.beta, static_cast<T*>(a.gw_ih),
          I);
   }
   if (a.gw_hh) {
@@ -176,11 +165,11 @@ template <class T> void rnn_weight_grads(const RnnWeightGradArgs& a) {
     T* gw = static_cast<T*>(a.gw_hh);
     double beta = a.beta;
     if (S > 1) {
-      gemm(true, false, GH, H, (S - 1) * B, a.alpha, dgh + B * DG, DG, static_cast<const T*>(a.y), H, beta, gw, H);
+      gemm_row_major(true, false, GH, H, (S - 1) * B, a.alpha, dgh + B * DG, DG, static_cast<const T*>(a.y), H, beta, gw, H);
       beta = 1;
     }
     if (!a.h0_zero) {
-      gemm(true, false, GH, H, B, a.alpha, dgh, DG, static_cast<const T*>(a.h0), H, beta, gw, H);
+      gemm_row_major(true, false, GH, H, B, a.alpha, dgh, DG, static_cast<const T*>(a.h0), H, beta, gw, H);
     } else if (S == 1) {
       for (int64_t j = 0; j < GH * H; ++j) gw[j] = beta == 0 ? T(0) : T(beta * double(gw[j]));
     }

@@ -25,15 +25,17 @@ function torch.getnumcores() return C.tocha_num_cores() end
 torch.backends = torch.backends or {}
 -- torch.backends.mkldnn.enabled (on by default, TOCHA_MKLDNN=0 at start-up): f32 CPU convolutions
 -- with 4 or more input channels per group run on oneDNN when the build has it (Note [oneDNN
--- convolutions]); off, they take im2col + OpenBLAS. torch.backends.mkldnn.isAvailable() says
--- whether the build has it; torch.backends.mkldnn.stats() gives {ran = n, failed = n}, the
--- convolution passes oneDNN ran and those it refused (im2col ran them) since start-up.
+-- convolutions]), and so do f32 GEMMs of at least 128^3 multiply-adds on AVX-512 machines (Note
+-- [oneDNN GEMM]); off, they take im2col + OpenBLAS and OpenBLAS. torch.backends.mkldnn.isAvailable()
+-- says whether the build has it; torch.backends.mkldnn.stats() gives {ran = n, failed = n, gemms = n}:
+-- the convolution passes oneDNN ran, those it refused (im2col ran them), and the GEMMs it ran,
+-- since start-up.
 torch.backends.mkldnn = lib.backend_switch('mkldnn', { enabled = { C.tocha_mkldnn_enabled, C.tocha_mkldnn_set_enabled } }, {
   isAvailable = function() return C.tocha_mkldnn_available() ~= 0 end,
   stats = function()
-    local v = ffi.new('int64_t[2]')
-    C.tocha_mkldnn_stats(v, v + 1)
-    return { ran = tonumber(v[0]), failed = tonumber(v[1]) }
+    local v = ffi.new('int64_t[3]')
+    C.tocha_mkldnn_stats(v, v + 1, v + 2)
+    return { ran = tonumber(v[0]), failed = tonumber(v[1]), gemms = tonumber(v[2]) }
   end,
 })
 
