@@ -16,7 +16,8 @@
 // - weight gradient: blocks own a tile of OT output channels and accumulate dy * input for
 //   OT x taps weights in registers over their positions; warp shuffles and shared memory fold a
 //   block into one partial per weight, and a second kernel adds the blocks' partials in a fixed
-//   order (deterministic, like the CPU) and applies alpha and beta. dy is read once in all.
+//   order (deterministic, like the CPU) and applies alpha and beta. dy is read once in all, for the
+//   bias gradient too when asked (Note [Fused bias gradient]).
 // Sums run in f32 in a different order than cuDNN's or the CPU's (ulp-level differences).
 // Taken for f32, one group, 2-D, at most kThinMaxTaps taps and kThinMaxWeights weights and biases;
 // TOCHA_CUDA_THIN_CONV=0 sends every convolution to cuDNN.
@@ -90,17 +91,20 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Block (bx, by): positions bx, bx + gridDim.x, ... for output channels by*OT .. by*OT + OT - 1;
-// writes partial[(bx * out_channels + o) * taps + k].
+// writes partial[bx * width + o * taps + k], and with a bias partial[bx * width + out_channels *
+// taps + o] (the sum of dy: Note [Fused bias gradient]), width = out_channels * (taps + bias).
 template <int R, int OT>
 __global__ void __launch_bounds__(kThreads)
     thin_weight_kernel(float* __restrict__ partial, const float* __restrict__ x, const float* __restrict__ dy,
-                       ThinConv t) {
+                       ThinConv t, bool bias) {
   const uint32_t o0 = blockIdx.y * OT;
-  float acc[OT][R];
+  float acc[OT][R], bacc[OT];
 #pragma unroll
-  for (int j = 0; j < OT; ++j)
+  for (int j = 0; j < OT; ++j) {
+    bacc[j] = 0.f;
 #pragma unroll
     for (int k = 0; k < R; ++k) acc[j][k] = 0.f;
+  }
   TOCHA_GRID_STRIDE(uint32_t, p, t.positions) {
     const ThinPosition q = thin_position(t, p);
     float in[R];
@@ -109,15 +113,16 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < OT; ++j) {
       if (o0 + j < t.out_channels) {
         const float g = dy[q.y_index + (o0 + j) * t.out_plane];
+        bacc[j] += g;
 #pragma unroll
         for (int k = 0; k < R; ++k) acc[j][k] = fmaf(g, in[k], acc[j][k]);  // taps >= t.taps never leave
       }
     }
   }
-  __shared__ float folded[kWarps][OT * R];
+  __shared__ float folded[kWarps][OT * (R + 1)];  // per warp: OT x R weights, then OT biases
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-  for (int j = 0; j < OT; ++j)
+  for (int j = 0; j < OT; ++j) {
 #pragma unroll
     for (int k = 0; k < R; ++k) {
       float v = acc[j][k];
@@ -125,24 +130,35 @@ __global__ void __launch_bounds__(kThreads)
       for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
       if (lane == 0) folded[warp][j * R + k] = v;
     }
+    float v = bacc[j];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (lane == 0) folded[warp][OT * R + j] = v;
+  }
   __syncthreads();
-  for (int i = threadIdx.x; i < OT * t.taps; i += blockDim.x) {
-    const int j = i / t.taps, k = i - j * t.taps;
+  const uint32_t taps = uint32_t(t.taps), weights = t.out_channels * taps;
+  const size_t row = size_t(blockIdx.x) * (weights + (bias ? t.out_channels : 0u));
+  const int items = OT * (t.taps + (bias ? 1 : 0));
+  for (int i = threadIdx.x; i < items; i += blockDim.x) {
+    const bool is_bias = i >= OT * t.taps;
+    const int j = is_bias ? i - OT * t.taps : i / t.taps, k = is_bias ? 0 : i - j * t.taps;
     if (o0 + j >= t.out_channels) continue;
     float s = 0.f;
-    for (int v = 0; v < kWarps; ++v) s += folded[v][j * R + k];
-    partial[(size_t(blockIdx.x) * t.out_channels + o0 + j) * uint32_t(t.taps) + uint32_t(k)] = s;
+    for (int v = 0; v < kWarps; ++v) s += folded[v][is_bias ? OT * R + j : j * R + k];
+    partial[row + (is_bias ? weights + o0 + j : (o0 + j) * taps + uint32_t(k))] = s;
   }
 }
 
-// w[i] = beta * w[i] + alpha * (sum of the blocks' partials), the blocks in order.
+// r = beta * r + alpha * (sum of the blocks' partials), the blocks in order, for r = w[i] (i < n)
+// or the bias gradient b[i - n] (n <= i < width).
 __global__ void __launch_bounds__(kThreads)
-    thin_weight_finish(float* __restrict__ w, const float* __restrict__ partial, uint32_t blocks, uint32_t n,
-                       float alpha, float beta) {
-  TOCHA_GRID_STRIDE(uint32_t, i, n) {
+    thin_weight_finish(float* __restrict__ w, float* __restrict__ b, const float* __restrict__ partial,
+                       uint32_t blocks, uint32_t n, uint32_t width, float alpha, float beta) {
+  TOCHA_GRID_STRIDE(uint32_t, i, width) {
     float s = 0.f;
-    for (uint32_t b = 0; b < blocks; ++b) s += partial[size_t(b) * n + i];
-    w[i] = beta == 0.f ? alpha * s : fmaf(beta, w[i], alpha * s);  // w unread when beta == 0
+    for (uint32_t k = 0; k < blocks; ++k) s += partial[size_t(k) * width + i];
+    float& r = i < n ? w[i] : b[i - n];
+    r = beta == 0.f ? alpha * s : fmaf(beta, r, alpha * s);  // r unread when beta == 0
   }
 }
 
@@ -182,6 +198,8 @@ void thin_conv_weight(const ConvArgs& a) {
   const int device = device_of(a.out);
   cudaStream_t s = stream(device);
   const uint32_t n = t.out_channels * uint32_t(t.taps);
+  const bool bias = a.bias_grad != nullptr;
+  const uint32_t row = n + (bias ? t.out_channels : 0u);  // a block's partials
   // Register width: taps rounded up to 9, 16 or 32.
   with_width<9, 16, kThinMaxTaps>(t.taps <= 9 ? 9 : t.taps <= 16 ? 16 : kThinMaxTaps, [&](auto width) {
     constexpr int R = decltype(width)::value;
@@ -191,14 +209,16 @@ void thin_conv_weight(const ConvArgs& a) {
     const int64_t target = 4 * int64_t(properties(device).multiProcessorCount);
     int64_t bx = (target + tiles - 1) / tiles;
     bx = std::max<int64_t>(1, std::min<int64_t>(bx, int64_t(grid_for(t.positions))));
-    Ref<Storage> buf = Storage::allocate(size_t(bx) * n * sizeof(float), Device{DeviceType::cuda, device});
+    Ref<Storage> buf = Storage::allocate(size_t(bx) * row * sizeof(float), Device{DeviceType::cuda, device});
     float* partial = static_cast<float*>(buf->data());
     thin_weight_kernel<R, OT><<<dim3(unsigned(bx), tiles), kThreads, 0, s>>>(
-        partial, static_cast<const float*>(a.x), static_cast<const float*>(a.y), t);
-    thin_weight_finish<<<grid_for(n), kThreads, 0, s>>>(static_cast<float*>(a.out), partial, uint32_t(bx), n,
-                                                         float(a.alpha), float(a.beta));
+        partial, static_cast<const float*>(a.x), static_cast<const float*>(a.y), t, bias);
+    thin_weight_finish<<<grid_for(row), kThreads, 0, s>>>(static_cast<float*>(a.out),
+                                                           static_cast<float*>(a.bias_grad), partial, uint32_t(bx),
+                                                           n, row, float(a.alpha), float(a.beta));
   });
   check_launch("convWeight");
+  a.bias_written = bias;
 }
 
 }  // namespace cuda

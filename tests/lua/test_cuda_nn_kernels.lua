@@ -82,16 +82,20 @@ function tests.thinFilterConvolutionsMatchCpu()
     if bias then inputs[3] = rand(t, ws[1]) end
     check_op('conv2d ' .. name, t, function(x, w, b) return torch.conv2d(x, w, b, stride, pad, dil) end, inputs)
   end
-  -- accGradParameters accumulates (beta 1) with a scale (alpha), through nn as Torch7 calls it.
-  local m = nn.SpatialConvolution(1, 8, 3, 3, 1, 1, 1, 1)
-  local g = m:clone():cuda()
-  local x, dy = torch.randn(6, 1, 12, 10), torch.randn(6, 8, 12, 10)
-  for _, scale in ipairs({ 1, 0.5 }) do
-    m:accGradParameters(x, dy, scale)
-    g:accGradParameters(x:cuda(), dy:cuda(), scale)
+  -- accGradParameters accumulates (beta 1) with a scale (alpha), through nn as Torch7 calls it; the
+  -- bias gradient comes from the weight gradient's kernel (Note [Fused bias gradient]), over one
+  -- and several tiles of output channels.
+  for _, O in ipairs({ 8, 300 }) do
+    local m = nn.SpatialConvolution(1, O, 3, 3, 1, 1, 1, 1)
+    local g = m:clone():cuda()
+    local x, dy = torch.randn(6, 1, 12, 10), torch.randn(6, O, 12, 10)
+    for _, scale in ipairs({ 1, 0.5 }) do
+      m:accGradParameters(x, dy, scale)
+      g:accGradParameters(x:cuda(), dy:cuda(), scale)
+    end
+    expect('thin accGradParameters weight, ' .. O .. ' channels', m.gradWeight, g.gradWeight, 1e-4)
+    expect('thin accGradParameters bias, ' .. O .. ' channels', m.gradBias, g.gradBias, 1e-4)
   end
-  expect('thin accGradParameters weight', m.gradWeight, g.gradWeight, 1e-4)
-  expect('thin accGradParameters bias', m.gradBias, g.gradBias, 1e-4)
   report()
 end
 
