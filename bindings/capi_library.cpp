@@ -40,11 +40,12 @@ int tocha_num_cores(void) noexcept { return cpu::num_cores(); }
 int tocha_mkldnn_available(void) noexcept { return cpu::onednn_available() ? 1 : 0; }
 int tocha_mkldnn_enabled(void) noexcept { return cpu::onednn_enabled() ? 1 : 0; }
 void tocha_mkldnn_set_enabled(int on) noexcept { cpu::set_onednn_enabled(on != 0); }
-void tocha_mkldnn_stats(int64_t* ran, int64_t* failed, int64_t* gemms) noexcept {
+int tocha_mkldnn_stats(int64_t* counts, int n) noexcept {
   const cpu::OnednnStats s = cpu::onednn_stats();
-  if (ran) *ran = s.ran;
-  if (failed) *failed = s.failed;
-  if (gemms) *gemms = cpu::onednn_gemm_count();
+  const int64_t all[] = {s.ran, s.failed, cpu::onednn_gemm_count(), s.winograd};
+  const int total = int(sizeof all / sizeof all[0]);
+  for (int i = 0; i < n && i < total; ++i) counts[i] = all[i];
+  return total;
 }
 
 const char* tocha_dtype_name(int d) noexcept { return dtype_name(DType(d)); }

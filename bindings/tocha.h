@@ -56,9 +56,9 @@ TOCHA_API int tocha_num_cores(void) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_mkldnn_available(void) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_mkldnn_enabled(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_mkldnn_set_enabled(int on) TOCHA_NOEXCEPT;
-/* Convolution passes oneDNN ran, those it refused with an error (im2col ran them), and GEMMs it
-   computed, since start-up; any pointer may be NULL. */
-TOCHA_API void tocha_mkldnn_stats(int64_t *ran, int64_t *failed, int64_t *gemms) TOCHA_NOEXCEPT;
+/* oneDNN's counters since start-up, the first n of: convolution passes it ran, passes it refused with
+   an error (im2col ran them), GEMMs it computed, passes it ran as Winograd. Returns how many there are. */
+TOCHA_API int tocha_mkldnn_stats(int64_t *counts, int n) TOCHA_NOEXCEPT;
 /* Name of a dtype ("f32"...), or of its Torch7 tensor class ("torch.FloatTensor"). */
 TOCHA_API const char *tocha_dtype_name(int dtype) TOCHA_NOEXCEPT;
 TOCHA_API const char *tocha_dtype_tensor_name(int dtype) TOCHA_NOEXCEPT;

@@ -313,8 +313,9 @@ Tensor conv_bias_grad(const Tensor& grad_output, int nd) {
 // channel, a whole extra read of the largest tensor of the layer (6.4 MB for the CNN's first layer:
 // 0.4-0.5 ms of a 20 ms CPU training step). The weight-gradient kernels read that tensor anyway, so
 // nn's accGradParameters and autograd's conv backward ask convWeight for both: the thin CPU kernels
-// sum each chunk while it is in L1, oneDNN's weight-gradient primitive takes a diff_bias. Kernels that
-// do not (im2col, CUDA) leave ConvArgs::bias_written unset and the sum runs here.
+// sum each chunk while it is in L1, oneDNN's weight-gradient primitive takes a diff_bias, the CUDA
+// thin kernel sums dy beside its products. Kernels that do not (im2col, cuDNN) leave
+// ConvArgs::bias_written unset and the sum runs here.
 void conv_weight_acc(const Tensor& grad_weight, const Tensor& input, const Tensor& grad_output,
                      const ConvOptions& o, double alpha, double beta, const Tensor* grad_bias) {
   const char* op = "convWeight";
@@ -354,6 +355,8 @@ void conv_weight_acc(const Tensor& grad_weight, const Tensor& input, const Tenso
       (direct || !grad_bias->shares_storage(w)))
     a.bias_grad = grad_bias->raw_data();
   fn(a);
+  Tensor sums;  // before the copy back into grad_weight, which may share gy's storage
+  if (grad_bias && !a.bias_written) sums = conv_bias_grad(gy, o.nd);
   if (direct) grad_weight.bump_version();
   else copy_(grad_weight, w);
   if (!grad_bias) return;
@@ -361,7 +364,6 @@ void conv_weight_acc(const Tensor& grad_weight, const Tensor& input, const Tenso
     grad_bias->bump_version();
     return;
   }
-  Tensor sums = conv_bias_grad(gy, o.nd);
   if (beta == 0) fill_(*grad_bias, 0);
   else if (beta != 1) binary_out(OpId::mul, *grad_bias, *grad_bias, Scalar(beta));
   binary_out(OpId::add, *grad_bias, *grad_bias, sums, alpha);

@@ -175,11 +175,15 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
               shape_str(indices.sizes()), " do not fit an input of size ", shape_str(in));
   for (int64_t s : in) TOCHA_CHECK(s >= 0, op, "input size ", shape_str(in), " has a negative dim");
   const int64_t plane = in[hd] * in[hd + 1];
+  // no kernel runs for empty planes, where every position is out of place
+  TOCHA_CHECK(plane > 0 || indices.numel() == 0, op, "indices of size ", shape_str(indices.sizes()),
+              " hold positions but the input of size ", shape_str(in), " has empty planes");
   // Note [Positions checked by the pooling backward]: the kernels check the positions as they
   // use them and skip bad ones. On CUDA reading them back here would wait for the GPU twice per
   // call (Note [Deferred device errors]); on the CPU a min and a max over the int64 positions before
   // the kernel read them twice more from memory: 0.9 ms of a 20 ms CNN training step. A bad
-  // position is raised once the CPU kernel returns, with grad_input written except at it.
+  // position is raised once the CPU kernel returns, with grad_input written except at it (with
+  // several threads, the one a thread met first).
   Pool2dArgs::BadPosition bad;
   auto kernel = kernel_for<Pool2dKernel>(OpId::maxPool2dBackward, grad_output.device().type, grad_output.dtype());
   Tensor g = contiguous(grad_output), idx = contiguous(indices);
@@ -209,9 +213,9 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
   a.indices = const_cast<int64_t*>(idx.data<int64_t>());
   if (gi.is_cpu()) a.bad = &bad;
   if (gi.numel() > 0) kernel(a);
+  deliver(out, gi);  // written even when raising below
   TOCHA_CHECK(!bad.found, op, "indices must lie in [", base, ", ", base + plane - 1, "] (positions in a ", in[hd],
               "x", in[hd + 1], " plane), got ", bad.value);
-  deliver(out, gi);
   return out ? *out : gi;
 }
 

@@ -27,6 +27,7 @@
 #ifdef TOCHA_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <cstring>
 #include <list>
 #include <unordered_map>
 #include <vector>
@@ -37,9 +38,9 @@ namespace tocha {
 namespace cpu {
 namespace {
 std::atomic<bool> g_enabled{env_flag("TOCHA_MKLDNN", true)};
-std::atomic<int64_t> g_ran{0}, g_failed{0};
+std::atomic<int64_t> g_ran{0}, g_failed{0}, g_winograd{0};
 }  // namespace
-OnednnStats onednn_stats() { return {g_ran.load(), g_failed.load()}; }
+OnednnStats onednn_stats() { return {g_ran.load(), g_failed.load(), g_winograd.load()}; }
 
 #ifndef TOCHA_HAVE_ONEDNN
 bool onednn_available() { return false; }
@@ -103,6 +104,7 @@ struct Entry {
   dnnl::primitive prim;
   Operand in[2], out;
   memory::desc bias;  // the forward's bias or the weight gradient's diff_bias (channel values), if any
+  bool winograd = false;  // the implementation oneDNN chose (counted in onednn_stats)
 };
 
 struct Context {
@@ -143,6 +145,10 @@ void set_operand(Operand& o, int arg, const memory::desc& plain, const memory::d
 // product per tile), so filters with fewer than 32 x 32 channel pairs per group stay direct.
 // Winograd rounds differently: relative errors against f64 of ~1.5e-6 instead of ~4e-7 (forward,
 // input gradient), as with cuDNN's Winograd algorithms.
+bool is_winograd(const dnnl::primitive_desc_base& pd) {
+  return std::strstr(pd.impl_info_str(), "wino") != nullptr;
+}
+
 bool winograd_may_pay(const ConvGeometry& g) {
   const int64_t Cg = g.in_channels / g.groups, Og = g.out_channels / g.groups;
   return Cg * Og >= 32 * 32;
@@ -166,6 +172,7 @@ Entry make_entry(Pass pass, const ConvGeometry& g, bool bias, const dnnl::engine
   if (bias) entry.bias = b_plain;
   if (pass == Pass::forward) {
     entry.prim = fwd(fwd_pd);
+    entry.winograd = is_winograd(fwd_pd);
     set_operand(entry.in[0], DNNL_ARG_SRC, x_plain, fwd_pd.src_desc(), e, true);
     set_operand(entry.in[1], DNNL_ARG_WEIGHTS, w_plain, fwd_pd.weights_desc(), e, true);
     set_operand(entry.out, DNNL_ARG_DST, y_plain, fwd_pd.dst_desc(), e, false);
@@ -173,6 +180,7 @@ Entry make_entry(Pass pass, const ConvGeometry& g, bool bias, const dnnl::engine
     using bwd = dnnl::convolution_backward_data;
     const bwd::primitive_desc pd(bwd::desc(algo, x_any, w_any, y_any, d.stride, d.dilate, d.pad, d.pad), e, fwd_pd);
     entry.prim = bwd(pd);
+    entry.winograd = is_winograd(pd);
     set_operand(entry.in[0], DNNL_ARG_DIFF_DST, y_plain, pd.diff_dst_desc(), e, true);
     set_operand(entry.in[1], DNNL_ARG_WEIGHTS, w_plain, pd.weights_desc(), e, true);
     set_operand(entry.out, DNNL_ARG_DIFF_SRC, x_plain, pd.diff_src_desc(), e, false);
@@ -182,6 +190,7 @@ Entry make_entry(Pass pass, const ConvGeometry& g, bool bias, const dnnl::engine
                            : bwd::desc(algo, x_any, w_any, y_any, d.stride, d.dilate, d.pad, d.pad);
     const bwd::primitive_desc pd(desc, e, fwd_pd);
     entry.prim = bwd(pd);
+    entry.winograd = is_winograd(pd);
     set_operand(entry.in[0], DNNL_ARG_SRC, x_plain, pd.src_desc(), e, true);
     set_operand(entry.in[1], DNNL_ARG_DIFF_DST, y_plain, pd.diff_dst_desc(), e, true);
     set_operand(entry.out, DNNL_ARG_DIFF_WEIGHTS, w_plain, pd.diff_weights_desc(), e, false);
@@ -256,6 +265,7 @@ void run(Pass pass, const ConvArgs& a, const void* in0, const void* in1, void* o
     args.insert({pass == Pass::weight_grad ? DNNL_ARG_DIFF_BIAS : DNNL_ARG_BIAS,
                  memory(e.bias, c.engine, const_cast<void*>(bias))});
   e.prim.execute(c.stream, args);
+  if (e.winograd) g_winograd.fetch_add(1, std::memory_order_relaxed);
   if (e.out.reordered) e.out.reorder.execute(c.stream, result, user_out);
   c.stream.wait();
 }

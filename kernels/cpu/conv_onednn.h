@@ -17,7 +17,7 @@ void set_onednn_enabled(bool on);
 // Passes oneDNN computed, and passes it refused with an error (the im2col path ran instead), since
 // start-up: tests check that the shapes they mean for oneDNN reach it.
 struct OnednnStats {
-  int64_t ran = 0, failed = 0;
+  int64_t ran = 0, failed = 0, winograd = 0;  // winograd: of ran, those on Winograd kernels
 };
 OnednnStats onednn_stats();
 

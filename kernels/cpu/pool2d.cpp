@@ -147,7 +147,7 @@ template <class T> void max_pool2d_backward_kernel(const Pool2dArgs& a) {
                    const int64_t* ix = a.indices + p * pout;
                    std::fill(x, x + pin, T(0));
                    for (int64_t j = 0; j < pout; ++j) {
-                     const uint64_t at = uint64_t(ix[j] - a.index_base);
+                     const uint64_t at = uint64_t(ix[j]) - uint64_t(a.index_base);
                      if (at < uint64_t(pin)) x[at] += y[j];
                      else report_bad_position(a, ix[j]);
                    }

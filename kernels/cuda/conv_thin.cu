@@ -93,10 +93,10 @@ __global__ void __launch_bounds__(kThreads)
 // Block (bx, by): positions bx, bx + gridDim.x, ... for output channels by*OT .. by*OT + OT - 1;
 // writes partial[bx * width + o * taps + k], and with a bias partial[bx * width + out_channels *
 // taps + o] (the sum of dy: Note [Fused bias gradient]), width = out_channels * (taps + bias).
-template <int R, int OT>
+template <int R, int OT, bool Bias>
 __global__ void __launch_bounds__(kThreads)
     thin_weight_kernel(float* __restrict__ partial, const float* __restrict__ x, const float* __restrict__ dy,
-                       ThinConv t, bool bias) {
+                       ThinConv t) {
   const uint32_t o0 = blockIdx.y * OT;
   float acc[OT][R], bacc[OT];
 #pragma unroll
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < OT; ++j) {
       if (o0 + j < t.out_channels) {
         const float g = dy[q.y_index + (o0 + j) * t.out_plane];
-        bacc[j] += g;
+        if (Bias) bacc[j] += g;
 #pragma unroll
         for (int k = 0; k < R; ++k) acc[j][k] = fmaf(g, in[k], acc[j][k]);  // taps >= t.taps never leave
       }
@@ -130,15 +130,17 @@ __global__ void __launch_bounds__(kThreads)
       for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
       if (lane == 0) folded[warp][j * R + k] = v;
     }
-    float v = bacc[j];
+    if (Bias) {
+      float v = bacc[j];
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (lane == 0) folded[warp][OT * R + j] = v;
+      for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+      if (lane == 0) folded[warp][OT * R + j] = v;
+    }
   }
   __syncthreads();
   const uint32_t taps = uint32_t(t.taps), weights = t.out_channels * taps;
-  const size_t row = size_t(blockIdx.x) * (weights + (bias ? t.out_channels : 0u));
-  const int items = OT * (t.taps + (bias ? 1 : 0));
+  const size_t row = size_t(blockIdx.x) * (weights + (Bias ? t.out_channels : 0u));
+  const int items = OT * (t.taps + (Bias ? 1 : 0));
   for (int i = threadIdx.x; i < items; i += blockDim.x) {
     const bool is_bias = i >= OT * t.taps;
     const int j = is_bias ? i - OT * t.taps : i / t.taps, k = is_bias ? 0 : i - j * t.taps;
@@ -203,7 +205,8 @@ void thin_conv_weight(const ConvArgs& a) {
   // Register width: taps rounded up to 9, 16 or 32.
   with_width<9, 16, kThinMaxTaps>(t.taps <= 9 ? 9 : t.taps <= 16 ? 16 : kThinMaxTaps, [&](auto width) {
     constexpr int R = decltype(width)::value;
-    constexpr int OT = R == 9 ? 8 : R == 16 ? 4 : 2;  // OT x R accumulators per thread: 64-72 registers
+    // OT x R accumulators per thread (64-72 registers), and OT more for a bias
+    constexpr int OT = R == 9 ? 8 : R == 16 ? 4 : 2;
     const unsigned tiles = unsigned((t.out_channels + OT - 1) / OT);
     // Enough blocks for about four per SM in all, each thread taking several positions.
     const int64_t target = 4 * int64_t(properties(device).multiProcessorCount);
@@ -211,8 +214,11 @@ void thin_conv_weight(const ConvArgs& a) {
     bx = std::max<int64_t>(1, std::min<int64_t>(bx, int64_t(grid_for(t.positions))));
     Ref<Storage> buf = Storage::allocate(size_t(bx) * row * sizeof(float), Device{DeviceType::cuda, device});
     float* partial = static_cast<float*>(buf->data());
-    thin_weight_kernel<R, OT><<<dim3(unsigned(bx), tiles), kThreads, 0, s>>>(
-        partial, static_cast<const float*>(a.x), static_cast<const float*>(a.y), t, bias);
+    const dim3 grid(unsigned(bx), tiles);
+    const float* x = static_cast<const float*>(a.x);
+    const float* dy = static_cast<const float*>(a.y);
+    if (bias) thin_weight_kernel<R, OT, true><<<grid, kThreads, 0, s>>>(partial, x, dy, t);
+    else thin_weight_kernel<R, OT, false><<<grid, kThreads, 0, s>>>(partial, x, dy, t);
     thin_weight_finish<<<grid_for(row), kThreads, 0, s>>>(static_cast<float*>(a.out),
                                                            static_cast<float*>(a.bias_grad), partial, uint32_t(bx),
                                                            n, row, float(a.alpha), float(a.beta));

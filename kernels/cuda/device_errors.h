@@ -9,7 +9,8 @@
 // context stays usable), and the host raises the error at the first synchronization after the
 // kernel: a copy to the host (:item(), :float(), printing) or torch.cuda.synchronize(). Torch7's
 // criterion:forward reads its loss, so there the error still comes from the loss's own line. The
-// record is cleared once raised; the CPU keeps its checks before the kernel. Index ops (index,
+// record is cleared once raised; the CPU keeps its checks before the kernel (except
+// maxPool2dBackward's: Note [Positions checked by the pooling backward]). Index ops (index,
 // gather, scatter, indexCopy/Add/Fill) check their indices the same way: a bad one is skipped (a
 // read gives 0) and reported. So does maxPool2dBackward with its argmax positions: it read them
 // back with a min and a max per call, four waits per step of a CNN with two pooling layers.

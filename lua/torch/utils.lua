@@ -27,15 +27,15 @@ torch.backends = torch.backends or {}
 -- with 4 or more input channels per group run on oneDNN when the build has it (Note [oneDNN
 -- convolutions]), and so do f32 GEMMs of at least 128^3 multiply-adds on AVX-512 machines (Note
 -- [oneDNN GEMM]); off, they take im2col + OpenBLAS and OpenBLAS. torch.backends.mkldnn.isAvailable()
--- says whether the build has it; torch.backends.mkldnn.stats() gives {ran = n, failed = n, gemms = n}:
--- the convolution passes oneDNN ran, those it refused (im2col ran them), and the GEMMs it ran,
--- since start-up.
+-- says whether the build has it; torch.backends.mkldnn.stats() gives {ran, failed, gemms, winograd}:
+-- the convolution passes oneDNN ran, those it refused (im2col ran them), the GEMMs it ran, and the
+-- passes it ran as Winograd (Note [oneDNN Winograd]), since start-up.
 torch.backends.mkldnn = lib.backend_switch('mkldnn', { enabled = { C.tocha_mkldnn_enabled, C.tocha_mkldnn_set_enabled } }, {
   isAvailable = function() return C.tocha_mkldnn_available() ~= 0 end,
   stats = function()
-    local v = ffi.new('int64_t[3]')
-    C.tocha_mkldnn_stats(v, v + 1, v + 2)
-    return { ran = tonumber(v[0]), failed = tonumber(v[1]), gemms = tonumber(v[2]) }
+    local v = ffi.new('int64_t[4]')
+    C.tocha_mkldnn_stats(v, 4)
+    return { ran = tonumber(v[0]), failed = tonumber(v[1]), gemms = tonumber(v[2]), winograd = tonumber(v[3]) }
   end,
 })
 

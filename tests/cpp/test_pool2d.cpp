@@ -188,4 +188,7 @@ TEST_CASE("pool2d errors name the op, the sizes and the options", "[pool2d]") {
   CHECK_THROWS_WITH(max_pool2d_backward(mb.values, one_bad, {3, 2, 4, 4}, 1),
                     Catch::Contains("indices must lie in [1, 16] (positions in a 4x4 plane), got -5"));
   CHECK_THROWS_WITH(max_pool2d_backward(m.values, m.indices, {2, 4, 4}, 0), Catch::Contains("do not fit an input"));
+  // empty input planes: no kernel runs, and any position is out of place
+  CHECK_THROWS_WITH(max_pool2d_backward(zeros({1, 2, 2}, DType::f32), full({1, 2, 2}, 99, DType::i64), {1, 0, 4}, 0),
+                    Catch::Contains("indices of size 1x2x2 hold positions but the input of size 1x0x4 has empty planes"));
 }

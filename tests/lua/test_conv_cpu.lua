@@ -211,10 +211,14 @@ end
 -- separate), it is grad_output's channel sums.
 function tests.biasGradientComesWithTheWeights()
   torch.manualSeed(18)
-  for _, C in ipairs({ 1, 8 }) do  -- thin; oneDNN when on
+  local threads = torch.getnumthreads()
+  -- the thin kernels take batches of at least one image per thread: 1 and 2 threads for batch 3
+  for _, case in ipairs({ { 1, 1 }, { 1, 2 }, { 8, 2 } }) do  -- thin; oneDNN when on
+    local C, nt = unpack(case)
+    torch.setnumthreads(nt)
     for _, on in ipairs({ true, false }) do
       with_onednn(on, function()
-        local what = string.format('%d channels, oneDNN %s', C, tostring(on))
+        local what = string.format('%d channels, %d threads, oneDNN %s', C, nt, tostring(on))
         local m = nn.SpatialConvolution(C, 12, 3, 3, 1, 1, 1, 1)
         local _, flat = m:getParameters()
         flat:fill(1)
@@ -234,6 +238,39 @@ function tests.biasGradientComesWithTheWeights()
         end
       end)
     end
+  end
+  torch.setnumthreads(threads)
+end
+
+-- Note [oneDNN Winograd]: 32 -> 32 channels, 3x3, stride 1 at batch 24 is a shape oneDNN's auto
+-- algorithm runs as Winograd on AVX-512 machines; every pass and nn's accumulating weight and
+-- bias gradients against f64 (Winograd rounds differently from direct convolutions).
+function tests.winogradPassesMatchDouble()
+  torch.manualSeed(19)
+  local m = nn.SpatialConvolution(32, 32, 3, 3, 1, 1, 1, 1)
+  local md = m:clone():double()
+  local x, gy = torch.randn(24, 32, 13, 13), torch.randn(24, 32, 13, 13)
+  torch.noGrad(function()
+    md:zeroGradParameters()
+    md:forward(x:double())
+    md:backward(x:double(), gy:double(), 0.5)
+  end)
+  m.gradWeight:fill(1)
+  m.gradBias:fill(1)
+  local before = torch.backends.mkldnn.stats()
+  with_onednn(true, function()
+    close(m:forward(x), md.output, 288, 'forward')
+    close(m:backward(x, gy, 0.5), md.gradInput, 288, 'input gradient')
+  end)
+  close(m.gradWeight, md.gradWeight + 1, 24 * 169, 'weight gradient, accumulated')
+  close(m.gradBias, md.gradBias + 1, 24 * 169, 'bias gradient, accumulated')
+  local after = torch.backends.mkldnn.stats()
+  tester:asserteq(after.failed, before.failed, 'no pass refused')
+  -- oneDNN's Winograd kernels need AVX-512, as its GEMM does here (Note [oneDNN GEMM])
+  local big = torch.backends.mkldnn.stats().gemms
+  torch.mm(torch.randn(128, 128), torch.randn(128, 128))
+  if torch.backends.mkldnn.stats().gemms > big then
+    tester:asserteq(after.winograd - before.winograd, 3, 'the three passes ran as Winograd')
   end
 end
 
