@@ -14,20 +14,34 @@ template <class T> struct SgdT {
 };
 
 // kWd: add weight_decay*param to the gradient (skipped at 0 so an infinite parameter does not
-// turn into NaN through 0*inf); kMom: momentum buffer.
-template <class T, bool kWd, bool kMom>
+// turn into NaN through 0*inf); kMom: momentum buffer, kFirst: its first step (the buffer is
+// unread), kNesterov. Every choice is a template flag: with c.first and c.nesterov tested inside
+// the loop GCC left the momentum loop scalar, 3.7x the time of plain SGD over 20 MB of parameters.
+template <class T, bool kWd, bool kMom, bool kFirst, bool kNesterov>
 TOCHA_SIMD_CLONES void sgd_loop(int64_t n, T* __restrict p, const T* __restrict g, T* __restrict buf, SgdT<T> c) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     T d = g[i];
     if constexpr (kWd) d = d + c.wd * p[i];
     if constexpr (kMom) {
-      T b = c.first ? d : buf[i] * c.mom + c.damp1 * d;
+      T b;
+      if constexpr (kFirst) b = d;
+      else b = buf[i] * c.mom + c.damp1 * d;
       buf[i] = b;
-      d = c.nesterov ? d + c.mom * b : b;
+      if constexpr (kNesterov) d = d + c.mom * b;
+      else d = b;
     }
     p[i] = p[i] - c.lr * d;
   }
+}
+
+template <class T, bool kWd>
+void sgd_contiguous(int64_t n, T* p, const T* g, T* buf, const SgdT<T>& c) {
+  if (!buf) sgd_loop<T, kWd, false, false, false>(n, p, g, buf, c);
+  else if (c.first && c.nesterov) sgd_loop<T, kWd, true, true, true>(n, p, g, buf, c);
+  else if (c.first) sgd_loop<T, kWd, true, true, false>(n, p, g, buf, c);
+  else if (c.nesterov) sgd_loop<T, kWd, true, false, true>(n, p, g, buf, c);
+  else sgd_loop<T, kWd, true, false, false>(n, p, g, buf, c);
 }
 
 // Torch7's learningRates / weightDecays tensors (either may be null).
@@ -56,10 +70,8 @@ template <class T> void sgdStep_kernel(const OptimSpan& s, const SgdConsts& k) {
     T* buf = operand<T>(s, 2, b);
     int64_t n = e - b;
     if (per_element) sgd_per_element<T>(n, p, g, buf, operand<T>(s, 3, b), operand<T>(s, 4, b), c);
-    else if (wd && mom) sgd_loop<T, true, true>(n, p, g, buf, c);
-    else if (wd) sgd_loop<T, true, false>(n, p, g, buf, c);
-    else if (mom) sgd_loop<T, false, true>(n, p, g, buf, c);
-    else sgd_loop<T, false, false>(n, p, g, buf, c);
+    else if (wd) sgd_contiguous<T, true>(n, p, g, mom ? buf : nullptr, c);
+    else sgd_contiguous<T, false>(n, p, g, mom ? buf : nullptr, c);
   });
 }
 
