@@ -126,8 +126,15 @@ function tests.randomGeometriesMatchDouble()
           what .. ' transposed, output padding ' .. table.concat(op, ','))
       end
       local gw = torch.convWeight(x, wsize, gy, s, p, d, g)
-      close(gw, torch.convWeight(x:double(), wsize, gy:double(), s, p, d, g), N * ry:nElement() / (N * Og * g),
-        what .. ' weight gradient')
+      local rgw = torch.convWeight(x:double(), wsize, gy:double(), s, p, d, g)
+      local terms = N * ry:nElement() / (N * Og * g)
+      close(gw, rgw, terms, what .. ' weight gradient')
+      -- autograd's weight and bias gradients in one call (Note [Fused bias gradient])
+      local wl, bl = w:clone():requiresGrad(), b:clone():requiresGrad()
+      local agw, agb = unpack(torch.autograd.grad({ conv[nd](x, wl, bl, s, p, d, g) }, { wl, bl }, { gy }))
+      close(agw, rgw, terms, what .. ' autograd weight gradient')
+      local sums = gy:double():transpose(1, 2):contiguous():view(Og * g, -1):sum(2):view(Og * g)
+      close(agb, sums, terms, what .. ' autograd bias gradient')
     end
   end
   tester:asserteq(torch.backends.mkldnn.stats().failed, before.failed, 'no pass refused by oneDNN')
