@@ -15,13 +15,15 @@ namespace rnn {
 // 1 / (1 + e^-x): e^-x overflows to inf for very negative x, which still gives 0.
 template <class T> inline T sigm(T x) { return T(1) / (T(1) + std::exp(-x)); }
 
-// ---- LSTM: gates (i, f, g, o) pre-activations in, activations out; c, h written --------------
+// ---- LSTM: gates (i, f, g, o) pre-activations less their bias (4H values: b_ih + b_hh) in,
+// activations out; c, h written ---------------------------------------------------------------
 template <class T>
-TOCHA_SIMD_CLONES void lstm_forward_row(T* g, T* c, const T* c_prev, T* h, int64_t H) {
+TOCHA_SIMD_CLONES void lstm_forward_row(T* g, const T* bias, T* c, const T* c_prev, T* h, int64_t H) {
   T *gi = g, *gf = g + H, *gg = g + 2 * H, *go = g + 3 * H;
+  const T *bi = bias, *bf = bias + H, *bg = bias + 2 * H, *bo = bias + 3 * H;
 #pragma omp simd
   for (int64_t j = 0; j < H; ++j) {
-    const T i = sigm(gi[j]), f = sigm(gf[j]), n = std::tanh(gg[j]), o = sigm(go[j]);
+    const T i = sigm(gi[j] + bi[j]), f = sigm(gf[j] + bf[j]), n = std::tanh(gg[j] + bg[j]), o = sigm(go[j] + bo[j]);
     const T cn = f * c_prev[j] + i * n;
     gi[j] = i;
     gf[j] = f;
