@@ -41,17 +41,15 @@ template <class T> void rnn_forward(const RnnForwardArgs& a) {
 
   // Input projections of every step into the gate slots (LSTM/GRU: the workspace; RNN: y). GRU
   // keeps b_hh out: r multiplies the recurrent projection of n, bias included.
-  // An LSTM's cells add both biases themselves (lstm_bias): filling S*B rows of gates with them for
-  // the GEMM to add to cost 4-5% of a forward pass (the fill and the GEMM's read of it).
+  // The cells add the biases of the input projections themselves (row_bias: b_ih + b_hh; a GRU's
+  // b_ih alone): filling S*B rows with them for the GEMM to add onto cost an LSTM 4-5% of its
+  // forward pass (the fill, and the GEMM's read of it).
   T* proj = mode == RnnMode::lstm || mode == RnnMode::gru ? ws : y;
   const int64_t ld = W ? W : H;
   const T* b2 = mode == RnnMode::gru ? nullptr : b_hh;
-  const bool biased = mode != RnnMode::lstm && (b_ih || b2);
-  std::vector<T> lstm_bias(mode == RnnMode::lstm ? size_t(GH) : 0, T(0));
-  for (int64_t j = 0; j < int64_t(lstm_bias.size()); ++j)
-    lstm_bias[size_t(j)] = (b_ih ? b_ih[j] : T(0)) + (b_hh ? b_hh[j] : T(0));
-  if (biased) fill_rows(proj, S * B, GH, ld, b_ih, b2);
-  gemm_row_major(false, true, S * B, GH, I, 1, x, I, w_ih, I, biased ? 1 : 0, proj, ld);
+  std::vector<T> row_bias(size_t(GH), T(0));
+  for (int64_t j = 0; j < GH; ++j) row_bias[size_t(j)] = (b_ih ? b_ih[j] : T(0)) + (b2 ? b2[j] : T(0));
+  gemm_row_major(false, true, S * B, GH, I, 1, x, I, w_ih, I, 0, proj, ld);
 
   std::vector<T> hg(mode == RnnMode::gru ? size_t(B * GH) : 0);
   for (int64_t t = 0; t < S; ++t) {
@@ -63,21 +61,21 @@ template <class T> void rnn_forward(const RnnForwardArgs& a) {
       if (recur) gemm_row_major(false, true, B, GH, H, 1, hp, H, w_hh, H, 1, g, W);
       for_rows(B, H, [&](int64_t b) {
         const T* cp = t == 0 ? c0 + b * H : ws + ((t - 1) * B + b) * W + 4 * H;
-        rnn::lstm_forward_row(g + b * W, lstm_bias.data(), g + b * W + 4 * H, cp, yt + b * H, H);
+        rnn::lstm_forward_row(g + b * W, row_bias.data(), g + b * W + 4 * H, cp, yt + b * H, H);
       });
     } else if (mode == RnnMode::gru) {
       if (b_hh) fill_rows(hg.data(), B, GH, GH, b_hh, static_cast<const T*>(nullptr));
       if (recur) gemm_row_major(false, true, B, GH, H, 1, hp, H, w_hh, H, b_hh ? 1 : 0, hg.data(), GH);
       else if (!b_hh) std::fill(hg.begin(), hg.end(), T(0));
       for_rows(B, H, [&](int64_t b) {
-        rnn::gru_forward_row(ws + (t * B + b) * W, hg.data() + b * GH, hp + b * H, yt + b * H, H);
+        rnn::gru_forward_row(ws + (t * B + b) * W, row_bias.data(), hg.data() + b * GH, hp + b * H, yt + b * H, H);
       });
     } else {
       if (recur) gemm_row_major(false, true, B, H, H, 1, hp, H, w_hh, H, 1, yt, H);
       const bool relu = mode == RnnMode::relu;
       for_rows(B, H, [&](int64_t b) {
-        if (relu) rnn::relu_forward_row(yt + b * H, H);
-        else rnn::tanh_forward_row(yt + b * H, H);
+        if (relu) rnn::relu_forward_row(yt + b * H, row_bias.data(), H);
+        else rnn::tanh_forward_row(yt + b * H, row_bias.data(), H);
       });
     }
   }

@@ -56,16 +56,17 @@ TOCHA_SIMD_CLONES void lstm_backward_row(const T* g, const T* c, const T* c_prev
   }
 }
 
-// ---- GRU: xg = input projections (r, z, n) incl. b_ih, replaced by the activations; hg =
-// recurrent projections incl. b_hh. ws row = [r z n hn]; h written. --------------------------
+// ---- GRU: xg = input projections (r, z, n) less b_ih (3H values), replaced by the activations;
+// hg = recurrent projections incl. b_hh. ws row = [r z n hn]; h written. ----------------------
 template <class T>
-TOCHA_SIMD_CLONES void gru_forward_row(T* ws, const T* hg, const T* h_prev, T* h, int64_t H) {
+TOCHA_SIMD_CLONES void gru_forward_row(T* ws, const T* b_ih, const T* hg, const T* h_prev, T* h, int64_t H) {
   T *wr = ws, *wz = ws + H, *wn = ws + 2 * H, *whn = ws + 3 * H;
+  const T *br = b_ih, *bz = b_ih + H, *bn = b_ih + 2 * H;
   const T *hr = hg, *hz = hg + H, *hn = hg + 2 * H;
 #pragma omp simd
   for (int64_t j = 0; j < H; ++j) {
-    const T r = sigm(wr[j] + hr[j]), z = sigm(wz[j] + hz[j]);
-    const T n = std::tanh(wn[j] + r * hn[j]);
+    const T r = sigm(wr[j] + br[j] + hr[j]), z = sigm(wz[j] + bz[j] + hz[j]);
+    const T n = std::tanh(wn[j] + bn[j] + r * hn[j]);
     wr[j] = r;
     wz[j] = z;
     wn[j] = n;
@@ -98,14 +99,17 @@ TOCHA_SIMD_CLONES void gru_backward_row(const T* ws, const T* h_prev, T* dh, con
   }
 }
 
-// ---- plain RNN: pre-activations in y, replaced by the activations -------------------------------
-template <class T> TOCHA_SIMD_CLONES void tanh_forward_row(T* y, int64_t n) {
+// ---- plain RNN: pre-activations less their bias (b_ih + b_hh) in y, replaced by the activations --
+template <class T> TOCHA_SIMD_CLONES void tanh_forward_row(T* y, const T* bias, int64_t n) {
 #pragma omp simd
-  for (int64_t j = 0; j < n; ++j) y[j] = std::tanh(y[j]);
+  for (int64_t j = 0; j < n; ++j) y[j] = std::tanh(y[j] + bias[j]);
 }
-template <class T> TOCHA_SIMD_CLONES void relu_forward_row(T* y, int64_t n) {
+template <class T> TOCHA_SIMD_CLONES void relu_forward_row(T* y, const T* bias, int64_t n) {
 #pragma omp simd
-  for (int64_t j = 0; j < n; ++j) y[j] = y[j] > T(0) ? y[j] : T(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const T v = y[j] + bias[j];
+    y[j] = v > T(0) ? v : T(0);
+  }
 }
 // dg = (dh + dy) * f'(pre), with f' read off the output y: 1 - y^2 (tanh), y > 0 (relu).
 template <class T, bool kDy>
