@@ -5,6 +5,7 @@
 #include "core/kernel_registry.h"
 #include "core/ops/linalg_kernels.h"
 #include "kernels/cpu/blas_gemm_call.h"
+#include "kernels/cpu/blas_gemm_onednn.h"
 #include "kernels/cpu/blas_util.h"
 #include "kernels/cpu/parallel.h"
 
@@ -62,6 +63,7 @@ template <class T> void gemm_blas(const GemmArgs& in) {
 template <class T> void gemm_reduced(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0) return;
   if (g.k == 0 || g.batch == 0) return scale_results<T>(g);
+  if (onednn_gemm_reduced(g, DTypeOf<T>::value)) return;  // Note [oneDNN reduced-precision GEMM]
   std::vector<float> af(size_t(g.m * g.k)), bf(size_t(g.k * g.n)), cf(size_t(g.m * g.n));
   const bool sum = g.c_bs == 0;
   for (int64_t r = 0; r < num_results(g); ++r) {

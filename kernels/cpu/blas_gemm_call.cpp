@@ -33,16 +33,24 @@ bool has_avx512() {
 
 bool onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m * n * k < kMinProduct || !has_avx512() || !onednn_enabled()) return false;
+  if (m * n * k < kMinProduct || !onednn_gemm_allowed()) return false;
   if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) != dnnl_success)
     return false;
-  g_onednn_gemms.fetch_add(1, std::memory_order_relaxed);
+  count_onednn_gemm();
   return true;
 }
 #endif
 }  // namespace
 
 int64_t onednn_gemm_count() { return g_onednn_gemms.load(std::memory_order_relaxed); }
+void count_onednn_gemm() { g_onednn_gemms.fetch_add(1, std::memory_order_relaxed); }
+bool onednn_gemm_allowed() {
+#ifdef TOCHA_HAVE_ONEDNN
+  return has_avx512() && onednn_enabled();
+#else
+  return false;
+#endif
+}
 
 void gemm_row_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda,
                     const float* b, int64_t ldb, double beta, float* c, int64_t ldc) {

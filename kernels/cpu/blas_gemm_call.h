@@ -13,8 +13,12 @@ void gemm_row_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double al
 void gemm_row_major(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
                     const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
-// Products oneDNN's sgemm has computed since start-up (tests check which library ran).
+// Products oneDNN has computed (sgemm, and the reduced-precision matmuls of blas_gemm_onednn.cpp)
+// since start-up: tests check which library ran.
 int64_t onednn_gemm_count();
+void count_onednn_gemm();
+// Whether oneDNN may take GEMMs here: built in, switched on (torch.backends.mkldnn), AVX-512.
+bool onednn_gemm_allowed();
 
 }  // namespace cpu
 }  // namespace tocha

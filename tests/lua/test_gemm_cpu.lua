@@ -1,8 +1,9 @@
--- The CPU's f32 GEMM on oneDNN's sgemm (Note [oneDNN GEMM], kernels/cpu/blas_gemm_call.cpp): on an
--- AVX-512 machine with oneDNN built in, products of at least 128^3 multiply-adds go there, smaller
--- ones and f64 to OpenBLAS, and the switch sends all to OpenBLAS. Every path against f64: the mm
--- family with transposed and strided operands, beta = 0 over NaN, alpha/beta scaling, batches, a
--- Linear layer's three products, and the im2col convolutions' GEMMs.
+-- The CPU's GEMMs on oneDNN: f32 on its sgemm (Note [oneDNN GEMM], kernels/cpu/blas_gemm_call.cpp)
+-- and bf16/f16 on its matmul (Note [oneDNN reduced-precision GEMM]). On an AVX-512 machine with
+-- oneDNN built in, f32 products of at least 128^3 multiply-adds go there, smaller ones and f64 to
+-- OpenBLAS, and the switch sends all to OpenBLAS. Every path against f64: the mm family with
+-- transposed and strided operands, beta = 0 over NaN, alpha/beta scaling, batches, a Linear
+-- layer's three products, the im2col convolutions' GEMMs, and the reduced-precision products.
 require 'nn'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
@@ -111,6 +112,59 @@ function tests.im2colConvolutionsAgree()
       close(torch.convWeight(x, w:size(), gy, { 1, 1 }, { 2, 2 }), gw64, 2 * 1024, 'weight gradient ' .. tostring(on))
       tester:asserteq(gemms() > before, on and large, 'GEMMs on oneDNN ' .. tostring(on))
     end)
+  end
+end
+
+-- Note [oneDNN reduced-precision GEMM]: bf16 products on oneDNN's matmul (AVX-512 machines), f16
+-- where it has a non-reference kernel; both rounded once from f32 sums, so within a rounding of
+-- the f64 product of the same (bf16/f16) values. Transposed, narrowed and batch-broadcast operands,
+-- alpha and beta, beta = 0 over NaN, and addbmm's sum over the batch (kept on the portable path).
+function tests.reducedPrecisionProducts()
+  torch.manualSeed(24)
+  local large = onednn_takes_large()
+  for _, T in ipairs({ 'torch.BFloat16Tensor', 'torch.HalfTensor' }) do
+    local ulp = T == 'torch.BFloat16Tensor' and 2 ^ -8 or 2 ^ -11
+    local function near(got, ref, what)
+      local err = (got:double() - ref):abs()
+      local bound = ref:clone():abs():mul(ulp):add(1e-3)
+      tester:assert(err:le(bound):all(), string.format('%s %s: error %g', T, what, err:max()))
+    end
+    local function r(...) return torch.randn(...):type(T) end
+    for _, on in ipairs({ true, false }) do
+      with_onednn(on, function()
+        local what = 'oneDNN ' .. tostring(on)
+        local before = gemms()
+        local a, b = r(70, 60), r(60, 50)
+        local ad, bd = a:double(), b:double()
+        near(torch.mm(a, b), torch.mm(ad, bd), what .. ': mm')
+        near(torch.mm(a:t():clone():t(), b:t():clone():t()), torch.mm(ad, bd), what .. ': transposed operands')
+        local wide = torch.randn(70, 100):type(T)
+        local res = wide:narrow(2, 1, 50)
+        torch.mm(res, a, b)
+        near(res, torch.mm(ad, bd), what .. ': narrowed result')
+        local c = torch.FloatTensor(70, 50):fill(0 / 0):type(T)
+        torch.addmm(c, 0, c, 1, a, b)
+        near(c, torch.mm(ad, bd), what .. ': beta 0 over NaN')
+        local c0 = r(70, 50)
+        near(torch.addmm(0.5, c0, 2, a, b), torch.addmm(0.5, c0:double(), 2, ad, bd), what .. ': alpha, beta')
+        local ba, bb = r(3, 40, 30), r(3, 30, 50)
+        near(torch.bmm(ba, bb), torch.bmm(ba:double(), bb:double()), what .. ': bmm')
+        local shared = r(1, 40, 30):expand(3, 40, 30)
+        near(torch.bmm(shared, bb), torch.bmm(shared:double(), bb:double()), what .. ': broadcast batch')
+        local bc = r(3, 40, 50)
+        near(torch.baddbmm(0.5, bc, 2, ba, bb), torch.baddbmm(0.5, bc:double(), 2, ba:double(), bb:double()),
+          what .. ': baddbmm')
+        if T == 'torch.BFloat16Tensor' then
+          tester:asserteq(gemms() - before, (on and large) and 8 or 0, what .. ': products oneDNN computed')
+        end
+        -- addbmm rounds the sum over the batch once: the portable path
+        local mid = gemms()
+        local ac = r(40, 50)
+        near(torch.addbmm(1, ac, 1, ba, bb), torch.addbmm(1, ac:double(), 1, ba:double(), bb:double()),
+          what .. ': addbmm')
+        tester:asserteq(gemms(), mid, what .. ': addbmm stays portable')
+      end)
+    end
   end
 end
 
