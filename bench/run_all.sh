@@ -16,6 +16,7 @@ for t in 1 2; do
   done
 done
 run "$here/mm.lua" "$build/bench/bench_mm_ref"
+for t in 1 2; do run "$here/mm_bf16.lua" "$t"; done
 for t in 1 2; do run "$here/cnn_epoch.lua" "$t" 0 12800; run "$here/cnn_epoch.lua" "$t" 1 12800; done
 [ -f "$here/loader.lua" ] && run "$here/loader.lua"
 [ -x "$build/bench/bench_allreduce_ref" ] && run "$here/distributed.lua" "$build"
