@@ -283,10 +283,20 @@ struct clamp_op {
   int which;
   explicit clamp_op(const double* p) : lo(p[0]), hi(p[1]), which(int(p[2])) {}
   template <class T> TOCHA_HD T operator()(T x) const {
-    if constexpr (is_float_v<T>) if (x != x) return x;
-    if ((which & 1) && double(x) < lo) return T(lo);
-    if ((which & 2) && double(x) > hi) return T(hi);
-    return x;
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+      // Selects on the element type, not branches: with data clipped at random the branches
+      // mispredicted (256x256 f32: 428 us against 90 unclipped). A NaN fails both compares and
+      // passes through. Comparing x with T(lo) decides as comparing double(x) with lo does: no
+      // value of T lies strictly between lo and its rounding T(lo).
+      const T l = (which & 1) ? T(lo) : -T(INFINITY), h = (which & 2) ? T(hi) : T(INFINITY);
+      const T r = x < l ? l : x;
+      return r > h ? h : r;
+    } else {
+      if constexpr (is_float_v<T>) if (x != x) return x;
+      if ((which & 1) && double(x) < lo) return T(lo);
+      if ((which & 2) && double(x) > hi) return T(hi);
+      return x;
+    }
   }
 };
 struct addcmul_op {

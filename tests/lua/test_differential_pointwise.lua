@@ -90,6 +90,7 @@ function tests.scalarForms()
     { 'pow 0.5', function(x) return torch.pow(x, 0.5) end, 'p', 1e-6 },
     { 'pow -1', function(x) return torch.pow(x, -1) end, 'p', 1e-6 },
     { 'pow -2', function(x) return torch.pow(x, -2) end, 'p', 2e-6 },
+    { 'pow -0.5', function(x) return torch.pow(x, -0.5) end, 'p', 2e-6 },
     { 'pow 1.7', function(x) return torch.pow(x, 1.7) end, 'p', 2e-6 },
     { 'pow 0', function(x) return torch.pow(x, 0) end, 'n', 0 },
     { 'pow 1', function(x) return torch.pow(x, 1) end, 'n', 0 },
