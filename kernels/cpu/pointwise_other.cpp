@@ -1,4 +1,5 @@
 // CPU kernels of the POINTWISE family: clamp, addcmul, addcdiv, lerp, where, copy and fill.
+#include <algorithm>
 #include <cstring>
 #include "core/kernel_registry.h"
 #include "kernels/cpu/loops.h"
@@ -9,6 +10,42 @@ namespace cpu {
 namespace {
 
 using scalar::convert;  // shared with the CUDA copy kernel
+
+// Note [Blocked transposing copies]: a copy whose source runs along the destination's columns
+// (t():contiguous(), a permute's copy) walked the source with a stride of a whole row per element:
+// on 2048x2048 floats every read touched another page, 31 ms where PyTorch takes 3.5. When the
+// source's unit-stride dim is the destination's second-innermost, the copy goes by kTile x kTile
+// tiles: a tile's source lines and pages stay in L1 and the TLB while its rows are written.
+constexpr int64_t kTile = 32;
+template <class R, class T> bool copy_transposed(const PointwiseIter& it) {
+  const int nd = it.ndim, in = nd - 1, mid = nd - 2;
+  if (nd < 2 || it.strides[0][in] != 1 || it.strides[1][mid] != 1 || it.strides[1][in] == 1) return false;
+  const int64_t rows = it.shape[mid], cols = it.shape[in];
+  if (rows < kTile || cols < kTile) return false;  // a few columns: the row loop reads them well
+  int64_t outer = 1;
+  for (int d = 0; d < mid; ++d) outer *= it.shape[d];
+  const int64_t bands = (rows + kTile - 1) / kTile, S = it.strides[1][in], D = it.strides[0][mid];
+  parallel_for(outer * bands, std::max<int64_t>(1, kGrainSize / (kTile * cols)), [&](int64_t lo, int64_t hi) {
+    for (int64_t task = lo; task < hi; ++task) {
+      int64_t rem = task / bands, off_d = 0, off_s = 0;
+      for (int d = mid - 1; d >= 0; --d) {
+        const int64_t i = rem % it.shape[d];
+        rem /= it.shape[d];
+        off_d += i * it.strides[0][d];
+        off_s += i * it.strides[1][d];
+      }
+      R* dst = reinterpret_cast<R*>(it.data[0]) + off_d;
+      const T* src = reinterpret_cast<const T*>(it.data[1]) + off_s;
+      const int64_t r0 = (task % bands) * kTile, r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = std::min(cols, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t c = c0; c < c1; ++c) dst[r * D + c] = convert<R>(src[r + c * S]);
+      }
+    }
+  });
+  return true;
+}
 
 template <class R, class T> void copy_loop(const PointwiseIter& it) {
   if (it.contiguous && it.strides[1][0] == 1) {
@@ -24,6 +61,7 @@ template <class R, class T> void copy_loop(const PointwiseIter& it) {
     });
     return;
   }
+  if (copy_transposed<R, T>(it)) return;
   for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
     R* o = reinterpret_cast<R*>(p[0]) + off[0];
     const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
