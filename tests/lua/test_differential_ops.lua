@@ -373,6 +373,51 @@ function tests.maxPool2x2AgainstUnfold()
 end
 
 -- Ops on tensors with a dim of size 0 give the empty or neutral results.
+-- Note [Blocked transposing copies]: copies whose source runs along the destination's columns go by
+-- tiles. Shapes around the tile (31-33, 64, 65, ragged edges), a 3-D and a 4-D permute, narrowed
+-- sources and destinations, dtype conversions: every element against the source read through its
+-- storage and strides (no copy kernel involved).
+function tests.transposingCopies()
+  torch.manualSeed(31)
+  local function element(t, idx)  -- t's element at 1-based idx, read from its storage
+    local off = t:storageOffset()
+    for d = 1, #idx do off = off + (idx[d] - 1) * t:stride(d) end
+    return t:storage()[off]
+  end
+  local function expect(dst, src, what)  -- dst (any layout) holds src's values at the same indices
+    tester:assertTableEq(dst:size():totable(), src:size():totable(), what .. ': size')
+    local n, bad, idx = dst:nElement(), 0, {}
+    local sizes = dst:size():totable()
+    for k = 0, n - 1 do
+      local rem = k
+      for d = #sizes, 1, -1 do idx[d] = rem % sizes[d] + 1; rem = math.floor(rem / sizes[d]) end
+      if element(dst, idx) ~= element(src, idx) then bad = bad + 1 end
+    end
+    tester:asserteq(bad, 0, what .. ': elements that differ')
+  end
+  for _, sz in ipairs({ { 31, 33 }, { 32, 32 }, { 33, 65 }, { 64, 100 }, { 129, 40 } }) do
+    local tag = string.format(' %dx%d', sz[1], sz[2])
+    local a = torch.randn(sz[1], sz[2])
+    expect(a:t():contiguous(), a:t(), 't():contiguous()' .. tag)
+    expect(a:t():double(), a:t(), 'to double' .. tag)
+    local l = torch.LongTensor(sz[1], sz[2]):random(-50, 50)
+    expect(l:t():float(), l:t(), 'long to float' .. tag)
+    -- a narrowed source inside a wider buffer, into a narrowed destination
+    local wide = torch.randn(sz[1], sz[2] + 9)
+    local src = wide:narrow(2, 4, sz[2]):t()
+    local host = torch.FloatTensor(sz[2], sz[1] + 5):fill(7)
+    local dst = host:narrow(2, 3, sz[1])
+    dst:copy(src)
+    expect(dst, src, 'narrowed' .. tag)
+    tester:assert(host:narrow(2, 1, 2):eq(7):all() and host:narrow(2, sz[1] + 3, 3):eq(7):all(),
+      'narrowed' .. tag .. ': the rest of the buffer untouched')
+  end
+  local x = torch.randn(3, 40, 35)
+  expect(x:transpose(2, 3):contiguous(), x:transpose(2, 3), '3-D transpose')
+  local y = torch.randn(2, 33, 3, 34)
+  expect(y:permute(1, 4, 3, 2):contiguous(), y:permute(1, 4, 3, 2), '4-D permute')
+end
+
 function tests.zeroSizedDims()
   local e, e2 = torch.FloatTensor(0, 5), torch.FloatTensor(5, 0)
   local function is(what, f, want)
