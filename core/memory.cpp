@@ -153,10 +153,14 @@ void memory_set_gc_threshold(int64_t min_bytes) { g_min_threshold.store(min_byte
 int64_t memory_gc_threshold() { return g_min_threshold.load(); }
 
 // Note [Small allocations]: glibc's memalign bypasses its per-thread cache and costs several
-// hundred instructions, which dominated tiny ops. Small blocks therefore come from plain malloc
-// (cached per thread) and are aligned by hand, with the raw pointer stored just before the
-// aligned address; large blocks use aligned_alloc. cpu_free tells them apart by size.
-constexpr size_t kSmallBlock = 64 * 1024;
+// hundred instructions, which dominated tiny ops. Blocks therefore come from plain malloc and are
+// aligned by hand, with the raw pointer stored just before the aligned address.
+// Note [Large blocks from plain malloc]: large blocks came from aligned_alloc, whose chunks are
+// the request plus up to an alignment, trimmed to fit: a freed chunk of a block was then too small
+// for the next request of the same size, so a loop of 8 MB results grew the heap to ~900 MB where
+// 256 MB were ever live, and half of its result pages were page faults (a fresh page each): 216k
+// faults in 200 `index` calls. malloc(n + alignment) makes equal requests take equal chunks, so
+// the blocks Lua's collector frees are the ones reused.
 
 // Note [Heap trimming]: tensors die in batches (when Lua collects), so glibc's default of giving
 // the top of the heap back to the OS after 128 KiB are free made every batch of new tensors
@@ -175,33 +179,24 @@ namespace {
 // 64-byte aligned (page-aligned from 1 MiB) host memory, not counted. Throws OutOfMemory.
 void* raw_alloc(size_t nbytes) {
   tune_malloc();
-  void* p;
-  if (nbytes <= kSmallBlock) {
-    void* raw = std::malloc(nbytes + kCpuAlignment);
-    p = raw;
-    if (raw) {
-      uintptr_t aligned = (reinterpret_cast<uintptr_t>(raw) + kCpuAlignment) & ~uintptr_t(kCpuAlignment - 1);
-      p = reinterpret_cast<void*>(aligned);
-      reinterpret_cast<void**>(p)[-1] = raw;
-    }
-  } else {
-    // Note [Page-aligned large blocks]: blocks of 1 MiB and more start on a page. MPI's shared-
-    // memory transport copied a 64-byte-aligned 1 MiB buffer about 7% slower (median of 60
-    // single all-reduces, bench/distributed.lua's pattern); the padding is at most 0.4%.
-    const size_t align = nbytes >= (size_t(1) << 20) ? 4096 : kCpuAlignment;
-    size_t rounded = (nbytes + align - 1) / align * align;
-    p = std::aligned_alloc(align, rounded);
+  // Note [Page-aligned large blocks]: blocks of 1 MiB and more start on a page. MPI's shared-
+  // memory transport copied a 64-byte-aligned 1 MiB buffer about 7% slower (median of 60 single
+  // all-reduces, bench/distributed.lua's pattern); the padding is at most 0.4%.
+  const size_t align = nbytes >= (size_t(1) << 20) ? 4096 : kCpuAlignment;
+  void* p = nullptr;
+  void* raw = nbytes <= SIZE_MAX - align ? std::malloc(nbytes + align) : nullptr;
+  if (raw) {  // malloc's pointers are 16-aligned: room for raw
+    uintptr_t aligned = (reinterpret_cast<uintptr_t>(raw) + align) & ~uintptr_t(align - 1);
+    p = reinterpret_cast<void*>(aligned);
+    reinterpret_cast<void**>(p)[-1] = raw;
   }
   if (!p)
     throw OutOfMemory(str_cat("[alloc] out of memory: could not allocate ", nbytes, " bytes on cpu (",
                               memory_stats(DeviceType::cpu).live_bytes, " bytes live)"));
   return p;
 }
-// Frees what raw_alloc returned (small blocks keep malloc's own pointer just before theirs).
-void raw_free(void* p, size_t nbytes) {
-  if (nbytes <= kSmallBlock) std::free(reinterpret_cast<void**>(p)[-1]);
-  else std::free(p);
-}
+// Frees what raw_alloc returned (every block keeps malloc's own pointer just before its own).
+void raw_free(void* p, size_t) { std::free(reinterpret_cast<void**>(p)[-1]); }
 }  // namespace
 
 void* cpu_alloc(size_t nbytes) {
