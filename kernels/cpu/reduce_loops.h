@@ -9,6 +9,7 @@
 #include <vector>
 #include "core/dtype.h"
 #include "core/ops/reduce_iter.h"
+#include "kernels/cpu/loops.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/reduce_ops.h"
 
@@ -116,13 +117,14 @@ typename Op::acc_t fold_contiguous(const Op& op, const T* p, int64_t n, int64_t 
 // Rows of the column case: accs[j] folds row[j] (the loop runs along memory), for one row or,
 // to load and store the accumulators less often, four rows st apart.
 template <class Op, class T>
-void fold_row(const Op& op, typename Op::acc_t* __restrict accs, const T* __restrict row, int64_t w, int64_t i) {
+TOCHA_SIMD_CLONES void fold_row(const Op& op, typename Op::acc_t* __restrict accs, const T* __restrict row, int64_t w,
+                                int64_t i) {
 #pragma omp simd  // -O2's cost model would not vectorize a loop with a runtime trip count
   for (int64_t j = 0; j < w; ++j) accs[j] = op.reduce(accs[j], row[j], i);
 }
 template <class Op, class T>
-void fold_rows4(const Op& op, typename Op::acc_t* __restrict accs, const T* __restrict row, int64_t st, int64_t w,
-                int64_t i) {
+TOCHA_SIMD_CLONES void fold_rows4(const Op& op, typename Op::acc_t* __restrict accs, const T* __restrict row, int64_t st,
+                                  int64_t w, int64_t i) {
 #pragma omp simd
   for (int64_t j = 0; j < w; ++j) {
     auto a = op.reduce(accs[j], row[j], i);
