@@ -10,6 +10,7 @@
 #include "core/kernel_registry.h"
 #include "core/ops/softmax_kernels.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/loops.h"
 #include "kernels/cpu/simd_math.h"
 
 namespace tocha {
@@ -35,7 +36,8 @@ template <class T> T row_max(const T* x, int64_t n) {
 
 // exp(x - max) goes through y first, so that the exp loop is a plain call loop that libmvec
 // vectorizes; the sum in double then reads y back from the cache.
-template <class T> void contiguous_row(const T* x, T* y, int64_t n, bool log) {
+// In the SIMD clones (loops.h): the baseline build's loops used 4-wide libmvec calls.
+template <class T> TOCHA_SIMD_CLONES void contiguous_row(const T* x, T* y, int64_t n, bool log) {
   const T m = row_max(x, n);
 #pragma omp simd
   for (int64_t k = 0; k < n; ++k) y[k] = vexp(T(x[k] - m));
@@ -55,7 +57,8 @@ template <class T> void contiguous_row(const T* x, T* y, int64_t n, bool log) {
 
 // One block of n x inner: `inner` rows with stride inner, processed a whole line of inner at a
 // time so that every loop runs along contiguous memory.
-template <class T> void strided_block(const T* x, T* y, int64_t n, int64_t inner, bool log, std::vector<T>& m,
+template <class T>
+TOCHA_SIMD_CLONES void strided_block(const T* x, T* y, int64_t n, int64_t inner, bool log, std::vector<T>& m,
                                       std::vector<double>& s) {
   m.assign(x, x + inner);
   T* mp = m.data();
