@@ -22,8 +22,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
 #include <cstring>
-#include <list>
 #include <vector>
+#include "kernels/cpu/onednn_cache.h"
 #endif
 
 namespace tocha {
@@ -43,15 +43,7 @@ struct Entry {
   dnnl::matmul prim;
   bool usable = false;  // false: only a reference kernel took it
 };
-struct Context {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-  std::list<Entry> cache;  // most recently used first
-};
-Context& context() {
-  thread_local Context c;
-  return c;
-}
+using Context = OnednnThreadCache<Entry>;
 
 int64_t bits_of(double v) {
   int64_t b;
@@ -102,15 +94,7 @@ Entry make_entry(const GemmArgs& g, DType dt, const dnnl::engine& e) {
 }
 
 Entry& entry_for(Context& c, const GemmArgs& g, DType dt) {
-  const std::vector<int64_t> key = key_of(g, dt);
-  for (auto it = c.cache.begin(); it != c.cache.end(); ++it)
-    if (it->key == key) {
-      c.cache.splice(c.cache.begin(), c.cache, it);
-      return c.cache.front();
-    }
-  c.cache.push_front(make_entry(g, dt, c.engine));
-  if (c.cache.size() > kCacheEntries) c.cache.pop_back();
-  return c.cache.front();
+  return c.find(key_of(g, dt), kCacheEntries, [&] { return make_entry(g, dt, c.engine); });
 }
 
 bool takes(const GemmArgs& g) {
@@ -125,7 +109,7 @@ bool takes(const GemmArgs& g) {
 bool onednn_gemm_reduced(const GemmArgs& g, DType dt) {
   if ((dt != DType::bf16 && dt != DType::f16) || !takes(g)) return false;
   try {
-    Context& c = context();
+    Context& c = onednn_thread_cache<Entry>();
     Entry& e = entry_for(c, g, dt);
     if (!e.usable) return false;
     const auto t = dt == DType::bf16 ? memory::data_type::bf16 : memory::data_type::f16;

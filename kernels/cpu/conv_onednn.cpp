@@ -9,8 +9,8 @@
 // convolutions with at least kMinChannels input channels per group go to oneDNN when the build
 // found it; thinner filters (a first layer on grey images) stay on im2col, where reordering
 // costs more than the convolution saves (measured: 1 -> 32 channels, 0.75 against 0.60 ms).
-// - Primitives are made with format `any` and cached per thread, keyed by (pass, geometry, bias),
-//   at most kCacheEntries (making one takes a millisecond or more).
+// - Primitives are made with format `any` and cached per thread (onednn_cache.h), keyed by (pass,
+//   geometry, bias), at most kCacheEntries (making one takes a millisecond or more).
 // - Blocked copies live in the per-thread scratch buffer (kernels/cpu/scratch.h), so a training
 //   loop allocates nothing per call.
 // - The weight gradient is written straight into the result when alpha = 1 and beta = 0 and
@@ -28,9 +28,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
 #include <cstring>
-#include <list>
 #include <unordered_map>
 #include <vector>
+#include "kernels/cpu/onednn_cache.h"
 #include "kernels/cpu/scratch.h"
 #endif
 
@@ -107,15 +107,7 @@ struct Entry {
   bool winograd = false;  // the implementation oneDNN chose (counted in onednn_stats)
 };
 
-struct Context {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-  std::list<Entry> cache;  // most recently used first
-};
-Context& context() {
-  thread_local Context c;
-  return c;
-}
+using Context = OnednnThreadCache<Entry>;
 
 // oneDNN fixes a primitive's thread split when it makes it: the thread count is part of the key.
 std::vector<int64_t> key_of(Pass pass, const ConvGeometry& g, bool bias) {
@@ -198,17 +190,9 @@ Entry make_entry(Pass pass, const ConvGeometry& g, bool bias, const dnnl::engine
   return entry;
 }
 
-// The cached entry of (pass, geometry, bias), made on first use; the least recently used goes.
+// The cached entry of (pass, geometry, bias), made on first use.
 Entry& entry_for(Context& c, Pass pass, const ConvGeometry& g, bool bias) {
-  const std::vector<int64_t> key = key_of(pass, g, bias);
-  for (auto it = c.cache.begin(); it != c.cache.end(); ++it)
-    if (it->key == key) {
-      c.cache.splice(c.cache.begin(), c.cache, it);
-      return c.cache.front();
-    }
-  c.cache.push_front(make_entry(pass, g, bias, c.engine));
-  if (c.cache.size() > kCacheEntries) c.cache.pop_back();
-  return c.cache.front();
+  return c.find(key_of(pass, g, bias), kCacheEntries, [&] { return make_entry(pass, g, bias, c.engine); });
 }
 
 size_t aligned(size_t bytes) { return (bytes + 63) / 64 * 64; }
@@ -236,7 +220,7 @@ bool takes(const ConvArgs& a) {
 // forward's bias, read, or the weight gradient's diff_bias, written), through blocked copies in
 // scratch where the primitive chose another layout.
 void run(Pass pass, const ConvArgs& a, const void* in0, const void* in1, void* out, const void* bias) {
-  Context& c = context();
+  Context& c = onednn_thread_cache<Entry>();
   Entry& e = entry_for(c, pass, a.g, bias != nullptr);
   size_t need = 0;
   for (const Operand* o : {&e.in[0], &e.in[1], &e.out})
