@@ -18,6 +18,14 @@ local function distinct(...)
   local n = t:nElement()
   return t:copy(torch.randperm(n):double():add(torch.rand(n):double():mul(0.5)):mul(0.1):add(-0.05 * n))
 end
+-- nn.Jacobian.testJacobian on values at least 0.05 apart (it draws its own uniform ones): a max
+-- pooling's derivative has no meaning at a near-tie, and the TOCHA_TEST_DEVICE=cuda dry run
+-- replays each call on float copies, where two close doubles can round to a tie and the first
+-- maximum changes (an intermittent failure of lua.nn_pool_adaptive_cuda_dryrun).
+local function jacobian_error(m, x)
+  x:copy(distinct(x:nElement()):viewAs(x))
+  return nn.Jacobian.forward(m, x, x):add(-1, nn.Jacobian.backward(m, x)):abs():max()
+end
 local function size(t) return table.concat(t:size():totable(), 'x') end
 
 function tests.temporalHandExample()
@@ -98,7 +106,7 @@ function tests.jacobiansAndIO()
   for _, c in ipairs(cases) do
     local m = c[1]:double()
     for _, x in ipairs(c[2]) do
-      tester:assertlt(nn.Jacobian.testJacobian(m, x), precision, tostring(m) .. ' ' .. size(x))
+      tester:assertlt(jacobian_error(m, x), precision, tostring(m) .. ' ' .. size(x))
       tester:assertlt(nn.Jacobian.testIO(m, x), 1e-12, tostring(m) .. ' save/load')
     end
   end
