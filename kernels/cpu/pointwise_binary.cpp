@@ -14,11 +14,9 @@ namespace {
 // 2 and 3 by products, -1 and -2 by a division, 0.5 and -0.5 through sqrt (which gives -0 for -0
 // and NaN for -inf, where pow gives +0 and +inf), 1 and 0 exactly. Other exponents and layouts
 // take std::pow.
-template <class T> struct PowBy {
-  template <class G> static void run(T* o, const T* a, int64_t n, G g) {
-    parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) { unary_contig<G, T, T>(o + lo, a + lo, hi - lo, g); });
-  }
-};
+template <class T, class G> void pow_by(T* o, const T* a, int64_t n, G g) {
+  parallel_for(n, kGrainSize, [&](int64_t lo, int64_t hi) { unary_contig<G, T, T>(o + lo, a + lo, hi - lo, g); });
+}
 struct Square {
   template <class M> M operator()(M x) const { return x * x; }
 };
@@ -51,14 +49,14 @@ template <class T> void pow_kernel(const PointwiseIter& it) {
     const T* a = reinterpret_cast<const T*>(it.data[1]);
     const double e = double(opmath_t<T>(*reinterpret_cast<const T*>(it.data[2])));
     const int64_t n = it.numel;
-    if (e == 2) return PowBy<T>::run(o, a, n, Square{});
-    if (e == 3) return PowBy<T>::run(o, a, n, Cube{});
-    if (e == -1) return PowBy<T>::run(o, a, n, Reciprocal{});
-    if (e == -2) return PowBy<T>::run(o, a, n, ReciprocalSquare{});
-    if (e == 0.5) return PowBy<T>::run(o, a, n, Root{});
-    if (e == -0.5) return PowBy<T>::run(o, a, n, ReciprocalRoot{});
-    if (e == 1) return PowBy<T>::run(o, a, n, Same{});
-    if (e == 0) return PowBy<T>::run(o, a, n, One{});
+    if (e == 2) return pow_by(o, a, n, Square{});
+    if (e == 3) return pow_by(o, a, n, Cube{});
+    if (e == -1) return pow_by(o, a, n, Reciprocal{});
+    if (e == -2) return pow_by(o, a, n, ReciprocalSquare{});
+    if (e == 0.5) return pow_by(o, a, n, Root{});
+    if (e == -0.5) return pow_by(o, a, n, ReciprocalRoot{});
+    if (e == 1) return pow_by(o, a, n, Same{});
+    if (e == 0) return pow_by(o, a, n, One{});
   }
   binary_kernel<scalar::pow_op, T, T>(it);
 }

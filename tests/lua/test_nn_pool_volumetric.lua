@@ -10,22 +10,8 @@ local gc, ggc = torch.autograd.gradcheck, torch.autograd.gradgradcheck
 local precision = 1e-7
 
 local function rnd(...) return torch.randn(...):double() end
--- Values at least 0.05 apart, in random order: a max pooling's numerical derivative is only
--- meaningful away from ties, and randn's draws (the seed differs per run) came within gradcheck's
--- step of each other in one CI run.
-local function distinct(...)
-  local t = torch.DoubleTensor(...)
-  local n = t:nElement()
-  return t:copy(torch.randperm(n):double():add(torch.rand(n):double():mul(0.5)):mul(0.1):add(-0.05 * n))
-end
--- nn.Jacobian.testJacobian on values at least 0.05 apart (it draws its own uniform ones): a max
--- pooling's derivative has no meaning at a near-tie, and the TOCHA_TEST_DEVICE=cuda dry run
--- replays each call on float copies, where two close doubles can round to a tie and the first
--- maximum changes (an intermittent failure of lua.nn_pool_adaptive_cuda_dryrun).
-local function jacobian_error(m, x)
-  x:copy(distinct(x:nElement()):viewAs(x))
-  return nn.Jacobian.forward(m, x, x):add(-1, nn.Jacobian.backward(m, x)):abs():max()
-end
+local tie_free = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/tie_free.lua')
+local distinct, jacobian_error = tie_free.distinct, tie_free.jacobian_error
 local function size(t) return table.concat(t:size():totable(), 'x') end
 
 function tests.temporalHandExample()
