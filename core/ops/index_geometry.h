@@ -29,6 +29,24 @@ struct DimGroup {
       for (int k = 0; k < kIndexOperands; ++k) off[k] += c * stride[k][d];
     }
   }
+  // A walk over consecutive positions without a division per step: begin() sets coord and off for
+  // `linear` (off as add_offsets from zero), next() advances both to the following position.
+  void begin(int64_t linear, int64_t* coord, int64_t* off) const {
+    for (int k = 0; k < kIndexOperands; ++k) off[k] = 0;
+    for (int d = ndim - 1; d >= 0; --d) {
+      coord[d] = linear % size[d];
+      linear /= size[d];
+      for (int k = 0; k < kIndexOperands; ++k) off[k] += coord[d] * stride[k][d];
+    }
+  }
+  void next(int64_t* coord, int64_t* off) const {
+    for (int d = ndim - 1; d >= 0; --d) {
+      for (int k = 0; k < kIndexOperands; ++k) off[k] += stride[k][d];
+      if (++coord[d] < size[d]) return;
+      for (int k = 0; k < kIndexOperands; ++k) off[k] -= stride[k][d] * size[d];
+      coord[d] = 0;
+    }
+  }
 };
 
 // Note [Index iteration]

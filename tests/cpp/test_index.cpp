@@ -1,8 +1,10 @@
 // index / indexCopy / indexAdd / indexFill and gather / scatter / scatterAdd against naive
 // element-by-element references, on contiguous and strided inputs of every dtype, plus the
 // argument checks (bad index values, dtypes and shapes).
+#include <limits>
 #include "core/ops/index.h"
 #include "core/ops/index_scatter.h"
+#include "kernels/cpu/parallel.h"
 #include "test_index_util.h"
 
 using namespace tocha;
@@ -171,6 +173,45 @@ TEST_CASE("gather, scatter and scatterAdd match naive loops", "[index]") {
   }
 }
 
+TEST_CASE("gather, scatter and scatterAdd along the last dim of a matrix, split between threads", "[index]") {
+  // The kernels' matrix-row path (run_matrix_rows): contiguous rows gathered without strides,
+  // strided operands, 1-based values, repeated targets in a row (the last write wins, sums add
+  // up), with the 20000 rows in several chunks at 2 threads.
+  const int before = cpu::get_num_threads();
+  for (int threads : {1, 2})
+  for (int64_t base : {0, 1})
+  for (bool contiguous : {true, false}) {
+    cpu::set_num_threads(threads);
+    INFO("threads " << threads << " base " << base << " contiguous " << contiguous);
+    const int64_t rows = 20000, cols = 7, k = 4;
+    Tensor input = contiguous ? filled({rows, cols}, DType::f32) : transpose(filled({cols, rows}, DType::f32), 0, 1);
+    Tensor idx = empty({rows, k}, DType::i64);
+    uint32_t s = 11;
+    for (int64_t i = 0; i < idx.numel(); ++i) {
+      s = s * 1664525u + 1013904223u;
+      idx.data<int64_t>()[i] = int64_t((s >> 16) % 3) + base;  // 3 of 7 columns: repeats in most rows
+    }
+    Tensor src = filled({rows, k}, DType::f32, 3);
+    Tensor g = gather(input, 1, idx, base);
+    Tensor sc = clone(input), sa = clone(input);
+    scatter_(sc, 1, idx, src, base);
+    scatter_add_(sa, 1, idx, src, base);
+    Tensor rc = clone(input), ra = clone(input);
+    bool gathered = true;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t c = idx.data<int64_t>()[r * k + j] - base;
+        gathered = gathered && at(g, {r, j}) == at(input, {r, c});
+        set_item_at(rc, r * cols + c, at(src, {r, j}));
+        set_item_at(ra, r * cols + c, item_at(ra, r * cols + c) + at(src, {r, j}));
+      }
+    CHECK(gathered);
+    check_same(sc, rc);
+    check_same(sa, ra);
+  }
+  cpu::set_num_threads(before);
+}
+
 TEST_CASE("gather and scatter accept strided indices and 1-based values", "[index]") {
   Tensor input = filled({3, 4}, DType::f64);
   Tensor idx = transpose(longs({1, 2, 3, 3, 2, 1}, {2, 3}), 0, 1);  // 3x2, strided, 1-based
@@ -226,4 +267,19 @@ TEST_CASE("index ops reject bad indices, dtypes and shapes with clear messages",
                     Catch::Contains("[scatter] index has size 1x3 but src has size 1x2"));
   CHECK_THROWS_WITH(scatter_add_(clone(x), 0, longs({-1}, {1, 1}), filled({1, 1}, DType::f32), 0),
                     "[scatterAdd] index -1 at position (0, 0) is out of range for dimension 1 of size 2");
+  // The unsigned range check (check_index_values) at the ends of int64 and of the range, 0- and
+  // 1-based, and on an empty dim where nothing is valid.
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  for (int64_t base : {0, 1}) {
+    for (int64_t bad : {lo, lo + 1, base - 1, base + 2, hi - 1, hi}) {
+      std::vector<int64_t> v(37, base);  // past the vector loop's width, the bad value last
+      v.back() = bad;
+      CHECK_THROWS_WITH(index_select(x, 0, longs(v), base),
+                        Catch::StartsWith("[index] index " + std::to_string(bad) + " at position " +
+                                          std::to_string(36 + base) + " is out of range"));
+    }
+    CHECK(index_select(x, 0, longs({base + 1, base, base + 1}), base).size(0) == 3);
+    CHECK_THROWS_WITH(index_select(zeros({0, 3}, DType::f32), 0, longs({base}), base),
+                      Catch::Contains("is out of range for dimension 1 of size 0"));
+  }
 }
