@@ -234,7 +234,11 @@ function methods.repeatTensor(t, ...)
     src_inter[#src_inter + 1] = 1
     src_inter[#src_inter + 1] = shape[i]
   end
-  local result = t.new(torch.LongStorage(out_shape))
+  -- Uninitialized: every element is written below (t.new(sizes) zero-filled the result first,
+  -- a third of the time of a 512x512 repeat).
+  for i = 1, n do dims_a[i - 1] = out_shape[i] end
+  local p = t.p
+  local result = wrap(C.tocha_tensor_empty(n, dims_a, p.dtype, p.device_type, p.device_index))
   if result:nElement() > 0 then
     result:view(inter):copy(src:view(src_inter):expand(inter))
   end

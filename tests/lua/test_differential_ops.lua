@@ -418,6 +418,69 @@ function tests.transposingCopies()
   expect(y:permute(1, 4, 3, 2):contiguous(), y:permute(1, 4, 3, 2), '4-D permute')
 end
 
+-- Note [Strided copies by rows] (kernels/cpu/pointwise_other.cpp): rows that are stride-1 on both
+-- sides (memcpy or the vector conversions) or broadcast (a fill), against element-by-element
+-- conversions through a one-element storage (the scalar conversion functions).
+function tests.rowCopies()
+  torch.manualSeed(32)
+  local function scalar_convert(v, dst_type)
+    local s = torch[dst_type:gsub('Tensor$', 'Storage'):gsub('^torch%.', '')](1)
+    s[1] = v
+    return s[1]
+  end
+  local function expect(dst, src, what)
+    tester:assertTableEq(dst:size():totable(), src:size():totable(), what .. ': size')
+    local d, s = dst:contiguous():view(-1), src:contiguous():view(-1)
+    if torch.type(s) ~= 'torch.DoubleTensor' then s = src:double():contiguous():view(-1) end
+    local bad = 0
+    for i = 1, d:nElement() do
+      local want = scalar_convert(s[i], torch.type(dst))
+      local got = d[i]
+      if not (got == want or (got ~= got and want ~= want)) then bad = bad + 1 end
+    end
+    tester:asserteq(bad, 0, what .. ': elements that differ')
+  end
+  -- values that exercise rounding: halfway cases, subnormal halves, overflow, NaN, infinities
+  local special = { 1 + 2 ^ -11, 1 + 3 * 2 ^ -11, 2 ^ -24, 3 * 2 ^ -25, 2 ^ -15, 65504, 65520, 1e6, -0.0,
+                    0 / 0, 1 / 0, -1 / 0, 1 + 2 ^ -8, 1 + 3 * 2 ^ -8 }
+  for _, n in ipairs({ 7, 33, 100 }) do
+    local base = torch.randn(n, n + 5):mul(100)
+    for i = 1, #special do base[1 + (i - 1) % n][1 + (i - 1) % (n + 5)] = special[i] end
+    local cases = {
+      { 'narrowed rows', base:narrow(2, 3, n) },
+      { 'broadcast column', base:narrow(2, 1, 1):expand(n, n) },
+      { 'broadcast row', base:narrow(1, 2, 1):narrow(2, 2, n):expand(n, n) },
+      { '3-D broadcast middle', base:narrow(2, 1, n):view(n, 1, n):expand(n, 3, n) },
+    }
+    for _, c in ipairs(cases) do
+      for _, tname in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor',
+                               'torch.BFloat16Tensor' }) do
+        local src = c[2]:type(tname == 'torch.FloatTensor' and 'torch.DoubleTensor' or 'torch.FloatTensor')
+        for _, dst_of in ipairs({ function(sz) return torch.Tensor():type(tname):resize(sz) end,
+                                  function(sz)  -- a narrowed destination inside a wider buffer
+                                    local w = sz:totable(); w[#w] = w[#w] + 4
+                                    return torch.Tensor():type(tname):resize(torch.LongStorage(w)):narrow(#w, 3, sz[#sz])
+                                  end }) do
+          local dst = dst_of(src:size())
+          dst:copy(src)
+          expect(dst, src, c[1] .. ' ' .. torch.type(src) .. ' -> ' .. tname .. ' ' .. n)
+        end
+        -- and back from the reduced types to float, rows strided on both sides
+        if tname == 'torch.HalfTensor' or tname == 'torch.BFloat16Tensor' then
+          local h = torch.Tensor():type(tname):resize(n, n + 3):copy(base:narrow(2, 1, n + 3)):narrow(2, 2, n)
+          local back = torch.FloatTensor(n, n + 2):narrow(2, 2, n)
+          back:copy(h)
+          expect(back, h, 'narrowed ' .. tname .. ' -> float ' .. n)
+        end
+      end
+    end
+  end
+  local l = torch.LongTensor(9, 1):random(-1000, 1000)
+  expect(torch.FloatTensor(9, 6):copy(l:expand(9, 6)), l:expand(9, 6), 'broadcast long -> float')
+  local b = torch.ByteTensor(1, 40):random(0, 255)
+  expect(torch.DoubleTensor(5, 40):copy(b:expand(5, 40)), b:expand(5, 40), 'broadcast byte -> double')
+end
+
 function tests.zeroSizedDims()
   local e, e2 = torch.FloatTensor(0, 5), torch.FloatTensor(5, 0)
   local function is(what, f, want)
