@@ -1,7 +1,8 @@
 // C ABI of the index family (bindings/tocha_index.h): argument unwrapping around the front-ends
-// of core/ops/index*.h, join.h and matrix.h.
+// of core/ops/index*.h, join.h, matrix.h and flip.h.
 #include <vector>
 #include "capi.h"
+#include "core/ops/flip.h"
 #include "core/ops/index.h"
 #include "core/ops/index_mask.h"
 #include "core/ops/index_scatter.h"
@@ -141,4 +142,12 @@ tocha_tensor* tocha_triu(const tocha_tensor* x, int64_t k) noexcept {
 }
 int tocha_triu_out(tocha_tensor* out, const tocha_tensor* x, int64_t k) noexcept {
   return guard_int([&] { triu_out(arg(out, "triu"), arg(x, "triu"), k); });
+}
+tocha_tensor* tocha_flip(const tocha_tensor* x, int ndims, const int64_t* dims) noexcept {
+  return guard_tensor([&] {
+    // More dims than a tensor can have must repeat one; say so before DimVec refuses them.
+    TOCHA_CHECK(ndims >= 0 && ndims <= kMaxDims, "flip", "expected 0 to ", kMaxDims, " dims, got ", ndims);
+    TOCHA_CHECK(dims || ndims == 0, "flip", "dims is NULL");
+    return flip(arg(x, "flip"), DimVec(dims, ndims));
+  });
 }

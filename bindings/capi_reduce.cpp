@@ -109,6 +109,18 @@ tocha_tensor* tocha_min_all(const tocha_tensor* a) noexcept { return guard_tenso
 tocha_tensor* tocha_median_all(const tocha_tensor* a) noexcept {
   return guard_tensor([&] { return median(arg(a, "median")); });
 }
+tocha_tensor* tocha_argmax_all(const tocha_tensor* a, int64_t base) noexcept {
+  return guard_tensor([&] { return argmax(arg(a, "argmax"), base); });
+}
+tocha_tensor* tocha_argmax(const tocha_tensor* a, int dim, int keepdim, int64_t base) noexcept {
+  return guard_tensor([&] { return argmax(arg(a, "argmax"), dim, keepdim != 0, base); });
+}
+tocha_tensor* tocha_argmin_all(const tocha_tensor* a, int64_t base) noexcept {
+  return guard_tensor([&] { return argmin(arg(a, "argmin"), base); });
+}
+tocha_tensor* tocha_argmin(const tocha_tensor* a, int dim, int keepdim, int64_t base) noexcept {
+  return guard_tensor([&] { return argmin(arg(a, "argmin"), dim, keepdim != 0, base); });
+}
 int tocha_kthvalue(const tocha_tensor* a, int64_t k, int dim, int keepdim, int64_t base, tocha_tensor** values,
                    tocha_tensor** indices) noexcept {
   return pair_result("kthvalue", values, indices,

@@ -1,5 +1,5 @@
 /* tocha_index.h -- C ABI of the index op family: index/gather/scatter, masks and nonzero,
- * cat/stack, diag/tril/triu. Included by tocha.h; see its conventions. Here:
+ * cat/stack, diag/tril/triu, flip. Included by tocha.h; see its conventions. Here:
  *  - `index_base` is what index values count from (1 for Lua, 0 for C hosts), for indices given
  *    and returned (nonzero).
  *  - Functions ending in `_` modify their first argument and return 0; the functions of the same
@@ -85,5 +85,8 @@ TOCHA_API tocha_tensor *tocha_tril(const tocha_tensor *x, int64_t k) TOCHA_NOEXC
 TOCHA_API int tocha_tril_out(tocha_tensor *out, const tocha_tensor *x, int64_t k) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_triu(const tocha_tensor *x, int64_t k) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_triu_out(tocha_tensor *out, const tocha_tensor *x, int64_t k) TOCHA_NOEXCEPT;
+/* A copy of x with the order of its elements reversed along each of the ndims dims (0-based,
+   negative from the end, none repeated; ndims == 0 gives a plain copy), as PyTorch's flip. */
+TOCHA_API tocha_tensor *tocha_flip(const tocha_tensor *x, int ndims, const int64_t *dims) TOCHA_NOEXCEPT;
 
 #endif

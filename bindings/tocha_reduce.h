@@ -55,6 +55,13 @@ TOCHA_ABI_SELECTION(mode)
 TOCHA_API tocha_tensor *tocha_max_all(const tocha_tensor *a) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_min_all(const tocha_tensor *a) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_median_all(const tocha_tensor *a) TOCHA_NOEXCEPT;
+/* The index (offset by index_base) of the first largest (smallest) element, NaN counting as the
+   largest (smallest) as in max (min): `_all` over all elements in row-major order (a 0-dim
+   LongTensor), else along dim. Not differentiable. */
+TOCHA_API tocha_tensor *tocha_argmax_all(const tocha_tensor *a, int64_t index_base) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_argmax(const tocha_tensor *a, int dim, int keepdim, int64_t index_base) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_argmin_all(const tocha_tensor *a, int64_t index_base) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_argmin(const tocha_tensor *a, int dim, int keepdim, int64_t index_base) TOCHA_NOEXCEPT;
 /* The k-th smallest value along dim (k counts from 1). */
 TOCHA_API int tocha_kthvalue(const tocha_tensor *a, int64_t k, int dim, int keepdim, int64_t index_base,
                              tocha_tensor **values, tocha_tensor **indices) TOCHA_NOEXCEPT;

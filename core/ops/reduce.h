@@ -1,6 +1,7 @@
 // Reduction front-ends (DESIGN.md decision 2): sum, prod, mean, var, std, norm, logsumexp, all,
 // any, max and min over all elements or along one dim, the full-reduction values Lua returns as
-// numbers, and the composites dist, trace, renorm and histc. See Note [Reduction results].
+// numbers, and the composites dist, trace, renorm, histc, argmax and argmin. See Note [Reduction
+// results].
 #pragma once
 #include "core/op_id.h"
 #include "core/ops/reduce_iter.h"
@@ -83,5 +84,11 @@ void renorm_out(const Tensor& out, const Tensor& a, double p, int64_t dim, doubl
 // Histogram of a in nbins equal bins over [min, max]; min == max uses the data's range.
 Tensor histc(const Tensor& a, int64_t nbins, double min, double max);
 void histc_out(const Tensor& out, const Tensor& a, int64_t nbins, double min, double max);
+// Index (offset by index_base) of the first largest (smallest) element, as max's (min's): over
+// all elements in row-major order (a 0-dim LongTensor), or along dim. Not differentiable.
+Tensor argmax(const Tensor& a, int64_t index_base);
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, int64_t index_base);
+Tensor argmin(const Tensor& a, int64_t index_base);
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim, int64_t index_base);
 
 }  // namespace tocha

@@ -1,11 +1,14 @@
 // Front-ends of the reductions built on others: dist (norm of a difference), trace (sum of the
-// diagonal view), renorm (norms along all dims but one, then a broadcast scale) and histc.
+// diagonal view), renorm (norms along all dims but one, then a broadcast scale), histc, and
+// argmax/argmin (max/min's indices).
 #include <cmath>
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/reduce.h"
 #include "core/ops/tensor_ops.h"
+#include "core/ops/views.h"
 
 namespace tocha {
 
@@ -97,6 +100,38 @@ static Tensor histc_impl(const Tensor* out, const Tensor& a, int64_t nbins, doub
 Tensor histc(const Tensor& a, int64_t nbins, double lo, double hi) { return histc_impl(nullptr, a, nbins, lo, hi); }
 void histc_out(const Tensor& out, const Tensor& a, int64_t nbins, double lo, double hi) {
   histc_impl(&out, a, nbins, lo, hi);
+}
+
+// argmax/argmin are max/min's indices: same kernels (every device and dtype max has), same ties
+// (the first) and NaN (counts as the extreme). Grad mode is off so that max records no node
+// whose saved values would only be dropped. The checks come first so errors name argmax.
+static Tensor arg_extreme(OpId op, const char* name, const Tensor& a, const int64_t* dim, bool keepdim,
+                          int64_t index_base) {
+  autograd::GradModeGuard no_grad(false);
+  auto run = [&](const Tensor& x, int64_t d, bool keep) {
+    return (op == OpId::max ? max(x, d, keep, index_base) : min(x, d, keep, index_base)).indices;
+  };
+  if (!dim) {
+    TOCHA_CHECK(a.numel() > 0, name, "cannot take the ", name, " of a tensor with no elements (size ",
+                shape_str(a.sizes()), ")");
+    return run(reshape(a, DimVec{a.numel()}), 0, false);  // the row-major position
+  }
+  int d = wrap_dim(*dim, a.dim(), name);
+  TOCHA_CHECK(a.dim() == 0 || a.size(d) > 0, name, "cannot take the ", name, " over dimension ", d + 1,
+              " of size 0 (input size ", shape_str(a.sizes()), ")");
+  return run(a, d, keepdim);
+}
+Tensor argmax(const Tensor& a, int64_t index_base) {
+  return arg_extreme(OpId::max, "argmax", a, nullptr, false, index_base);
+}
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, int64_t index_base) {
+  return arg_extreme(OpId::max, "argmax", a, &dim, keepdim, index_base);
+}
+Tensor argmin(const Tensor& a, int64_t index_base) {
+  return arg_extreme(OpId::min, "argmin", a, nullptr, false, index_base);
+}
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim, int64_t index_base) {
+  return arg_extreme(OpId::min, "argmin", a, &dim, keepdim, index_base);
 }
 
 }  // namespace tocha

@@ -1,7 +1,8 @@
 -- Reductions and scans with Torch7's call forms: torch.f([res,] x [, dim]) keeps a reduced dim
 -- as size 1; without a dim the result is a Lua number (a boolean for all/any); methods x:f(...)
--- are the same calls with x first (x:sum(2) is a new tensor; res:sum(x, 2) fills res).
--- Dims are 1-based. Sort-like ops (sort, topk, median, mode, kthvalue) live in sort.lua.
+-- are the same calls with x first (x:sum(2) is a new tensor; res:sum(x, 2) fills res); argmax
+-- and argmin are max's and min's indices. Dims are 1-based. Sort-like ops (sort, topk, median,
+-- mode, kthvalue) live in sort.lua.
 local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
@@ -238,6 +239,44 @@ install_minmax('max', 'cmax')
 --- torch.min(a, b) with two tensors is the elementwise minimum, as torch.cmin.
 --- Example: torch.min(torch.Tensor({{1, 3}, {4, 2}}), 2)
 install_minmax('min', 'cmin')
+
+-- torch.argmax(x [, dim [, keepdim]]): max's indices alone (Note [argmax and keepdim]).
+local function install_argextreme(name)
+  local f, f_all = C['tocha_' .. name], C['tocha_' .. name .. '_all']
+  local function entry(x, dim, keepdim)
+    check_tensor(name, x, 1)
+    if keepdim ~= nil and type(keepdim) ~= 'boolean' then
+      fail(name, 'keepdim must be a boolean, got %s', describe(keepdim))
+    end
+    if dim == nil then
+      if keepdim ~= nil then fail(name, 'keepdim needs a dimension') end
+      local r = wrap(f_all(x.p, 1))
+      local v = r:item()
+      r:free()
+      return v
+    end
+    local d = cdim(name, dim, x.p.ndim)
+    return (wrap(f(x.p, d, keepdim == false and 0 or 1, 1)))
+  end
+  torch[name], methods[name] = entry, entry
+end
+-- Note [argmax and keepdim]: PyTorch's argmax drops the reduced dim unless keepdim=True; Tocha's
+-- reductions along a dim keep it as size 1 (Torch7: sum, max, logsumexp...), and argmax follows
+-- them, so x:argmax(d) is exactly select(2, x:max(d)); keepdim = false drops the dim as PyTorch
+-- does by default. Without a dim the result is a Lua number like x:max()'s (PyTorch: a 0-dim
+-- tensor), the 1-based position in row-major order (x:view(-1)[i] for a contiguous x).
+--- torch.argmax(x [, dim [, keepdim]]): the 1-based index of the first largest element (NaN
+--- counts as the largest, as in max): without dim, its position among all elements in row-major
+--- order as a Lua number; along dim, a new LongTensor of max's indices with that dim kept as size
+--- 1, or removed when keepdim is false. Not differentiable. x:argmax(dim) is the same.
+--- Example: torch.argmax(torch.Tensor({{1, 5, 5}, {7, 2, 0}}), 2)
+install_argextreme('argmax')
+--- torch.argmin(x [, dim [, keepdim]]): the 1-based index of the first smallest element (NaN
+--- counts as the smallest, as in min): without dim, its position among all elements in row-major
+--- order as a Lua number; along dim, a new LongTensor of min's indices with that dim kept as size
+--- 1, or removed when keepdim is false. Not differentiable. x:argmin(dim) is the same.
+--- Example: torch.argmin(torch.Tensor({{1, 5, 5}, {7, 2, 0}}), 2)
+install_argextreme('argmin')
 
 -- torch.cumsum([res,] x [, dim]): running sums along dim (default 1, as in Torch7).
 local function install_scan(name)

@@ -1,5 +1,6 @@
-// cat / stack / diag / tril / triu against naive references: every dtype, strided inputs, dtype
-// promotion, Torch7's empty tensors and trailing dims, results written into `out` (aliasing too).
+// cat / stack / diag / tril / triu / flip against naive references: every dtype, strided inputs,
+// dtype promotion, Torch7's empty tensors and trailing dims, results written into `out` (aliasing too).
+#include "core/ops/flip.h"
 #include "core/ops/join.h"
 #include "core/ops/matrix.h"
 #include "test_index_util.h"
@@ -170,4 +171,31 @@ TEST_CASE("tril and triu keep one side of the k-th diagonal", "[index][matrix]")
   for_each_index({4, 4}, [&](const DimVec& p) { CHECK(at(o, p) == (p[1] >= p[0] ? at(b, {1, p[0], p[1]}) : 0)); });
   CHECK_THROWS_WITH(tril(filled({3}, DType::f32), 0),
                     "[tril] expected a matrix (or a batch of matrices), got a tensor of size 3");
+}
+
+TEST_CASE("flip reverses the given dims into a new tensor", "[index][flip]") {
+  for (DType dt : all_dtypes()) {
+    INFO(dtype_name(dt));
+    Tensor x = strided({3, 4, 2}, dt, 8);
+    for (DimVec dims : {DimVec{0}, DimVec{1}, DimVec{-1}, DimVec{2, 0}, DimVec{0, 1, 2}, DimVec{}}) {
+      INFO("dims of size " << dims.size());
+      bool rev[3] = {};
+      for (int64_t d : dims) rev[d < 0 ? d + 3 : d] = true;
+      Tensor r = flip(x, dims);
+      REQUIRE(r.sizes() == x.sizes());
+      REQUIRE(r.dtype() == dt);
+      REQUIRE_FALSE(r.shares_storage(x));
+      for_each_index({3, 4, 2}, [&](const DimVec& p) {
+        DimVec q = p;
+        for (int d = 0; d < 3; ++d) if (rev[d]) q[d] = x.size(d) - 1 - p[d];
+        REQUIRE(at(r, p) == at(x, q));
+      });
+    }
+  }
+  Tensor scalar = reshape(filled({1}, DType::f32), DimVec{});
+  CHECK(flip(scalar, {0}).dim() == 0);
+  CHECK(flip(empty({0, 3}, DType::f32), {0, 1}).sizes() == DimVec({0, 3}));
+  Tensor m = filled({2, 3}, DType::f32);
+  CHECK_THROWS_WITH(flip(m, {1, -1}), "[flip] dimension 2 appears more than once in dims {2, -1} (tensor of size 2x3)");
+  CHECK_THROWS_WITH(flip(m, {2}), "[flip] dimension 3 out of range for a 2D tensor");
 }

@@ -1,6 +1,6 @@
 // Reductions against naive f64 references: every dtype, contiguous/narrowed/transposed inputs,
 // every dim with and without keepdim, full reductions, large inputs split across threads, NaN
-// and infinities, empty inputs, `_out` variants and error messages.
+// and infinities, empty inputs, `_out` variants and error messages; argmax/argmin.
 #include <algorithm>
 #include <limits>
 #include "core/ops/reduce.h"
@@ -275,6 +275,38 @@ TEST_CASE("expanded inputs reduce along their zero strides", "[reduce]") {
   ValuesIndices m = max(e, 0, false, 0);
   for (int64_t j = 0; j < 5; ++j) CHECK(item_at(m.indices, j) == 0);
   CHECK(reduce_value(OpId::var, e, 0) == Approx(reduce_value(OpId::var, row, 0)));
+}
+
+TEST_CASE("argmax and argmin are max and min's indices", "[reduce]") {
+  for (DType dt : kAllTypes) {
+    for (const Tensor& a : layouts(make_input({4, 3, 6}, dt, 9))) {
+      INFO(dtype_name(dt) << (a.is_contiguous() ? "" : " strided"));
+      for (int dim = 0; dim < 3; ++dim) {
+        INFO("dim " << dim);
+        Tensor imax = argmax(a, dim, false, 0), imin = argmin(a, dim, true, 1);
+        CHECK(imax.dtype() == DType::i64);
+        CHECK(imin.sizes() == min(a, dim, true, 1).indices.sizes());
+        auto refs = slices(a, dim);
+        for (size_t i = 0; i < refs.size(); ++i) {
+          const auto& s = refs[i];
+          CHECK(item_at(imax, int64_t(i)) == double(std::max_element(s.begin(), s.end()) - s.begin()));
+          CHECK(item_at(imin, int64_t(i)) == double(std::min_element(s.begin(), s.end()) - s.begin() + 1));
+        }
+      }
+      // over all elements: the first extreme in row-major order, as a 0-dim LongTensor
+      auto v = values(a);
+      Tensor all = argmax(a, 0);
+      CHECK(all.dim() == 0);
+      CHECK(item_at(all, 0) == double(std::max_element(v.begin(), v.end()) - v.begin()));
+      CHECK(item_at(argmin(a, 1), 0) == double(std::min_element(v.begin(), v.end()) - v.begin() + 1));
+    }
+  }
+  CHECK_THROWS_WITH(argmax(empty({0}, DType::f32), 1),
+                    "[argmax] cannot take the argmax of a tensor with no elements (size 0)");
+  CHECK_THROWS_WITH(argmin(empty({2, 0}, DType::f32), 1, true, 1),
+                    "[argmin] cannot take the argmin over dimension 2 of size 0 (input size 2x0)");
+  CHECK_THROWS_WITH(argmax(make_input({2, 3}, DType::f32), 2, true, 1),
+                    "[argmax] dimension 3 out of range for a 2D tensor");
 }
 
 TEST_CASE("reduction errors name the op and what it received", "[reduce]") {

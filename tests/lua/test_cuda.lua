@@ -213,6 +213,31 @@ function tests.reductionsMatchCpu()
   tester:asserteq(#failures, 0, table.concat(failures, '\n'))
 end
 
+-- flip and argmax/argmin are composites (index_select, max/min): on CUDA they give the CPU's
+-- results for each dtype, on non-contiguous inputs too, and flip's gradient comes back flipped.
+function tests.flipAndArgmaxMatchCpu()
+  if not available then return end
+  for _, tname in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor',
+                          'torch.LongTensor', 'torch.IntTensor', 'torch.ByteTensor' }) do
+    local x = torch.DoubleTensor(6, 5, 4):uniform(0, 4):floor():type(tname)  -- values 0..3: ties
+    local g = x:cuda()
+    for _, dims in ipairs({ { 1 }, { 3 }, { 3, 1 }, { 1, 2, 3 } }) do
+      tester:asserteq(max_err(x:flip(dims), g:flip(dims)), 0, 'flip ' .. table.concat(dims, ',') .. ' ' .. tname)
+    end
+    tester:asserteq(max_err(x:transpose(1, 3):flip(2), g:transpose(1, 3):flip(2)), 0, 'flip transposed ' .. tname)
+    for d = 1, 3 do
+      tester:asserteq(max_err(x:argmax(d), g:argmax(d)), 0, 'argmax ' .. d .. ' ' .. tname)
+      tester:asserteq(max_err(x:argmin(d, false), g:argmin(d, false)), 0, 'argmin ' .. d .. ' ' .. tname)
+    end
+    tester:asserteq(g:argmax(), x:argmax(), 'argmax() ' .. tname)
+    tester:asserteq(g:narrow(2, 2, 3):argmin(), x:narrow(2, 2, 3):argmin(), 'argmin() narrowed ' .. tname)
+  end
+  local w = torch.randn(3, 4)
+  local gx = torch.randn(3, 4):cuda():requiresGrad()
+  torch.cmul(gx:flip(1, 2), w:cuda()):sum():backward()
+  tester:asserteq(max_err(w:flip(1, 2), gx.grad), 0, 'flip gradient on CUDA')
+end
+
 function tests.matmulMatchesCpu()
   if not available then return end
   for _, tname in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor' }) do

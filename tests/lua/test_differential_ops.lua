@@ -155,6 +155,10 @@ function tests.indexingLayouts()
     check_layouts('torch.indexAdd along ' .. d, function(a, i, s) return torch.indexAdd(a, d, i, s) end, { x, repeated, csrc },
       { rtol = 1e-6, atol = 1e-6 })
   end
+  -- flip: one index_select per dim (Note [Flip as index_select]), so every layout of each pass
+  for _, dims in ipairs({ { 1 }, { 2 }, { 3 }, { 1, 3 }, { 3, 2, 1 } }) do
+    check_layouts('flip ' .. table.concat(dims, ','), function(a) return a:flip(dims) end, { x })
+  end
   local mask = torch.gt(frandn(6, 7, 5), 0.2)
   check_layouts('maskedSelect', function(a, m) return torch.maskedSelect(a, m) end, { x, mask })
   check_layouts('maskedFill', function(a, m) return a:maskedFill(m, -7) end, { x, mask }, { writes = { true } })
@@ -498,6 +502,9 @@ function tests.zeroSizedDims()
   is('logsumexp of 5x0 along 2', function() return torch.logsumexp(e2, 2) end, torch.FloatTensor(5, 1):fill(-math.huge))
   is('norm of 5x0 along 2', function() return torch.norm(e2, 2, 2) end, torch.zeros(5, 1))
   is('max of 0x5 along 2', function() return torch.max(e, 2) end, torch.FloatTensor(0, 1))
+  is('argmax of 0x5 along 2', function() return torch.argmax(e, 2) end, torch.LongTensor(0, 1))
+  is('flip of 0x5', function() return torch.flip(e, { 1, 2 }) end, torch.FloatTensor(0, 5))
+  is('flip of 5x0', function() return torch.flip(e2, 2) end, torch.FloatTensor(5, 0))
   is('mm 5x0 by 0x3', function() return torch.mm(e2, torch.FloatTensor(0, 3)) end, torch.zeros(5, 3))
   is('addmm with 5x0 by 0x3', function() return torch.addmm(torch.ones(5, 3), e2, torch.FloatTensor(0, 3)) end, torch.ones(5, 3))
   is('mv 5x0 by 0', function() return torch.mv(e2, torch.FloatTensor(0)) end, torch.zeros(5))

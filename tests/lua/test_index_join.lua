@@ -1,5 +1,6 @@
 -- Joining and matrix-shape helpers: torch.cat, torch.stack, diag, tril, triu with Torch7's call
--- forms (1-based dims), dtype promotion and error cases.
+-- forms (1-based dims), dtype promotion and error cases; flip, fliplr and flipud against a
+-- reference on Lua tables.
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
@@ -107,6 +108,130 @@ function tests.trilTriu()
   tester:eq(m:t():tril():totable(), { { 1, 0 }, { 2, 4 } })
   tester:eq(m:totable(), { { 1, 2 }, { 0, 4 } })  -- in place through the transposed view
   tester:eq(torch.tril(torch.ones(2, 2, 2)):sum(), 6)
+end
+
+-- ---- flip ------------------------------------------------------------------------------------
+
+-- The reference: x:totable() with the nested tables at the depths in `dims` reversed.
+local function flip_table(t, dims, depth)
+  depth = depth or 1
+  if type(t) ~= 'table' then return t end
+  local r, n = {}, #t
+  for i = 1, n do r[i] = flip_table(t[dims[depth] and n - i + 1 or i], dims, depth + 1) end
+  return r
+end
+local function dim_set(list, ndim)
+  local set = {}
+  for _, d in ipairs(list) do set[d < 0 and ndim + d + 1 or d] = true end
+  return set
+end
+
+function tests.flipValues()
+  local m = torch.Tensor({ { 1, 2, 3 }, { 4, 5, 6 } })
+  tester:eq(torch.flip(m, 2):totable(), { { 3, 2, 1 }, { 6, 5, 4 } })
+  tester:eq(m:flip(1):totable(), { { 4, 5, 6 }, { 1, 2, 3 } })
+  tester:eq(m:flip({ 1, 2 }):totable(), { { 6, 5, 4 }, { 3, 2, 1 } })
+  tester:eq(m:flip(2, 1):totable(), { { 6, 5, 4 }, { 3, 2, 1 } })  -- several numbers, any order
+  tester:eq(m:flip(-1):totable(), { { 3, 2, 1 }, { 6, 5, 4 } })
+  tester:eq(m:flip(torch.LongStorage({ 1 })):totable(), { { 4, 5, 6 }, { 1, 2, 3 } })
+  tester:eq(m:flip(torch.LongTensor({ 2 })):totable(), { { 3, 2, 1 }, { 6, 5, 4 } })
+  tester:eq(torch.Tensor({ 1, 2, 3, 4 }):flip(1):totable(), { 4, 3, 2, 1 })
+  tester:eq(torch.fliplr(m):totable(), { { 3, 2, 1 }, { 6, 5, 4 } })
+  tester:eq(m:flipud():totable(), { { 4, 5, 6 }, { 1, 2, 3 } })
+  tester:eq(torch.flipud(torch.Tensor({ 1, 2, 3 })):totable(), { 3, 2, 1 })
+  tester:eq(m:totable(), { { 1, 2, 3 }, { 4, 5, 6 } })  -- x itself is unchanged
+  -- a copy, as PyTorch's flip: writing into the result leaves x alone, even for no dims
+  local r, c = m:flip(1), m:flip({})
+  r:fill(0)
+  c:fill(0)
+  tester:eq(m:totable(), { { 1, 2, 3 }, { 4, 5, 6 } })
+  -- edge sizes: empty dims, dims of size 1, 0-dim tensors
+  tester:eq(torch.Tensor(0, 3):flip(1):size():totable(), { 0, 3 })
+  tester:eq(torch.Tensor(2, 0):fliplr():size():totable(), { 2, 0 })
+  tester:eq(torch.Tensor({ { 1, 2 } }):flip(1, 2):totable(), { { 2, 1 } })
+  local z = torch.Tensor({ 7 }):view({}):flip(1)
+  tester:asserteq(z:dim(), 0)
+  tester:asserteq(z:item(), 7)
+end
+
+-- 1-D to 4-D, every non-empty set of dims, several dtypes, contiguous, transposed and narrowed.
+function tests.flipAgainstReference()
+  torch.manualSeed(5)
+  local function subsets(n)
+    local all = {}
+    for mask = 1, 2 ^ n - 1 do
+      local s = {}
+      for d = 1, n do if bit.band(mask, 2 ^ (d - 1)) ~= 0 then s[#s + 1] = d end end
+      all[#all + 1] = s
+    end
+    return all
+  end
+  for _, sz in ipairs({ { 5 }, { 3, 4 }, { 2, 3, 4 }, { 2, 3, 1, 4 } }) do
+    local base = torch.rand(unpack(sz)):mul(100):floor()
+    for _, name in ipairs({ 'FloatTensor', 'DoubleTensor', 'LongTensor', 'IntTensor', 'ByteTensor', 'HalfTensor',
+                            'BFloat16Tensor' }) do
+      local x = base:type('torch.' .. name)
+      local views = { contiguous = x }
+      if #sz >= 2 then views.transposed = x:transpose(1, #sz):clone():transpose(1, #sz) end
+      local big_size = {}
+      for k = 1, #sz do big_size[k] = sz[k] + 2 end
+      -- x inside a larger buffer (resize: torch.LongTensor(storage) would view the storage itself)
+      local big = torch[name]():resize(torch.LongStorage(big_size)):fill(99)
+      for d = 1, #sz do big = big:narrow(d, 2, sz[d]) end
+      views.narrowed = big:copy(x)
+      for vname, v in pairs(views) do
+        local want = x:totable()
+        for _, dims in ipairs(subsets(#sz)) do
+          local what = string.format('%s %s %s flip {%s}', name, table.concat(sz, 'x'), vname, table.concat(dims, ','))
+          local got = v:flip(dims)
+          tester:asserteq(got:type(), 'torch.' .. name, what)
+          tester:eq(got:totable(), flip_table(want, dim_set(dims, #sz)), what)
+          local neg = {}
+          for k, d in ipairs(dims) do neg[k] = d - #sz - 1 end
+          tester:eq(torch.flip(v, neg):totable(), got:totable(), what .. ' with negative dims')
+        end
+      end
+    end
+  end
+  local b = torch.BoolTensor({ { true, false, false }, { false, false, true } })
+  tester:eq(b:flip(2):totable(), { { false, false, true }, { true, false, false } })
+  local r = torch.randn(2, 3, 4, 5)
+  tester:eq(r:flip(1, 3):flip({ 3, 1 }), r, 0)  -- flipping twice gives x back
+end
+
+function tests.flipGradient()
+  local x = torch.Tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):requiresGrad()
+  local w = torch.Tensor({ { 1, 10, 100 }, { 2, 20, 200 } })
+  local y = x:flip(2)
+  tester:assert(y:needsGrad())
+  torch.cmul(y, w):sum():backward()
+  tester:eq(x.grad:totable(), { { 100, 10, 1 }, { 200, 20, 2 } })  -- the gradient flipped back
+  local c = torch.Tensor({ 1, 2 }):requiresGrad()
+  torch.cmul(c:flip({}), torch.Tensor({ 3, 4 })):sum():backward()  -- no dims: a recorded copy
+  tester:eq(c.grad:totable(), { 3, 4 })
+end
+
+function tests.flipErrors()
+  local a = torch.ones(2, 3)
+  tester:assertErrorPattern(function() a:flip(1, 1) end,
+    '%[flip%] dimension 1 appears more than once in dims {1, 1} %(tensor of size 2x3%)')
+  tester:assertErrorPattern(function() a:flip({ 2, -1 }) end, '%[flip%] dimension 2 appears more than once in dims {2, %-1}')
+  tester:assertErrorPattern(function() a:flip(3) end, '%[flip%] dimension 3 out of range for a 2D tensor')
+  tester:assertErrorPattern(function() a:flip(-3) end, '%[flip%] dimension %-3 out of range for a 2D tensor')
+  tester:assertErrorPattern(function() a:flip(0) end, '%[flip%] dimension 0 out of range')
+  tester:assertErrorPattern(function() a:flip(1.5) end, '%[flip%] dimension 1.5 is not an integer')
+  tester:assertErrorPattern(function() a:flip() end, '%[flip%] expected dims %(a number, a table or a LongStorage%), got nil')
+  tester:assertErrorPattern(function() a:flip('x') end, '%[flip%] expected dims .*got string')
+  tester:assertErrorPattern(function() a:flip(torch.ones(1)) end, '%[flip%] expected dims .*got torch.FloatTensor of size 1')
+  tester:assertErrorPattern(function() a:flip({ 1, 'x' }) end, '%[flip%] dim 2 is a string, expected a number')
+  tester:assertErrorPattern(function() a:flip({ 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1 }) end,
+    '%[flip%] at most 16 dims, got 17')
+  tester:assertErrorPattern(function() torch.flip(5, 1) end, '%[flip%] expected a tensor as argument 1, got number')
+  tester:assertErrorPattern(function() torch.fliplr(torch.ones(3)) end,
+    '%[fliplr%] expected a tensor with at least 2 dimensions, got torch.FloatTensor of size 3')
+  tester:assertErrorPattern(function() torch.flipud(torch.ones(1):view({})) end,
+    '%[flipud%] expected a tensor with at least 1 dimension, got torch.FloatTensor of size %[%]')
+  tester:assertErrorPattern(function() torch.fliplr(nil) end, '%[fliplr%] expected a tensor as argument 1, got nil')
 end
 
 function tests.errors()

@@ -1,5 +1,5 @@
 -- Reductions and scans from Lua: hand-computed values, Torch7's call forms (torch.f([res,] x,
--- dim) and methods), result types, and errors that name the op.
+-- dim) and methods), result types, and errors that name the op; argmax/argmin against max/min.
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
@@ -102,6 +102,98 @@ function tests.maxMin()
   tester:asserteq(i[1], 2)
 end
 
+-- argmax/argmin are max/min's indices (Note [argmax and keepdim] in lua/torch/reduce.lua).
+function tests.argmaxArgmin()
+  local t = torch.Tensor({ { 1, 5, 5 }, { 7, 2, 0 } })
+  tester:asserteq(t:argmax(), 4)  -- the 7: row-major position among all elements
+  tester:asserteq(torch.argmin(t), 6)
+  local i = torch.argmax(t, 2)
+  tester:asserteq(i:type(), 'torch.LongTensor')
+  tester:eq(i:totable(), { { 2 }, { 1 } })  -- the dim is kept, as max(2) keeps it; the first 5 wins
+  tester:eq(t:argmax(1):totable(), { { 2, 1, 1 } })
+  tester:eq(t:argmin(2):totable(), { { 1 }, { 3 } })
+  tester:eq(t:argmin(-2):totable(), { { 1, 2, 2 } })
+  local dropped = t:argmax(2, false)  -- PyTorch's default
+  tester:eq(dropped:size():totable(), { 2 })
+  tester:eq(dropped:totable(), { 2, 1 })
+  tester:eq(torch.argmin(t, 1, false):totable(), { 1, 2, 2 })
+  tester:eq(t:argmax(2, true):totable(), { { 2 }, { 1 } })
+  -- ties: the first occurrence, in every form
+  local ties = torch.Tensor({ 3, 1, 3, 1 })
+  tester:asserteq(ties:argmax(), 1)
+  tester:asserteq(ties:argmin(), 2)
+  tester:eq(ties:argmax(1):totable(), { 1 })
+  -- NaN counts as the largest and the smallest, as in max and min
+  local n = torch.Tensor({ 1, 0 / 0, 3, 0 / 0 })
+  tester:asserteq(n:argmax(), 2)
+  tester:asserteq(n:argmin(), 2)
+  tester:eq(n:argmax(1):totable(), { select(2, n:max(1)):totable()[1] })
+  tester:eq(n:argmin(1):totable(), { select(2, n:min(1)):totable()[1] })
+  -- a 0-dim tensor: position 1; along its one dim a 0-dim LongTensor
+  local z = torch.Tensor({ 7 }):view({})
+  tester:asserteq(z:argmax(), 1)
+  tester:asserteq(z:argmin(1):dim(), 0)
+  tester:asserteq(z:argmin(1):item(), 1)
+  -- not differentiable: an input that requires grad gives plain indices
+  local g = torch.Tensor({ 1, 3, 2 }):requiresGrad()
+  tester:asserteq(g:argmax(), 2)
+  tester:assert(not g:argmax(1):needsGrad())
+end
+
+function tests.argmaxDtypes()
+  local values = { 2, 9, 4, 9, 0 }
+  for _, name in ipairs({ 'FloatTensor', 'DoubleTensor', 'HalfTensor', 'BFloat16Tensor', 'LongTensor', 'IntTensor',
+                          'ByteTensor' }) do
+    local x = torch[name](values)
+    tester:asserteq(x:argmax(), 2, name)
+    tester:asserteq(x:argmin(), 5, name)
+    local m = torch[name]({ { 2, 9 }, { 4, 0 } })
+    tester:eq(m:argmax(2):totable(), { { 2 }, { 1 } }, name)
+    tester:eq(m:argmin(1, false):totable(), { 1, 2 }, name)
+  end
+  local b = torch.BoolTensor({ false, true, true })
+  tester:asserteq(b:argmax(), 2)
+  tester:asserteq(b:argmin(), 1)
+end
+
+-- argmax(d) is exactly max(d)'s indices, for 1-D to 4-D inputs with many ties, contiguous or not;
+-- without a dim it is the first largest element in row-major order.
+function tests.argmaxMatchesMax()
+  torch.manualSeed(12)
+  local function narrowed(x)  -- x inside a larger buffer filled with -99
+    local s = x:size():totable()
+    for k = 1, #s do s[k] = s[k] + 2 end
+    local y = torch.Tensor(torch.LongStorage(s)):fill(-99)
+    for d = 1, x:dim() do y = y:narrow(d, 2, x:size(d)) end
+    return y:copy(x)
+  end
+  local function layouts(x)
+    local list = { x, narrowed(x) }
+    if x:dim() >= 2 then list[#list + 1] = x:transpose(1, x:dim()):clone():transpose(1, x:dim()) end
+    return list
+  end
+  for _, sz in ipairs({ { 7 }, { 4, 5 }, { 3, 1, 4 }, { 2, 3, 2, 3 } }) do
+    local x = torch.rand(unpack(sz)):mul(3):floor()  -- values 0..2: ties everywhere
+    for li, v in ipairs(layouts(x)) do
+      local what = table.concat(sz, 'x') .. ' layout ' .. li
+      for d = 1, #sz do
+        local _, imax = v:max(d)
+        local _, imin = v:min(d)
+        tester:eq(v:argmax(d), imax, 0, what .. ' argmax ' .. d)
+        tester:eq(v:argmin(d), imin, 0, what .. ' argmin ' .. d)
+        tester:eq(v:argmax(d, false), imax:squeeze(d), 0, what .. ' argmax keepdim=false ' .. d)
+      end
+      local flat = v:contiguous():view(-1)
+      local k = v:argmax()
+      tester:asserteq(flat[k], v:max(), what)
+      for j = 1, k - 1 do tester:assert(flat[j] < flat[k], what .. ': an earlier maximum at ' .. j) end
+      k = v:argmin()
+      tester:asserteq(flat[k], v:min(), what)
+      for j = 1, k - 1 do tester:assert(flat[j] > flat[k], what .. ': an earlier minimum at ' .. j) end
+    end
+  end
+end
+
 function tests.logsumexp()
   tester:assertalmosteq(torch.Tensor({ 0, 0 }):logsumexp(), math.log(2), 1e-6)
   tester:assertalmosteq(torch.Tensor({ 1000, 1000 }):logsumexp(), 1000 + math.log(2), 1e-3)
@@ -181,6 +273,25 @@ function tests.errors()
   local freed = mat()
   freed:free()
   tester:assertErrorPattern(function() freed:sum() end, 'freed')
+  tester:assertErrorPattern(function() freed:argmax() end, 'freed')
+end
+
+function tests.argmaxErrors()
+  local t = mat()
+  tester:assertErrorPattern(function() t:argmax(3) end, '%[argmax%] dimension 3 out of range for a 2D tensor')
+  tester:assertErrorPattern(function() t:argmin(0) end, '%[argmin%] dimension 0 out of range')
+  tester:assertErrorPattern(function() t:argmax('a') end, '%[argmax%] expected a dimension')
+  tester:assertErrorPattern(function() torch.argmax('x') end, '%[argmax%] expected a tensor as argument 1, got string')
+  tester:assertErrorPattern(function() torch.argmin() end, '%[argmin%] expected a tensor as argument 1, got nil')
+  tester:assertErrorPattern(function() torch.Tensor():argmax() end,
+    '%[argmax%] cannot take the argmax of a tensor with no elements %(size 0%)')
+  tester:assertErrorPattern(function() torch.Tensor(2, 0):argmin(2) end,
+    '%[argmin%] cannot take the argmin over dimension 2 of size 0 %(input size 2x0%)')
+  tester:assertErrorPattern(function() torch.Tensor(0):argmax(1) end, '%[argmax%] cannot take the argmax over dimension 1')
+  tester:assertErrorPattern(function() t:argmax(1, 'yes') end, '%[argmax%] keepdim must be a boolean, got string')
+  tester:assertErrorPattern(function() t:argmax(nil, true) end, '%[argmax%] keepdim needs a dimension')
+  -- a dim of size 0 elsewhere is fine: an empty result, as max gives
+  tester:eq(torch.Tensor(0, 3):argmax(2):size():totable(), { 0, 1 })
 end
 
 tester:add(tests)
