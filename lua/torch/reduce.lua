@@ -256,25 +256,29 @@ local function install_argextreme(name)
       return v
     end
     local d = cdim(name, dim, x.p.ndim)
-    return (wrap(f(x.p, d, keepdim == false and 0 or 1, 1)))
+    return (wrap(f(x.p, d, keepdim and 1 or 0, 1)))
   end
   torch[name], methods[name] = entry, entry
 end
--- Note [argmax and keepdim]: PyTorch's argmax drops the reduced dim unless keepdim=True; Tocha's
--- reductions along a dim keep it as size 1 (Torch7: sum, max, logsumexp...), and argmax follows
--- them, so x:argmax(d) is exactly select(2, x:max(d)); keepdim = false drops the dim as PyTorch
--- does by default. Without a dim the result is a Lua number like x:max()'s (PyTorch: a 0-dim
--- tensor), the 1-based position in row-major order (x:view(-1)[i] for a contiguous x).
+-- Note [argmax and keepdim]: argmax and argmin are PyTorch's functions (Torch7 had only max's
+-- indices), so they take PyTorch's default and drop the reduced dim unless keepdim is true: the
+-- usual `out:argmax(2):eq(labels)` then compares two N-vectors. With the dim kept, as every other
+-- reduction here keeps it (Torch7's rule), that line would broadcast an Nx1 against an N into an
+-- NxN mask: a silent wrong count. x:argmax(d, true) is exactly select(2, x:max(d)). Without a dim
+-- the result is a Lua number like x:max()'s (PyTorch: a 0-dim tensor), the 1-based position in
+-- row-major order (x:view(-1)[i] for a contiguous x).
 --- torch.argmax(x [, dim [, keepdim]]): the 1-based index of the first largest element (NaN
 --- counts as the largest, as in max): without dim, its position among all elements in row-major
---- order as a Lua number; along dim, a new LongTensor of max's indices with that dim kept as size
---- 1, or removed when keepdim is false. Not differentiable. x:argmax(dim) is the same.
+--- order as a Lua number; along dim, a new LongTensor of max's indices without that dim (as
+--- PyTorch's), or with it kept as size 1 when keepdim is true. Not differentiable.
+--- x:argmax(dim) is the same.
 --- Example: torch.argmax(torch.Tensor({{1, 5, 5}, {7, 2, 0}}), 2)
 install_argextreme('argmax')
 --- torch.argmin(x [, dim [, keepdim]]): the 1-based index of the first smallest element (NaN
 --- counts as the smallest, as in min): without dim, its position among all elements in row-major
---- order as a Lua number; along dim, a new LongTensor of min's indices with that dim kept as size
---- 1, or removed when keepdim is false. Not differentiable. x:argmin(dim) is the same.
+--- order as a Lua number; along dim, a new LongTensor of min's indices without that dim (as
+--- PyTorch's), or with it kept as size 1 when keepdim is true. Not differentiable.
+--- x:argmin(dim) is the same.
 --- Example: torch.argmin(torch.Tensor({{1, 5, 5}, {7, 2, 0}}), 2)
 install_argextreme('argmin')
 

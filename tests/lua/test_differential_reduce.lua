@@ -31,8 +31,8 @@ local REDUCTIONS = {
   { 'median', function(x, d) if d then return torch.median(x, d) end return torch.median(x) end, 'n', 0, 0, 0 },
   { 'mode', function(x, d) return torch.mode(x, d) end, 'ints', 0, 0, 0 },
   -- max/min's indices alone, on values with many ties (the first one wins in every layout)
-  { 'argmax', function(x, d) if d then return torch.argmax(x, d) end return torch.argmax(x) end, 'ints', 0, 0, 0 },
-  { 'argmin', function(x, d) if d then return torch.argmin(x, d, false) end return torch.argmin(x) end, 'ints', 0, 0, 0 },
+  { 'argmax', function(x, d) if d then return torch.argmax(x, d, true) end return torch.argmax(x) end, 'ints', 0, 0, 0 },
+  { 'argmin', function(x, d) if d then return torch.argmin(x, d) end return torch.argmin(x) end, 'ints', 0, 0, 0 },
 }
 gens.near1 = function(sz) return rand(unpack(sz)):mul(0.2):add(0.9):float():double() end
 gens.sparse = function(sz) local x = frandn(unpack(sz)) return x:cmul(torch.gt(x, 0.3):double()) end
