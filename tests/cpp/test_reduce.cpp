@@ -227,6 +227,50 @@ TEST_CASE("NaN propagates and infinities are handled", "[reduce]") {
   CHECK(item_at(max(ties, 0, false, 0).indices, 0) == 1);
 }
 
+TEST_CASE("logsumexp handles infinities and NaN along every layout", "[reduce]") {
+  // Note [Branch-free logsumexp]: columns (a leading dim, fold_rows4's vector loop and its scalar
+  // remainder), contiguous rows (two vector passes) and strided rows see the same special runs.
+  const std::vector<std::vector<double>> runs = {
+      {-kInf, -kInf, -kInf}, {-kInf, 1, -kInf}, {1, -kInf, 2}, {kInf, 1, 0}, {1, 2, kInf}, {kInf, kInf, 1},
+      {kNaN, 1, 2}, {1, kNaN, kInf}, {-kInf, kNaN, -kInf}, {1000, 1000, 999}, {-1000, -1001, -1002},
+      {kInf, -kInf, 3}, {0.5, -0.25, 2}, {-kInf, 7, 7}};
+  auto ref = [](const std::vector<double>& v) {
+    double m = -kInf;
+    for (double x : v) {
+      if (x != x) return kNaN;
+      m = std::max(m, x);
+    }
+    if (m == -kInf || m == kInf) return m;
+    double e = 0;
+    for (double x : v) e += std::exp(x - m);
+    return m + std::log(e);
+  };
+  for (DType dt : {DType::f32, DType::f64}) {
+    const int64_t cols = 3 * int64_t(runs.size()) + 5;  // past a vector width, with a remainder
+    Tensor cm = empty({3, cols}, dt);                      // runs down the columns
+    Tensor rm = empty({cols, 3}, dt);                      // runs along the rows
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t r = 0; r < 3; ++r) {
+        const double v = c < int64_t(runs.size()) * 3 ? runs[size_t(c) % runs.size()][size_t(r)] : 0.1 * double(c + r);
+        set_item_at(cm, r * cols + c, v);
+        set_item_at(rm, c * 3 + r, v);
+      }
+    Tensor down = logsumexp(cm, 0, false), along = logsumexp(rm, 1, false);
+    Tensor strided = logsumexp(transpose(cm, 0, 1), 1, false);  // rows with a stride of cols
+    for (int64_t c = 0; c < cols; ++c) {
+      std::vector<double> v = {item_at(rm, c * 3), item_at(rm, c * 3 + 1), item_at(rm, c * 3 + 2)};
+      const double want = ref(v);
+      INFO(dtype_name(dt) << " column " << c << ": " << v[0] << ", " << v[1] << ", " << v[2]);
+      for (const Tensor* got : {&down, &along, &strided}) {
+        const double g = item_at(*got, c);
+        if (want != want) CHECK(g != g);
+        else if (std::isinf(want)) CHECK(g == want);
+        else CHECK(g == Approx(want).epsilon(dt == DType::f32 ? 1e-6 : 1e-12));
+      }
+    }
+  }
+}
+
 TEST_CASE("reductions of empty tensors give identities; max of nothing is an error", "[reduce]") {
   Tensor e = empty({0}, DType::f32);
   CHECK(reduce_value(OpId::sum, e) == 0);

@@ -107,11 +107,14 @@ function tests.reductionResultForms()
   torch.manualSeed(10)
   local x = frandn(6, 5, 4):float()
   for _, name in ipairs({ 'sum', 'prod', 'mean', 'logsumexp', 'cumsum', 'cumprod' }) do
+    -- The result's layout can move logsumexp between the column loop (libmvec's exp) and the
+    -- strided one (libm's): an ulp apart, as x:exp() is on contiguous and strided inputs.
+    local opts = name == 'logsumexp' and { rtol = 1e-6, atol = 1e-6 } or nil
     for d = 1, 3 do
       check_out(name .. ' along ' .. d, function(a) return torch[name](a, d) end,
-        function(r, a) return torch[name](r, a, d) end, { x })
+        function(r, a) return torch[name](r, a, d) end, { x }, opts)
       check_out(name .. ' method along ' .. d, function(a) return a[name](a, d) end,
-        function(r, a) return r[name](r, a, d) end, { x })
+        function(r, a) return r[name](r, a, d) end, { x }, opts)
     end
   end
   for _, name in ipairs({ 'std', 'var' }) do
