@@ -8,6 +8,7 @@
 #include "core/autograd/formula_ops.h"
 #include "core/autograd/vjp.h"
 #include "core/ops/tensor_ops.h"
+#include "core/ops/flip.h"
 #include "core/ops/index.h"
 #include "core/ops/join.h"
 #include "core/ops/index_scatter.h"
@@ -67,14 +68,8 @@ Tensor scatter_back(Node& n, const Tensor& g) {
   }
   return scatter_add(zeros(in_shape(n), g.dtype(), g.device()), d, ii, gg, n.attrs.i[3]);
 }
-// Reverses dim d (index_select with descending indices).
-Tensor flip(const Tensor& t, int d) {
-  int64_t len = t.size(d);
-  Tensor idx = empty({len}, DType::i64);
-  int64_t* p = idx.data<int64_t>();
-  for (int64_t k = 0; k < len; ++k) p[k] = len - 1 - k;
-  return index_select(t, d, to_device(idx, t.device()), 0);  // indices where t is
-}
+// Reverses dim d (core/ops/flip.h: index_select with descending indices).
+Tensor flip_dim(const Tensor& t, int d) { return flip(t, DimVec{d}); }
 // Gradient of the p-norm of x (its value y, broadcastable against x) over the dims in `dims`.
 Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g, uint32_t dims) {
   if (p == 0) return zeros_like(x);
@@ -121,8 +116,8 @@ Grads vjp_prod(Node& n, const Grads& g) {
   one[d] = 1;
   Tensor ones_slice = ones(one, xs.dtype(), xs.device());
   Tensor left = len > 1 ? cat({ones_slice, narrow(cumprod(xs, d), d, 0, len - 1)}, d) : ones_slice;
-  Tensor rx = flip(xs, d);
-  Tensor right = len > 1 ? flip(cat({ones_slice, narrow(cumprod(rx, d), d, 0, len - 1)}, d), d) : ones_slice;
+  Tensor rx = flip_dim(xs, d);
+  Tensor right = len > 1 ? flip_dim(cat({ones_slice, narrow(cumprod(rx, d), d, 0, len - 1)}, d), d) : ones_slice;
   Tensor others = mul(left, right);
   if (over_all(n)) others = reshape(others, in_shape(n));
   return {mul(expand_back(n, g[0]), others)};
@@ -183,14 +178,14 @@ Grads vjp_topk(Node& n, const Grads& g) { return {scatter_back(n, g[0])}; }
 
 Grads vjp_cumsum(Node& n, const Grads& g) {
   int d = scan_dim(n);
-  return {flip(cumsum(flip(g[0], d), d), d)};
+  return {flip_dim(cumsum(flip_dim(g[0], d), d), d)};
 }
 
 // sum_{k >= i} g_k y_k / x_i (inputs without zeros; a zero makes this formula undefined).
 Grads vjp_cumprod(Node& n, const Grads& g) {
   int d = scan_dim(n);
   Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-  Tensor rev = flip(cumsum(flip(mul(g[0], y), d), d), d);
+  Tensor rev = flip_dim(cumsum(flip_dim(mul(g[0], y), d), d), d);
   return {div(rev, x)};
 }
 
