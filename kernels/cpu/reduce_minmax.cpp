@@ -24,6 +24,47 @@ template <class M, bool kMax> constexpr M worst() {
   else return kMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
 }
 
+// Note [Vector extremes]: the extreme of a contiguous run as an OpenMP max/min reduction with a
+// NaN count beside it, in the SIMD clones, for element types that are their own compute type
+// (float, double and the integers); the lanes below stayed scalar compares and branches (max
+// along the last dim of 256x256 with indices: 83 us, 2.1x PyTorch's time). The first position
+// of a value is found a block at a time, each block tested with a vector OR of its compares.
+template <class T>
+constexpr bool kVectorExtreme = std::is_same<opmath_t<T>, T>::value && !std::is_same<T, bool>::value;
+template <bool kMax, class T> TOCHA_SIMD_CLONES T extreme_contig(const T* __restrict p, int64_t n, int* nans) {
+  T m = worst<T, kMax>();
+  int bad = 0;
+  if constexpr (kMax) {
+#pragma omp simd reduction(max : m) reduction(+ : bad)
+    for (int64_t i = 0; i < n; ++i) {
+      m = m < p[i] ? p[i] : m;
+      bad += is_nan(p[i]);
+    }
+  } else {
+#pragma omp simd reduction(min : m) reduction(+ : bad)
+    for (int64_t i = 0; i < n; ++i) {
+      m = p[i] < m ? p[i] : m;
+      bad += is_nan(p[i]);
+    }
+  }
+  *nans = bad;
+  return m;
+}
+// The first i with p[i] == v (kNan: the first NaN); n when there is none.
+template <bool kNan, class T> TOCHA_SIMD_CLONES int64_t first_position(const T* __restrict p, int64_t n, T v) {
+  constexpr int64_t kBlock = 64;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = b + kBlock < n ? b + kBlock : n;
+    int hits = 0;
+#pragma omp simd reduction(+ : hits)
+    for (int64_t i = b; i < e; ++i) hits += kNan ? is_nan(p[i]) : p[i] == v;
+    if (!hits) continue;
+    for (int64_t i = b; i < e; ++i)
+      if (kNan ? is_nan(p[i]) : p[i] == v) return i;
+  }
+  return n;
+}
+
 template <class T, bool kMax> struct MinMaxOp {
   using M = opmath_t<T>;
   using acc_t = M;
@@ -36,6 +77,11 @@ template <class T, bool kMax> struct MinMaxOp {
   // A contiguous run: lanes of plain max (a > b ? a : b compiles to maxps) and, apart, lanes
   // that remember a NaN; both vectorize, unlike one select with a NaN test.
   M reduce_segment(const T* p, int64_t n, int64_t) const {
+    if constexpr (kVectorExtreme<T>) {
+      int nans = 0;
+      const T m = extreme_contig<kMax>(p, n, &nans);
+      return nans ? std::numeric_limits<M>::quiet_NaN() : m;
+    }
     M best[kLanes], nan[kLanes];
     for (int l = 0; l < kLanes; ++l) { best[l] = identity(); nan[l] = M(0); }
     int64_t i = 0;
@@ -77,6 +123,10 @@ template <class T, bool kMax> struct ArgMinMaxOp {
   acc_t reduce_segment(const T* p, int64_t n, int64_t i0) const {
     if (n == 0) return identity();
     M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
+    if constexpr (kVectorExtreme<T>) {
+      const int64_t k = is_nan(best) ? first_position<true>(p, n, T(best)) : first_position<false>(p, n, T(best));
+      return {best, i0 + k};
+    }
     int64_t k = 0;
     if (is_nan(best)) {
       while (!is_nan(M(p[k]))) ++k;

@@ -227,6 +227,44 @@ TEST_CASE("NaN propagates and infinities are handled", "[reduce]") {
   CHECK(item_at(max(ties, 0, false, 0).indices, 0) == 1);
 }
 
+TEST_CASE("max and min along contiguous rows find the first extreme past vector blocks", "[reduce]") {
+  // Note [Vector extremes] (kernels/cpu/reduce_minmax.cpp): the extreme by an OpenMP reduction,
+  // then its first position block by block (64 elements); rows of 200 with the extreme in
+  // different blocks, ties across blocks and NaNs.
+  struct Row {
+    std::vector<std::pair<int, double>> set;  // position, value over a background of 1..50
+    int want_max, want_min;
+  };
+  const std::vector<Row> rows = {{{{0, 99}, {5, -9}}, 0, 5},     {{{63, 99}, {64, -9}}, 63, 64},
+                                 {{{64, 99}, {199, -9}}, 64, 199}, {{{70, 99}, {150, 99}, {71, -9}, {199, -9}}, 70, 71},
+                                 {{{199, 99}, {130, -9}}, 199, 130}};
+  for (DType dt : {DType::f32, DType::f64, DType::i64, DType::i32, DType::u8}) {
+    const bool fp = dt == DType::f32 || dt == DType::f64;
+    const bool u8 = dt == DType::u8;
+    std::vector<Row> all = rows;
+    if (fp) all.push_back({{{100, kNaN}, {180, kNaN}, {10, 99}}, 100, 100});  // the first NaN, both ways
+    Tensor a = empty({int64_t(all.size()), 200}, dt);
+    for (size_t r = 0; r < all.size(); ++r) {
+      for (int64_t i = 0; i < 200; ++i) set_item_at(a, int64_t(r) * 200 + i, double(1 + (i * 7) % 50));
+      for (auto [i, v] : all[r].set) set_item_at(a, int64_t(r) * 200 + i, u8 && v < 0 ? 0 : v);
+    }
+    ValuesIndices mx = max(a, 1, false, 0), mn = min(a, 1, false, 0);
+    for (size_t r = 0; r < all.size(); ++r) {
+      INFO(dtype_name(dt) << " row " << r);
+      CHECK(item_at(mx.indices, int64_t(r)) == all[r].want_max);
+      CHECK(item_at(mn.indices, int64_t(r)) == all[r].want_min);
+      const double vmax = item_at(mx.values, int64_t(r)), vmin = item_at(mn.values, int64_t(r));
+      if (r == rows.size()) {
+        CHECK(vmax != vmax);
+        CHECK(vmin != vmin);
+      } else {
+        CHECK(vmax == 99);
+        CHECK(vmin == (u8 ? 0 : -9));
+      }
+    }
+  }
+}
+
 TEST_CASE("logsumexp handles infinities and NaN along every layout", "[reduce]") {
   // Note [Branch-free logsumexp]: columns (a leading dim, fold_rows4's vector loop and its scalar
   // remainder), contiguous rows (two vector passes) and strided rows see the same special runs.
