@@ -13,30 +13,10 @@ using reduce::MeanOp;
 using reduce::ProdOp;
 using reduce::SumOp;
 
-// Note [Wide sum lanes]: a contiguous floating sum folded into reduce_contiguous's 8 lanes, in
-// the baseline x86-64 code the reduction loops are built for: one double add per lane in flight,
-// 9 us for 256x256 floats (PyTorch: 3). Here 32 lanes in the SIMD clones (four AVX-512 vectors of
-// doubles, or eight AVX2 ones) keep the adders busy. The lanes also make the sum of a long run more
-// accurate, each adding 1/32 of it; the order depends on the sizes only, as before.
-constexpr int kWideLanes = 32;
-template <class A, class T> TOCHA_SIMD_CLONES A wide_sum(const T* p, int64_t n) {
-  A lanes[kWideLanes];
-  for (int l = 0; l < kWideLanes; ++l) lanes[l] = A(0);
-  int64_t i = 0;
-  for (; i + kWideLanes <= n; i += kWideLanes) {
-#pragma GCC unroll 32
-    for (int l = 0; l < kWideLanes; ++l) lanes[l] += A(opmath_t<T>(p[i + l]));
-  }
-  for (int w = kWideLanes / 2; w > 0; w /= 2)
-    for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
-  A acc = lanes[0];
-  for (; i < n; ++i) acc += A(opmath_t<T>(p[i]));
-  return acc;
-}
 template <class Base> struct WideSum : Base {
   using Base::Base;
   template <class T> typename Base::acc_t reduce_segment(const T* p, int64_t n, int64_t) const {
-    return wide_sum<typename Base::acc_t>(p, n);
+    return wide_sum<typename Base::acc_t>(p, n, WideIdentity{});
   }
 };
 template <class T> constexpr bool kFloatingSum = std::is_floating_point_v<typename SumTypes<T>::acc>;
