@@ -11,7 +11,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE:-(unset)}"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in 1 2; do
-  for b in overhead autograd optim mlp cnn norm lstm; do
+  for b in overhead autograd optim mlp cnn norm lstm ops; do
     [ -f "$here/$b.lua" ] && run "$here/$b.lua" "$t"
   done
 done
