@@ -62,9 +62,13 @@ TOCHA_HD inline float bf16_bits_to_float(uint16_t b) { return bits_float(uint32_
 // cpp.half conversions.
 // All-ones when c holds, else zero, and a blend by such a mask: arithmetic that vectorizes
 // where GCC left the equivalent ternaries as jumps ("control flow in loop").
+namespace half_detail {
 inline uint32_t mask_if(bool c) { return 0u - uint32_t(c); }
 inline uint32_t blend(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
+}  // namespace half_detail
 inline uint16_t float_to_half_bits_select(float f) {
+  using half_detail::blend;
+  using half_detail::mask_if;
   const uint32_t x = float_bits(f), sign = (x >> 16) & 0x8000u, absx = x & 0x7fffffffu;
   const uint32_t special = blend(mask_if(absx > 0x7f800000u), 0x7e00u, 0x7c00u);  // NaN, inf
   const uint32_t sub = float_bits(bits_float(absx) + 0.5f) - 0x3f000000u;        // subnormal or zero
@@ -75,6 +79,8 @@ inline uint16_t float_to_half_bits_select(float f) {
   return uint16_t(sign | mag);
 }
 inline float half_bits_to_float_select(uint16_t h) {
+  using half_detail::blend;
+  using half_detail::mask_if;
   const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
   const uint32_t special = 0x7f800000u | (mant << 13);
   const uint32_t sub = float_bits(float(int32_t(mant)) * (1.0f / 16777216.0f));
@@ -83,6 +89,8 @@ inline float half_bits_to_float_select(uint16_t h) {
   return bits_float(sign | mag);
 }
 inline uint16_t float_to_bf16_bits_select(float f) {
+  using half_detail::blend;
+  using half_detail::mask_if;
   const uint32_t x = float_bits(f);
   const uint32_t nan = (x >> 16) | 0x40u, rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
   return uint16_t(blend(mask_if((x & 0x7fffffffu) > 0x7f800000u), nan, rounded));

@@ -50,8 +50,8 @@ struct AddOp {  // self += other
 // gathered along the last dim took 0.8 ns per element through the strided loop, 0.46 here (about
 // the cost of the reads; GCC 12 emits no vector gathers for this loop, and AVX-512 intrinsics were
 // no faster in a standalone test).
-template <class T> void gather_contig(T* __restrict o, const T* s, const int64_t* __restrict ip, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = s[ip[i]];
+template <class T> void gather_contig(T* __restrict o, const T* s, const int64_t* ip, int64_t n, int64_t base) {
+  for (int64_t i = 0; i < n; ++i) o[i] = s[ip[i] - base];
 }
 
 // Steps [i0, i1) along the dim at inner positions [j0, j1) (at most one inner dim after
@@ -73,7 +73,7 @@ void run_row(const IndexIter& it, const int64_t* base, int64_t i0, int64_t i1, i
     T* o = other + j0 * s1;
     const int64_t* ip = index + j0 * s2;
     if constexpr (Op::kIndependent) {
-      if (ds0 == 1 && ds1 == 1 && ds2 == 1) return gather_contig(o + i0, s - ib, ip + i0, i1 - i0);
+      if (ds0 == 1 && ds1 == 1 && ds2 == 1) return gather_contig(o + i0, s, ip + i0, i1 - i0, ib);
     }
     for (int64_t i = i0; i < i1; ++i) Op::apply(s + (ip[i * ds2] - ib) * ds0, o + i * ds1);
     return;
@@ -106,7 +106,7 @@ template <class T, class Op> void run_matrix_rows(const IndexIter& it, int64_t o
     const int64_t* ip = reinterpret_cast<const int64_t*>(it.data[2]) + o * os2;
     if constexpr (Op::kIndependent) {
       if (contiguous) {
-        gather_contig(other, s - ib, ip, n);
+        gather_contig(other, s, ip, n, ib);
         continue;
       }
     }
@@ -154,8 +154,9 @@ template <class T, class Op> void index_kernel(const IndexIter& it) {
     if (it.inner.ndim <= 1) run_row<T, Op>(it, base, i0, i1, j0, j1);
     else run_general<T, Op>(it, base, i0, i1, j0, j1);
   };
-  if (inner_n == 1 && it.outer.ndim <= 1) {
-    // Rows are independent for every op: each walks its own run of the dim in order.
+  if (inner_n == 1 && it.outer.ndim <= 1 && it.outer.numel >= 4 * int64_t(get_num_threads())) {
+    // Rows are independent for every op: each walks its own run of the dim in order. Few rows (a
+    // 1-D gather) take the paths below, which also split a row between threads.
     parallel_for(it.outer.numel, std::max<int64_t>(1, kGrainSize / n),
                  [&](int64_t b, int64_t e) { run_matrix_rows<T, Op>(it, b, e); });
     return;

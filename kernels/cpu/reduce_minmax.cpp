@@ -28,12 +28,14 @@ template <class M, bool kMax> constexpr M worst() {
 // NaN count beside it, in the SIMD clones, for element types that are their own compute type
 // (float, double and the integers); the lanes below stayed scalar compares and branches (max
 // along the last dim of 256x256 with indices: 83 us, 2.1x PyTorch's time). The first position
-// of a value is found a block at a time, each block tested with a vector OR of its compares.
+// of a value is found a block at a time, each block tested with a vector count of its compares.
+// Between -0 and +0 (equal) the values-only max/min may return either, as PyTorch's may; with
+// indices the value is read at the first position, so it is the element the index names.
 template <class T>
 constexpr bool kVectorExtreme = std::is_same<opmath_t<T>, T>::value && !std::is_same<T, bool>::value;
-template <bool kMax, class T> TOCHA_SIMD_CLONES T extreme_contig(const T* __restrict p, int64_t n, int* nans) {
+template <bool kMax, class T> TOCHA_SIMD_CLONES T extreme_contig(const T* __restrict p, int64_t n, int64_t* nans) {
   T m = worst<T, kMax>();
-  int bad = 0;
+  int64_t bad = 0;
   if constexpr (kMax) {
 #pragma omp simd reduction(max : m) reduction(+ : bad)
     for (int64_t i = 0; i < n; ++i) {
@@ -55,7 +57,7 @@ template <bool kNan, class T> TOCHA_SIMD_CLONES int64_t first_position(const T* 
   constexpr int64_t kBlock = 64;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t e = b + kBlock < n ? b + kBlock : n;
-    int hits = 0;
+    int64_t hits = 0;
 #pragma omp simd reduction(+ : hits)
     for (int64_t i = b; i < e; ++i) hits += kNan ? is_nan(p[i]) : p[i] == v;
     if (!hits) continue;
@@ -78,7 +80,7 @@ template <class T, bool kMax> struct MinMaxOp {
   // that remember a NaN; both vectorize, unlike one select with a NaN test.
   M reduce_segment(const T* p, int64_t n, int64_t) const {
     if constexpr (kVectorExtreme<T>) {
-      int nans = 0;
+      int64_t nans = 0;
       const T m = extreme_contig<kMax>(p, n, &nans);
       return nans ? std::numeric_limits<M>::quiet_NaN() : m;
     }
@@ -124,8 +126,10 @@ template <class T, bool kMax> struct ArgMinMaxOp {
     if (n == 0) return identity();
     M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
     if constexpr (kVectorExtreme<T>) {
+      // The value is read at the position found: the reduction may return +0 where the first
+      // extreme is -0 (they compare equal), and the value must be the element at the index.
       const int64_t k = is_nan(best) ? first_position<true>(p, n, T(best)) : first_position<false>(p, n, T(best));
-      return {best, i0 + k};
+      return {M(p[k]), i0 + k};
     }
     int64_t k = 0;
     if (is_nan(best)) {

@@ -151,7 +151,7 @@ template <class T, class A> inline LseAcc<A> lse_step(LseAcc<A> a, A v) {
 template <class T, class A> TOCHA_SIMD_CLONES A lse_max(const T* __restrict p, int64_t n) {
   using M = opmath_t<T>;
   M m = -kInf<M>;
-  int nans = 0;  // a max and a count vectorize; a NaN-propagating select did not
+  int64_t nans = 0;  // a max and a count vectorize; a NaN-propagating select did not
 #pragma omp simd reduction(max : m) reduction(+ : nans)
   for (int64_t i = 0; i < n; ++i) {
     const M v = M(p[i]);

@@ -20,6 +20,8 @@ local function read_dims(x, first, ...)
   local list
   if type(first) == 'number' then
     list = { first, ... }
+  elseif select('#', ...) > 0 and (type(first) == 'table' or is_storage(first) or is_tensor(first)) then
+    fail('flip', 'dims given as a %s take no further arguments, got %d more', describe(first), select('#', ...))
   elseif type(first) == 'table' and getmetatable(first) == nil then
     list = first
   elseif (is_storage(first) or is_tensor(first)) and first.p.dtype == types.I64 and first.p.ndim == 1 then

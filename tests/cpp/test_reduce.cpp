@@ -263,15 +263,32 @@ TEST_CASE("max and min along contiguous rows find the first extreme past vector 
       }
     }
   }
+  // Signed zeros compare equal: with indices, the value is the element at the first one.
+  for (DType dt : {DType::f32, DType::f64}) {
+    Tensor z = full({2, 64}, -1, dt);
+    set_item_at(z, 0, -0.0);
+    set_item_at(z, 1, 0.0);
+    for (int64_t i = 64; i < 128; ++i) set_item_at(z, i, 1);
+    set_item_at(z, 64, 0.0);
+    set_item_at(z, 65, -0.0);
+    ValuesIndices zmax = max(z, 1, false, 0), zmin = min(z, 1, false, 0);
+    CHECK(item_at(zmax.indices, 0) == 0);
+    CHECK(std::signbit(item_at(zmax.values, 0)));
+    CHECK(item_at(zmin.indices, 1) == 0);
+    CHECK_FALSE(std::signbit(item_at(zmin.values, 1)));
+  }
 }
 
 TEST_CASE("logsumexp handles infinities and NaN along every layout", "[reduce]") {
-  // Note [Branch-free logsumexp]: columns (a leading dim, fold_rows4's vector loop and its scalar
-  // remainder), contiguous rows (two vector passes) and strided rows see the same special runs.
-  const std::vector<std::vector<double>> runs = {
+  // Note [Branch-free logsumexp]: columns (a leading dim: fold_rows4 over rows 1-4, fold_row for
+  // the fifth), contiguous rows (two vector passes) and strided rows see the same special runs,
+  // each padded with -inf, which adds nothing.
+  std::vector<std::vector<double>> runs = {
       {-kInf, -kInf, -kInf}, {-kInf, 1, -kInf}, {1, -kInf, 2}, {kInf, 1, 0}, {1, 2, kInf}, {kInf, kInf, 1},
       {kNaN, 1, 2}, {1, kNaN, kInf}, {-kInf, kNaN, -kInf}, {1000, 1000, 999}, {-1000, -1001, -1002},
       {kInf, -kInf, 3}, {0.5, -0.25, 2}, {-kInf, 7, 7}};
+  for (auto& r : runs) r.insert(r.begin() + 1, {-kInf, -kInf});
+  const int64_t len = 5;
   auto ref = [](const std::vector<double>& v) {
     double m = -kInf;
     for (double x : v) {
@@ -285,20 +302,21 @@ TEST_CASE("logsumexp handles infinities and NaN along every layout", "[reduce]")
   };
   for (DType dt : {DType::f32, DType::f64}) {
     const int64_t cols = 3 * int64_t(runs.size()) + 5;  // past a vector width, with a remainder
-    Tensor cm = empty({3, cols}, dt);                      // runs down the columns
-    Tensor rm = empty({cols, 3}, dt);                      // runs along the rows
+    Tensor cm = empty({len, cols}, dt);                    // runs down the columns
+    Tensor rm = empty({cols, len}, dt);                    // runs along the rows
     for (int64_t c = 0; c < cols; ++c)
-      for (int64_t r = 0; r < 3; ++r) {
+      for (int64_t r = 0; r < len; ++r) {
         const double v = c < int64_t(runs.size()) * 3 ? runs[size_t(c) % runs.size()][size_t(r)] : 0.1 * double(c + r);
         set_item_at(cm, r * cols + c, v);
-        set_item_at(rm, c * 3 + r, v);
+        set_item_at(rm, c * len + r, v);
       }
     Tensor down = logsumexp(cm, 0, false), along = logsumexp(rm, 1, false);
     Tensor strided = logsumexp(transpose(cm, 0, 1), 1, false);  // rows with a stride of cols
     for (int64_t c = 0; c < cols; ++c) {
-      std::vector<double> v = {item_at(rm, c * 3), item_at(rm, c * 3 + 1), item_at(rm, c * 3 + 2)};
+      std::vector<double> v;
+      for (int64_t r = 0; r < len; ++r) v.push_back(item_at(rm, c * len + r));
       const double want = ref(v);
-      INFO(dtype_name(dt) << " column " << c << ": " << v[0] << ", " << v[1] << ", " << v[2]);
+      INFO(dtype_name(dt) << " column " << c << ": " << v[0] << ", " << v[3] << ", " << v[4]);
       for (const Tensor* got : {&down, &along, &strided}) {
         const double g = item_at(*got, c);
         if (want != want) CHECK(g != g);

@@ -232,6 +232,8 @@ function tests.flipErrors()
   tester:assertErrorPattern(function() torch.flipud(torch.ones(1):view({})) end,
     '%[flipud%] expected a tensor with at least 1 dimension, got torch.FloatTensor of size %[%]')
   tester:assertErrorPattern(function() torch.fliplr(nil) end, '%[fliplr%] expected a tensor as argument 1, got nil')
+  tester:assertErrorPattern(function() torch.Tensor(2, 3):flip({ 1 }, 2) end,
+    '%[flip%] dims given as a table take no further arguments, got 1 more')
 end
 
 function tests.errors()
