@@ -9,49 +9,15 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-template <class M> inline bool is_nan(M v) {
-  if constexpr (std::is_floating_point<M>::value) return v != v;
-  else return false;
-}
 // Whether v should replace cur: larger (smaller) or a NaN replacing a number.
 template <bool kMax, class M> inline bool better(M v, M cur) {
   return (kMax ? v > cur : v < cur) || (is_nan(v) && !is_nan(cur));
 }
 
-template <class M, bool kMax> constexpr M worst() {
-  if constexpr (std::numeric_limits<M>::has_infinity)
-    return kMax ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
-  else return kMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
-}
-
-// Note [Vector extremes]: the extreme of a contiguous run as an OpenMP max/min reduction with a
-// NaN count beside it, in the SIMD clones, for element types that are their own compute type
-// (float, double and the integers); the lanes below stayed scalar compares and branches (max
-// along the last dim of 256x256 with indices: 83 us, 2.1x PyTorch's time). The first position
-// of a value is found a block at a time, each block tested with a vector count of its compares.
-// Between -0 and +0 (equal) the values-only max/min may return either, as PyTorch's may; with
-// indices the value is read at the first position, so it is the element the index names.
+// Note [Vector extremes] (reduce_loops.h, extreme_run): element types that are their own compute
+// type take the vector reduction; the first position of the extreme is found as below.
 template <class T>
 constexpr bool kVectorExtreme = std::is_same<opmath_t<T>, T>::value && !std::is_same<T, bool>::value;
-template <bool kMax, class T> TOCHA_SIMD_CLONES T extreme_contig(const T* __restrict p, int64_t n, int64_t* nans) {
-  T m = worst<T, kMax>();
-  int64_t bad = 0;
-  if constexpr (kMax) {
-#pragma omp simd reduction(max : m) reduction(+ : bad)
-    for (int64_t i = 0; i < n; ++i) {
-      m = m < p[i] ? p[i] : m;
-      bad += is_nan(p[i]);
-    }
-  } else {
-#pragma omp simd reduction(min : m) reduction(+ : bad)
-    for (int64_t i = 0; i < n; ++i) {
-      m = p[i] < m ? p[i] : m;
-      bad += is_nan(p[i]);
-    }
-  }
-  *nans = bad;
-  return m;
-}
 // The first i with p[i] == v (kNan: the first NaN); n when there is none.
 template <bool kNan, class T> TOCHA_SIMD_CLONES int64_t first_position(const T* __restrict p, int64_t n, T v) {
   constexpr int64_t kBlock = 64;
@@ -76,32 +42,33 @@ template <class T, bool kMax> struct MinMaxOp {
     M v = M(x);
     return better<kMax>(v, a) ? v : a;
   }
-  // A contiguous run: lanes of plain max (a > b ? a : b compiles to maxps) and, apart, lanes
-  // that remember a NaN; both vectorize, unlike one select with a NaN test.
+  // A contiguous run: the vector reduction (Note [Vector extremes]) for float, double and the
+  // integers; for f16/bf16 and bool, lanes of plain max and, apart, lanes that remember a NaN.
   M reduce_segment(const T* p, int64_t n, int64_t) const {
     if constexpr (kVectorExtreme<T>) {
       int64_t nans = 0;
-      const T m = extreme_contig<kMax>(p, n, &nans);
+      const T m = extreme_run<kMax>(p, n, &nans);
       return nans ? std::numeric_limits<M>::quiet_NaN() : m;
-    }
-    M best[kLanes], nan[kLanes];
-    for (int l = 0; l < kLanes; ++l) { best[l] = identity(); nan[l] = M(0); }
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
+    } else {
+      M best[kLanes], nan[kLanes];
+      for (int l = 0; l < kLanes; ++l) { best[l] = identity(); nan[l] = M(0); }
+      int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes) {
 #pragma GCC unroll 8
-      for (int l = 0; l < kLanes; ++l) {
-        M v = M(p[i + l]);
-        best[l] = (kMax ? v > best[l] : v < best[l]) ? v : best[l];
-        nan[l] = is_nan(v) ? M(1) : nan[l];
+        for (int l = 0; l < kLanes; ++l) {
+          M v = M(p[i + l]);
+          best[l] = (kMax ? v > best[l] : v < best[l]) ? v : best[l];
+          nan[l] = is_nan(v) ? M(1) : nan[l];
+        }
       }
+      M acc = identity();
+      for (int l = 0; l < kLanes; ++l) {
+        if (nan[l] != M(0)) return std::numeric_limits<M>::quiet_NaN();
+        acc = better<kMax>(best[l], acc) ? best[l] : acc;
+      }
+      for (; i < n; ++i) acc = reduce(acc, p[i], i);
+      return acc;
     }
-    M acc = identity();
-    for (int l = 0; l < kLanes; ++l) {
-      if (nan[l] != M(0)) return std::numeric_limits<M>::quiet_NaN();
-      acc = better<kMax>(best[l], acc) ? best[l] : acc;
-    }
-    for (; i < n; ++i) acc = reduce(acc, p[i], i);
-    return acc;
   }
   M combine(M a, M b) const { return better<kMax>(b, a) ? b : a; }
   M project(M a) const { return a; }
@@ -124,20 +91,18 @@ template <class T, bool kMax> struct ArgMinMaxOp {
   // A contiguous run: the vectorized extreme first, then the first position holding it.
   acc_t reduce_segment(const T* p, int64_t n, int64_t i0) const {
     if (n == 0) return identity();
-    M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
-    if constexpr (kVectorExtreme<T>) {
-      // The value is read at the position found: the reduction may return +0 where the first
-      // extreme is -0 (they compare equal), and the value must be the element at the index.
-      const int64_t k = is_nan(best) ? first_position<true>(p, n, T(best)) : first_position<false>(p, n, T(best));
-      return {M(p[k]), i0 + k};
-    }
+    const M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
     int64_t k = 0;
-    if (is_nan(best)) {
+    if constexpr (kVectorExtreme<T>) {
+      k = is_nan(best) ? first_position<true>(p, n, T(best)) : first_position<false>(p, n, T(best));
+    } else if (is_nan(best)) {
       while (!is_nan(M(p[k]))) ++k;
     } else {
       while (M(p[k]) != best) ++k;
     }
-    return {best, i0 + k};
+    // The value is read at the position: a reduction may return +0 where the first extreme is
+    // -0 (they compare equal), and the value must be the element the index names.
+    return {M(p[k]), i0 + k};
   }
   acc_t combine(acc_t a, acc_t b) const {
     if (a.i < 0) return b;

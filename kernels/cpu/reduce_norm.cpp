@@ -147,19 +147,7 @@ template <class T, class A> inline LseAcc<A> lse_step(LseAcc<A> a, A v) {
   s = vnan ? A(1) : s;
   return {anan ? a.m : m, anan ? a.s : s};
 }
-// max (NaN wins) and sum of exp(x - m) over a contiguous run.
-template <class T, class A> TOCHA_SIMD_CLONES A lse_max(const T* __restrict p, int64_t n) {
-  using M = opmath_t<T>;
-  M m = -kInf<M>;
-  int64_t nans = 0;  // a max and a count vectorize; a NaN-propagating select did not
-#pragma omp simd reduction(max : m) reduction(+ : nans)
-  for (int64_t i = 0; i < n; ++i) {
-    const M v = M(p[i]);
-    m = m < v ? v : m;
-    nans += v != v;
-  }
-  return nans ? std::numeric_limits<A>::quiet_NaN() : A(m);
-}
+// The sum of exp(x - m) over a contiguous run (its max: extreme_run, reduce_loops.h).
 template <class T, class A> TOCHA_SIMD_CLONES A lse_exp_sum(const T* __restrict p, int64_t n, A m) {
   A s = 0;
 #pragma omp simd reduction(+ : s)
@@ -174,8 +162,9 @@ template <class T, class A> struct LogSumExpOp {
   acc_t reduce(acc_t a, T x, int64_t) const { return lse_step<T>(a, A(opmath_t<T>(x))); }
   // A contiguous run in two passes: the (NaN-propagating) max, then the sum of exp(x - max).
   acc_t reduce_segment(const T* p, int64_t n, int64_t) const {
-    const A m = lse_max<T, A>(p, n);
-    if (m != m) return {m, A(1)};
+    int64_t nans = 0;
+    const A m = A(extreme_run<true>(p, n, &nans));
+    if (nans) return {std::numeric_limits<A>::quiet_NaN(), A(1)};
     if (m == -kInf<A>) return identity();  // empty, or only -inf: adds nothing
     if (m == kInf<A>) {
       auto plus = [](A a, A b) { return a + b; };

@@ -11,10 +11,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-template <class K> inline bool is_nan(K v) {
-  if constexpr (std::is_floating_point<K>::value) return v != v;
-  else return false;
-}
 // a < b with NaN largest (NaNs equal to each other).
 template <class K> inline bool key_less(K a, K b) { return a < b || (is_nan(b) && !is_nan(a)); }
 
