@@ -5,6 +5,7 @@
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/select_loops.h"
 
 namespace tocha {
 namespace cpu {
@@ -113,13 +114,8 @@ template <class T> void masked_fill_kernel(const PointwiseIter& it) {
   for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
     T* o = reinterpret_cast<T*>(p[0]) + off[0];
     const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
-    const int64_t so = st[0][inner], sm = st[1][inner];
-    if (so == 1 && sm == 1) {
-      for (int64_t j = 0; j < n; ++j) o[j] = m[j] ? v : o[j];
-    } else {
-      for (int64_t j = 0; j < n; ++j)
-        if (m[j * sm]) o[j * so] = v;
-    }
+    // Note [Branch-free selects]: every element is rewritten, the unmasked ones with themselves.
+    select_row(o, st[0][inner], m, st[1][inner], &v, 0, o, st[0][inner], n);
   });
 }
 

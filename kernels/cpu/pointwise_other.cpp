@@ -3,6 +3,7 @@
 #include <cstring>
 #include "core/kernel_registry.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/select_loops.h"
 #include "kernels/scalar_ops.h"
 
 namespace tocha {
@@ -145,8 +146,7 @@ template <class T> void where_kernel(const PointwiseIter& it) {
     const uint8_t* c = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
     const T* a = reinterpret_cast<const T*>(p[2]) + off[2];
     const T* b = reinterpret_cast<const T*>(p[3]) + off[3];
-    int64_t so = st[0][inner], sc = st[1][inner], sa = st[2][inner], sb = st[3][inner];
-    for (int64_t i = 0; i < n; ++i) o[i * so] = c[i * sc] ? a[i * sa] : b[i * sb];
+    select_row(o, st[0][inner], c, st[1][inner], a, st[2][inner], b, st[3][inner], n);  // Note [Branch-free selects]
   });
 }
 

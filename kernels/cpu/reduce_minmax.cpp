@@ -9,11 +9,6 @@ namespace tocha {
 namespace cpu {
 namespace {
 
-// Whether v should replace cur: larger (smaller) or a NaN replacing a number.
-template <bool kMax, class M> inline bool better(M v, M cur) {
-  return (kMax ? v > cur : v < cur) || (is_nan(v) && !is_nan(cur));
-}
-
 // Note [Vector extremes] (reduce_loops.h, extreme_run): element types that are their own compute
 // type take the vector reduction; the first position of the extreme is found as below.
 template <class T>
@@ -33,18 +28,19 @@ template <bool kNan, class T> TOCHA_SIMD_CLONES int64_t first_position(const T* 
   return n;
 }
 
-template <class T, bool kMax> struct MinMaxOp {
+// The device-shared functors (kernels/reduce_ops.h) with a contiguous run's fold added.
+template <class T, bool kMax> struct MinMaxOp : reduce::MinMaxOp<T, kMax> {
   using M = opmath_t<T>;
-  using acc_t = M;
-  static constexpr bool kIndex = false;
-  M identity() const { return worst<M, kMax>(); }
-  M reduce(M a, T x, int64_t) const {
-    M v = M(x);
-    return better<kMax>(v, a) ? v : a;
-  }
+  using reduce::MinMaxOp<T, kMax>::identity;
+  using reduce::MinMaxOp<T, kMax>::reduce;
   // A contiguous run: the vector reduction (Note [Vector extremes]) for float, double and the
   // integers; for f16/bf16 and bool, lanes of plain max and, apart, lanes that remember a NaN.
   M reduce_segment(const T* p, int64_t n, int64_t) const {
+    if (n < kShortRun) {  // Note [Short runs]
+      M acc = identity();
+      for (int64_t i = 0; i < n; ++i) acc = reduce(acc, p[i], i);
+      return acc;
+    }
     if constexpr (kVectorExtreme<T>) {
       int64_t nans = 0;
       const T m = extreme_run<kMax>(p, n, &nans);
@@ -70,27 +66,20 @@ template <class T, bool kMax> struct MinMaxOp {
       return acc;
     }
   }
-  M combine(M a, M b) const { return better<kMax>(b, a) ? b : a; }
-  M project(M a) const { return a; }
 };
 
-template <class M> struct ValueIndex {
-  M v;
-  int64_t i;  // -1: nothing seen yet
-};
-template <class T, bool kMax> struct ArgMinMaxOp {
+template <class T, bool kMax> struct ArgMinMaxOp : reduce::ArgMinMaxOp<T, kMax> {
   using M = opmath_t<T>;
-  using acc_t = ValueIndex<M>;
-  static constexpr bool kIndex = true;
-  acc_t identity() const { return {M(0), -1}; }
-  // Strictly better only: among equal values the first index stays.
-  acc_t reduce(acc_t a, T x, int64_t i) const {
-    M v = M(x);
-    return (a.i < 0 || better<kMax>(v, a.v)) ? acc_t{v, i} : a;
-  }
+  using acc_t = reduce::ValueIndex<M>;
+  using reduce::ArgMinMaxOp<T, kMax>::identity;
+  using reduce::ArgMinMaxOp<T, kMax>::reduce;
   // A contiguous run: the vectorized extreme first, then the first position holding it.
   acc_t reduce_segment(const T* p, int64_t n, int64_t i0) const {
-    if (n == 0) return identity();
+    if (n < kShortRun) {  // Note [Short runs]: the first strictly better element, in one pass
+      acc_t acc = identity();
+      for (int64_t i = 0; i < n; ++i) acc = reduce(acc, p[i], i0 + i);
+      return acc;
+    }
     const M best = MinMaxOp<T, kMax>{}.reduce_segment(p, n, 0);
     int64_t k = 0;
     if constexpr (kVectorExtreme<T>) {
@@ -104,14 +93,6 @@ template <class T, bool kMax> struct ArgMinMaxOp {
     // -0 (they compare equal), and the value must be the element the index names.
     return {M(p[k]), i0 + k};
   }
-  acc_t combine(acc_t a, acc_t b) const {
-    if (a.i < 0) return b;
-    if (b.i < 0) return a;
-    if (better<kMax>(b.v, a.v)) return b;
-    if (better<kMax>(a.v, b.v)) return a;
-    return b.i < a.i ? b : a;  // equal values (or both NaN): the earlier index
-  }
-  M project(acc_t a) const { return a.v; }
 };
 
 template <class T, bool kMax> void minmax_kernel(const ReduceIter& it) {

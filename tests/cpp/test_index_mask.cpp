@@ -148,3 +148,28 @@ TEST_CASE("mask ops reject bad masks with clear messages", "[index][mask]") {
   CHECK_THROWS_WITH(masked_select(x, ones({5}, DType::b8)), Catch::Contains("[maskedSelect] mask of size 5"));
   CHECK_THROWS_WITH(masked_copy(x, ones({2, 3}, DType::i64), x), Catch::Contains("[maskedCopy] mask must be"));
 }
+
+// Note [Branch-free selects]: every mask byte that is not 0 selects (2, 128, 255 too), on long
+// stride-1 rows (the vector loops), with one side a broadcast value, and on strided rows.
+TEST_CASE("where and maskedFill select by any non-zero mask byte", "[index][mask]") {
+  const uint8_t bytes[] = {0, 1, 2, 0, 128, 255, 0, 0, 7};
+  for (DType dt : all_dtypes()) {
+    INFO(dtype_name(dt));
+    Tensor m = empty({3, 301}, DType::u8);
+    for (int64_t i = 0; i < m.numel(); ++i) m.data<uint8_t>()[i] = bytes[(i * 7) % 9];
+    Tensor a = filled({3, 301}, dt, 3), b = filled({3, 301}, dt, 4);
+    Tensor one = expand(full({1, 1}, 1, dt), {3, 301});
+    Tensor mt = transpose(clone(transpose(m, 0, 1)), 0, 1);  // the same mask, strided
+    for (const Tensor& mask : {m, mt}) {
+      Tensor w = where(mask, a, b), w1 = where(mask, one, b), w2 = where(mask, a, one);
+      Tensor f = masked_fill(a, mask, 1);
+      for (int64_t i = 0; i < m.numel(); ++i) {
+        const bool c = item_at(m, i) != 0;
+        REQUIRE(item_at(w, i) == (c ? item_at(a, i) : item_at(b, i)));
+        REQUIRE(item_at(w1, i) == (c ? 1.0 : item_at(b, i)));
+        REQUIRE(item_at(w2, i) == (c ? item_at(a, i) : 1.0));
+        REQUIRE(item_at(f, i) == (c ? 1.0 : item_at(a, i)));
+      }
+    }
+  }
+}

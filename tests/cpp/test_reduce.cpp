@@ -416,3 +416,44 @@ TEST_CASE("reduction errors name the op and what it received", "[reduce]") {
   CHECK_THROWS_WITH(reduce_value(OpId::exp, a), "[exp] is not a reduction over all elements");
   CHECK_THROWS_WITH(trace(make_input({3}, DType::f32)), Catch::Contains("[trace] expected a matrix (2D tensor), got a 1D"));
 }
+
+// Note [Short runs]: rows shorter than kShortRun take a plain loop of the functor; rows at and past
+// it the vector folds. Both must give the first extreme (the first NaN), and the sums the same
+// sequential order; every length from 1 to 20, a NaN (a unique maximum for integers) or a tie of
+// the maximum at every position.
+TEST_CASE("short and long contiguous rows reduce alike", "[reduce]") {
+  // The first position of the extreme of row r, a NaN beating every number.
+  auto first_extreme = [](const Tensor& a, int64_t r, bool want_max) {
+    const int64_t n = a.size(1);
+    int64_t k = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      const double v = item_at(a, r * n + i), best = item_at(a, r * n + k);
+      if (std::isnan(best)) break;
+      if (std::isnan(v) || (want_max ? v > best : v < best)) k = i;
+    }
+    return k;
+  };
+  for (DType dt : {DType::f32, DType::f64, DType::f16, DType::i32}) {
+    for (int64_t n = 1; n <= 20; ++n) {
+      for (int64_t p = 0; p < n; ++p) {
+        INFO(dtype_name(dt) << " n " << n << " special at " << p);
+        Tensor a = empty({2, n}, dt);
+        for (int64_t i = 0; i < 2 * n; ++i) set_item_at(a, i, double(((i % n) * 5) % 7));  // ties
+        set_item_at(a, p, is_floating(dt) ? kNaN : 9);
+        set_item_at(a, n + p, 6);
+        ValuesIndices mx = max(a, 1, false, 0), mn = min(a, 1, false, 0);
+        for (int64_t r = 0; r < 2; ++r) {
+          const int64_t kmax = first_extreme(a, r, true), kmin = first_extreme(a, r, false);
+          CHECK(item_at(mx.indices, r) == double(kmax));
+          CHECK(item_at(mn.indices, r) == double(kmin));
+          const double vmax = item_at(mx.values, r), vmin = item_at(mn.values, r);
+          CHECK((vmax == item_at(a, r * n + kmax) || (std::isnan(vmax) && std::isnan(item_at(a, r * n + kmax)))));
+          CHECK((vmin == item_at(a, r * n + kmin) || (std::isnan(vmin) && std::isnan(item_at(a, r * n + kmin)))));
+        }
+        double want = 0;  // row 1's sum in order, in double as f32 and f16 sums accumulate
+        for (int64_t i = 0; i < n; ++i) want += item_at(a, n + i);
+        CHECK(item_at(sum(narrow(a, 0, 1, 1), 1, false), 0) == want);
+      }
+    }
+  }
+}

@@ -6,6 +6,7 @@
 #include "core/ops/reduce.h"
 #include "core/ops/scan.h"
 #include "core/ops/sort.h"
+#include "tocha.h"
 #include "test_reduce_util.h"
 
 using namespace tocha;
@@ -240,4 +241,30 @@ TEST_CASE("sort, scan and composite errors name the op", "[reduce][sort]") {
   CHECK_THROWS_WITH(renorm(a, 0, 0, 1), Catch::Contains("[renorm] norm type p must be positive"));
   CHECK(topk(a, 0, 1, true, true, 1).values.sizes() == DimVec({2, 0}));
   CHECK(sort(empty({0}, DType::f32), 0, false, 1).values.numel() == 0);
+}
+
+// for_each_slice steps the slices' offsets like an odometer from each thread's first slice: at
+// 1 and 2+ threads, slices of a permuted 3-D tensor (carries across two kept dims) scan alike.
+TEST_CASE("scans and sorts over many slices agree across thread counts", "[reduce][scan]") {
+  const int threads = tocha_get_num_threads();
+  Tensor a = permute(make_input({3, 200, 90}, DType::f32, 5), {1, 2, 0});  // 200x90x3, strided
+  std::vector<Tensor> got[2];
+  for (int t = 0; t < 2; ++t) {
+    tocha_set_num_threads(t == 0 ? 1 : std::max(2, threads));
+    got[t] = {cumsum(a, 2), cumsum(a, 0), sort(a, 2, false, 0).values, sort(a, 0, true, 1).indices};
+  }
+  tocha_set_num_threads(threads);
+  for (size_t k = 0; k < got[0].size(); ++k) {
+    INFO("result " << k);
+    REQUIRE(equal(got[0][k], got[1][k]));
+  }
+  // And against the running reference along the permuted dim of size 3.
+  for (int64_t i = 0; i < 200; ++i)
+    for (int64_t j = 0; j < 90; j += 7) {
+      double run = 0;
+      for (int64_t k = 0; k < 3; ++k) {
+        run += item_at(a, (i * 90 + j) * 3 + k);
+        CHECK(item_at(got[1][0], (i * 90 + j) * 3 + k) == Approx(run));
+      }
+    }
 }
