@@ -94,6 +94,7 @@ struct MaskScan {
   int64_t chunk = 0;            // elements per chunk (the last one may be shorter)
   int64_t nchunks = 0;
   int64_t* counts = nullptr;    // count pass: true elements per chunk; write pass: first place
+                                // (nchunks + 1 entries: counts[c + 1] is where chunk c ends)
   bool count_only = false;
   char* flat = nullptr;         // maskedSelect: the 1D result; maskedCopy: the contiguous source;
                                 // nonzero: the N x ndim int64 result

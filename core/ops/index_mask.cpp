@@ -29,11 +29,12 @@ Tensor mask_like(const char* op, const Tensor& mask, const Tensor& self) {
 }
 
 // The count pass over operand 0 of it (whose dtype is dt): sets up scan's chunks, turns the
-// counts into each chunk's first place and returns the number of true elements.
+// counts into each chunk's first place (one more entry: the total, the last chunk's end) and
+// returns the number of true elements.
 int64_t count_pass(const PointwiseIter& it, DType dt, Device dev, MaskScan* scan, std::vector<int64_t>* counts) {
   scan->chunk = std::max(kMinChunk, (it.numel + 65535) / 65536);
   scan->nchunks = (it.numel + scan->chunk - 1) / scan->chunk;
-  counts->assign(size_t(scan->nchunks), 0);
+  counts->assign(size_t(scan->nchunks + 1), 0);
   scan->counts = counts->data();
   scan->count_only = true;
   kernel_for<MaskKernel>(OpId::nonzero, dev.type, dt)(it, *scan);

@@ -45,6 +45,30 @@ template <class F> void for_chunks(const PointwiseIter& it, const MaskScan& sc, 
   });
 }
 
+// nonzero's write pass over chunk c (elements [b, e)): the coordinates, in the caller's
+// (uncoalesced) shape, of the non-zero elements; kNd is that shape's rank, or 0 for any rank.
+template <class T, int kNd> void write_coords(const PointwiseIter& it, const MaskScan& sc, int64_t c, int64_t b, int64_t e) {
+  const int nd = kNd ? kNd : sc.ndim, last = nd - 1;
+  if (nd == 0) return;  // a 0-dim input: no coordinates to write
+  const int64_t st = it.strides[0][it.ndim - 1], base = sc.index_base, last_size = sc.shape[last];
+  int64_t coord[kMaxDims];  // of the current element, advanced one element at a time
+  int64_t rem = b;
+  for (int d = nd - 1; d >= 0; --d) { coord[d] = rem % sc.shape[d]; rem /= sc.shape[d]; }
+  int64_t* out = reinterpret_cast<int64_t*>(sc.flat) + sc.counts[c] * nd;
+  int64_t* const end = reinterpret_cast<int64_t*>(sc.flat) + sc.counts[c + 1] * nd;
+  for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
+    const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
+    for (int64_t j = 0; j < n && out != end; ++j) {  // Note [Branch-free compaction]
+      for (int d = 0; d < nd; ++d) out[d] = coord[d] + base;
+      out += is_nonzero(x[j * st]) ? nd : 0;
+      if (++coord[last] == last_size) {
+        coord[last] = 0;
+        for (int d = last - 1; d >= 0 && ++coord[d] == sc.shape[d]; --d) coord[d] = 0;
+      }
+    }
+  });
+}
+
 // Count pass (every dtype, masks included) and nonzero's write pass.
 template <class T> void nonzero_kernel(const PointwiseIter& it, const MaskScan& sc) {
   const int64_t st = it.strides[0][it.ndim - 1];
@@ -54,6 +78,7 @@ template <class T> void nonzero_kernel(const PointwiseIter& it, const MaskScan& 
       for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
         const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
         if (st == 1) {
+#pragma omp simd reduction(+ : cnt)
           for (int64_t j = 0; j < n; ++j) cnt += is_nonzero(x[j]);
         } else {
           for (int64_t j = 0; j < n; ++j) cnt += is_nonzero(x[j * st]);
@@ -62,33 +87,35 @@ template <class T> void nonzero_kernel(const PointwiseIter& it, const MaskScan& 
       sc.counts[c] = cnt;
       return;
     }
-    // Coordinates of element b in the caller's (uncoalesced) shape, advanced one element at a time.
-    const int nd = sc.ndim;
-    int64_t coord[kMaxDims];
-    int64_t rem = b;
-    for (int d = nd - 1; d >= 0; --d) { coord[d] = rem % sc.shape[d]; rem /= sc.shape[d]; }
-    int64_t* out = reinterpret_cast<int64_t*>(sc.flat) + sc.counts[c] * nd;
-    for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
-      const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
-      for (int64_t j = 0; j < n; ++j) {
-        if (is_nonzero(x[j * st]))
-          for (int d = 0; d < nd; ++d) *out++ = coord[d] + sc.index_base;
-        for (int d = nd - 1; d >= 0 && ++coord[d] == sc.shape[d]; --d) coord[d] = 0;
-      }
-    });
+    switch (sc.ndim) {  // the coordinate loops unrolled for the common ranks
+      case 1: write_coords<T, 1>(it, sc, c, b, e); break;
+      case 2: write_coords<T, 2>(it, sc, c, b, e); break;
+      case 3: write_coords<T, 3>(it, sc, c, b, e); break;
+      case 4: write_coords<T, 4>(it, sc, c, b, e); break;
+      default: write_coords<T, 0>(it, sc, c, b, e);
+    }
   });
 }
 
+// Note [Branch-free compaction]: maskedSelect and nonzero wrote an element when its mask byte was
+// set, a branch that a random mask mispredicts half the time (a 256x256 maskedSelect: 265 us,
+// PyTorch 317). Each element is now written at the chunk's next place and the place advances by
+// the mask, so the loop has no data-dependent branch. The write of an unselected element lands
+// on a place a later element overwrites; it stays inside the chunk's own places because the loop
+// stops once they are all filled (counts[c + 1]), so no thread writes into another's.
 // Operand 0 is the mask (u8 or bool bytes), operand 1 the data.
 template <class T> void masked_select_kernel(const PointwiseIter& it, const MaskScan& sc) {
   const int64_t sm = it.strides[0][it.ndim - 1], sx = it.strides[1][it.ndim - 1];
   for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
     T* out = reinterpret_cast<T*>(sc.flat) + sc.counts[c];
+    T* const end = reinterpret_cast<T*>(sc.flat) + sc.counts[c + 1];
     for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
       const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
       const T* x = reinterpret_cast<const T*>(it.data[1]) + off[1];
-      for (int64_t j = 0; j < n; ++j)
-        if (m[j * sm]) *out++ = x[j * sx];
+      for (int64_t j = 0; j < n && out != end; ++j) {
+        *out = x[j * sx];
+        out += m[j * sm] != 0;
+      }
     });
   });
 }

@@ -31,7 +31,7 @@ template <class T> inline T blend(uint8_t c, T x, T y) {
   const U m = U(0) - U(c != 0);
   const U r = U((ux & m) | (uy & U(~m)));
   T out;
-  std::memcpy(&out, &r, sizeof(T));
+  std::memcpy(static_cast<void*>(&out), &r, sizeof(T));  // Half and BFloat16 have constructors
   return out;
 }
 
