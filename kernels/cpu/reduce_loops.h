@@ -158,33 +158,43 @@ TOCHA_SIMD_CLONES opmath_t<T> extreme_run(const T* __restrict p, int64_t n, int6
   return m;
 }
 
-// wide_sum(p, n, map): the sum of map(x) for x in the run (the 1- and 2-norms map |x| and x^2).
+// wide_fold(p, n, map, fold, init): fold (a sum or a product) of map(x) for x in the run, in
+// kWideLanes lanes; wide_sum is the sum (the 1- and 2-norms map |x| and x^2).
 struct WideIdentity {
   template <class A> A operator()(A v) const { return v; }
 };
-template <class A, class T, class Map> TOCHA_SIMD_CLONES A wide_sum(const T* p, int64_t n, Map map) {
-  if (n < kWideLanes) {  // Note [Short runs]; the same order of sums as the lanes below would give
-    A acc = A(0);
-    for (int64_t i = 0; i < n; ++i) acc += map(A(opmath_t<T>(p[i])));
+struct WidePlus {
+  template <class A> A operator()(A a, A b) const { return a + b; }
+};
+struct WideTimes {
+  template <class A> A operator()(A a, A b) const { return a * b; }
+};
+template <class A, class T, class Map, class Fold>
+TOCHA_SIMD_CLONES A wide_fold(const T* p, int64_t n, Map map, Fold fold, A init) {
+  if (n < kWideLanes) {  // Note [Short runs]; the same order as the lanes below would give
+    A acc = init;
+    for (int64_t i = 0; i < n; ++i) acc = fold(acc, map(A(opmath_t<T>(p[i]))));
     return acc;
   }
   A lanes[kWideLanes];
-  for (int l = 0; l < kWideLanes; ++l) lanes[l] = A(0);
+  for (int l = 0; l < kWideLanes; ++l) lanes[l] = init;
   int64_t i = 0;
   for (; i + kWideLanes <= n; i += kWideLanes) {
 #pragma GCC unroll 32
-    for (int l = 0; l < kWideLanes; ++l) lanes[l] += map(A(opmath_t<T>(p[i + l])));
+    for (int l = 0; l < kWideLanes; ++l) lanes[l] = fold(lanes[l], map(A(opmath_t<T>(p[i + l]))));
   }
-  // The same tree of sums, unrolled: as a loop it stayed scalar and took a third of a 256-long
-  // row's sum.
+  // The same tree, unrolled: as a loop it stayed scalar and took a third of a 256-long row's sum.
 #pragma GCC unroll 5
   for (int w = kWideLanes / 2; w > 0; w /= 2) {
 #pragma GCC unroll 16
-    for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    for (int l = 0; l < w; ++l) lanes[l] = fold(lanes[l], lanes[l + w]);
   }
   A acc = lanes[0];
-  for (; i < n; ++i) acc += map(A(opmath_t<T>(p[i])));
+  for (; i < n; ++i) acc = fold(acc, map(A(opmath_t<T>(p[i]))));
   return acc;
+}
+template <class A, class T, class Map> A wide_sum(const T* p, int64_t n, Map map) {
+  return wide_fold<A>(p, n, map, WidePlus{}, A(0));
 }
 template <class Op, class T, class = void> struct HasSegment : std::false_type {};
 template <class Op, class T>

@@ -27,9 +27,19 @@ template <class T> void sum_kernel(const ReduceIter& it) {
   if constexpr (kFloatingSum<T>) reduce_kernel<WideSum<Plain>, T, typename S::out>(it, WideSum<Plain>{});
   else reduce_kernel<Plain, T, typename S::out>(it, Plain{});
 }
+// Floating products of contiguous runs in wide_fold's lanes too (a 256-long row: 3x PyTorch's time
+// in reduce_contiguous's 8 scalar lanes). Integer products keep their wrapping multiply.
+template <class Base> struct WideProd : Base {
+  template <class T> typename Base::acc_t reduce_segment(const T* p, int64_t n, int64_t) const {
+    using A = typename Base::acc_t;
+    return wide_fold<A>(p, n, WideIdentity{}, WideTimes{}, A(1));
+  }
+};
 template <class T> void prod_kernel(const ReduceIter& it) {
   using S = SumTypes<T>;
-  reduce_kernel<ProdOp<T, typename S::acc>, T, typename S::out>(it, ProdOp<T, typename S::acc>{});
+  using Plain = ProdOp<T, typename S::acc>;
+  if constexpr (kFloatingSum<T>) reduce_kernel<WideProd<Plain>, T, typename S::out>(it, WideProd<Plain>{});
+  else reduce_kernel<Plain, T, typename S::out>(it, Plain{});
 }
 template <class T> void mean_kernel(const ReduceIter& it) {
   using A = typename SumTypes<T>::acc;
