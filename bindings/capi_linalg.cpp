@@ -1,5 +1,6 @@
 // C ABI of the linalg ops (bindings/tocha_linalg.h): BLAS products and LAPACK factorizations.
 #include "capi.h"
+#include "core/ops/det.h"
 #include "core/ops/lapack.h"
 #include "core/ops/linalg.h"
 
@@ -133,4 +134,20 @@ int tocha_qr(const tocha_tensor* a, tocha_tensor** q, tocha_tensor** r) noexcept
 }
 int tocha_qr_out(tocha_tensor* q, tocha_tensor* r, const tocha_tensor* a) noexcept {
   return guard_int([&] { qr_out(arg(q, "qr"), arg(r, "qr"), arg(a, "qr")); });
+}
+
+// ---- determinants ------------------------------------------------------------------------------
+tocha_tensor* tocha_det(const tocha_tensor* a) noexcept {
+  return guard_tensor([&] { return det(arg(a, "det")); });
+}
+int tocha_slogdet(const tocha_tensor* a, tocha_tensor** sign, tocha_tensor** logabsdet) noexcept {
+  return guard_int([&] {
+    check_result_slots("slogdet", {sign, logabsdet});
+    SlogdetResult r = slogdet(arg(a, "slogdet"));
+    *sign = r.sign.release();
+    *logabsdet = r.logabsdet.release();
+  });
+}
+tocha_tensor* tocha_logdet(const tocha_tensor* a) noexcept {
+  return guard_tensor([&] { return logdet(arg(a, "logdet")); });
 }

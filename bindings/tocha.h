@@ -91,6 +91,7 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_reduce.h"
 #include "tocha_index.h"
 #include "tocha_linalg.h"
+#include "tocha_products.h"
 #include "tocha_random.h"
 #include "tocha_serialize.h"
 #include "tocha_autograd.h"
@@ -104,5 +105,7 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_cuda.h"
 #include "tocha_conv.h"
 #include "tocha_amp.h"
+#include "tocha_predicates.h"
+#include "tocha_arrange.h"
 
 #endif

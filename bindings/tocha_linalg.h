@@ -78,4 +78,12 @@ TOCHA_API int tocha_svd_out(tocha_tensor *u, tocha_tensor *s, tocha_tensor *v, c
 TOCHA_API int tocha_qr(const tocha_tensor *a, tocha_tensor **q, tocha_tensor **r) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_qr_out(tocha_tensor *q, tocha_tensor *r, const tocha_tensor *a) TOCHA_NOEXCEPT;
 
+/* ---- determinants (f32/f64, a matrix or a batch (..., n, n), one LU factorization each) ---- */
+/* det(A) of size A's batch dims (0-dim for a matrix); differentiable. */
+TOCHA_API tocha_tensor *tocha_det(const tocha_tensor *a) TOCHA_NOEXCEPT;
+/* sign(det A) and log|det A| (0 and -inf when A is singular); logabsdet is differentiable. */
+TOCHA_API int tocha_slogdet(const tocha_tensor *a, tocha_tensor **sign, tocha_tensor **logabsdet) TOCHA_NOEXCEPT;
+/* log(det A): NaN where det A < 0, -inf where it is 0; differentiable. */
+TOCHA_API tocha_tensor *tocha_logdet(const tocha_tensor *a) TOCHA_NOEXCEPT;
+
 #endif

@@ -18,7 +18,8 @@ require 'torch.cuda'
 for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.linalg', 'torch.random',
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
                         'torch.gradcheck', 'torch.functional', 'torch.loss', 'torch.rnn', 'torch.distributed',
-                        'torch.normalization', 'torch.flip', 'torch.doc' }) do
+                        'torch.normalization', 'torch.flip', 'torch.predicates', 'torch.det', 'torch.products',
+                        'torch.arrange', 'torch.search', 'torch.doc' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).

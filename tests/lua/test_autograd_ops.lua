@@ -35,6 +35,7 @@ for _, name in ipairs({ 'adaptiveMaxPool2d', 'adaptiveAvgPool2d', 'adaptiveAvgPo
   cases[name] = 'test_nn_pool*.lua, test_nn_padding.lua, test_nn_upsampling.lua'
 end
 cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
+cases.det, cases.slogdet = 'test_det.lua', 'test_det.lua'  -- gradchecked (1x1, 3x3, batches, second order, singular)
 for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'maxPool2dBackward', 'avgPool2d',
                         'avgPool2dBackward' }) do
   cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions

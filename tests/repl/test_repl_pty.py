@@ -122,7 +122,7 @@ def case_completion(exe):
     r = start(exe)
     r.line('x = torch.ones(2, 3)')
     r.prompt()
-    r.send('x:na\t')
+    r.send('x:nar\t')
     r.expect(r'x:narrow\(')
     r.send('1, 1, 1)\r')                         # the completed call runs
     r.expect(r'\[torch\.FloatTensor of size 1x3\]')
