@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 #include "core/kernel_registry.h"
+#include "kernels/cpu/radix_sort.h"
 #include "kernels/cpu/reduce_loops.h"
 
 namespace tocha {
@@ -52,10 +53,53 @@ template <class T> void store(const ReduceIter& it, const int64_t* off, const Bu
   }
 }
 
+// Note [Radix sort] (radix_sort.h): slices of kRadixMin elements and more are radix-sorted;
+// shorter ones, where the 256-bucket histograms cost more than the comparisons, keep std::sort.
+// Both give the same order. The slice's values are copied first: the values result may be the
+// input itself (sort(x, x)), and each value is written from its position.
+constexpr int64_t kRadixMin = 32;
+template <class T> struct SortScratch {
+  using K = opmath_t<T>;
+  using U = typename RadixUint<K>::type;
+  using Stored = std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>;  // not vector<bool>
+  Buffer<T> items;
+  std::vector<U> keys;
+  std::vector<int64_t> idx;
+  std::vector<Stored> vals;
+};
+
+template <class T> void radix_sort_slice(const ReduceIter& it, const int64_t* off, bool descending, SortScratch<T>& s) {
+  using K = opmath_t<T>;
+  using U = typename SortScratch<T>::U;
+  const T* p = reinterpret_cast<const T*>(it.data[0]) + off[0];
+  const int64_t n = it.rshape[0], st = it.rstrides[0][0];
+  s.keys.resize(size_t(2 * n));
+  s.idx.resize(size_t(2 * n));
+  s.vals.resize(size_t(n));
+  const U flip = descending ? U(~U(0)) : U(0);
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = p[i * st];
+    s.vals[size_t(i)] = v;
+    s.keys[size_t(i)] = U(radix_key(K(v)) ^ flip);
+    s.idx[size_t(i)] = i;
+  }
+  const bool second = radix_sort(s.keys.data(), s.idx.data(), s.keys.data() + n, s.idx.data() + n, n);
+  const int64_t* order = s.idx.data() + (second ? n : 0);
+  T* v = reinterpret_cast<T*>(it.data[1]) + off[1];
+  int64_t* ix = reinterpret_cast<int64_t*>(it.data[2]) + off[2];
+  const int64_t sv = it.rstrides[1][0], si = it.rstrides[2][0];
+  for (int64_t i = 0; i < n; ++i) {
+    v[i * sv] = T(s.vals[size_t(order[i])]);
+    ix[i * si] = order[i] + it.index_base;
+  }
+}
+
 template <class T> void sort_kernel(const ReduceIter& it) {
   using K = opmath_t<T>;
   const bool descending = it.params[0] != 0;
-  for_each_slice<Buffer<T>>(it, [&](const int64_t* off, Buffer<T>& buf) {
+  for_each_slice<SortScratch<T>>(it, [&](const int64_t* off, SortScratch<T>& s) {
+    if (it.rshape[0] >= kRadixMin) return radix_sort_slice<T>(it, off, descending, s);
+    Buffer<T>& buf = s.items;
     load<T>(it, off, buf);
     if (descending) std::sort(buf.begin(), buf.end(), Descending<K>{});
     else std::sort(buf.begin(), buf.end(), Ascending<K>{});

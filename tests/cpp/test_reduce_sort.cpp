@@ -268,3 +268,46 @@ TEST_CASE("scans and sorts over many slices agree across thread counts", "[reduc
       }
     }
 }
+
+// Note [Radix sort]: slices of 32 elements and more are radix-sorted. Against the stable
+// comparison order: ties, NaN of both signs, -0 and +0 (equal: kept in input order, each
+// written as itself), infinities, the integer extremes, both directions, strided slices, and
+// the values result written over the input.
+TEST_CASE("radix-sorted slices keep the comparison sort's order", "[reduce][sort]") {
+  const double kInf = std::numeric_limits<double>::infinity();
+  for (DType dt : kAllTypes) {
+    for (int64_t n : {31, 32, 33, 300}) {
+      Tensor a = make_input({3, n}, dt, uint32_t(n));
+      if (is_floating(dt)) {
+        const double special[] = {kNaN, -kNaN, -0.0, 0.0, kInf, -kInf, -0.0};
+        for (int64_t i = 0; i < 7; ++i) set_item_at(a, (i * 37) % (3 * n), special[i]);
+      } else if (dt == DType::i64 || dt == DType::i32) {
+        const double lo = dt == DType::i64 ? -9223372036854775808.0 : -2147483648.0;
+        set_item_at(a, 1, lo);
+        set_item_at(a, n + 2, -lo - (dt == DType::i64 ? 1024 : 1));  // near the top (exact in double)
+      }
+      for (const Tensor& x : {a, transposed_copy(a)}) {
+        for (bool desc : {false, true}) {
+          INFO(dtype_name(dt) << " n " << n << " descending " << desc << (x.is_contiguous() ? "" : " strided"));
+          ValuesIndices r = sort(x, 1, desc, 0);
+          auto refs = slices(x, 1);
+          for (size_t i = 0; i < refs.size(); ++i) {
+            auto order = stable_order(refs[i], desc);
+            for (size_t j = 0; j < order.size(); ++j) {
+              const double got = at(r.values, 1, i, int64_t(j)), want = refs[i][size_t(order[j])];
+              if (!same(got, want) || std::signbit(got) != std::signbit(want) ||
+                  at(r.indices, 1, i, int64_t(j)) != double(order[j]))
+                FAIL_CHECK("slice " << i << " position " << j << ": got " << got << " want " << want);
+            }
+          }
+        }
+      }
+      // The values result is the input: every value is read before any is written.
+      Tensor y = clone(a), idx = empty({1}, DType::i64);
+      ValuesIndices want = sort(a, 1, false, 0);
+      sort_out(y, idx, y, 1, false, 0);
+      CHECK(equal(idx, want.indices));
+      for (int64_t i = 0; i < y.numel(); ++i) CHECK(same(item_at(y, i), item_at(want.values, i)));
+    }
+  }
+}
