@@ -1,5 +1,6 @@
 # PyTorch twin of bench/autograd.lua: forward+backward of a tiny graph and of a 3-layer MLP.
 # Run with Debian's python3-torch: /usr/bin/python3 bench/autograd.py [threads]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import sys, time, torch
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1

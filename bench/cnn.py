@@ -2,6 +2,7 @@
 # and its two conv layers alone (forward; backward as the training step needs it: weight and bias
 # gradients for conv1, input, weight and bias gradients for conv2). Prints "<case> <ms>" lines.
 # Run with Debian's python3-torch: /usr/bin/python3 bench/cnn.py [threads]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import sys, time, torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@
 # read from the same IDX files. Prints "epoch <wall seconds>", "cpu <CPU seconds>" and
 # "samples <n>".
 # Run with Debian's python3-torch: /usr/bin/python3 bench/cnn_epoch.py [threads [bn [n [dir]]]]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import gzip, sys, time
 import numpy as np
 import torch

@@ -1,5 +1,6 @@
 # PyTorch twin of bench/lstm.lua: forward+backward of nn.LSTM (seqLen 35, batch 20, input 200,
 # hidden 200; 1 and 2 layers) on CPU. Run with Debian's python3-torch: /usr/bin/python3 bench/lstm.py [threads]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import sys, time, torch
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1

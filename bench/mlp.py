@@ -1,15 +1,12 @@
 # PyTorch twin of bench/mlp.lua: one SGD training step of a ReLU MLP (CrossEntropyLoss) per
 # configuration "784,256,128,10:64" (layer sizes:batch). Prints "<config> <seconds/step>".
 # Run with Debian's python3-torch: /usr/bin/python3 bench/mlp.py threads steps config...
-import os, sys
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
+import sys, time, torch
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 configs = sys.argv[3:] or ["784,256,128,10:64"]
-# Debian's torch calls a pthread OpenBLAS that ignores torch.set_num_threads and starts one thread
-# per core: pin it to the same thread count, or "1 thread" would run its GEMMs on every core.
-os.environ.setdefault('OPENBLAS_NUM_THREADS', str(threads))
-import time, torch  # noqa: E402 (after the environment is set)
 
 torch.set_num_threads(threads)
 

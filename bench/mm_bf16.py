@@ -1,5 +1,6 @@
 # PyTorch twin of bench/mm_bf16.lua: ms per bf16 torch.mm into an existing result, same sizes,
 # same thread count. Run with Debian's python3-torch: /usr/bin/python3 bench/mm_bf16.py [threads]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import sys, time, torch
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1

@@ -3,6 +3,7 @@
 # count; dims 0-based, keepdim=True, Bool masks. Prints "id microseconds" lines.
 # Run with Debian's python3-torch: /usr/bin/python3 bench/ops.py [threads] [id ...]
 # (ids: only those cases; bench/ops.lua names the ids its pattern selects)
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import math, sys, time
 import torch
 import torch.nn.functional as F

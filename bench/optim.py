@@ -1,5 +1,6 @@
 # PyTorch twin of bench/optim.lua: microseconds per optimizer step, same sizes, same thread count.
 # Run with Debian's python3-torch: /usr/bin/python3 bench/optim.py [threads]
+import pin_blas_threads  # noqa: F401 (first: OpenBLAS threads as argv[1])
 import sys, time, torch
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
