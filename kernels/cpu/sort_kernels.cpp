@@ -113,6 +113,10 @@ template <class T> void sort_kernel(const ReduceIter& it) {
 // through nth_element, topk(5) of 2048-long rows took 3.8x partial_sort's time, and the two meet
 // near k = 50 there).
 template <class It, class Cmp> void order_first(It begin, It end, int64_t k, Cmp cmp) {
+  if (end - begin <= 32) {  // a few items: sorting them all beats building a heap (topk(5) of 10: 697
+    std::sort(begin, end, cmp);  // instructions a row in the heap's sift-downs)
+    return;
+  }
   if (k <= 32 || k * 48 <= end - begin) {
     std::partial_sort(begin, begin + k, end, cmp);
     return;
