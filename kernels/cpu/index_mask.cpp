@@ -124,11 +124,18 @@ template <class T> void masked_copy_kernel(const PointwiseIter& it, const MaskSc
   const int64_t sm = it.strides[0][it.ndim - 1], sx = it.strides[1][it.ndim - 1];
   for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
     const T* src = reinterpret_cast<const T*>(sc.flat) + sc.counts[c];
+    const T* const end = reinterpret_cast<const T*>(sc.flat) + sc.counts[c + 1];
     for_rows_in(it, b, e, [&](int64_t n, const int64_t* off) {
       const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
       T* x = reinterpret_cast<T*>(it.data[1]) + off[1];
-      for (int64_t j = 0; j < n; ++j)
-        if (m[j * sm]) x[j * sx] = *src++;
+      // Note [Branch-free compaction], read side: each element is rewritten (itself when unmasked;
+      // the front-end's check_writable rejects tensors whose elements share memory) until the
+      // chunk's source is used up.
+      for (int64_t j = 0; j < n && src != end; ++j) {
+        const uint8_t take = m[j * sm];
+        x[j * sx] = blend(take, *src, x[j * sx]);
+        src += take != 0;
+      }
     });
   });
 }
@@ -141,7 +148,8 @@ template <class T> void masked_fill_kernel(const PointwiseIter& it) {
   for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
     T* o = reinterpret_cast<T*>(p[0]) + off[0];
     const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
-    // Note [Branch-free selects]: every element is rewritten, the unmasked ones with themselves.
+    // Note [Branch-free selects]: every element is rewritten, the unmasked ones with themselves
+    // (no two share memory: the front-end's check_writable rejects an expanded tensor).
     select_row(o, st[0][inner], m, st[1][inner], &v, 0, o, st[0][inner], n);
   });
 }

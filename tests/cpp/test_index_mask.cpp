@@ -177,7 +177,7 @@ TEST_CASE("where and maskedFill select by any non-zero mask byte", "[index][mask
 // Note [Branch-free compaction]: every element is written at its chunk's next place and the place
 // advances by the mask; random masks over several chunks (the last element of a chunk often
 // false) in ranks 1-5 (the unrolled coordinate loops and the generic one) against naive loops.
-TEST_CASE("nonzero and maskedSelect compact random masks across chunks", "[index][mask]") {
+TEST_CASE("nonzero, maskedSelect and maskedCopy compact random masks across chunks", "[index][mask]") {
   const std::vector<DimVec> shapes = {{70001}, {300, 701}, {7, 50, 41}, {3, 5, 40, 35}, {2, 3, 5, 40, 35}};
   uint32_t seed = 3;
   for (const DimVec& shape : shapes) {
@@ -197,5 +197,13 @@ TEST_CASE("nonzero and maskedSelect compact random masks across chunks", "[index
     REQUIRE(sel.numel() == int64_t(values.size()));
     for (size_t i = 0; i < coords.size(); ++i) REQUIRE(nz.data<int64_t>()[i] == coords[i]);
     for (size_t i = 0; i < values.size(); ++i) REQUIRE(sel.data<float>()[i] == values[i]);
+    // maskedCopy takes the source in order: the k-th set byte gets -(k + 1).
+    Tensor src = empty({int64_t(values.size()) + 3}, DType::f32);
+    for (int64_t k = 0; k < src.numel(); ++k) src.data<float>()[k] = -float(k + 1);
+    Tensor y = clone(x);
+    masked_copy_(y, m, src);
+    int64_t k = 0;
+    for (int64_t i = 0; i < y.numel(); ++i)
+      REQUIRE(item_at(y, i) == (item_at(m, i) != 0 ? -double(++k) : item_at(x, i)));
   }
 }
