@@ -73,14 +73,18 @@ Tensor tile(const Tensor& x, const DimVec& reps) {
   for (int i = 0; i < n; ++i) {
     const int xi = i - (n - x.dim()), ri = i - (n - reps.size());
     const int64_t s = xi >= 0 ? x.size(xi) : 1, r = ri >= 0 ? reps[ri] : 1;
+    int64_t rs = 0;
+    TOCHA_CHECK(!__builtin_mul_overflow(r, s, &rs), op, "repeating size ", s, " ", r,
+                " times overflows 64 bits (tensor of size ", shape_str(x.sizes()), ", reps ", list_str(reps, false), ")");
     shape.push_back(s);
     src_inter.push_back(1);
     src_inter.push_back(s);
     inter.push_back(r);
     inter.push_back(s);
-    out.push_back(r * s);
+    out.push_back(rs);
   }
   if (n == 0) return clone(x);  // a 0-dim tensor and no reps
+  shape_numel(out, op);         // an error naming tile when the result has too many elements
   Tensor v = reshape(reshape(x, shape), src_inter);
   return reshape(clone(expand(v, inter)), out);  // a copy even when every rep is 1
 }
@@ -129,6 +133,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy) {
     check_same_device(op, tensors[0], t);
     shape.push_back(t.numel());
   }
+  shape_numel(shape, op);  // n sizes can overflow int64: an error naming meshgrid, not expand
   // 'xy' (NumPy's Cartesian indexing): the first two tensors vary along dims 2 and 1.
   auto place = [&](int i) { return xy && n >= 2 && i < 2 ? 1 - i : i; };
   if (xy && n >= 2) std::swap(shape[0], shape[1]);
@@ -158,6 +163,8 @@ Tensor diff(const Tensor& x, int64_t n, int64_t dim, const Tensor& prepend, cons
                 ": expected the same sizes except in dimension ", d + 1);
     parts.push_back(*p);
   }
+  // n = 0 is x itself, prepend and append ignored (PyTorch and NumPy return the input there).
+  if (n == 0) return clone(x);
   Tensor r = parts.size() > 1 ? cat(parts, d) : x;
   const bool is_bool = r.dtype() == DType::b8;
   for (int64_t k = 0; k < n; ++k) {

@@ -19,7 +19,7 @@ Tensor movedim(const Tensor& x, const DimVec& source, const DimVec& destination)
 // swapped) and is an expanded view of tensors[i] (it shares its memory).
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy);
 // The n-th forward difference along dim (x[i+1] - x[i], or xor for bool), after prepend and
-// append (optional: undefined tensors) are concatenated to x along dim.
+// append (optional: undefined tensors) are concatenated to x along dim; n = 0 is a copy of x.
 Tensor diff(const Tensor& x, int64_t n, int64_t dim, const Tensor& prepend, const Tensor& append);
 
 }  // namespace tocha

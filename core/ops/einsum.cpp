@@ -1,6 +1,9 @@
 // einsum front-end (see einsum.h): the equation parser with messages that name einsum and what it
 // received, the size checks, and the contraction plan (Note [einsum plan]).
 #include "core/ops/einsum.h"
+#include <algorithm>
+#include <utility>
+#include "core/autograd/record.h"
 #include "core/error.h"
 #include "core/op_id.h"
 #include "core/ops/linalg.h"
@@ -16,7 +19,8 @@ namespace tocha {
 // Note [einsum plan]
 // einsum is a composite, so autograd and every device come from the ops it is built from:
 //  1. a label repeated within an operand takes the diagonal: one as_strided view whose stride is
-//     the sum of the repeated dims' strides;
+//     the sum of the repeated dims' strides (of a contiguous copy when the operand requires grad
+//     and its elements overlap, e.g. an expand: as_strided's gradient assumes they do not);
 //  2. operands are contracted left to right. Before each pairwise step, the labels that neither
 //     a later operand nor the output needs are summed out of each side on its own (a sum over a
 //     size-1 dim is a view), and so is a dim of size 1 that the other side broadcasts;
@@ -107,15 +111,32 @@ int find(const std::vector<int>& ids, int id) {
   return -1;
 }
 
-Tensor permuted(const Tensor& t, const DimVec& perm) {
-  for (int i = 0; i < perm.size(); ++i)
-    if (perm[i] != i) return permute(t, perm);
-  return t;
+// Whether no two elements of t share memory: its dims of size > 1, by increasing stride, each
+// step past every offset the smaller ones reach.
+bool non_overlapping(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int d = 0; d < t.dim(); ++d)
+    if (t.size(d) > 1) dims.emplace_back(t.stride(d), t.size(d));
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
 }
 
-// t with the dims of a repeated id merged into their diagonal (a view).
-Operand diagonal(const Tensor& t, const std::vector<int>& ids) {
+// t with the dims of a repeated id merged into their diagonal (a view). as_strided's gradient
+// scatters into t's memory, which is only right when t's elements do not share it: an expanded
+// or otherwise overlapping t that autograd records is copied first (its 'ii->i' gradient was
+// once summed over the expanded copies, 3 instead of 1 on a 3x3 expand).
+Operand diagonal(const Tensor& t_in, const std::vector<int>& ids) {
   Operand o;
+  bool repeats = false;
+  for (size_t d = 0; d < ids.size(); ++d)
+    for (size_t d2 = 0; d2 < d; ++d2) repeats |= ids[d2] == ids[d];
+  const bool copy = repeats && autograd::needs_record({&t_in}) && !non_overlapping(t_in);
+  const Tensor t = copy ? contiguous(t_in) : t_in;
   DimVec sizes, strides;
   for (size_t d = 0; d < ids.size(); ++d) {
     int at = find(o.ids, ids[d]);

@@ -91,7 +91,7 @@ Tensor batched_product(const Tensor& a, const Tensor& b) {
   TOCHA_CHECK(broadcast_shapes(ba, bb, &batch), kMatmul, "the batch dims of a (", shape_str(ba), ") and b (",
               shape_str(bb), ") do not broadcast (a is ", shape_str(a.sizes()), ", b is ", shape_str(b.sizes()), ")");
   const int64_t n = A.size(A.dim() - 2), k = A.size(A.dim() - 1), p = B.size(B.dim() - 1);
-  const int64_t count = shape_numel(batch);
+  const int64_t count = shape_numel(batch, kMatmul);  // broadcast batch dims can overflow int64
   Tensor r = bmm(as_batch(A, batch, count, n, k), as_batch(B, batch, count, k, p));
   DimVec shape = batch;
   if (a.dim() > 1) shape.push_back(n);
@@ -102,13 +102,13 @@ Tensor batched_product(const Tensor& a, const Tensor& b) {
 // An integer sum is an i64 tensor (Note [Reduction results]); products keep the operands' dtype.
 Tensor sum_keep_dtype(const Tensor& t, int64_t dim) { return to_dtype(sum(t, dim, true), t.dtype()); }
 
+}  // namespace
+
 Tensor permuted(const Tensor& t, const DimVec& perm) {
   for (int i = 0; i < perm.size(); ++i)
     if (perm[i] != i) return permute(t, perm);
   return t;
 }
-
-}  // namespace
 
 void check_product_dtype(const char* op, DType dt) {
   TOCHA_CHECK(dt != DType::b8, op, "no matrix product for torch.BoolTensors (convert them to a ByteTensor or a ",

@@ -20,6 +20,9 @@ void outer_out(const Tensor& out, const Tensor& a, const Tensor& b);
 // Fails for BoolTensors, which have no matrix product kernel (PyTorch has none either), with a
 // message naming op: "[matmul] no matrix product for torch.BoolTensors ...".
 void check_product_dtype(const char* op, DType dt);
+// t permuted by perm, or t itself (no view, no autograd node) when perm is the identity; shared
+// by tensordot and einsum.
+Tensor permuted(const Tensor& t, const DimVec& perm);
 
 // Sums a's dims dims_a[i] against b's dims dims_b[i] (0-based, negative from the end; equal sizes,
 // or one of them 1): a's other dims then b's other dims, in order. One mm after permute+reshape.

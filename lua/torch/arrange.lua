@@ -32,7 +32,9 @@ local function read_list(op, what, v, buf, x)
   if n > MAX_DIMS then fail(op, 'at most %d %s, got %d', MAX_DIMS, what, n) end
   for i = 1, n do
     local d = list[i]
-    if type(d) ~= 'number' or d ~= math.floor(d) then
+    -- +-inf and |d| >= 2^63 would reach the int64_t buffer as -2^63 (a shift of 1e300 rolled by
+    -- whatever that wraps to), so they fail here as PyTorch's overflow check does.
+    if type(d) ~= 'number' or d ~= math.floor(d) or d >= 2 ^ 63 or d < -2 ^ 63 then
       fail(op, '%s %d is %s, expected an integer', what, i, type(d) == 'number' and tostring(d) or 'a ' .. describe(d))
     end
     buf[i - 1] = x and cdim(op, d, x.p.ndim) or d
@@ -63,6 +65,15 @@ methods.roll = torch.roll
 function torch.tile(x, ...)
   check_tensor('tile', x, 1)
   if select('#', ...) == 0 then fail('tile', 'expected repetitions (numbers or a table), got none') end
+  -- read_sizes truncates 1.5 to 1 and the FFI wraps inf to -2^63: repetitions are checked first
+  local first = ...
+  local list = type(first) == 'table' and getmetatable(first) == nil and first or { ... }
+  for i = 1, #list do
+    local r = list[i]
+    if type(r) == 'number' and (r ~= math.floor(r) or r >= 2 ^ 63) then
+      fail('tile', 'repetition %d is %s, expected an integer', i, tostring(r))
+    end
+  end
   local n = types.read_sizes('tile', buf_a, ...)
   return (wrap(C.tocha_tile(x.p, n, buf_a)))
 end
@@ -144,10 +155,11 @@ end
 
 --- torch.diff(x [, n = 1 [, dim = -1 [, prepend [, append]]]]): the n-th forward difference of x
 --- along dim, x[i+1] - x[i] (xor for BoolTensors) applied n times, as PyTorch's torch.diff; each
---- pass makes dim one shorter (n past the size gives size 0). prepend and append (tensors of x's
---- sizes except along dim, or numbers) are concatenated to x along dim first. The options may
---- also come as a table: torch.diff(x, {n = 2, dim = 1, prepend = p}). Differentiable; x needs
---- at least one dim. x:diff(...) is the same.
+--- pass makes dim one shorter (n past the size gives size 0; n = 0 is a copy of x, prepend and
+--- append ignored, as PyTorch). prepend and append (tensors of x's sizes except along dim, or
+--- numbers) are concatenated to x along dim first. The options may also come as a table:
+--- torch.diff(x, {n = 2, dim = 1, prepend = p}). Differentiable; x needs at least one dim.
+--- x:diff(...) is the same.
 --- Example: torch.diff(torch.Tensor({1, 3, 6, 10}))
 function torch.diff(x, n, dim, prepend, append)
   check_tensor('diff', x, 1)
@@ -156,7 +168,11 @@ function torch.diff(x, n, dim, prepend, append)
     n, dim, prepend, append = n.n, n.dim, n.prepend, n.append
   end
   if n == nil then n = 1 end
-  if type(n) ~= 'number' or n ~= math.floor(n) then fail('diff', 'order n must be an integer, got %s', describe(n)) end
+  if type(n) ~= 'number' or n ~= math.floor(n) then
+    fail('diff', 'order n must be an integer, got %s', type(n) == 'number' and tostring(n) or describe(n))
+  end
+  -- any n past the size gives size 0; 1e300 or inf would wrap to -2^63 in the int64_t argument
+  if n > 2 ^ 62 then n = 2 ^ 62 end
   if x.p.ndim == 0 then fail('diff', 'expected a tensor with at least one dimension, got a 0-dim tensor') end
   local d = cdim('diff', dim == nil and -1 or dim, x.p.ndim)
   if d < 0 then d = d + x.p.ndim end

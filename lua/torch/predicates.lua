@@ -143,7 +143,11 @@ function torch.nanToNum(x, nan, posinf, neginf, extra)
   return (nan_to_num('nanToNum', x, nan, posinf, neginf, extra))
 end
 function methods.nanToNum(x, ...)
-  local r = nan_to_num('nanToNum', x, ...)
+  -- Under autograd the result is computed from a (recorded) clone: the clamp inside saves its
+  -- input for backward, and that input must not be x, which the copy below overwrites (the
+  -- backward of y:nanToNum() once failed with 'modified by an in-place operation').
+  local src = is_tensor(x) and torch._reduce_util.tracked(x) and x:clone() or x
+  local r = nan_to_num('nanToNum', src, ...)
   x:copy(r)
   return x
 end

@@ -86,6 +86,11 @@ function torch.tensordot(a, b, dims)
   if dims == nil then dims = 2 end
   if type(dims) == 'number' then
     if dims ~= math.floor(dims) then fail('tensordot', 'dims must be an integer, got %s', tostring(dims)) end
+    -- checked here: the C side takes an int, and the FFI would wrap 1e10 to a negative count
+    if dims < 0 or dims > MAX_DIMS then
+      fail('tensordot', 'cannot contract the last %s dims of a (%d dims) with the first %s of b (%d dims)',
+        tostring(dims), a.p.ndim, tostring(dims), b.p.ndim)
+    end
     return (wrap(C.tocha_tensordot(a.p, b.p, dims)))
   end
   if type(dims) ~= 'table' or getmetatable(dims) ~= nil or table.maxn(dims) ~= 2 then

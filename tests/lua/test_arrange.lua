@@ -119,6 +119,9 @@ function tests.rollErrors()
     '%[roll%] got 2 shifts {1, 2} but 1 dims {1}; expected as many of each')
   tester:assertErrorPattern(function() torch.roll(m, 1, 3) end, '%[roll%] dimension 3 out of range for a 2D tensor')
   tester:assertErrorPattern(function() torch.roll(m, 1.5) end, '%[roll%] shifts 1 is 1.5, expected an integer')
+  -- past int64 (once wrapped to -2^63 by the FFI and rolled by that)
+  tester:assertErrorPattern(function() torch.roll(m, 1e300) end, '%[roll%] shifts 1 is 1e%+300, expected an integer')
+  tester:assertErrorPattern(function() torch.roll(m, { 1, -math.huge }, { 1, 2 }) end, '%[roll%] shifts 2 is %-inf')
   tester:assertErrorPattern(function() torch.roll(m) end, '%[roll%] expected shifts')
   tester:assertErrorPattern(function() torch.roll(m, {}) end, '%[roll%] expected at least one shift')
   tester:assertErrorPattern(function() torch.roll(3, 1) end, '%[roll%] expected a tensor as argument 1, got number')
@@ -182,9 +185,15 @@ end
 function tests.tileErrors()
   local m = torch.Tensor(2, 3)
   tester:assertErrorPattern(function() m:tile(-1) end, '%[tile%] repetitions must not be negative, got {%-1}')
+  -- once truncated to 1 and wrapped to -2^63 on their way to C
+  tester:assertErrorPattern(function() m:tile(1.5) end, '%[tile%] repetition 1 is 1.5, expected an integer')
+  tester:assertErrorPattern(function() m:tile({ 2, math.huge }) end, '%[tile%] repetition 2 is inf, expected an integer')
   tester:assertErrorPattern(function() m:tile() end, '%[tile%] expected repetitions')
   tester:assertErrorPattern(function() torch.tile(torch.Tensor(1, 1, 1, 1, 1, 1, 1, 1, 1), 2) end,
     '%[tile%] at most 8 dims')
+  -- reps times sizes past 2^63 (once an unchecked int64 product) or past the element limit
+  tester:assertErrorPattern(function() m:tile(2 ^ 62) end, '%[tile%] repeating size 3 4611686018427387904 times overflows')
+  tester:assertErrorPattern(function() m:tile(2 ^ 31, 2 ^ 31) end, '%[tile%] shape .* has too many elements')
 end
 
 -- ---- movedim ---------------------------------------------------------------------------------
@@ -274,6 +283,8 @@ function tests.meshgridErrors()
   tester:assertErrorPattern(function() torch.meshgrid(a, a, 'ji') end, "%[meshgrid%] indexing must be 'ij' or 'xy', got 'ji'")
   tester:assertErrorPattern(function() torch.meshgrid() end, '%[meshgrid%] expected at least one tensor')
   tester:assertErrorPattern(function() torch.meshgrid(a, 3) end, '%[meshgrid%] expected a tensor as argument 2, got number')
+  local big = torch.ones(1):expand(2 ^ 32)  -- 2^96 grid elements: the error named expand's 'shape'
+  tester:assertErrorPattern(function() torch.meshgrid(big, big, big) end, '%[meshgrid%] shape .* has too many elements')
 end
 
 -- ---- diff ------------------------------------------------------------------------------------
@@ -307,6 +318,8 @@ function tests.diffValues()
   tester:eq(v:diff(3):totable(), { 0 })
   tester:eq(sizes(v:diff(4)), { 0 })
   tester:eq(sizes(v:diff(9)), { 0 })                        -- past the size: empty, no error
+  tester:eq(sizes(v:diff(1e300)), { 0 })                    -- once wrapped to -2^63: 'must not be negative'
+  tester:eq(v:diff({ n = 0, prepend = 0, append = 11 }):totable(), { 1, 3, 6, 10 })  -- n = 0 ignores them (PyTorch)
   local z = v:diff(0)                                       -- n = 0: a copy of x
   tester:eq(z:totable(), { 1, 3, 6, 10 })
   z:fill(0)
@@ -368,6 +381,7 @@ function tests.diffErrors()
     '%[diff%] expected a tensor with at least one dimension, got a 0%-dim tensor')
   tester:assertErrorPattern(function() m:diff(-1) end, '%[diff%] order n must not be negative, got %-1')
   tester:assertErrorPattern(function() m:diff(1.5) end, '%[diff%] order n must be an integer')
+  tester:assertErrorPattern(function() m:diff(0 / 0) end, '%[diff%] order n must be an integer, got nan')
   tester:assertErrorPattern(function() m:diff(1, 3) end, '%[diff%] dimension 3 out of range for a 2D tensor')
   tester:assertErrorPattern(function() m:diff(1, 2, torch.zeros(3, 1)) end,
     '%[diff%] prepend of size 3x1 does not fit x of size 2x3: expected the same sizes except in dimension 2')

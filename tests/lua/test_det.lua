@@ -209,6 +209,20 @@ local function cofactors(m)
   return c
 end
 
+-- No matrices, or 0 x 0 ones: det is 1 (a batch of ones) and the gradients are empty; a batch of
+-- 0 x 0 matrices once failed in backward ('cannot view 0 elements as size -1x0x0').
+function tests.emptyGradients()
+  for _, size in ipairs({ { 2, 0, 0 }, { 0, 3, 3 }, { 0, 0 }, { 2, 0, 3, 3 } }) do
+    local what = table.concat(size, 'x')
+    for _, f in ipairs({ torch.det, torch.logdet, function(x) return select(2, torch.slogdet(x)) end }) do
+      local a = D(unpack(size)):requiresGrad()
+      f(a):sum():backward()
+      tester:eq(a.grad:size():totable(), size, 'gradient of an empty ' .. what)
+    end
+  end
+  tester:eq(torch.det(D(2, 0, 0)):totable(), { 1, 1 })
+end
+
 function tests.singularGradients()
   -- rank n - 1: the gradient of det is the cofactor matrix (the adjugate transposed), not 0
   for _, m in ipairs({ { { 1, 2 }, { 2, 4 } }, { { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } },

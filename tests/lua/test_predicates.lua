@@ -258,6 +258,14 @@ function tests.nanToNumGradient()
     torch.sum(torch.cmul(y, g)):backward()
     tester:eq(w.grad:totable(), { 0, 0, 0, 4, 5 })
   end
+  -- the in-place method on a tensor with history (its backward once failed: the clamp's saved
+  -- input was the tensor the method overwrites)
+  local w = torch.DoubleTensor({ nan, 1.5, inf, -3 }):requiresGrad()
+  local y = w * 2
+  tester:assert(y:nanToNum(7) == y)
+  tester:eq(y:detach():totable(), { 7, 3, 1.7976931348623157e308, -6 })
+  torch.sum(torch.cmul(y, torch.DoubleTensor({ 1, 2, 3, 4 }))):backward()
+  tester:eq(w.grad:totable(), { 0, 4, 0, 8 })
 end
 
 function tests.cuda()

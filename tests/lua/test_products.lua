@@ -186,10 +186,10 @@ function tests.matmulErrors()
     '%[matmul%] result is a torch.LongTensor but the operands are torch.FloatTensors')
   tester:assertErrorPattern(function() torch.matmul(torch.BoolTensor(2, 3), torch.BoolTensor(3)) end,
     '%[matmul%] no matrix product for torch.BoolTensors')
-  tester:assertErrorPattern(function() torch.outer(torch.BoolTensor(2), torch.BoolTensor(3)) end,
-    '%[outer%] no matrix product for torch.BoolTensors')
-  -- raised at the caller's line
-  local ok, err = pcall(function() torch.matmul(torch.ones(2, 3), torch.ones(4, 5)) end)
+  tester:assertErrorPattern(function() torch.outer(torch.BoolTensor(2), torch.BoolTensor(3)) end, '%[outer%] no matrix product')
+  local h = torch.ones(1, 1, 1, 1):expand(2 ^ 32, 1, 1, 1)  -- a batch of 2^64 matrices: the error named 'shape'
+  tester:assertErrorPattern(function() torch.matmul(h, h:select(2, 1)) end, '%[matmul%] shape 4294967296x4294967296 has too many')
+  local ok, err = pcall(function() torch.matmul(torch.ones(2, 3), torch.ones(4, 5)) end)  -- raised at the caller's line
   tester:assert(not ok and err:find('test_products.lua:%d+: %[matmul%]'), tostring(err))
 end
 
@@ -268,7 +268,8 @@ function tests.tensordotErrors()
     '%[tensordot%] dim 2 of a has size 3 but dim 1 of b has size 4 %(a is 2x3, b is 4x5%)')
   tester:assertErrorPattern(function() torch.tensordot(a, b, 3) end,
     '%[tensordot%] cannot contract the last 3 dims of a %(size 2x3%) with the first 3 of b %(size 4x5%)')
-  tester:assertErrorPattern(function() torch.tensordot(a, b, -1) end, '%[tensordot%] cannot contract the last %-1 dims')
+  for n, p in pairs({ [-1] = '%-1', [1e10] = '10000000000' }) do  -- 1e10 was wrapped to -2^31 by the C int
+    tester:assertErrorPattern(function() torch.tensordot(a, b, n) end, '%[tensordot%] cannot contract the last ' .. p) end
   tester:assertErrorPattern(function() torch.tensordot(a, a, { { 1, 1 }, { 1, 2 } }) end,
     '%[tensordot%] dim 1 of a appears twice in the dims to contract')
   tester:assertErrorPattern(function() torch.tensordot(a, a, { { 1, 2 }, { 1 } }) end,
@@ -306,8 +307,7 @@ function tests.einsumAgainstOtherOps()
     { 'ij->', e('ij->', x), D({ x:sum() }):view({}) },
     { 'ij->i', e('ij->i', x), x:sum(2):view(3) }, { 'ij->j', e('ij->j', x), x:sum(1):view(4) },
     { 'ijk->kji', e('ijk->kji', A), A:permute(3, 2, 1) }, { 'i,i->i', e('i,i->i', v, v), torch.cmul(v, v) },
-    { 'bi,bi->b', e('bi,bi->b', x, x), torch.cmul(x, x):sum(2):view(3) },
-    { 'ij,ij->ij', e('ij,ij->ij', x, x), torch.cmul(x, x) },
+    { 'bi,bi->b', e('bi,bi->b', x, x), torch.cmul(x, x):sum(2):view(3) }, { 'ij,ij->ij', e('ij,ij->ij', x, x), torch.cmul(x, x) },
     { 'iij->j', e('iij->j', rnd(3, 3, 2):fill(1)), D({ 3, 3 }) },
     { 'ba,Ab (implicit: Aa)', e('ba,Ab', x, rnd(2, 3):fill(1)), torch.mm(D(2, 3):fill(1), x) },
     { '...ii->...i', e('...ii->...i', bd), torch.cat(torch.diag(bd[1]):view(1, 3), torch.diag(bd[2]):view(1, 3), 1) },
@@ -437,7 +437,8 @@ function tests.gradients()
   check_grad('tensordot size 1', function(a, b) return torch.tensordot(a, b, { { 2 }, { 1 } }) end, { R(2, 1), R(3, 2) })
   local e = torch.einsum
   check_grad("einsum 'bij,bjk->bik'", function(a, b) return e('bij,bjk->bik', a, b) end, { R(2, 2, 3), R(2, 3, 2) })
-  check_grad("einsum 'ii->i'", function(a) return e('ii->i', a) end, { R(3, 3) })
+  check_grad("einsum 'ii->i' (and of an expand: once 3, not 1)", function(a, v)
+    return e('ii->i', a) + e('ii->i', v:view(1, 3):expand(3, 3)) end, { R(3, 3), R(3) })
   check_grad("einsum 'ii'", function(a) return e('ii', a) end, { R(3, 3) })
   check_grad("einsum 'ij->ji'", function(a) return e('ij->ji', a) end, { R(2, 3) })
   check_grad("einsum 'i,j->ij'", function(a, b) return e('i,j->ij', a, b) end, { R(2), R(3) })

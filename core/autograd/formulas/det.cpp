@@ -44,9 +44,11 @@ Tensor adjugate_t_singular(const Tensor& a) {
 // For each matrix k of A (..., n, n): matrix(k, a, singular) with singular = singular_flags[k].
 template <class F> Tensor per_matrix(const Tensor& A, const Tensor& flags_host, F&& matrix) {
   const int64_t n = A.size(A.dim() - 1);
+  // No matrices (a batch dim of 0) or 0 x 0 ones: an empty gradient; reshape cannot infer -1
+  // from 0 elements, so a batch of 0 x 0 matrices must not reach it.
+  if (A.numel() == 0) return zeros_like(A);
   if (A.dim() == 2) return matrix(A, item_at(flags_host, 0) != 0);
   Tensor flat = reshape(A, DimVec{-1, n, n});
-  if (flat.size(0) == 0) return zeros_like(A);
   std::vector<Tensor> parts;
   for (int64_t k = 0; k < flat.size(0); ++k) parts.push_back(matrix(select(flat, 0, k), item_at(flags_host, k) != 0));
   return reshape(stack(parts, 0), A.sizes());
