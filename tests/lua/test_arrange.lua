@@ -194,6 +194,9 @@ function tests.tileErrors()
   -- reps times sizes past 2^63 (once an unchecked int64 product) or past the element limit
   tester:assertErrorPattern(function() m:tile(2 ^ 62) end, '%[tile%] repeating size 3 4611686018427387904 times overflows')
   tester:assertErrorPattern(function() m:tile(2 ^ 31, 2 ^ 31) end, '%[tile%] shape .* has too many elements')
+  -- Torch7's repeatTensor is tile with one count per dim at least, its errors in its own name
+  tester:assertErrorPattern(function() m:repeatTensor(2) end, '%[repeatTensor%] got 1 repeat counts for a 2D tensor')
+  tester:assertErrorPattern(function() m:repeatTensor(2, -1) end, '%[repeatTensor%] repeat count 2 is negative %(%-1%)')
 end
 
 -- ---- movedim ---------------------------------------------------------------------------------
@@ -399,6 +402,7 @@ function tests.gradients()
   check('roll transposed', function(t) return t:t():roll(2, 1) end, { rnd(3, 4) })
   check('tile', function(t) return t:tile(2, 3) end, { rnd(2, 3) })
   check('tile new dims', function(t) return t:tile(2, 1, 2) end, { rnd(3) })
+  check('repeatTensor', function(t) return t:repeatTensor(2, 1, 3) end, { rnd(2, 3) })  -- tile inside
   check('diff', function(t) return t:diff() end, { rnd(3, 4) })
   check('diff n=2 dim 1', function(t) return t:diff(2, 1) end, { rnd(4, 3) })
   check('diff prepend append', function(t, p, a) return t:diff(1, 2, p, a) end, { rnd(2, 3), rnd(2, 1), rnd(2, 2) })
