@@ -100,7 +100,10 @@ template <class R, class T> void copy_loop(const PointwiseIter& it) {
   if (it.contiguous && it.strides[1][0] == 1) {
     R* o = reinterpret_cast<R*>(it.data[0]);
     const T* a = reinterpret_cast<const T*>(it.data[1]);
-    parallel_for(it.numel, kGrainSize * 4, [&](int64_t b, int64_t e) { copy_contig(o + b, a + b, e - b); });
+    // A plain memcpy is bound by memory bandwidth early, a conversion by the cores: it splits at
+    // the usual grain (float -> half of 256x256 at two threads: 24.9 us on one, PyTorch 10.5).
+    const int64_t grain = std::is_same<R, T>::value ? kGrainSize * 4 : kGrainSize;
+    parallel_for(it.numel, grain, [&](int64_t b, int64_t e) { copy_contig(o + b, a + b, e - b); });
     return;
   }
   if (copy_transposed<R, T>(it)) return;

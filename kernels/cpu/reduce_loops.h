@@ -243,7 +243,13 @@ template <class Op, class T, class R> void reduce_kernel(const ReduceIter& it, c
   const bool contiguous_rows = it.rstrides[0][it.rdim - 1] == 1;
   const bool columns = !contiguous_rows && it.ndim > 0 && it.strides[0][it.ndim - 1] == 1 && n_red > 1;
   const int64_t row_len = columns ? it.shape[it.ndim - 1] : 1;
-  const int64_t width = columns ? std::min(row_len, kMaxBlock) : 1;
+  int64_t width = columns ? std::min(row_len, kMaxBlock) : 1;
+  // Few wide blocks (one 256-wide block for a 256x256 max along dim 1) would leave threads idle:
+  // halve the blocks while each still holds a grain of work. A column's result does not depend on
+  // the block it is in (each folds its rows in order), so neither do the results on this choice.
+  if (columns)
+    while (width >= 128 && it.n_out / row_len * ((row_len + width - 1) / width) < 8 && n_red * width >= 2 * kGrainSize)
+      width /= 2;
   const int64_t blocks_per_row = (row_len + width - 1) / width;
   const int64_t n_units = columns ? it.n_out / row_len * blocks_per_row : it.n_out;
   int64_t chunk = n_red;

@@ -190,6 +190,25 @@ TEST_CASE("large reductions split across threads stay accurate and deterministic
       }
     }
   }
+  // Column blocks are halved while few (a 256x256 reduction along dim 1 runs as two 128-wide
+  // blocks, a 130x1000 one as 500-wide ones): every output against its reference, at 1 and 2 threads.
+  for (DimVec shape : {DimVec{256, 256}, DimVec{130, 1000}, DimVec{64, 3, 700}}) {
+    Tensor a = make_input(shape, DType::f32, 13);
+    auto refs = slices(a, 0);
+    const int saved = tocha_get_num_threads();
+    for (int t : {1, 2}) {
+      tocha_set_num_threads(t);
+      Tensor s = sum(a, 0, true);
+      ValuesIndices mn = min(a, 0, true, 0);
+      for (size_t i = 0; i < refs.size(); ++i) {
+        auto& r = refs[i];
+        if (!close(item_at(s, int64_t(i)), ref_reduce({OpId::sum, 0}, r), 1e-6)) FAIL_CHECK(shape_str(shape) << " sum " << i);
+        if (item_at(mn.indices, int64_t(i)) != double(std::min_element(r.begin(), r.end()) - r.begin()))
+          FAIL_CHECK(shape_str(shape) << " min " << i);
+      }
+    }
+    tocha_set_num_threads(saved);
+  }
   Tensor big = make_input({1 << 20}, DType::f32, 5);
   int threads = tocha_get_num_threads();
   tocha_set_num_threads(1);
