@@ -45,6 +45,23 @@ template <class F> void for_chunks(const PointwiseIter& it, const MaskScan& sc, 
   });
 }
 
+// Whether elements of operand k may share memory: check_writable rejects expanded tensors only,
+// not asStrided or unfold views. A sufficient test for no overlap: with the dims ordered by
+// stride, each stride passes the span of the smaller dims.
+bool may_overlap(const PointwiseIter& it, int k) {
+  int dims[kMaxDims], n = 0;
+  for (int d = 0; d < it.ndim; ++d)
+    if (it.shape[d] > 1) dims[n++] = d;
+  auto stride = [&](int d) { return it.strides[k][d] < 0 ? -it.strides[k][d] : it.strides[k][d]; };
+  std::sort(dims, dims + n, [&](int a, int b) { return stride(a) < stride(b); });
+  int64_t span = 0;  // the largest offset the dims so far reach
+  for (int i = 0; i < n; ++i) {
+    if (stride(dims[i]) <= span) return true;
+    span += (it.shape[dims[i]] - 1) * stride(dims[i]);
+  }
+  return false;
+}
+
 // nonzero's write pass over chunk c (elements [b, e)): the coordinates, in the caller's
 // (uncoalesced) shape, of the non-zero elements; kNd is that shape's rank, or 0 for any rank.
 template <class T, int kNd> void write_coords(const PointwiseIter& it, const MaskScan& sc, int64_t c, int64_t b, int64_t e) {
@@ -122,6 +139,16 @@ template <class T> void masked_select_kernel(const PointwiseIter& it, const Mask
 
 template <class T> void masked_copy_kernel(const PointwiseIter& it, const MaskScan& sc) {
   const int64_t sm = it.strides[0][it.ndim - 1], sx = it.strides[1][it.ndim - 1];
+  if (may_overlap(it, 1)) {  // rewriting an unmasked element could undo a masked one's write:
+    const T* src = reinterpret_cast<const T*>(sc.flat);  // only the masked ones, in order, on one thread
+    for_rows_in(it, 0, it.numel, [&](int64_t n, const int64_t* off) {
+      const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
+      T* x = reinterpret_cast<T*>(it.data[1]) + off[1];
+      for (int64_t j = 0; j < n; ++j)
+        if (m[j * sm]) x[j * sx] = *src++;
+    });
+    return;
+  }
   for_chunks(it, sc, [&](int64_t c, int64_t b, int64_t e) {
     const T* src = reinterpret_cast<const T*>(sc.flat) + sc.counts[c];
     const T* const end = reinterpret_cast<const T*>(sc.flat) + sc.counts[c + 1];
@@ -129,8 +156,8 @@ template <class T> void masked_copy_kernel(const PointwiseIter& it, const MaskSc
       const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[0]) + off[0];
       T* x = reinterpret_cast<T*>(it.data[1]) + off[1];
       // Note [Branch-free compaction], read side: each element is rewritten (itself when unmasked;
-      // the front-end's check_writable rejects tensors whose elements share memory) until the
-      // chunk's source is used up.
+      // tensors whose elements may share memory took the loop above) until the chunk's source is
+      // used up.
       for (int64_t j = 0; j < n && src != end; ++j) {
         const uint8_t take = m[j * sm];
         x[j * sx] = blend(take, *src, x[j * sx]);
@@ -145,11 +172,21 @@ template <class T> void masked_fill_kernel(const PointwiseIter& it) {
   if (it.numel == 0) return;
   T v;
   std::memcpy(&v, it.data[2], sizeof(T));
+  if (may_overlap(it, 0)) {  // as in masked_copy_kernel: only the masked elements, on one thread
+    for_rows_in(it, 0, it.numel, [&](int64_t n, const int64_t* off) {
+      T* o = reinterpret_cast<T*>(it.data[0]) + off[0];
+      const uint8_t* m = reinterpret_cast<const uint8_t*>(it.data[1]) + off[1];
+      const int64_t so = it.strides[0][it.ndim - 1], sm = it.strides[1][it.ndim - 1];
+      for (int64_t j = 0; j < n; ++j)
+        if (m[j * sm]) o[j * so] = v;
+    });
+    return;
+  }
   for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
     T* o = reinterpret_cast<T*>(p[0]) + off[0];
     const uint8_t* m = reinterpret_cast<const uint8_t*>(p[1]) + off[1];
     // Note [Branch-free selects]: every element is rewritten, the unmasked ones with themselves
-    // (no two share memory: the front-end's check_writable rejects an expanded tensor).
+    // (no two share memory: those that may took the loop above).
     select_row(o, st[0][inner], m, st[1][inner], &v, 0, o, st[0][inner], n);
   });
 }

@@ -244,16 +244,20 @@ template <class Op, class T, class R> void reduce_kernel(const ReduceIter& it, c
   const bool columns = !contiguous_rows && it.ndim > 0 && it.strides[0][it.ndim - 1] == 1 && n_red > 1;
   const int64_t row_len = columns ? it.shape[it.ndim - 1] : 1;
   int64_t width = columns ? std::min(row_len, kMaxBlock) : 1;
+  // The chunks of the reduced dims are chosen from the full blocks, before the halving below: they
+  // set the order of a column's sums, which must not change with the blocks.
+  const int64_t full_width = width;
+  const int64_t full_units = columns ? it.n_out / row_len * ((row_len + width - 1) / width) : it.n_out;
+  int64_t chunk = n_red;
+  if (full_units < 64 && n_red * full_width > 2 * kChunk) chunk = std::max<int64_t>(kChunk / full_width, 1);
   // Few wide blocks (one 256-wide block for a 256x256 max along dim 1) would leave threads idle:
   // halve the blocks while each still holds a grain of work. A column's result does not depend on
-  // the block it is in (each folds its rows in order), so neither do the results on this choice.
+  // the block it is in (each folds its rows in order, chunked as above), so neither do the results.
   if (columns)
     while (width >= 128 && it.n_out / row_len * ((row_len + width - 1) / width) < 8 && n_red * width >= 2 * kGrainSize)
       width /= 2;
   const int64_t blocks_per_row = (row_len + width - 1) / width;
   const int64_t n_units = columns ? it.n_out / row_len * blocks_per_row : it.n_out;
-  int64_t chunk = n_red;
-  if (n_units < 64 && n_red * width > 2 * kChunk) chunk = std::max<int64_t>(kChunk / width, 1);
   const int64_t n_chunks = n_red > chunk ? (n_red + chunk - 1) / chunk : 1;
   const int64_t grain = std::max<int64_t>(kGrainSize / std::max<int64_t>(width * std::min(chunk, n_red), 1), 1);
   const int64_t s1 = it.ndim > 0 ? it.strides[1][it.ndim - 1] : 0;

@@ -3,6 +3,7 @@
 // span several scan chunks.
 #include "core/ops/index_mask.h"
 #include "test_index_util.h"
+#include "tocha.h"
 
 using namespace tocha;
 using namespace index_test;
@@ -206,4 +207,34 @@ TEST_CASE("nonzero, maskedSelect and maskedCopy compact random masks across chun
     for (int64_t i = 0; i < y.numel(); ++i)
       REQUIRE(item_at(y, i) == (item_at(m, i) != 0 ? -double(++k) : item_at(x, i)));
   }
+}
+
+// Notes [Branch-free selects] and [Branch-free compaction]: maskedFill and maskedCopy rewrite the
+// unmasked elements with themselves only where no two elements share memory. An asStrided view
+// whose row 1 is row 0 shifted by one (check_writable accepts it) takes the masked elements only,
+// in order, on one thread: at two threads a rewrite of row 0 could undo row 1's writes.
+TEST_CASE("maskedFill and maskedCopy of overlapping views write only the masked elements", "[index][mask]") {
+  const int64_t n = 1 << 20;
+  Tensor rows1 = zeros({2, n}, DType::u8), both = zeros({2, n}, DType::u8), src = empty({2 * n}, DType::f32);
+  for (int64_t i = 0; i < 2 * n; ++i) {
+    rows1.data<uint8_t>()[i] = i >= n;
+    both.data<uint8_t>()[i] = 1;
+    src.data<float>()[i] = float(i + 1);
+  }
+  const int saved = tocha_get_num_threads();
+  tocha_set_num_threads(std::max(2, saved));
+  for (int rep = 0; rep < 3; ++rep) {
+    Tensor x = zeros({n + 1}, DType::f32), y = zeros({n + 1}, DType::f32), z = zeros({n + 1}, DType::f32);
+    masked_fill_(as_strided(x, {2, n}, {1, 1}, 0), rows1, 5);
+    masked_copy_(as_strided(y, {2, n}, {1, 1}, 0), rows1, src);
+    masked_copy_(as_strided(z, {2, n}, {1, 1}, 0), both, src);  // row 1's values written last
+    int64_t bad = 0;
+    for (int64_t i = 0; i <= n; ++i) {
+      bad += x.data<float>()[i] != (i == 0 ? 0.0f : 5.0f);
+      bad += y.data<float>()[i] != (i == 0 ? 0.0f : float(i));
+      bad += z.data<float>()[i] != (i == 0 ? 1.0f : float(n + i));
+    }
+    CHECK(bad == 0);
+  }
+  tocha_set_num_threads(saved);
 }

@@ -311,3 +311,32 @@ TEST_CASE("radix-sorted slices keep the comparison sort's order", "[reduce][sort
     }
   }
 }
+
+// Column reductions halve their blocks while few (reduce_kernel), but the reduced dim's chunks
+// keep the full blocks' size, so a column's order of sums does not change: a 1024x1024 f64 sum
+// along dim 1 adds each column in chunks of 128 rows (kChunk / 1024), then the chunks in order.
+TEST_CASE("column sums keep their chunks when the blocks are halved", "[reduce]") {
+  const int64_t n = 1024, chunk = 128;
+  Tensor a = empty({n, n}, DType::f64);
+  uint64_t s = 7;
+  for (int64_t i = 0; i < a.numel(); ++i) {  // not exact in any order of sums
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    a.data<double>()[i] = double(s >> 11) / double(1ull << 53) - 0.3;
+  }
+  std::vector<double> want(size_t(n), 0.0);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t c = 0; c < n; c += chunk) {
+      double part = 0;
+      for (int64_t i = c; i < c + chunk; ++i) part += a.data<double>()[i * n + j];
+      want[size_t(j)] = c == 0 ? part : want[size_t(j)] + part;
+    }
+  const int saved = tocha_get_num_threads();
+  for (int t : {1, 2}) {
+    tocha_set_num_threads(t);
+    Tensor got = sum(a, 0, false);
+    int64_t bad = 0;
+    for (int64_t j = 0; j < n; ++j) bad += got.data<double>()[j] != want[size_t(j)];
+    CHECK(bad == 0);
+  }
+  tocha_set_num_threads(saved);
+}
