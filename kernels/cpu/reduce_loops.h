@@ -119,8 +119,9 @@ constexpr int kWideLanes = 32;
 // Note [Short runs]: the vector folds of a run (wide_sum, extreme_run and the first position)
 // pay ~130-160 instructions of set-up, lane merging and remainder loops per run, whatever its
 // length: a 64x10 sum or max along the last dim spent more there than PyTorch's whole call
-// (sum 2.8 us against 1.8, max with indices 6.6 against 2.6). Runs shorter than kShortRun are
-// plain loops of the functor's reduce(), which give the same results.
+// (sum 2.8 us against 1.8, max with indices 6.6 against 2.6). Runs shorter than kShortRun (max,
+// min) or kWideLanes (the wide sums and products) are plain loops of the functor's reduce(), which
+// give the same results.
 constexpr int64_t kShortRun = 16;
 // NaN tests, max/min's identity (worst) and order (better) are the device-shared ones.
 using reduce::better;
