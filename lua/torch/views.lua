@@ -222,6 +222,7 @@ function methods.repeatTensor(t, ...)
   check_tensor('repeatTensor', t, 1)
   local n = types.read_sizes('repeatTensor', dims_a, ...)
   if n < t:dim() then fail('repeatTensor', 'got %d repeat counts for a %dD tensor', n, t:dim()) end
+  if n > 8 then fail('repeatTensor', 'at most 8 repeat counts, got %d', n) end  -- tile's limit
   for i = 0, n - 1 do
     if dims_a[i] < 0 then fail('repeatTensor', 'repeat count %d is negative (%d)', i + 1, tonumber(dims_a[i])) end
   end

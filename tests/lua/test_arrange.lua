@@ -197,6 +197,8 @@ function tests.tileErrors()
   -- Torch7's repeatTensor is tile with one count per dim at least, its errors in its own name
   tester:assertErrorPattern(function() m:repeatTensor(2) end, '%[repeatTensor%] got 1 repeat counts for a 2D tensor')
   tester:assertErrorPattern(function() m:repeatTensor(2, -1) end, '%[repeatTensor%] repeat count 2 is negative %(%-1%)')
+  tester:assertErrorPattern(function() m:repeatTensor(1, 1, 1, 1, 1, 1, 1, 1, 1) end,
+    '%[repeatTensor%] at most 8 repeat counts, got 9')
 end
 
 -- ---- movedim ---------------------------------------------------------------------------------
