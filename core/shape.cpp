@@ -1,5 +1,6 @@
 // Shape helpers. See shape.h.
 #include "core/shape.h"
+#include <algorithm>
 
 namespace tocha {
 
@@ -33,6 +34,29 @@ std::string shape_str(const DimVec& sizes) {
     s += std::to_string(sizes[i]);
   }
   return s;
+}
+
+std::string list_str(const DimVec& v, bool dims) {
+  std::string s = "{";
+  for (int i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims && v[i] >= 0 ? v[i] + 1 : v[i]);
+  }
+  return s + "}";
+}
+
+bool may_overlap(int ndim, const int64_t* sizes, const int64_t* strides) {
+  int dims[kMaxDims], n = 0;
+  for (int d = 0; d < ndim; ++d)
+    if (sizes[d] > 1) dims[n++] = d;
+  auto stride = [&](int d) { return strides[d] < 0 ? -strides[d] : strides[d]; };
+  std::sort(dims, dims + n, [&](int a, int b) { return stride(a) < stride(b); });
+  int64_t span = 0;  // the largest offset the dims so far reach
+  for (int i = 0; i < n; ++i) {
+    if (stride(dims[i]) <= span) return true;
+    span += (sizes[dims[i]] - 1) * stride(dims[i]);
+  }
+  return false;
 }
 
 bool broadcast_shapes(const DimVec& a, const DimVec& b, DimVec* out) {

@@ -56,6 +56,13 @@ int64_t shape_numel(const DimVec& sizes, const char* op = "shape");
 DimVec contiguous_strides(const DimVec& sizes);
 // "2x3", "" for a 0-dim tensor shows as "[]" ... format used in every error message.
 std::string shape_str(const DimVec& sizes);
+// A list as the user wrote it, "{1, -1}"; with dims, entries >= 0 shown 1-based (messages count
+// dims from 1, negative dims stay as written).
+std::string list_str(const DimVec& v, bool dims);
+// Whether two elements of a view (sizes, strides) may share memory. False means they cannot: with
+// its dims of size > 1 ordered by |stride|, each stride passes the span of the smaller dims.
+// Expanded tensors (stride 0) and asStrided/unfold views that overlap give true.
+bool may_overlap(int ndim, const int64_t* sizes, const int64_t* strides);
 // NumPy broadcasting of two shapes; returns false if they do not broadcast.
 bool broadcast_shapes(const DimVec& a, const DimVec& b, DimVec* out);
 // Strides that view a tensor (sizes, strides) as the broadcast shape `to` (0 stride on expanded dims).

@@ -11,13 +11,6 @@ namespace tocha {
 
 namespace {
 
-// A dim list as the user wrote it, 1-based like the rest of the messages: "{1, -1}".
-std::string list_str(const DimVec& v, bool dims) {
-  std::string s = "{";
-  for (int i = 0; i < v.size(); ++i) s += str_cat(i ? ", " : "", dims && v[i] >= 0 ? v[i] + 1 : v[i]);
-  return s + "}";
-}
-
 // x shifted by s places along d, through one cat of its two parts (a wrapped copy).
 Tensor roll_dim(const Tensor& x, int64_t s, int d) {
   const int64_t n = x.size(d);
@@ -59,9 +52,8 @@ Tensor roll(const Tensor& x, const DimVec& shifts, const DimVec& dims) {
 
 // Note [tile as expand]
 // tile views x as (1, s1, 1, s2, ...), expands that to (r1, s1, r2, s2, ...) and copies it
-// contiguous as (r1*s1, r2*s2, ...): Torch7's repeatTensor (lua/torch/views.lua) does the same
-// copy into a fresh tensor, but unrecorded; here reshape's copy is recorded, so the gradient is
-// the expand's (a sum over the repeats).
+// contiguous as (r1*s1, r2*s2, ...), a recorded copy, so the gradient is the expand's (a sum over
+// the repeats). Torch7's repeatTensor (lua/torch/views.lua) is this with its own count rule.
 Tensor tile(const Tensor& x, const DimVec& reps) {
   const char* op = "tile";
   for (int i = 0; i < reps.size(); ++i)

@@ -2,7 +2,6 @@
 // received, the size checks, and the contraction plan (Note [einsum plan]).
 #include "core/ops/einsum.h"
 #include <algorithm>
-#include <utility>
 #include "core/autograd/record.h"
 #include "core/error.h"
 #include "core/op_id.h"
@@ -111,21 +110,6 @@ int find(const std::vector<int>& ids, int id) {
   return -1;
 }
 
-// Whether no two elements of t share memory: its dims of size > 1, by increasing stride, each
-// step past every offset the smaller ones reach.
-bool non_overlapping(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
-  for (int d = 0; d < t.dim(); ++d)
-    if (t.size(d) > 1) dims.emplace_back(t.stride(d), t.size(d));
-  std::sort(dims.begin(), dims.end());
-  int64_t reach = 0;
-  for (const auto& [stride, size] : dims) {
-    if (stride <= reach) return false;
-    reach += stride * (size - 1);
-  }
-  return true;
-}
-
 // t with the dims of a repeated id merged into their diagonal (a view). as_strided's gradient
 // scatters into t's memory, which is only right when t's elements do not share it: an expanded
 // or otherwise overlapping t that autograd records is copied first (its 'ii->i' gradient was
@@ -135,7 +119,7 @@ Operand diagonal(const Tensor& t_in, const std::vector<int>& ids) {
   bool repeats = false;
   for (size_t d = 0; d < ids.size(); ++d)
     for (size_t d2 = 0; d2 < d; ++d2) repeats |= ids[d2] == ids[d];
-  const bool copy = repeats && autograd::needs_record({&t_in}) && !non_overlapping(t_in);
+  const bool copy = repeats && autograd::needs_record({&t_in}) && may_overlap(t_in.dim(), t_in.sizes().data(), t_in.strides().data());
   const Tensor t = copy ? contiguous(t_in) : t_in;
   DimVec sizes, strides;
   for (size_t d = 0; d < ids.size(); ++d) {

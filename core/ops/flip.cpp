@@ -18,13 +18,6 @@ namespace tocha {
 
 namespace {
 
-// The dims as the user wrote them, 1-based like the rest of the messages: "{1, -1}".
-std::string dims_str(const DimVec& dims) {
-  std::string s = "{";
-  for (int i = 0; i < dims.size(); ++i) s += str_cat(i ? ", " : "", dims[i] >= 0 ? dims[i] + 1 : dims[i]);
-  return s + "}";
-}
-
 // n-1, n-2, ..., 0 on x's device.
 Tensor reversed_indices(int64_t n, Device device) {
   Tensor idx = empty({n}, DType::i64);
@@ -41,7 +34,7 @@ Tensor flip(const Tensor& x, const DimVec& dims) {
   DimVec wrapped;
   for (int i = 0; i < dims.size(); ++i) {
     int d = wrap_dim(dims[i], x.dim(), op);  // a 0-dim tensor accepts 0 / -1, like PyTorch
-    TOCHA_CHECK(!seen[d], op, "dimension ", d + 1, " appears more than once in dims ", dims_str(dims),
+    TOCHA_CHECK(!seen[d], op, "dimension ", d + 1, " appears more than once in dims ", list_str(dims, true),
                 " (tensor of size ", shape_str(x.sizes()), ")");
     seen[d] = true;
     wrapped.push_back(d);

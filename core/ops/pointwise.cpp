@@ -110,6 +110,15 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
               a.device().str(), " and ", b.device().str());
 }
 
+Tensor binary_operand(const char* op, const Tensor& a, const Tensor& b, DimVec* shape) {
+  check_same_device(op, a, b);
+  if (broadcast_shapes(a.sizes(), b.sizes(), shape)) return b;
+  TOCHA_CHECK(a.numel() == b.numel(), op, "sizes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
+              " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b.numel(), ")");
+  *shape = a.sizes();
+  return reshape(b, a.sizes());
+}
+
 void check_writable(const char* op, const Tensor& out) {
   for (int d = 0; d < out.dim(); ++d)
     TOCHA_CHECK(out.stride(d) != 0 || out.size(d) <= 1, op, "cannot write into a tensor whose elements "
@@ -281,16 +290,9 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
   }
   check_binary_op(op);
   const char* name = op_name(op);
-  check_same_device(name, a, b_in);
   // Torch7's same-element-count rule reshapes b; that reshape is part of the differentiable path.
-  Tensor b = b_in;
   DimVec shape;
-  if (!broadcast_shapes(a.sizes(), b.sizes(), &shape)) {
-    TOCHA_CHECK(a.numel() == b.numel(), name, "sizes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
-                " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b.numel(), ")");
-    b = reshape(b, a.sizes());
-    shape = a.sizes();
-  }
+  const Tensor b = binary_operand(name, a, b_in, &shape);
   Recorder rec(op, out, {&a, &b}, 0);
   Tensor r;
   {

@@ -49,6 +49,10 @@ Tensor clone(const Tensor& a);
 
 // Shared checks.
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// b as the second operand of the binary op `op` with a: on a's device, and broadcasting with a or,
+// by Torch7's rule, holding as many elements (then reshaped, recorded, to a's size); *shape gets
+// the result's shape.
+Tensor binary_operand(const char* op, const Tensor& a, const Tensor& b, DimVec* shape);
 // An output that several elements alias (a 0 stride on a dim of size > 1) cannot be written.
 void check_writable(const char* op, const Tensor& out);
 // Whether writing out while reading in needs a temporary (partial overlap).

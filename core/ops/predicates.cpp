@@ -46,15 +46,10 @@ double finite_max(DType dt) {
 // A ByteTensor of x's size filled with v: the answer of a predicate for a dtype without NaN or inf.
 Tensor constant_mask(const Tensor& x, double v) { return full(x.sizes(), v, DType::u8, x.device()); }
 
-// b as the second operand of a binary op named op: same device, and a size that broadcasts with
-// a's or, by Torch7's rule, holds as many elements (then viewed with a's size).
-Tensor second_operand(const char* op, const Tensor& a, const Tensor& b) {
-  check_same_device(op, a, b);
+// b beside a in the binary op op (binary_operand: broadcasting, or Torch7's element count).
+Tensor operand(const char* op, const Tensor& a, const Tensor& b) {
   DimVec shape;
-  if (broadcast_shapes(a.sizes(), b.sizes(), &shape)) return b;
-  TOCHA_CHECK(a.numel() == b.numel(), op, "sizes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
-              " do not broadcast and have different numbers of elements (", a.numel(), " vs ", b.numel(), ")");
-  return reshape(b, a.sizes());
+  return binary_operand(op, a, b, &shape);
 }
 
 Tensor truth(const Tensor& x) { return binary(OpId::ne, x, Scalar(0.0)); }
@@ -97,19 +92,19 @@ Tensor logical_not(const Tensor& x) {
 }
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
-  Tensor b2 = second_operand("logicalAnd", a, b);
+  Tensor b2 = operand("logicalAnd", a, b);
   autograd::GradModeGuard no_grad(false);
   return binary(OpId::mul, truth(a), truth(b2));
 }
 
 Tensor logical_or(const Tensor& a, const Tensor& b) {
-  Tensor b2 = second_operand("logicalOr", a, b);
+  Tensor b2 = operand("logicalOr", a, b);
   autograd::GradModeGuard no_grad(false);
   return binary(OpId::cmax, truth(a), truth(b2));
 }
 
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
-  Tensor b2 = second_operand("logicalXor", a, b);
+  Tensor b2 = operand("logicalXor", a, b);
   autograd::GradModeGuard no_grad(false);
   return binary(OpId::ne, truth(a), truth(b2));
 }
@@ -119,7 +114,7 @@ namespace {
 Tensor isclose_impl(const char* op, const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   TOCHA_CHECK(rtol >= 0, op, "rtol must be a number >= 0, got ", rtol);
   TOCHA_CHECK(atol >= 0, op, "atol must be a number >= 0, got ", atol);
-  Tensor b2 = second_operand(op, a, b);
+  Tensor b2 = operand(op, a, b);
   autograd::GradModeGuard no_grad(false);
   Tensor close = binary(OpId::eq, a, b2);  // also an inf with the same inf
   if (equal_nan) close = binary(OpId::cmax, close, binary(OpId::mul, isnan(a), isnan(b2)));

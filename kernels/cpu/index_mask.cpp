@@ -45,22 +45,9 @@ template <class F> void for_chunks(const PointwiseIter& it, const MaskScan& sc, 
   });
 }
 
-// Whether elements of operand k may share memory: check_writable rejects expanded tensors only,
-// not asStrided or unfold views. A sufficient test for no overlap: with the dims ordered by
-// stride, each stride passes the span of the smaller dims.
-bool may_overlap(const PointwiseIter& it, int k) {
-  int dims[kMaxDims], n = 0;
-  for (int d = 0; d < it.ndim; ++d)
-    if (it.shape[d] > 1) dims[n++] = d;
-  auto stride = [&](int d) { return it.strides[k][d] < 0 ? -it.strides[k][d] : it.strides[k][d]; };
-  std::sort(dims, dims + n, [&](int a, int b) { return stride(a) < stride(b); });
-  int64_t span = 0;  // the largest offset the dims so far reach
-  for (int i = 0; i < n; ++i) {
-    if (stride(dims[i]) <= span) return true;
-    span += (it.shape[dims[i]] - 1) * stride(dims[i]);
-  }
-  return false;
-}
+// Whether elements of operand k may share memory (core/shape.h): check_writable rejects expanded
+// tensors only, not asStrided or unfold views.
+bool may_overlap(const PointwiseIter& it, int k) { return tocha::may_overlap(it.ndim, it.shape, it.strides[k]); }
 
 // nonzero's write pass over chunk c (elements [b, e)): the coordinates, in the caller's
 // (uncoalesced) shape, of the non-zero elements; kNd is that shape's rank, or 0 for any rank.

@@ -90,26 +90,6 @@ typename Op::acc_t reduce_contiguous(const Op& op, const T* p, int64_t n, int64_
   return acc;
 }
 
-// fold(acc, map(x)) over n contiguous elements with kLanes lanes, merged with fold: the building
-// block of the reduce_segment hooks (a vectorized max, sum of squares, sum of exp...).
-template <class A, class T, class Map, class Fold>
-A lane_fold(const T* p, int64_t n, A init, const Map& map, const Fold& fold) {
-  A lanes[kLanes];
-  for (int l = 0; l < kLanes; ++l) lanes[l] = init;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-#pragma GCC unroll 8
-    for (int l = 0; l < kLanes; ++l) lanes[l] = fold(lanes[l], map(A(opmath_t<T>(p[i + l]))));
-  }
-#pragma GCC unroll 3
-  for (int w = kLanes / 2; w > 0; w /= 2) {
-#pragma GCC unroll 4
-    for (int l = 0; l < w; ++l) lanes[l] = fold(lanes[l], lanes[l + w]);
-  }
-  for (; i < n; ++i) lanes[0] = fold(lanes[0], map(A(opmath_t<T>(p[i]))));
-  return lanes[0];
-}
-
 // Note [Wide sum lanes]: a contiguous floating sum folded into reduce_contiguous's 8 lanes, in
 // the baseline x86-64 code the reduction loops are built for: one double add per lane in flight,
 // 9 us for 256x256 floats (PyTorch: 3). Here 32 lanes in the SIMD clones (four AVX-512 vectors of
@@ -170,29 +150,41 @@ struct WidePlus {
 struct WideTimes {
   template <class A> A operator()(A a, A b) const { return a * b; }
 };
-template <class A, class T, class Map, class Fold>
-TOCHA_SIMD_CLONES A wide_fold(const T* p, int64_t n, Map map, Fold fold, A init) {
-  if (n < kWideLanes) {  // Note [Short runs]; the same order as the lanes below would give
-    A acc = init;
-    for (int64_t i = 0; i < n; ++i) acc = fold(acc, map(A(opmath_t<T>(p[i]))));
-    return acc;
-  }
-  A lanes[kWideLanes];
-  for (int l = 0; l < kWideLanes; ++l) lanes[l] = init;
+// fold(acc, map(x)) over n contiguous elements in kN lanes, merged with fold; init is fold's
+// identity. Runs shorter than kN are one plain loop (Note [Short runs]): the same order of
+// operations the lanes would give them.
+template <int kN, class A, class T, class Map, class Fold>
+inline A fold_lanes(const T* p, int64_t n, A init, const Map& map, const Fold& fold) {
+  A acc = init;
   int64_t i = 0;
-  for (; i + kWideLanes <= n; i += kWideLanes) {
+  if (n >= kN) {
+    A lanes[kN];
+    for (int l = 0; l < kN; ++l) lanes[l] = init;
+    for (; i + kN <= n; i += kN) {
 #pragma GCC unroll 32
-    for (int l = 0; l < kWideLanes; ++l) lanes[l] = fold(lanes[l], map(A(opmath_t<T>(p[i + l]))));
-  }
-  // The same tree, unrolled: as a loop it stayed scalar and took a third of a 256-long row's sum.
+      for (int l = 0; l < kN; ++l) lanes[l] = fold(lanes[l], map(A(opmath_t<T>(p[i + l]))));
+    }
+    // The tree unrolled: as a loop it stayed scalar and took a third of a 256-long row's sum.
 #pragma GCC unroll 5
-  for (int w = kWideLanes / 2; w > 0; w /= 2) {
+    for (int w = kN / 2; w > 0; w /= 2) {
 #pragma GCC unroll 16
-    for (int l = 0; l < w; ++l) lanes[l] = fold(lanes[l], lanes[l + w]);
+      for (int l = 0; l < w; ++l) lanes[l] = fold(lanes[l], lanes[l + w]);
+    }
+    acc = lanes[0];
   }
-  A acc = lanes[0];
   for (; i < n; ++i) acc = fold(acc, map(A(opmath_t<T>(p[i]))));
   return acc;
+}
+// kLanes lanes, inlined into the caller: the building block of the reduce_segment hooks (a sum of
+// squares, a count of infinities...).
+template <class A, class T, class Map, class Fold>
+A lane_fold(const T* p, int64_t n, A init, const Map& map, const Fold& fold) {
+  return fold_lanes<kLanes>(p, n, init, map, fold);
+}
+// kWideLanes lanes in the SIMD clones (Note [Wide sum lanes]): sums and products of long runs.
+template <class A, class T, class Map, class Fold>
+TOCHA_SIMD_CLONES A wide_fold(const T* p, int64_t n, Map map, Fold fold, A init) {
+  return fold_lanes<kWideLanes>(p, n, init, map, fold);
 }
 template <class A, class T, class Map> A wide_sum(const T* p, int64_t n, Map map) {
   return wide_fold<A>(p, n, map, WidePlus{}, A(0));
