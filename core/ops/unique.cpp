@@ -27,6 +27,8 @@ namespace tocha {
 // the last to the first (a radix sort over columns: m sorts of n keys). Nothing is recorded:
 // unique is not differentiable (PyTorch's is not either). PyTorch 1.13's CPU inverse and counts
 // are inconsistent for NaN (its counts give 0 to NaN entries); here each NaN counts once.
+// Slices with no elements (dim 1 of a 3x0 tensor) are all equal, so they give one unique slice
+// (1x0) counted 3 times, where PyTorch 1.13 refuses ("0 sized dimensions ... aren't selected").
 
 namespace {
 

@@ -104,6 +104,16 @@ local function storage_numbers(s, buf, op)
   return n
 end
 
+-- A size given as a Lua number must be an integer that fits int64 (-1 is left to the caller to
+-- accept or reject): 1.5 used to become 1 and NaN or 1e300 an arbitrary int64.
+local function size_number(op, i, v)
+  if type(v) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i, type(v)) end
+  if v ~= math.floor(v) or v >= 2 ^ 63 or v < -2 ^ 63 then
+    lib.fail(op, 'size %d must be an integer, got %s', i, tostring(v))
+  end
+  return v
+end
+
 -- Reads a size list given as numbers (varargs), a LongStorage, a table of numbers or a
 -- LongTensor into buf (an int64_t[16]); returns the count.
 function types.read_sizes(op, buf, first, ...)
@@ -112,20 +122,13 @@ function types.read_sizes(op, buf, first, ...)
   if tf == 'number' then
     local n = select('#', ...) + 1
     if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
-    buf[0] = first
-    for i = 1, n - 1 do
-      local v = select(i, ...)
-      if type(v) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i + 1, type(v)) end
-      buf[i] = v
-    end
+    buf[0] = size_number(op, 1, first)
+    for i = 1, n - 1 do buf[i] = size_number(op, i + 1, (select(i, ...))) end
     return n
   elseif tf == 'table' then
     local n = #first
     if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
-    for i = 1, n do
-      if type(first[i]) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i, type(first[i])) end
-      buf[i - 1] = first[i]
-    end
+    for i = 1, n do buf[i - 1] = size_number(op, i, first[i]) end
     return n
   elseif is_storage(first) or is_tensor(first) then
     if first.p.ndim ~= 1 and not (is_tensor(first) and first.p.numel == 0) then

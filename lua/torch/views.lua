@@ -223,8 +223,15 @@ function methods.repeatTensor(t, ...)
   local n = types.read_sizes('repeatTensor', dims_a, ...)
   if n < t:dim() then fail('repeatTensor', 'got %d repeat counts for a %dD tensor', n, t:dim()) end
   if n > 8 then fail('repeatTensor', 'at most 8 repeat counts, got %d', n) end  -- tile's limit
+  local total = 1  -- checked here so that the error names repeatTensor, not tile
   for i = 0, n - 1 do
     if dims_a[i] < 0 then fail('repeatTensor', 'repeat count %d is negative (%d)', i + 1, tonumber(dims_a[i])) end
+    local d = i - (n - t:dim())
+    total = total * tonumber(dims_a[i]) * (d >= 0 and t:size(d + 1) or 1)
+  end
+  if total >= 2 ^ 62 then
+    fail('repeatTensor', 'repeating a tensor of size %s by %s gives too many elements', types.shape_str(t.p),
+         table.concat(types.size_table({ ndim = n, size = dims_a }), 'x'))
   end
   return (wrap(C.tocha_tile(t.p, n, dims_a)))
 end

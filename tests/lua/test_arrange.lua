@@ -199,6 +199,8 @@ function tests.tileErrors()
   tester:assertErrorPattern(function() m:repeatTensor(2, -1) end, '%[repeatTensor%] repeat count 2 is negative %(%-1%)')
   tester:assertErrorPattern(function() m:repeatTensor(1, 1, 1, 1, 1, 1, 1, 1, 1) end,
     '%[repeatTensor%] at most 8 repeat counts, got 9')
+  tester:assertErrorPattern(function() m:repeatTensor(2 ^ 40, 2 ^ 30) end,
+    '%[repeatTensor%] repeating a tensor of size .* gives too many elements')
 end
 
 -- ---- movedim ---------------------------------------------------------------------------------
