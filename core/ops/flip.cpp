@@ -42,7 +42,9 @@ Tensor flip(const Tensor& x, const DimVec& dims) {
   Tensor r;
   for (int i = 0; i < wrapped.size(); ++i) {
     int d = int(wrapped[i]);
-    if (x.dim() == 0 || x.size(d) <= 1) continue;  // reversing 0 or 1 elements changes nothing
+    // Reversing 0 or 1 elements changes nothing, nor does reversing any dim of an empty tensor
+    // (whose other dims may be huge: 0 x 2^40 would build a 2^40-long index).
+    if (x.dim() == 0 || x.size(d) <= 1 || x.numel() == 0) continue;
     r = index_select(r.defined() ? r : x, d, reversed_indices(x.size(d), x.device()), 0);
   }
   return r.defined() ? r : clone(x);
