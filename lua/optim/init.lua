@@ -11,19 +11,21 @@ optim._config = require 'optim.config'
 
 -- Functional API (Torch7): one file per optimizer.
 for _, name in ipairs({ 'sgd', 'nag', 'asgd', 'adam', 'adamw', 'adamax', 'adagrad', 'adadelta', 'rmsprop', 'rprop',
-                        'polyinterp', 'lswolfe', 'lbfgs', 'cg', 'cmaes', 'de', 'fista', 'checkgrad' }) do
+                        'polyinterp', 'lswolfe', 'lbfgs', 'cg', 'cmaes', 'de', 'fista', 'checkgrad',
+                        'nadam', 'radam' }) do
   require('optim.' .. name)
 end
 
 -- Object API (PyTorch habits).
-for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS' }) do
+for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS', 'NAdam', 'RAdam' }) do
   require('optim.object.' .. name)
 end
 
 -- Learning-rate schedules, usable with both APIs.
 optim.lr = optim.lr or {}
 for _, name in ipairs({ 'Scheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR', 'OneCycleLR',
-                        'LinearWarmup', 'ReduceLROnPlateau' }) do
+                        'LinearWarmup', 'ReduceLROnPlateau', 'LambdaLR', 'PolynomialLR',
+                        'CyclicLR' }) do
   require('optim.lr.' .. name)
 end
 

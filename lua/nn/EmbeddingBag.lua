@@ -1,0 +1,150 @@
+-- nn.EmbeddingBag(numEmbeddings, embeddingDim [, {mode = 'mean', paddingIdx =}]) and
+-- nn.functional.embeddingBag: PyTorch's EmbeddingBag: sums, means or maxes of bags of embedding
+-- rows without building the rows' tensor per bag. Made of recorded ops (index, indexAdd, max),
+-- so the gradient reaches the weight (and perSampleWeights) through autograd.
+local A = require 'nn.functional_args'
+nn.functional = nn.functional or {}
+local F = nn.functional
+local EB, parent = torch.class('nn.EmbeddingBag', 'nn.Module')
+local known = { mode = true, perSampleWeights = true, paddingIdx = true }
+local modes = { sum = true, mean = true, max = true }
+local I64 = torch._lib.dtype.i64
+
+local function long_arg(op, t, what)
+  A.tensor(op, t, what)
+  if t.p.dtype ~= I64 then A.fail(op, '%s must be a LongTensor, got %s', what, torch.type(t)) end
+  return t
+end
+
+--- nn.functional.embeddingBag(indices, weight [, offsets] [, {mode = 'mean', perSampleWeights =,
+--- paddingIdx =}]): one row per bag: the sum, mean or max of the weight rows (num x dim) that the
+--- bag's 1-based indices pick. indices is B x L (each row a bag; offsets nil) or 1-D with offsets,
+--- the 1-based start of each bag in indices (increasing; a bag runs to the next start, the last
+--- to the end). perSampleWeights (like indices) scale the rows (mode 'sum' only). Entries equal to
+--- paddingIdx are left out (and not counted by 'mean'); an empty bag gives zeros.
+function F.embeddingBag(idx, w, offsets, o)
+  local op = 'embeddingBag'
+  long_arg(op, idx, 'indices')
+  A.float(op, w, 'a weight')
+  if w:dim() ~= 2 then A.fail(op, 'weight must be 2-D (num x dim), got size %s', A.shape(w)) end
+  if type(offsets) == 'table' and not torch.isTensor(offsets) then offsets, o = nil, offsets end
+  o = A.opts(op, o, known)
+  local mode = o.mode or 'mean'
+  if not modes[mode] then A.fail(op, "mode must be 'sum', 'mean' or 'max', got %s", tostring(mode)) end
+  local psw, pad = o.perSampleWeights, A.int(op, o.paddingIdx, 'paddingIdx')
+  -- the bookkeeping (bags, padding, ranges) runs on CPU copies of the indices; the rows are
+  -- gathered and reduced on the weight's device
+  local on_cpu = function(t) return t.p.device_type ~= 0 and t:to('cpu') or t end
+  idx = on_cpu(idx)
+  local flat, B, bag
+  if idx:dim() == 2 then
+    if offsets ~= nil then A.fail(op, 'offsets only go with 1-D indices (2-D indices are B x L bags)') end
+    B = idx:size(1)
+    flat = idx:contiguous():view(-1)
+    bag = torch.range(1, B):long():view(B, 1):expand(B, idx:size(2)):contiguous():view(-1)
+  elseif idx:dim() == 1 then
+    if offsets == nil then A.fail(op, '1-D indices need offsets (the 1-based start of each bag)') end
+    long_arg(op, offsets, 'offsets')
+    if offsets:dim() ~= 1 then A.fail(op, 'offsets must be 1-D, got size %s', A.shape(offsets)) end
+    B, flat = offsets:size(1), idx
+    local n = idx:size(1)
+    local off = on_cpu(offsets)
+    bag = torch.LongTensor(n)
+    local b = 0
+    for k = 1, B do
+      local s, e = off[k], k < B and off[k + 1] - 1 or n
+      if s < 1 or s > n + 1 or e < s - 1 or (k == 1 and s ~= 1) then
+        A.fail(op, 'offsets must start at 1 and increase within [1, %d], got %s', n + 1,
+          table.concat(offsets:totable(), ', '))
+      end
+      for i = s, e do bag[i] = k end
+      b = e
+    end
+    if b ~= n and B > 0 then A.fail(op, 'offsets do not cover the %d indices', n) end
+    if B == 0 and n > 0 then A.fail(op, 'no offsets for %d indices', n) end
+  else
+    A.fail(op, 'indices must be 1-D (with offsets) or 2-D (B x L), got size %s', A.shape(idx))
+  end
+  local n = flat:nElement()
+  if n > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
+    A.fail(op, 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
+  end
+  if psw ~= nil then
+    A.float(op, psw, 'perSampleWeights')
+    if mode ~= 'sum' then A.fail(op, "perSampleWeights only go with mode 'sum'") end
+    if psw:nElement() ~= n then A.fail(op, 'perSampleWeights has %d elements for %d indices', psw:nElement(), n) end
+  end
+  local D = w:size(2)
+  local dev = function(t) return w.p.device_type ~= 0 and t:to(w:device()) or t end
+  local keep = pad and torch.ne(flat, pad) or nil
+  if keep then  -- leave the padding entries out
+    local pos = torch.range(1, n):long()[keep:byte()]
+    if pos:nElement() < n then
+      flat, bag = flat:index(1, pos), bag:index(1, pos)
+      if psw then psw = torch.index(psw:contiguous():view(-1), 1, dev(pos)) end
+      n = flat:nElement()
+    end
+  end
+  if n == 0 then return w.new(B, D):zero() end
+  local rows = torch.index(w, 1, dev(flat))
+  if mode == 'max' then
+    local parts, k = {}, 1
+    local zero = w.new(1, D):zero()
+    for b = 1, B do
+      local s = k
+      while k <= n and bag[k] == b do k = k + 1 end
+      parts[b] = k > s and torch.max(rows:narrow(1, s, k - s), 1) or zero
+    end
+    return torch.cat(parts, 1)
+  end
+  if psw then rows = torch.cmul(rows, psw:contiguous():view(n, 1)) end
+  local out = torch.indexAdd(w.new(B, D):zero(), 1, dev(bag), rows)
+  if mode == 'mean' then
+    local count = torch.zeros(B):double():indexAdd(1, bag, torch.ones(n):double()):clamp(1, math.huge)
+    out = torch.cdiv(out, dev(count:typeAs(w):view(B, 1)):expandAs(out))
+  end
+  return out
+end
+
+function EB:__init(num, dim, opts)
+  parent.__init(self)
+  local name = 'nn.EmbeddingBag'
+  for _, v in ipairs({ num, dim }) do
+    if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
+      A.fail(name, 'expected positive numEmbeddings and embeddingDim, got %s and %s', tostring(num), tostring(dim))
+    end
+  end
+  opts = A.opts(name, opts, { mode = true, paddingIdx = true })
+  self.mode = opts.mode or 'mean'
+  if not modes[self.mode] then A.fail(name, "mode must be 'sum', 'mean' or 'max', got %s", tostring(self.mode)) end
+  self.paddingIdx = A.int(name, opts.paddingIdx, 'paddingIdx')
+  self.weight = torch.Tensor(num, dim)
+  self.gradWeight = torch.Tensor(num, dim):zero()
+  self:reset()
+end
+
+--- m:reset(): weights from N(0, 1) (PyTorch's initialization), the padding row zeroed.
+function EB:reset()
+  self.weight:normal(0, 1)
+  if self.paddingIdx then self.weight[self.paddingIdx]:zero() end
+  self.gradWeight:zero()
+  nn.utils.linkGradients(self)
+  return self
+end
+
+--- m:updateOutput(input): input is a B x L LongTensor (one bag per row) or {indices, offsets
+--- [, perSampleWeights]} (see nn.functional.embeddingBag); returns B x embeddingDim.
+function EB:updateOutput(input)
+  local idx, off, psw = input, nil, nil
+  if type(input) == 'table' and not torch.isTensor(input) then idx, off, psw = input[1], input[2], input[3] end
+  self.output = require('nn.functional_pool').call(self, F.embeddingBag, idx, self.weight, off,
+    { mode = self.mode, perSampleWeights = psw, paddingIdx = self.paddingIdx })
+  return self.output
+end
+
+function EB:__tostring__()
+  return string.format('nn.EmbeddingBag(%d, %d, %s%s)', self.weight:size(1), self.weight:size(2), self.mode,
+    self.paddingIdx and ', paddingIdx ' .. self.paddingIdx or '')
+end
+
+return EB

@@ -1,0 +1,78 @@
+-- nn.Transformer(dModel, nHead [, {numEncoderLayers = 6, numDecoderLayers = 6, and the layer options
+-- of nn.TransformerEncoderLayer}]): PyTorch's encoder-decoder model (the sizes have no defaults here,
+-- PyTorch's are 512 and 8): an nn.TransformerEncoder and an nn.TransformerDecoder, each ending with a
+-- layer norm, the decoder attending to the encoder's output. Input {src, tgt [, srcMask =] [, tgtMask =]
+-- [, memoryMask =] [, srcKeyPaddingMask =] [, tgtKeyPaddingMask =] [, memoryKeyPaddingMask =]};
+-- gradInput is {gradSrc, gradTgt}. Parameter names: encoder.layers.0..., decoder.norm.weight
+-- (PyTorch's). nn.Transformer.generateSquareSubsequentMask(n) is the causal mask.
+-- Note [Transformer layers and autograd] (nn/transformer_util.lua).
+require 'nn.TransformerEncoder'
+require 'nn.TransformerDecoder'
+local T = require 'nn.transformer_util'
+local A = require 'nn.functional_args'
+local Transformer, parent = torch.class('nn.Transformer', 'nn.Module')
+local layer_known = { dimFeedforward = true, dropout = true, activation = true, layerNormEps = true,
+                      batchFirst = true, normFirst = true, bias = true }
+local known_input = { srcMask = true, tgtMask = true, memoryMask = true, srcKeyPaddingMask = true,
+                      tgtKeyPaddingMask = true, memoryKeyPaddingMask = true }
+
+function Transformer:__init(dModel, nHead, opts)
+  parent.__init(self)
+  local name = 'nn.Transformer'
+  local known = { numEncoderLayers = true, numDecoderLayers = true }
+  for k in pairs(layer_known) do known[k] = true end
+  opts = A.opts(name, opts, known)
+  local lo = {}
+  for k in pairs(layer_known) do lo[k] = opts[k] end
+  local ne = A.int(name, opts.numEncoderLayers, 'numEncoderLayers', 6)
+  local nd = A.int(name, opts.numDecoderLayers, 'numDecoderLayers', 6)
+  local eps = A.number(name, opts.layerNormEps, 'layerNormEps', 1e-5)
+  self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(dModel, nHead, lo), ne,
+    nn.LayerNormalization(dModel, eps))
+  self.decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(dModel, nHead, lo), nd,
+    nn.LayerNormalization(dModel, eps))
+  self.dModel, self.nHead, self.batchFirst = dModel, nHead, self.encoder.batchFirst
+  self._children = { 'encoder', 'decoder' }
+  self._stateParams = {}
+  self._stateChildren = { encoder = 'encoder', decoder = 'decoder' }
+end
+
+--- nn.Transformer.generateSquareSubsequentMask(n): the n x n causal mask (a ByteTensor, 1 above the
+--- diagonal: position i may not attend to j > i), for tgtMask.
+function Transformer.generateSquareSubsequentMask(n)
+  n = A.int('nn.Transformer.generateSquareSubsequentMask', n, 'n')
+  if n < 0 then A.fail('nn.Transformer.generateSquareSubsequentMask', 'n must be >= 0, got %d', n) end
+  local m = torch.ByteTensor(n, n):zero()
+  for i = 1, n do for j = i + 1, n do m[i][j] = 1 end end
+  return m
+end
+
+function Transformer:_parse(input)
+  if type(input) ~= 'table' or torch.isTensor(input) then
+    A.fail(tostring(self), 'expected a table {src, tgt, srcMask=, tgtMask=, ...}, got %s', nn.utils.describe(input))
+  end
+  for k in pairs(input) do
+    if k ~= 1 and k ~= 2 and not known_input[k] then A.fail(tostring(self), 'unknown input field %s', tostring(k)) end
+  end
+  local src = self.encoder:_parse(input[1])[1]
+  local _, e = self.decoder:_parse({ input[2], src, tgtMask = input.tgtMask, memoryMask = input.memoryMask,
+    tgtKeyPaddingMask = input.tgtKeyPaddingMask, memoryKeyPaddingMask = input.memoryKeyPaddingMask })
+  e.srcMask, e.srcKpm = input.srcMask, input.srcKeyPaddingMask
+  return { src, input[2] }, e
+end
+
+function Transformer:_compute(xs, e, drops)
+  -- each half keeps its dropout masks in its own table (their sites have the same names)
+  drops.encoder, drops.decoder = drops.encoder or {}, drops.decoder or {}
+  local mem = self.encoder:_compute({ xs[1] }, { mask = e.srcMask, kpm = e.srcKpm }, drops.encoder)
+  return self.decoder:_compute({ xs[2], mem }, e, drops.decoder)
+end
+
+T.install(Transformer, parent)
+
+function Transformer:__tostring__()
+  return string.format('nn.Transformer(%d, %d heads, %d encoder and %d decoder layers)', self.dModel, self.nHead,
+    self.encoder.numLayers, self.decoder.numLayers)
+end
+
+return Transformer

@@ -1,0 +1,169 @@
+-- nn.functional's activations, normalizations and small layers under PyTorch's torch.nn.functional
+-- names (camelCased): thin forwards to the differentiable torch functions, plus the few made here
+-- of recorded ops (mish, hardswish, linear, embedding, normalize...), so all are differentiable.
+local A = require 'nn.functional_args'
+nn.functional = nn.functional or {}
+local F = nn.functional
+local fail = A.fail
+
+--- nn.functional.relu(x): max(x, 0) (a new tensor).
+function F.relu(x) return torch.relu(A.tensor('relu', x)) end
+--- nn.functional.relu6(x): min(max(x, 0), 6).
+function F.relu6(x) return torch.clamp(A.float('relu6', x), 0, 6) end
+--- nn.functional.hardtanh(x [, minVal = -1] [, maxVal = 1]): x clamped to [minVal, maxVal].
+function F.hardtanh(x, lo, hi)
+  lo, hi = A.number('hardtanh', lo, 'minVal', -1), A.number('hardtanh', hi, 'maxVal', 1)
+  if lo > hi then fail('hardtanh', 'minVal %g is above maxVal %g', lo, hi) end
+  return torch.clamp(A.float('hardtanh', x), lo, hi)
+end
+--- nn.functional.gelu(x [, approximate = 'none']): x * Phi(x); approximate = 'tanh' uses
+--- 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+function F.gelu(x, approximate)
+  A.float('gelu', x)
+  if approximate == nil or approximate == 'none' then return torch.gelu(x) end
+  if approximate ~= 'tanh' then fail('gelu', "approximate must be 'none' or 'tanh', got %s", tostring(approximate)) end
+  local inner = torch.mul(torch.add(x, torch.mul(torch.pow(x, 3), 0.044715)), math.sqrt(2 / math.pi))
+  return torch.mul(torch.cmul(x, torch.add(torch.tanh(inner), 1)), 0.5)
+end
+--- nn.functional.silu(x): x * sigmoid(x).
+function F.silu(x) return torch.silu(A.float('silu', x)) end
+--- nn.functional.mish(x): x * tanh(softplus(x)).
+function F.mish(x) return torch.cmul(x, torch.tanh(torch.softplus(A.float('mish', x)))) end
+--- nn.functional.hardsigmoid(x): relu6(x + 3) / 6.
+function F.hardsigmoid(x) return torch.div(torch.clamp(torch.add(A.float('hardsigmoid', x), 3), 0, 6), 6) end
+--- nn.functional.hardswish(x): x * relu6(x + 3) / 6.
+function F.hardswish(x)
+  return torch.div(torch.cmul(x, torch.clamp(torch.add(A.float('hardswish', x), 3), 0, 6)), 6)
+end
+--- nn.functional.elu(x [, alpha = 1]): torch.elu.
+function F.elu(x, alpha) return torch.elu(A.float('elu', x), A.number('elu', alpha, 'alpha', 1)) end
+--- nn.functional.selu(x): torch.selu.
+function F.selu(x) return torch.selu(A.float('selu', x)) end
+--- nn.functional.leakyRelu(x [, slope = 0.01]): torch.leakyRelu.
+function F.leakyRelu(x, slope)
+  return torch.leakyRelu(A.float('leakyRelu', x), A.number('leakyRelu', slope, 'slope', 0.01))
+end
+--- nn.functional.softplus(x [, beta = 1] [, threshold = 20]): torch.softplus.
+function F.softplus(x, beta, threshold)
+  return torch.softplus(A.float('softplus', x), A.number('softplus', beta, 'beta', 1),
+    A.number('softplus', threshold, 'threshold', 20))
+end
+--- nn.functional.sigmoid(x): torch.sigmoid (a new tensor).
+function F.sigmoid(x) return torch.sigmoid(A.float('sigmoid', x)) end
+--- nn.functional.tanh(x): torch.tanh (a new tensor).
+function F.tanh(x) return torch.tanh(A.float('tanh', x)) end
+--- nn.functional.logSigmoid(x): log(sigmoid(x)) = -softplus(-x), stable for large |x|.
+function F.logSigmoid(x) return torch.neg(torch.softplus(torch.neg(A.float('logSigmoid', x)))) end
+--- nn.functional.softsign(x): x / (1 + |x|).
+function F.softsign(x) return torch.cdiv(x, torch.add(torch.abs(A.float('softsign', x)), 1)) end
+--- nn.functional.softmax(x [, dim = last]): along dim (1-based; PyTorch's implicit-dim rule is not
+--- followed: the default is the last dim).
+function F.softmax(x, dim) return torch.softmax(A.float('softmax', x), dim) end
+--- nn.functional.logSoftmax(x [, dim = last]): log(softmax(x)), computed stably.
+function F.logSoftmax(x, dim) return torch.logSoftmax(A.float('logSoftmax', x), dim) end
+--- nn.functional.softmin(x [, dim = last]): softmax(-x).
+function F.softmin(x, dim) return torch.softmax(torch.neg(A.float('softmin', x)), dim) end
+
+--- nn.functional.dropout(x [, p = 0.5] [, training = true]): zeroes each element with probability p
+--- and scales the others by 1 / (1 - p); the identity when not training or p = 0.
+function F.dropout(x, p, training)
+  A.float('dropout', x)
+  p = A.number('dropout', p, 'p', 0.5)
+  if p < 0 or p > 1 then fail('dropout', 'p must be in [0, 1], got %g', p) end
+  if A.bool('dropout', training, 'training', true) == false or p == 0 then return x end
+  if p == 1 then return torch.mul(x, 0) end
+  local mask = x.new(x:size()):bernoulli(1 - p):div(1 - p)
+  return torch.cmul(x, mask)
+end
+
+--- nn.functional.linear(x, weight [, bias]): x weight^T + bias, x of size ... x in, weight out x in.
+function F.linear(x, w, b)
+  A.float('linear', x, 'an input')
+  A.float('linear', w, 'a weight')
+  if w:dim() ~= 2 or x:dim() < 1 or x:size(x:dim()) ~= w:size(2) then
+    fail('linear', 'input of size %s does not match weight of size %s (out x in)', A.shape(x), A.shape(w))
+  end
+  local y = torch.matmul(x, w:t())
+  if b ~= nil then y = torch.add(y, A.float('linear', b, 'a bias')) end
+  return y
+end
+
+--- nn.functional.embedding(indices, weight [, paddingIdx]): the rows of weight (num x dim) picked
+--- by a LongTensor of 1-based indices, shaped indices' size x dim. Rows at paddingIdx get no
+--- gradient (PyTorch's padding_idx; the row itself is returned as stored).
+function F.embedding(idx, w, paddingIdx)
+  A.tensor('embedding', idx, 'indices')
+  A.float('embedding', w, 'a weight')
+  if w:dim() ~= 2 then fail('embedding', 'weight must be 2-D (num x dim), got size %s', A.shape(w)) end
+  if idx.p.dtype ~= torch._lib.dtype.i64 then fail('embedding', 'indices must be a LongTensor, got %s', torch.type(idx)) end
+  local flat = idx:contiguous():view(-1)
+  if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
+    fail('embedding', 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
+  end
+  local rows = torch.index(w, 1, flat)
+  if paddingIdx ~= nil then
+    A.int('embedding', paddingIdx, 'paddingIdx')
+    local keep = torch.ne(flat, paddingIdx):typeAs(rows):view(-1, 1)
+    rows = torch.add(torch.cmul(rows, keep), torch.cmul(rows:detach(), torch.mul(keep, -1):add(1)))
+  end
+  local size = idx:dim() == 0 and {} or idx:size():totable()
+  size[#size + 1] = w:size(2)
+  return rows:view(torch.LongStorage(size))
+end
+
+--- nn.functional.oneHot(indices [, numClasses = max index]): a LongTensor of indices' size x
+--- numClasses with a 1 at each 1-based class index.
+function F.oneHot(idx, n)
+  A.tensor('oneHot', idx, 'indices')
+  if idx.p.dtype ~= torch._lib.dtype.i64 then fail('oneHot', 'indices must be a LongTensor, got %s', torch.type(idx)) end
+  local flat = idx:contiguous():view(-1)
+  local hi = flat:nElement() > 0 and flat:max() or 0
+  n = A.int('oneHot', n, 'numClasses', hi)
+  if n == -1 then n = hi end
+  if flat:nElement() > 0 and (flat:min() < 1 or hi > n) then
+    fail('oneHot', 'class index out of range [1, %d]: indices span [%d, %d]', n, flat:min(), hi)
+  end
+  local out = idx.new(flat:nElement(), n):zero()
+  if flat:nElement() > 0 then out:scatter(2, flat:view(-1, 1), 1) end
+  local size = idx:dim() == 0 and {} or idx:size():totable()
+  size[#size + 1] = n
+  return out:view(torch.LongStorage(size))
+end
+
+--- nn.functional.normalize(x [, p = 2] [, dim = 2] [, eps = 1e-12]): x / max(||x||_p, eps) along
+--- dim (PyTorch's default dim 1 is dim 2 here, 1-based; a vector normalizes along its only dim).
+function F.normalize(x, p, dim, eps)
+  A.float('normalize', x)
+  p = A.number('normalize', p, 'p', 2)
+  dim = A.dim('normalize', x, dim, x:dim() == 1 and 1 or 2)
+  eps = A.number('normalize', eps, 'eps', 1e-12)
+  local n = torch.clamp(torch.norm(x, p, dim), eps, math.huge)
+  return torch.cdiv(x, n:expandAs(x))
+end
+
+--- nn.functional.cosineSimilarity(x1, x2 [, dim = 2] [, eps = 1e-8]): sum(x1 x2) /
+--- (max(||x1||, eps) max(||x2||, eps)) along dim (broadcast; a vector pair uses dim 1).
+function F.cosineSimilarity(x1, x2, dim, eps)
+  A.float('cosineSimilarity', x1, 'x1')
+  A.float('cosineSimilarity', x2, 'x2')
+  dim = A.dim('cosineSimilarity', x1, dim, x1:dim() == 1 and 1 or 2)
+  eps = A.number('cosineSimilarity', eps, 'eps', 1e-8)
+  local dot = torch.sum(torch.cmul(x1, x2), dim)
+  local n1 = torch.clamp(torch.norm(x1, 2, dim), eps, math.huge)
+  local n2 = torch.clamp(torch.norm(x2, 2, dim), eps, math.huge)
+  return torch.cdiv(dot, torch.cmul(n1, n2)):squeeze(dim)
+end
+
+--- nn.functional.pairwiseDistance(x1, x2 [, p = 2] [, eps = 1e-6] [, keepdim = false]):
+--- ||x1 - x2 + eps||_p along the last dim.
+function F.pairwiseDistance(x1, x2, p, eps, keepdim)
+  A.float('pairwiseDistance', x1, 'x1')
+  A.float('pairwiseDistance', x2, 'x2')
+  p, eps = A.number('pairwiseDistance', p, 'p', 2), A.number('pairwiseDistance', eps, 'eps', 1e-6)
+  local d = torch.add(torch.csub(x1, x2), eps)
+  local n = torch.norm(d, p, d:dim())
+  if not keepdim and d:dim() > 1 then n = n:squeeze(d:dim()) elseif not keepdim then n = n:view(1) end
+  return n
+end
+
+return F

@@ -1,0 +1,64 @@
+-- optim.lr.LambdaLR and optim.lr.MultiplicativeLR: rates from user functions of the epoch.
+local LambdaLR, Scheduler = torch.class('optim.lr.LambdaLR', 'optim.lr.Scheduler')
+local lib = require 'torch.lib'
+
+-- The function for group i: lrLambda is one function or a table of one per group.
+local function lambda_of(self, i)
+  local f = self.lrLambda
+  if type(f) == 'table' then f = f[i] end
+  return f
+end
+
+local function check_lambdas(self, name)
+  local f = self.lrLambda
+  if type(f) == 'table' then
+    if #f ~= #self._groups then
+      lib.fail(name, 'lrLambda has %d functions for %d parameter groups', #f, #self._groups)
+    end
+    for i, g in ipairs(f) do
+      if type(g) ~= 'function' then lib.fail(name, 'lrLambda[%d] must be a function, got %s', i, type(g)) end
+    end
+  elseif type(f) ~= 'function' then
+    lib.fail(name, 'lrLambda must be a function or a table of functions, got %s', type(f))
+  end
+end
+
+local function init(self, name, target, options)
+  if type(options) ~= 'table' or options.lrLambda == nil then lib.fail('optim.lr.' .. name, 'options.lrLambda is required') end
+  -- bind first to know the groups, then check the functions before the rate of epoch 0 is applied
+  local base, o = options.lrLambda, {}
+  for k, v in pairs(options) do o[k] = v end
+  o.lrLambda = function() return 1 end
+  Scheduler.__init(self, name, target, o, { lrLambda = 'any' }, {})
+  self.lrLambda = base
+  check_lambdas(self, self._name)
+  self:_apply()
+end
+
+--- optim.lr.LambdaLR(target, {lrLambda=}): lr = base * lrLambda(epoch); lrLambda is a function or a
+--- table of one per parameter group (PyTorch's LambdaLR).
+--- Example: optim.lr.LambdaLR(opt, {lrLambda = function(e) return 0.95 ^ e end})
+function LambdaLR:__init(target, options) init(self, 'LambdaLR', target, options) end
+
+function LambdaLR:lrAt(epoch, i)
+  local v = lambda_of(self, i)(epoch)
+  if type(v) ~= 'number' then lib.fail(self._name, 'lrLambda(%d) returned %s, not a number', epoch, type(v)) end
+  return self.baseLrs[i] * v
+end
+
+local MultiplicativeLR = torch.class('optim.lr.MultiplicativeLR', 'optim.lr.LambdaLR')
+
+--- optim.lr.MultiplicativeLR(target, {lrLambda=}): each step multiplies the rate by
+--- lrLambda(epoch) (PyTorch's MultiplicativeLR): lr = base * prod_{e=1..epoch} lrLambda(e).
+function MultiplicativeLR:__init(target, options) init(self, 'MultiplicativeLR', target, options) end
+
+function MultiplicativeLR:lrAt(epoch, i)
+  local lr = self.baseLrs[i]
+  local f = lambda_of(self, i)
+  for e = 1, epoch do
+    local v = f(e)
+    if type(v) ~= 'number' then lib.fail(self._name, 'lrLambda(%d) returned %s, not a number', e, type(v)) end
+    lr = lr * v
+  end
+  return lr
+end

@@ -1,0 +1,232 @@
+-- nn.functional's activations, small layers and normalizations (functional_act.lua,
+-- functional_norm.lua): values against closed forms and plain loops, gradchecks in f64, the
+-- forwards to torch functions, errors.
+require 'nn'
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+local F = nn.functional
+local D = torch.DoubleTensor
+
+local function gradcheck(f, inputs, what)
+  local ok, err = pcall(torch.autograd.gradcheck, f, inputs)
+  tester:assert(ok and err == true, (what or '') .. ': ' .. tostring(err))
+end
+local function rq(...) return torch.randn(...):double():requiresGrad() end
+
+local function softplus(v) return math.log(1 + math.exp(v)) end
+local function sigmoid(v) return 1 / (1 + math.exp(-v)) end
+local function relu6(v) return math.min(math.max(v, 0), 6) end
+local function erf(v)  -- Abramowitz-Stegun 7.1.26 is too coarse; integrate instead
+  local n, s = 2000, 0
+  for i = 1, n do local t = (i - 0.5) / n * v s = s + math.exp(-t * t) end
+  return 2 / math.sqrt(math.pi) * s * v / n
+end
+
+function tests.activationsAgainstClosedForms()
+  local x = torch.linspace(-4.5, 4.5, 19):double()
+  local cases = {
+    { 'relu', function(v) return math.max(v, 0) end },
+    { 'relu6', relu6 },
+    { 'hardtanh', function(v) return math.min(math.max(v, -1), 1) end },
+    { 'gelu', function(v) return 0.5 * v * (1 + erf(v / math.sqrt(2))) end, 1e-7 },
+    { 'silu', function(v) return v * sigmoid(v) end },
+    { 'mish', function(v) return v * math.tanh(softplus(v)) end },
+    { 'hardsigmoid', function(v) return relu6(v + 3) / 6 end },
+    { 'hardswish', function(v) return v * relu6(v + 3) / 6 end },
+    { 'elu', function(v) return v > 0 and v or math.exp(v) - 1 end },
+    { 'leakyRelu', function(v) return v > 0 and v or 0.01 * v end },
+    { 'softplus', softplus },
+    { 'sigmoid', sigmoid },
+    { 'tanh', math.tanh },
+    { 'logSigmoid', function(v) return math.log(sigmoid(v)) end },
+    { 'softsign', function(v) return v / (1 + math.abs(v)) end },
+  }
+  for _, c in ipairs(cases) do
+    local y = F[c[1]](x)
+    for i = 1, 19 do tester:assertalmosteq(y[i], c[2](x[i]), c[3] or 1e-12, c[1] .. ' at ' .. x[i]) end
+    tester:assertTensorEq(x, torch.linspace(-4.5, 4.5, 19):double(), 0, c[1] .. ' changed its input')
+    gradcheck(function(a) return F[c[1]](a) end, { torch.randn(7):double():mul(1.3):requiresGrad() }, c[1])
+  end
+  local t = F.gelu(x, 'tanh')
+  for i = 1, 19 do
+    local v = x[i]
+    tester:assertalmosteq(t[i], 0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ^ 3))), 1e-12)
+  end
+  gradcheck(function(a) return F.gelu(a, 'tanh') end, { rq(6) }, 'gelu tanh')
+  tester:assertTensorEq(F.hardtanh(x, -2, 3), torch.clamp(x, -2, 3), 0)
+  tester:assertTensorEq(F.elu(x, 0.5), torch.elu(x, 0.5), 0)
+  tester:assertTensorEq(F.softplus(x, 2, 5), torch.softplus(x, 2, 5), 0)
+  tester:assertErrorPattern(function() F.gelu(x, 'erf') end, "approximate must be 'none' or 'tanh'")
+  tester:assertErrorPattern(function() F.hardtanh(x, 2, 1) end, 'minVal 2 is above maxVal 1')
+  tester:assertErrorPattern(function() F.mish(torch.LongTensor(3)) end, '%[mish%] expected a tensor of a floating dtype')
+end
+
+function tests.softmaxFamilyAndDropout()
+  local x = torch.randn(3, 4):double()
+  local s = F.softmax(x, 1)
+  for j = 1, 4 do
+    local z = 0
+    for i = 1, 3 do z = z + math.exp(x[i][j]) end
+    for i = 1, 3 do tester:assertalmosteq(s[i][j], math.exp(x[i][j]) / z, 1e-12) end
+  end
+  tester:assertTensorEq(F.logSoftmax(x), torch.log(F.softmax(x)), 1e-12)
+  tester:assertTensorEq(F.softmin(x, 2), F.softmax(-x, 2), 1e-15)
+  -- dropout: zeros with probability p, the rest scaled by 1 / (1 - p); identity when not training
+  torch.manualSeed(1)
+  local ones = torch.ones(20000):double()
+  local d = F.dropout(ones, 0.3)
+  local kept = torch.ne(d, 0):sum()
+  tester:assertlt(math.abs(kept / 20000 - 0.7), 0.02)
+  tester:assertalmosteq(d:max(), 1 / 0.7, 1e-12)
+  tester:assertalmosteq(d:min(), 0, 0)
+  tester:assert(F.dropout(ones, 0.3, false) == ones)
+  tester:asserteq(F.dropout(ones, 1):sum(), 0)
+  tester:assertErrorPattern(function() F.dropout(ones, 1.5) end, 'p must be in %[0, 1%]')
+  local xr = rq(50)
+  torch.manualSeed(2)
+  local y = F.dropout(xr, 0.5)
+  y:sum():backward()
+  tester:assertTensorEq(xr.grad, torch.ne(y:detach(), 0):double():mul(2), 1e-12)
+end
+
+function tests.linearEmbeddingOneHot()
+  local x, w, b = torch.randn(2, 3, 4):double(), torch.randn(5, 4):double(), torch.randn(5):double()
+  local y = F.linear(x, w, b)
+  for i = 1, 2 do for j = 1, 3 do for o = 1, 5 do
+    local s = b[o]
+    for k = 1, 4 do s = s + x[i][j][k] * w[o][k] end
+    tester:assertalmosteq(y[i][j][o], s, 1e-12)
+  end end end
+  tester:assertTensorEq(F.linear(x[1], w), x[1] * w:t(), 1e-12)
+  gradcheck(function(a, ww, bb) return F.linear(a, ww, bb) end, { rq(3, 4), rq(5, 4), rq(5) }, 'linear')
+  tester:assertErrorPattern(function() F.linear(x, torch.randn(5, 3):double()) end,
+    'input of size 2x3x4 does not match weight of size 5x3')
+  -- embedding
+  local E = torch.randn(6, 3):double()
+  local idx = torch.LongTensor({ { 1, 6 }, { 2, 2 } })
+  local e = F.embedding(idx, E)
+  tester:assertTableEq(e:size():totable(), { 2, 2, 3 })
+  tester:assertTensorEq(e[1][2], E[6], 0)
+  tester:assertTensorEq(e[2][1], E[2], 0)
+  local Er = E:clone():requiresGrad()
+  F.embedding(torch.LongTensor({ 2, 3, 2 }), Er, 2):sum():backward()
+  tester:assertTensorEq(Er.grad:sum(2):view(6), D({ 0, 0, 3, 0, 0, 0 }), 1e-15)
+  tester:assertTensorEq(F.embedding(torch.LongTensor({ 2 }), E, 2)[1], E[2], 0)
+  gradcheck(function(ww) return F.embedding(idx, ww) end, { rq(6, 3) }, 'embedding')
+  tester:assertErrorPattern(function() F.embedding(torch.LongTensor({ 7 }), E) end, 'index out of range')
+  tester:assertErrorPattern(function() F.embedding(D({ 1 }), E) end, 'indices must be a LongTensor')
+  -- oneHot
+  local oh = F.oneHot(torch.LongTensor({ { 1, 3 }, { 2, 3 } }))
+  tester:asserteq(torch.type(oh), 'torch.LongTensor')
+  tester:assertTensorEq(oh:double(), D({ { { 1, 0, 0 }, { 0, 0, 1 } }, { { 0, 1, 0 }, { 0, 0, 1 } } }), 0)
+  tester:assertTableEq(F.oneHot(torch.LongTensor({ 2 }), 5):size():totable(), { 1, 5 })
+  tester:assertErrorPattern(function() F.oneHot(torch.LongTensor({ 4 }), 3) end, 'class index out of range %[1, 3%]')
+  tester:assertErrorPattern(function() F.oneHot(torch.LongTensor({ 0 })) end, 'class index out of range')
+end
+
+function tests.normalizeAndDistances()
+  local x = torch.randn(3, 4):double()
+  local n = F.normalize(x)
+  for i = 1, 3 do tester:assertalmosteq(n[i]:norm(), 1, 1e-12) end
+  local n1 = F.normalize(x, 1, 1)
+  for j = 1, 4 do tester:assertalmosteq(torch.abs(n1[{ {}, j }]):sum(), 1, 1e-12) end
+  tester:assertTensorEq(F.normalize(D({ 0, 0 })), D({ 0, 0 }), 0)
+  gradcheck(function(a) return F.normalize(a) end, { rq(3, 4) }, 'normalize')
+  local y = torch.randn(3, 4):double()
+  local c = F.cosineSimilarity(x, y)
+  for i = 1, 3 do tester:assertalmosteq(c[i], x[i]:dot(y[i]) / (x[i]:norm() * y[i]:norm()), 1e-12) end
+  gradcheck(function(a, b) return F.cosineSimilarity(a, b) end, { rq(3, 4), rq(3, 4) }, 'cosineSimilarity')
+  local d = F.pairwiseDistance(x, y, 3)
+  for i = 1, 3 do
+    local s = 0
+    for j = 1, 4 do s = s + math.abs(x[i][j] - y[i][j] + 1e-6) ^ 3 end
+    tester:assertalmosteq(d[i], s ^ (1 / 3), 1e-12)
+  end
+  tester:assertTableEq(F.pairwiseDistance(x, y, 2, 1e-6, true):size():totable(), { 3, 1 })
+  gradcheck(function(a, b) return F.pairwiseDistance(a, b) end, { rq(3, 4), rq(3, 4) }, 'pairwiseDistance')
+  tester:assertErrorPattern(function() F.normalize(x, 2, 3) end, 'dim 3 out of range for a 2%-D tensor')
+end
+
+function tests.normalizations()
+  torch.manualSeed(3)
+  local x = torch.randn(2, 6, 5):double():mul(2):add(1)
+  -- layerNorm over the last two dims
+  local ln = F.layerNorm(x, { 6, 5 })
+  for n = 1, 2 do
+    tester:assertalmosteq(ln[n]:mean(), 0, 1e-12)
+    tester:assertalmosteq(ln[n]:clone():pow(2):mean(), 1, 1e-4)
+  end
+  tester:assertTensorEq(F.layerNorm(x, 5), torch.layerNorm(x, 1), 0)
+  -- groupNorm: 3 groups of 2 channels, against a loop
+  local w, b = torch.randn(6):double(), torch.randn(6):double()
+  local g = F.groupNorm(x, 3, w, b)
+  for n = 1, 2 do for grp = 0, 2 do
+    local vals = x[n]:narrow(1, grp * 2 + 1, 2)
+    local m = vals:mean()
+    local v = vals:clone():add(-m):pow(2):mean()
+    for c = grp * 2 + 1, grp * 2 + 2 do for i = 1, 5 do
+      tester:assertalmosteq(g[n][c][i], (x[n][c][i] - m) / math.sqrt(v + 1e-5) * w[c] + b[c], 1e-12)
+    end end
+  end end
+  gradcheck(function(a, ww, bb) return F.groupNorm(a, 2, ww, bb) end, { rq(2, 4, 3), rq(4), rq(4) }, 'groupNorm')
+  -- instanceNorm equals groupNorm with one channel per group
+  tester:assertTensorEq(F.instanceNorm(x, { weight = w, bias = b }), F.groupNorm(x, 6, w, b), 1e-12)
+  gradcheck(function(a, ww) return F.instanceNorm(a, { weight = ww }) end, { rq(2, 3, 4), rq(3) }, 'instanceNorm')
+  local rm, rv = torch.zeros(6):double(), torch.ones(6):double()
+  F.instanceNorm(x, { runningMean = rm, runningVar = rv, momentum = 0.5 })
+  tester:assertTensorEq(rm, x:mean(3):mean(1):view(6):mul(0.5), 1e-12)
+  local ev = F.instanceNorm(x, { runningMean = rm, runningVar = rv, useInputStats = false, eps = 0 })
+  tester:assertTensorEq(ev[2][3], x[2][3]:clone():add(-rm[3]):div(math.sqrt(rv[3])), 1e-12)
+  -- batchNorm forwards to torch.batchNorm
+  tester:assertTensorEq(F.batchNorm(x, nil, nil, w, b, true), torch.batchNorm(x, nil, nil, w, b, true), 0)
+  -- localResponseNorm matches nn.SpatialCrossMapLRN
+  local x4 = torch.randn(2, 5, 3, 3):double()
+  tester:assertTensorEq(F.localResponseNorm(x4, 3, 0.1, 0.75, 2), nn.SpatialCrossMapLRN(3, 0.1, 0.75, 2):double():forward(x4), 0)
+  gradcheck(function(a) return F.localResponseNorm(a, 3, 0.5) end, { rq(1, 4, 2, 2) }, 'localResponseNorm')
+  tester:assertErrorPattern(function() F.groupNorm(x, 4) end, 'numGroups 4 does not divide the 6 channels')
+  tester:assertErrorPattern(function() F.layerNorm(x, { 5, 6 }) end, 'normalizedShape 5x6 does not match')
+  tester:assertErrorPattern(function() F.instanceNorm(x, { runningMean = rm }) end, 'runningMean and runningVar go together')
+  tester:assertErrorPattern(function() F.instanceNorm(x, { useInputStats = false }) end, 'needs runningMean and runningVar')
+  tester:assertErrorPattern(function() F.instanceNorm(x, { weight = D(3) }) end, 'weight has 3 elements but the input has 6 channels')
+  tester:assertErrorPattern(function() F.instanceNorm(x, { mean = 1 }) end, 'unknown option mean')
+end
+
+function tests.rearrangements()
+  local x = torch.randn(2, 3, 4, 6):double()
+  tester:assertTensorEq(F.pixelShuffle(F.pixelUnshuffle(x, 2), 2), x, 0)
+  -- shuffling 6 channels in 2 groups, then in 3, restores them
+  local z = torch.randn(2, 6, 2):double()
+  tester:assertTensorEq(F.channelShuffle(F.channelShuffle(z, 2), 3), z, 0)
+  gradcheck(function(a) return F.pixelUnshuffle(a, 2) end, { rq(1, 2, 2, 4) }, 'pixelUnshuffle')
+  gradcheck(function(a) return F.channelShuffle(a, 2) end, { rq(1, 4, 3) }, 'channelShuffle')
+  tester:assertErrorPattern(function() F.pixelUnshuffle(torch.randn(3, 4):double(), 2) end, 'expected a 3D or 4D')
+end
+
+-- The functional layers on CUDA against the CPU.
+function tests.cudaMatchesCpu()
+  if not torch.cuda.isAvailable() then return end
+  local x = torch.randn(2, 6, 3, 4):double()
+  local xc = x:cuda()
+  local function same(a, b) tester:assertTensorEq(b:double(), a, 1e-10) end
+  for _, name in ipairs({ 'mish', 'hardswish', 'hardsigmoid', 'logSigmoid', 'softsign', 'relu6' }) do same(F[name](x), F[name](xc)) end
+  same(F.gelu(x, 'tanh'), F.gelu(xc, 'tanh'))
+  same(F.normalize(x), F.normalize(xc))
+  same(F.instanceNorm(x), F.instanceNorm(xc))
+  same(F.groupNorm(x, 3), F.groupNorm(xc, 3))
+  same(F.localResponseNorm(x, 3), F.localResponseNorm(xc, 3))
+  same(F.pixelUnshuffle(x, 1), F.pixelUnshuffle(xc, 1))
+  same(F.channelShuffle(x, 2), F.channelShuffle(xc, 2))
+  local E = torch.randn(10, 3):double()
+  local idx = torch.LongTensor({ 1, 4, 4, 9, 2 })
+  local off = torch.LongTensor({ 1, 3, 3 })
+  for _, mode in ipairs({ 'sum', 'mean', 'max' }) do
+    same(F.embeddingBag(idx, E, off, { mode = mode, paddingIdx = mode == 'max' and nil or 4 }),
+      F.embeddingBag(idx:cuda(), E:cuda(), off:cuda(), { mode = mode, paddingIdx = mode == 'max' and nil or 4 }))
+  end
+  same(F.embedding(idx, E, 4), F.embedding(idx:cuda(), E:cuda(), 4))
+  tester:assertTensorEq(F.oneHot(idx:cuda(), 10):double(), F.oneHot(idx, 10):double(), 0)
+end
+
+tester:add(tests)
+tester:run()
