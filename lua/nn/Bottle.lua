@@ -29,6 +29,10 @@ function Bottle:_squeeze(input)
 end
 
 local function unsqueeze(self, out, lead)
+  if not torch.isTensor(out) then  -- a table output cannot get the leading dims back
+    A.fail(tostring(self), 'the module returned %s, expected a tensor of nOutputDim = %d dims', nn.utils.describe(out),
+      self.nOutputDim)
+  end
   if out:dim() ~= self.nOutputDim then
     A.fail(tostring(self), 'the module returned %d dims, expected nOutputDim = %d', out:dim(), self.nOutputDim)
   end

@@ -8,13 +8,7 @@ local F = nn.functional
 local EB, parent = torch.class('nn.EmbeddingBag', 'nn.Module')
 local known = { mode = true, perSampleWeights = true, paddingIdx = true }
 local modes = { sum = true, mean = true, max = true }
-local I64 = torch._lib.dtype.i64
-
-local function long_arg(op, t, what)
-  A.tensor(op, t, what)
-  if t.p.dtype ~= I64 then A.fail(op, '%s must be a LongTensor, got %s', what, torch.type(t)) end
-  return t
-end
+local long_arg = A.long
 
 --- nn.functional.embeddingBag(indices, weight [, offsets] [, {mode = 'mean', perSampleWeights =,
 --- paddingIdx =}]): one row per bag: the sum, mean or max of the weight rows (num x dim) that the
@@ -32,6 +26,12 @@ function F.embeddingBag(idx, w, offsets, o)
   local mode = o.mode or 'mean'
   if not modes[mode] then A.fail(op, "mode must be 'sum', 'mean' or 'max', got %s", tostring(mode)) end
   local psw, pad = o.perSampleWeights, A.int(op, o.paddingIdx, 'paddingIdx')
+  if pad then  -- PyTorch's range: negative counts from the end
+    if pad < -w:size(1) or pad == 0 or pad > w:size(1) then
+      A.fail(op, 'paddingIdx %d out of range for %d embeddings', pad, w:size(1))
+    end
+    if pad < 0 then pad = pad + w:size(1) + 1 end
+  end
   -- the bookkeeping (bags, padding, ranges) runs on CPU copies of the indices; the rows are
   -- gathered and reduced on the weight's device
   local on_cpu = function(t) return t.p.device_type ~= 0 and t:to('cpu') or t end
@@ -53,7 +53,7 @@ function F.embeddingBag(idx, w, offsets, o)
     local b = 0
     for k = 1, B do
       local s, e = off[k], k < B and off[k + 1] - 1 or n
-      if s < 1 or s > n + 1 or e < s - 1 or (k == 1 and s ~= 1) then
+      if s < 1 or s > n + 1 or e < s - 1 or e > n or (k == 1 and s ~= 1) then
         A.fail(op, 'offsets must start at 1 and increase within [1, %d], got %s', n + 1,
           table.concat(offsets:totable(), ', '))
       end
@@ -77,7 +77,7 @@ function F.embeddingBag(idx, w, offsets, o)
   local D = w:size(2)
   local dev = function(t) return w.p.device_type ~= 0 and t:to(w:device()) or t end
   local keep = pad and torch.ne(flat, pad) or nil
-  if keep then  -- leave the padding entries out
+  if keep and n > 0 then  -- leave the padding entries out
     local pos = torch.range(1, n):long()[keep:byte()]
     if pos:nElement() < n then
       flat, bag = flat:index(1, pos), bag:index(1, pos)
@@ -118,6 +118,12 @@ function EB:__init(num, dim, opts)
   self.mode = opts.mode or 'mean'
   if not modes[self.mode] then A.fail(name, "mode must be 'sum', 'mean' or 'max', got %s", tostring(self.mode)) end
   self.paddingIdx = A.int(name, opts.paddingIdx, 'paddingIdx')
+  if self.paddingIdx then  -- PyTorch's range; a negative index counts from the end (stored 1-based)
+    if self.paddingIdx < -num or self.paddingIdx == 0 or self.paddingIdx > num then
+      A.fail(name, 'paddingIdx %d out of range for %d embeddings', self.paddingIdx, num)
+    end
+    if self.paddingIdx < 0 then self.paddingIdx = self.paddingIdx + num + 1 end
+  end
   self.weight = torch.Tensor(num, dim)
   self.gradWeight = torch.Tensor(num, dim):zero()
   self:reset()

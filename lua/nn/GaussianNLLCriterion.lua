@@ -17,7 +17,7 @@ end
 
 function Gaussian:_loss(input, target, r)
   if type(input) ~= 'table' or torch.isTensor(input) or #input ~= 2 then
-    A.fail(tostring(self), 'expected a table {mean, var}, got %s', nn.utils.describe(input))
+    A.fail(torch.typename(self), 'expected a table {mean, var}, got %s', nn.utils.describe(input))
   end
   return nn.functional.gaussianNllLoss(input[1], target, input[2], { full = self.full, eps = self.eps, reduction = r })
 end

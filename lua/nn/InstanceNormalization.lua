@@ -50,12 +50,26 @@ function IN:updateOutput(input)
       nn.utils.describe(input))
   end
   local track = self.running_mean ~= nil
+  local use = self.train ~= false or not track
+  -- the replay of Torch7's backward (below) must not move the running statistics a second time
+  local stats = track and not (use and self._replaying)
   local y = nn.functional.instanceNorm(x, {
-    runningMean = track and self.running_mean or nil, runningVar = track and self.running_var or nil,
-    weight = self.weight, bias = self.bias, useInputStats = self.train ~= false or not track,
+    runningMean = stats and self.running_mean or nil, runningVar = stats and self.running_var or nil,
+    weight = self.weight, bias = self.bias, useInputStats = use,
     momentum = self.momentum, eps = self.eps })
   self.output = x == input and y or y:squeeze(1)
   return self.output
+end
+
+-- m:backward(input, gradOutput [, scale]): nn.Module's, which replays updateOutput under autograd
+-- (nn.utils.autogradBackward): flagged so that the replay leaves the running statistics as the
+-- forward left them (they moved twice per training step).
+function IN:backward(input, gradOutput, scale)
+  self._replaying = true
+  local ok, err = pcall(parent.backward, self, input, gradOutput, scale)
+  self._replaying = nil
+  if not ok then error(err, 0) end
+  return self.gradInput
 end
 
 function IN:__tostring__()

@@ -29,6 +29,11 @@ end
 function Layer:_parse(input)
   local src, extra = input, {}
   if type(input) == 'table' and not torch.isTensor(input) then
+    for k in pairs(input) do  -- a misspelt mask would be ignored silently (the decoder layer checks too)
+      if k ~= 1 and k ~= 'srcMask' and k ~= 'srcKeyPaddingMask' then
+        A.fail(tostring(self), 'unknown input field %s (expected {src, srcMask=, srcKeyPaddingMask=})', tostring(k))
+      end
+    end
     src, extra = input[1], { mask = input.srcMask, kpm = input.srcKeyPaddingMask }
   end
   T.check_seq(self, src, 'src', self.dModel)

@@ -19,7 +19,7 @@ end
 
 function Triplet:_loss(input, _, r)
   if type(input) ~= 'table' or torch.isTensor(input) or #input ~= 3 then
-    A.fail(tostring(self), 'expected a table {anchor, positive, negative}, got %s', nn.utils.describe(input))
+    A.fail(torch.typename(self), 'expected a table {anchor, positive, negative}, got %s', nn.utils.describe(input))
   end
   return nn.functional.tripletMarginLoss(input[1], input[2], input[3],
     { margin = self.margin, p = self.p, eps = self.eps, swap = self.swap, reduction = r })

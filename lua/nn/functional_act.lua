@@ -92,10 +92,9 @@ end
 --- by a LongTensor of 1-based indices, shaped indices' size x dim. Rows at paddingIdx get no
 --- gradient (PyTorch's padding_idx; the row itself is returned as stored).
 function F.embedding(idx, w, paddingIdx)
-  A.tensor('embedding', idx, 'indices')
+  A.long('embedding', idx, 'indices')
   A.float('embedding', w, 'a weight')
   if w:dim() ~= 2 then fail('embedding', 'weight must be 2-D (num x dim), got size %s', A.shape(w)) end
-  if idx.p.dtype ~= torch._lib.dtype.i64 then fail('embedding', 'indices must be a LongTensor, got %s', torch.type(idx)) end
   local flat = idx:contiguous():view(-1)
   if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
     fail('embedding', 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
@@ -103,6 +102,11 @@ function F.embedding(idx, w, paddingIdx)
   local rows = torch.index(w, 1, flat)
   if paddingIdx ~= nil then
     A.int('embedding', paddingIdx, 'paddingIdx')
+    -- PyTorch's range: a negative index counts from the end (it matched no index here before)
+    if paddingIdx == 0 or paddingIdx > w:size(1) or paddingIdx < -w:size(1) then
+      fail('embedding', 'paddingIdx %d out of range for %d rows', paddingIdx, w:size(1))
+    end
+    if paddingIdx < 0 then paddingIdx = paddingIdx + w:size(1) + 1 end
     local keep = torch.ne(flat, paddingIdx):typeAs(rows):view(-1, 1)
     rows = torch.add(torch.cmul(rows, keep), torch.cmul(rows:detach(), torch.mul(keep, -1):add(1)))
   end
@@ -114,8 +118,7 @@ end
 --- nn.functional.oneHot(indices [, numClasses = max index]): a LongTensor of indices' size x
 --- numClasses with a 1 at each 1-based class index.
 function F.oneHot(idx, n)
-  A.tensor('oneHot', idx, 'indices')
-  if idx.p.dtype ~= torch._lib.dtype.i64 then fail('oneHot', 'indices must be a LongTensor, got %s', torch.type(idx)) end
+  A.long('oneHot', idx, 'indices')
   local flat = idx:contiguous():view(-1)
   local hi = flat:nElement() > 0 and flat:max() or 0
   n = A.int('oneHot', n, 'numClasses', hi)
@@ -141,17 +144,27 @@ function F.normalize(x, p, dim, eps)
   return torch.cdiv(x, n:expandAs(x))
 end
 
+-- The squared norm of x along dim, kept at least eps^2 by a clamp invisible to the gradient.
+local function sq_norm(x, dim, eps)
+  local s = torch.sum(torch.cmul(x, x), dim)
+  local d = s:detach()
+  return torch.add(s, torch.csub(torch.clamp(d, eps * eps, math.huge), d))
+end
+
 --- nn.functional.cosineSimilarity(x1, x2 [, dim = 2] [, eps = 1e-8]): sum(x1 x2) /
---- (max(||x1||, eps) max(||x2||, eps)) along dim (broadcast; a vector pair uses dim 1).
+--- (max(||x1||, eps) max(||x2||, eps)) along dim of the broadcast x1, x2 (a vector pair uses dim
+--- 1). As PyTorch 1.13, the eps clamp (of the squared norms) is invisible to the gradient.
 function F.cosineSimilarity(x1, x2, dim, eps)
   A.float('cosineSimilarity', x1, 'x1')
   A.float('cosineSimilarity', x2, 'x2')
+  if not x1:isSameSizeAs(x2) then  -- broadcast first: dim counts the dims of the common shape
+    local b = torch.broadcastTensors(x1, x2)
+    x1, x2 = b[1], b[2]
+  end
   dim = A.dim('cosineSimilarity', x1, dim, x1:dim() == 1 and 1 or 2)
   eps = A.number('cosineSimilarity', eps, 'eps', 1e-8)
   local dot = torch.sum(torch.cmul(x1, x2), dim)
-  local n1 = torch.clamp(torch.norm(x1, 2, dim), eps, math.huge)
-  local n2 = torch.clamp(torch.norm(x2, 2, dim), eps, math.huge)
-  return torch.cdiv(dot, torch.cmul(n1, n2)):squeeze(dim)
+  return torch.cdiv(dot, torch.sqrt(torch.cmul(sq_norm(x1, dim, eps), sq_norm(x2, dim, eps)))):squeeze(dim)
 end
 
 --- nn.functional.pairwiseDistance(x1, x2 [, p = 2] [, eps = 1e-6] [, keepdim = false]):

@@ -34,6 +34,12 @@ function A.bool(op, v, what, default)
   if type(v) ~= 'boolean' then fail(op, 'expected %s (a boolean), got %s', what, describe(v)) end
   return v
 end
+-- x, checked to be a LongTensor (indices, offsets) on any device.
+function A.long(op, x, what)
+  A.tensor(op, x, what)
+  if x.p.dtype ~= lib.dtype.i64 then fail(op, '%s must be a LongTensor, got %s', what, describe(x)) end
+  return x
+end
 -- A 1-based dim of x, negative counting from the end.
 function A.dim(op, x, d, default)
   d = A.int(op, d, 'a dim', default)

@@ -82,6 +82,15 @@ local function weight_arg(op, w, x, what)
   return A.like(w, x)
 end
 
+-- log(v) clamped at -100 (PyTorch's BCE). Where v = 0 the log reads v + 1 and the result is
+-- replaced by -100, so the gradient there is 0 (the clamped log is flat) rather than 0 * inf = NaN
+-- (an input of exactly 0 or 1, e.g. a saturated sigmoid, made every gradient of the loss NaN).
+local function clamped_log(v)
+  local z = torch.le(v, 0):typeAs(v)
+  local l = torch.clamp(torch.log(torch.add(v, z)), -100, math.huge)
+  return torch.csub(torch.cmul(l, torch.mul(z, -1):add(1)), torch.mul(z, 100))
+end
+
 --- nn.functional.binaryCrossEntropy(input, target [, {reduction = 'mean', weight =}]): -w (y log x +
 --- (1 - y) log(1 - x)) for probabilities x in [0, 1]; each log is clamped at -100 (PyTorch).
 function F.binaryCrossEntropy(x, y, o)
@@ -90,8 +99,7 @@ function F.binaryCrossEntropy(x, y, o)
   y = pair(op, x, y)
   local w = weight_arg(op, opts.weight, x)
   if x:nElement() > 0 and (x:min() < 0 or x:max() > 1) then fail(op, 'input values must lie in [0, 1]') end
-  local lp = torch.clamp(torch.log(x), -100, math.huge)
-  local lq = torch.clamp(torch.log(torch.add(torch.mul(x, -1), 1)), -100, math.huge)
+  local lp, lq = clamped_log(x), clamped_log(torch.add(torch.mul(x, -1), 1))
   local l = torch.neg(torch.add(torch.cmul(y, lp), torch.cmul(torch.add(torch.mul(y, -1), 1), lq)))
   if w then l = torch.cmul(l, w) end
   return reduce(l, r)

@@ -59,7 +59,8 @@ function F.groupNorm(x, g, w, b, eps)
     fail('groupNorm', 'numGroups %d does not divide the %d channels', g, x:size(2))
   end
   channel_params('groupNorm', x, w, b)
-  local y = torch.layerNorm(x:contiguous():view(x:size(1), g, -1), 1, nil, nil,
+  local per_group = x:nElement() / math.max(x:size(1) * g, 1)  -- not -1: an empty batch cannot infer it
+  local y = torch.layerNorm(x:contiguous():view(x:size(1), g, per_group), 1, nil, nil,
     A.number('groupNorm', eps, 'eps', 1e-5)):view(x:size())
   return affine(y, w, b)
 end
@@ -130,7 +131,10 @@ function F.localResponseNorm(x, size, alpha, beta, k)
   if x:dim() < 3 then fail(op, 'expected an N x C x ... input with at least one position dim, got size %s', A.shape(x)) end
   local C = x:size(2)
   local sq = torch.cmul(x, x)
-  local before, after = math.floor(size / 2), math.floor((size - 1) / 2)
+  -- the window reaches at most C - 1 channels either way: a larger size only pads more zeros (and
+  -- size = 1e9 padded 5e8 zero channels and looped 1e9 times); alpha / size keeps the full size
+  local before, after = math.min(math.floor(size / 2), C - 1), math.min(math.floor((size - 1) / 2), C - 1)
+  local width = before + after + 1
   local parts = {}
   local zsize = x:size()
   if before > 0 then zsize[2] = before parts[#parts + 1] = x.new(zsize):zero() end
@@ -138,7 +142,7 @@ function F.localResponseNorm(x, size, alpha, beta, k)
   if after > 0 then zsize[2] = after parts[#parts + 1] = x.new(zsize):zero() end
   local padded = #parts > 1 and torch.cat(parts, 2) or sq
   local acc = padded:narrow(2, 1, C)
-  for i = 2, size do acc = torch.add(acc, padded:narrow(2, i, C)) end
+  for i = 2, width do acc = torch.add(acc, padded:narrow(2, i, C)) end
   local div = torch.pow(torch.add(torch.mul(acc, alpha / size), k), beta)
   return torch.cdiv(x, div)
 end
@@ -170,7 +174,8 @@ function F.channelShuffle(x, g)
   g = A.int(op, g, 'groups')
   local C = x:size(2)
   if g < 1 or C % g ~= 0 then fail(op, 'groups %d does not divide the %d channels', g, C) end
-  local rest = x:nElement() / (x:size(1) * C)
+  local rest = 1  -- the positions per channel (not nElement / (N * C): NaN for an empty batch)
+  for i = 3, x:dim() do rest = rest * x:size(i) end
   return x:reshape(x:size(1), g, C / g, rest):transpose(2, 3):contiguous():view(x:size())
 end
 

@@ -45,6 +45,7 @@ function T.init(self, name, dModel, nHead, opts, known)
   end
   self.dModel, self.nHead = dModel, nHead
   self.dimFeedforward = A.int(name, opts.dimFeedforward, 'dimFeedforward', 2048)
+  if self.dimFeedforward < 1 then A.fail(name, 'dimFeedforward must be positive, got %d', self.dimFeedforward) end
   self.dropout = A.number(name, opts.dropout, 'dropout', 0.1)
   if self.dropout < 0 or self.dropout >= 1 then A.fail(name, 'dropout must be in [0, 1), got %g', self.dropout) end
   local act = opts.activation or 'relu'

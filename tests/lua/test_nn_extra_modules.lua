@@ -142,6 +142,27 @@ function tests.instanceNormalization()
   tester:assertErrorPattern(function() nn.InstanceNormalization(0) end, 'positive integer')
 end
 
+-- Review regression: Torch7's backward replays updateOutput under autograd, which moved the
+-- running statistics a second time per training step (PyTorch 1.13: once per forward).
+function tests.instanceNormalizationBackwardKeepsRunningStats()
+  local m = nn.InstanceNormalization(3, 1e-5, 0.3, true, true):double()
+  local x = rnd(2, 3, 5)
+  m:forward(x)
+  local rm, rv = m.running_mean:clone(), m.running_var:clone()
+  m:backward(x, rnd(2, 3, 5))
+  tester:assertTensorEq(m.running_mean, rm, 0, 'running_mean after backward')
+  tester:assertTensorEq(m.running_var, rv, 0, 'running_var after backward')
+  -- inside a container too, and the next forward still updates them
+  local s = nn.Sequential():add(m)
+  s:forward(x)
+  rm = m.running_mean:clone()
+  s:backward(x, rnd(2, 3, 5))
+  tester:assertTensorEq(m.running_mean, rm, 0, 'running_mean after a container backward')
+  tester:assert(m._replaying == nil)
+  s:forward(x)
+  tester:assert((m.running_mean - rm):abs():max() > 0, 'the next forward updates the statistics')
+end
+
 function tests.upsample()
   local x = rnd(2, 3, 4, 5)
   local y = nn.Upsample({ scaleFactor = 2 }):double():forward(x)
@@ -268,6 +289,34 @@ local function naive_bags(w, idx, offsets, mode, psw, pad)
     end
   end
   return out
+end
+
+-- Review regression: a module returning a table failed inside Bottle with "attempt to call method
+-- 'dim' (a nil value)" instead of an error naming the Bottle.
+function tests.bottleTableOutput()
+  local b = nn.Bottle(nn.ConcatTable():add(nn.Identity()))
+  tester:assertErrorPattern(function() b:forward(rnd(2, 3, 4)) end, 'nn.Bottle.*returned table, expected a tensor')
+end
+
+-- Review regressions: paddingIdx out of range failed inside select (0, num + 1) or, negative,
+-- zeroed the last row but never left its entries out (PyTorch: -1 is the last row); an offset
+-- past the end failed inside an index op; empty indices with a paddingIdx failed in torch.range.
+function tests.embeddingBagPaddingAndOffsets()
+  tester:assertErrorPattern(function() nn.EmbeddingBag(5, 3, { paddingIdx = 0 }) end, 'paddingIdx 0 out of range for 5 embeddings')
+  tester:assertErrorPattern(function() nn.EmbeddingBag(5, 3, { paddingIdx = 6 }) end, 'paddingIdx 6 out of range')
+  local m = nn.EmbeddingBag(5, 3, { mode = 'sum', paddingIdx = -1 }):double()
+  tester:asserteq(m.paddingIdx, 5)
+  local idx = torch.LongTensor({ { 1, 5 }, { 5, 5 } })
+  local want = m.weight[1]:clone():view(1, 3)
+  tester:assertTensorEq(m:forward(idx), torch.cat(want, torch.zeros(1, 3):double(), 1), 1e-12)
+  local w = rnd(5, 3)
+  tester:assertTensorEq(nn.functional.embeddingBag(idx, w, { mode = 'sum', paddingIdx = -1 }),
+    nn.functional.embeddingBag(idx, w, { mode = 'sum', paddingIdx = 5 }), 0)
+  tester:assertErrorPattern(function()
+    nn.functional.embeddingBag(torch.LongTensor({ 1, 2 }), w, torch.LongTensor({ 1, 5 }))
+  end, '%[embeddingBag%] offsets must start at 1 and increase')
+  local e = nn.functional.embeddingBag(torch.LongTensor(0), w, torch.LongTensor({ 1 }), { paddingIdx = 2 })
+  tester:assertTensorEq(e, torch.zeros(1, 3):double(), 0)
 end
 
 function tests.embeddingBag()

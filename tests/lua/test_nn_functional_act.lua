@@ -204,6 +204,59 @@ function tests.rearrangements()
 end
 
 -- The functional layers on CUDA against the CPU.
+-- Review regression: an empty batch (N = 0) made channelShuffle reshape to a NaN size and groupNorm
+-- view as 0 x g x -1 (PyTorch returns the empty tensor).
+-- Review regression: cosineSimilarity picked dim from x1 before broadcasting (x1 3 x 5 with x2 of 5
+-- summed the wrong dim, x2 3 x 5 with x1 of 5 raised a [norm] error), and its eps clamp cut the
+-- gradient of near-zero rows. PyTorch 1.13's values (float64).
+function tests.cosineSimilarityBroadcastAndEps()
+  local a = torch.range(1, 5):double()
+  local b = torch.range(0, 14):double():view(3, 5):cos()
+  local want = D({ -0.50886580037709, -0.05821774705242, 0.53969631234088 })
+  tester:assertTensorEq(F.cosineSimilarity(a, b), want, 1e-10)
+  tester:assertTensorEq(F.cosineSimilarity(b, a), want, 1e-10)
+  local x = D({ { 1e-9, 2e-9, 0 }, { 0, 0, 0 }, { 1, 2, 3 } }):requiresGrad()
+  local y = D({ { 1, 0, 1 }, { 1, 1, 1 }, { 1, 1, 0 } })
+  F.cosineSimilarity(x, y):sum():backward()
+  local g = D({ { 70003571.33746819, -1414213.5623730947, 70710678.11865474 },
+                { 57735026.91896257, 57735026.91896257, 57735026.91896257 },
+                { 0.14848604296791068, 0.10798984943120776, -0.12148858061010873 } })
+  tester:assertTensorEq(torch.cdiv(x.grad, g), torch.ones(3, 3):double(), 1e-9)
+end
+
+-- Review regression: localResponseNorm padded size / 2 zero channels and looped size times, so a
+-- large size (1e9) allocated gigabytes and never returned; the window is now capped at the
+-- channels. A window wider than the channels: PyTorch 1.13's values (size 9 over 3 channels).
+function tests.localResponseNormWideWindow()
+  local x = D({ 1, -2, 3 }):view(1, 3, 1)
+  tester:assertTensorEq(F.localResponseNorm(x, 9, 1, 0.5, 1):view(3),
+    D({ 0.62554324217122, -1.25108648434245, 1.87662972651367 }), 1e-12)
+  -- 1e9: the old loop over the window never returned (a regression shows as ctest's timeout; no
+  -- timed assertion here, the machines are shared)
+  local y = F.localResponseNorm(x, 1e9, 1, 0.5, 1)
+  tester:assertTensorEq(y, torch.cdiv(x, torch.add(torch.mul(D(1, 3, 1):fill(14), 1 / 1e9), 1):sqrt()), 1e-12)
+end
+
+-- Review regression: a negative paddingIdx (PyTorch: counted from the end) matched no index, so
+-- the last row still got gradient; 0 or past the end was accepted silently.
+function tests.embeddingNegativePaddingIdx()
+  local w = rq(4, 3)
+  F.embedding(torch.LongTensor({ 4, 1, 4 }), w, -1):sum():backward()
+  tester:assertTensorEq(w.grad, D({ { 1, 1, 1 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }), 0)
+  tester:assertErrorPattern(function() F.embedding(torch.LongTensor({ 1 }), w, 0) end, 'paddingIdx 0 out of range for 4 rows')
+  tester:assertErrorPattern(function() F.embedding(torch.LongTensor({ 1 }), w, 5) end, 'paddingIdx 5 out of range')
+end
+
+function tests.emptyBatch()
+  local x = torch.randn(0, 4, 3):double()
+  tester:assertTableEq(F.channelShuffle(x, 2):size():totable(), { 0, 4, 3 })
+  tester:assertTableEq(F.groupNorm(x, 2):size():totable(), { 0, 4, 3 })
+  tester:assertTableEq(nn.ChannelShuffle(2):forward(x):size():totable(), { 0, 4, 3 })
+  -- and the non-empty case still normalizes per group
+  local y = torch.randn(2, 4, 3):double()
+  tester:assertTensorEq(F.groupNorm(y, 2), torch.layerNorm(y:view(2, 2, 6), 1, nil, nil, 1e-5):viewAs(y), 1e-12)
+end
+
 function tests.cudaMatchesCpu()
   if not torch.cuda.isAvailable() then return end
   local x = torch.randn(2, 6, 3, 4):double()

@@ -291,6 +291,23 @@ function tests.errors()
     'posWeight of size 2 does not broadcast to the input of size 2x3')
 end
 
+-- Review regression: inputs of exactly 0 or 1 (a saturated sigmoid) gave NaN gradients (0 * inf
+-- through the clamped logs), which a 'mean' spread to every element. PyTorch 1.13's loss values;
+-- the gradient is the true one where the clamp is inactive, 0 where the clamped log is flat.
+function tests.binaryCrossEntropyAtZeroAndOne()
+  for _, ty in ipairs({ 'double', 'float' }) do
+    local x = torch.Tensor({ 0, 1, 0.5, 0, 1 })[ty](torch.Tensor({ 0, 1, 0.5, 0, 1 })):requiresGrad()
+    local y = torch.Tensor({ 0, 1, 1, 1, 0 })[ty](torch.Tensor({ 0, 1, 1, 1, 0 }))
+    local l = F.binaryCrossEntropy(x, y, 'none')
+    tester:assertTensorEq(l:detach():double(), D({ 0, 0, math.log(2), 100, 100 }), 1e-6, ty .. ' values')
+    l:sum():backward()
+    tester:assertTensorEq(x.grad:double(), D({ 1, -1, -2, 0, 0 }), 1e-6, ty .. ' gradient')
+    local c = x:detach():clone():requiresGrad()
+    F.binaryCrossEntropy(c, y):backward()
+    tester:assert(c.grad:eq(c.grad):all(), ty .. ': no NaN in the mean\'s gradient')
+  end
+end
+
 -- The losses on CUDA against the CPU (recorded ops: the same formulas run on the GPU).
 function tests.cudaMatchesCpu()
   if not torch.cuda.isAvailable() then return end

@@ -270,6 +270,29 @@ function tests.encoderStackAndStateDict()
   tester:asserteq(tostring(layer), 'nn.TransformerEncoderLayer(8, 2 heads, ff 12, dropout 0, relu)')
 end
 
+-- Review regression: the encoder layer ignored unknown input fields, so a misspelt mask
+-- ({src, mask = m} or PyTorch's src_key_padding_mask) ran unmasked without a word.
+function tests.encoderRejectsUnknownFields()
+  local l = nn.TransformerEncoderLayer(8, 2, { dimFeedforward = 16, dropout = 0 }):double()
+  local src = rnd(3, 2, 8)
+  local m = torch.ByteTensor(2, 3):zero()
+  tester:assertErrorPattern(function() l:forward({ src, src_key_padding_mask = m }) end, 'unknown input field src_key_padding_mask')
+  local enc = nn.TransformerEncoder(l, 2)
+  tester:assertErrorPattern(function() enc:forward({ src, mask = m }) end, 'unknown input field mask')
+  -- the known fields still work
+  m[1][3] = 1
+  tester:assertTableEq(l:forward({ src, srcKeyPaddingMask = m, srcMask = torch.ByteTensor(3, 3):zero() }):size():totable(), { 3, 2, 8 })
+end
+
+-- Review regression: dimFeedforward <= 0 failed inside nn.Linear's constructor, naming neither the
+-- layer nor the option.
+function tests.dimFeedforwardMustBePositive()
+  tester:assertErrorPattern(function() nn.TransformerEncoderLayer(8, 2, { dimFeedforward = 0 }) end,
+    '%[nn.TransformerEncoderLayer%] dimFeedforward must be positive, got 0')
+  tester:assertErrorPattern(function() nn.TransformerDecoderLayer(8, 2, { dimFeedforward = -1 }) end,
+    '%[nn.TransformerDecoderLayer%] dimFeedforward must be positive, got %-1')
+end
+
 function tests.errors()
   tester:assertErrorPattern(function() nn.TransformerEncoderLayer(6, 4) end, 'positive multiple of nHead')
   tester:assertErrorPattern(function() nn.TransformerEncoderLayer(8, 2, { activation = 'tanh' }) end,

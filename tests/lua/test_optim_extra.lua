@@ -141,6 +141,25 @@ local function check_rates(got, want, tol, what)
   for i = 1, #want do tester:assertalmosteq(got[i], want[i], tol or 1e-15, (what or '') .. ' step ' .. (i - 1)) end
 end
 
+-- Review regression: MultiplicativeLR recomputed the product from epoch 1 at every step, calling
+-- lrLambda n^2 / 2 times over n steps (PyTorch: once per step), hopeless for per-batch use.
+function tests.multiplicativeCallsLambdaOncePerStep()
+  local calls = 0
+  local cfg = { learningRate = 0.5 }
+  local s = optim.lr.MultiplicativeLR(cfg, { lrLambda = function(e) calls = calls + 1 return 1 - 1e-4 * (e % 3) end })
+  local want = 0.5
+  for e = 1, 1000 do
+    s:step()
+    want = want * (1 - 1e-4 * (e % 3))
+  end
+  tester:assertalmosteq(cfg.learningRate, want, 1e-13)
+  tester:assertle(calls, 1000, 'lrLambda calls over 1000 steps')
+  -- a changed base rate or function starts the product again
+  s.baseLrs[1] = 1
+  s:step()
+  tester:assertalmosteq(cfg.learningRate, want * (1 - 1e-4 * (1001 % 3)) * 2, 1e-13)
+end
+
 function tests.lambdaAndPolynomial()
   check_rates(rates(function(t) return optim.lr.LambdaLR(t, { lrLambda = function(e) return 1 / (e + 1) end }) end, 4),
     { 0.1, 0.05, 0.1 / 3, 0.025 }, 1e-15, 'LambdaLR')

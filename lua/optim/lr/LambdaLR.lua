@@ -52,13 +52,19 @@ local MultiplicativeLR = torch.class('optim.lr.MultiplicativeLR', 'optim.lr.Lamb
 --- lrLambda(epoch) (PyTorch's MultiplicativeLR): lr = base * prod_{e=1..epoch} lrLambda(e).
 function MultiplicativeLR:__init(target, options) init(self, 'MultiplicativeLR', target, options) end
 
+-- The product so far is kept per group (self._prod[i] = {epoch, base, lr, lrLambda}) so that a step calls
+-- lrLambda once, as PyTorch's does: recomputing it from epoch 1 made n steps cost n^2 / 2 calls.
 function MultiplicativeLR:lrAt(epoch, i)
   local lr = self.baseLrs[i]
   local f = lambda_of(self, i)
-  for e = 1, epoch do
+  self._prod = self._prod or {}
+  local c, from = self._prod[i], 1
+  if c and c[1] <= epoch and c[2] == lr and c[4] == f then lr, from = c[3], c[1] + 1 end
+  for e = from, epoch do
     local v = f(e)
     if type(v) ~= 'number' then lib.fail(self._name, 'lrLambda(%d) returned %s, not a number', e, type(v)) end
     lr = lr * v
   end
+  self._prod[i] = { epoch, self.baseLrs[i], lr, f }
   return lr
 end
