@@ -31,6 +31,8 @@ using namespace tocha::capi;
   }
 #define CAPI_BINARY_FLOAT(name) CAPI_BINARY(name)
 #define CAPI_COMPARE(name) CAPI_BINARY(name)
+#define CAPI_UNARY_INT(name) CAPI_UNARY(name)
+#define CAPI_BINARY_INT(name) CAPI_BINARY(name)
 #define CAPI_POINTWISE(name)
 #define CAPI_OTHER(name)
 #define TOCHA_OP(name, kind, grad) CAPI_##kind(name)

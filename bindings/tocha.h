@@ -69,7 +69,7 @@ TOCHA_API int tocha_set_default_float_dtype(int dtype) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_promote_types(int a, int b) TOCHA_NOEXCEPT;
 
 /* The op table (core/ops.def): count, Lua names, kinds (0 UNARY, 1 UNARY_FLOAT, 2 BINARY,
-   3 BINARY_FLOAT, 4 COMPARE, 5 POINTWISE, 6 OTHER) and whether each is differentiable. */
+   3 BINARY_FLOAT, 4 COMPARE, 5 POINTWISE, 6 OTHER, 7 UNARY_INT, 8 BINARY_INT) and whether each is differentiable. */
 TOCHA_API int tocha_op_count(void) TOCHA_NOEXCEPT;
 TOCHA_API const char *tocha_op_name(int op) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_op_kind(int op) TOCHA_NOEXCEPT;
@@ -107,5 +107,9 @@ TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, 
 #include "tocha_amp.h"
 #include "tocha_predicates.h"
 #include "tocha_arrange.h"
+#include "tocha_pointwise_math.h"
+#include "tocha_shape.h"
+#include "tocha_linalg_ns.h"
+#include "tocha_stats.h"
 
 #endif

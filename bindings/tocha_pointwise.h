@@ -15,6 +15,8 @@
   TOCHA_API tocha_tensor *tocha_##name##_rscalar(double a, const tocha_tensor *b) TOCHA_NOEXCEPT;
 #define TOCHA_ABI_BINARY_FLOAT(name) TOCHA_ABI_BINARY(name)
 #define TOCHA_ABI_COMPARE(name) TOCHA_ABI_BINARY(name)
+#define TOCHA_ABI_UNARY_INT(name) TOCHA_ABI_UNARY(name)
+#define TOCHA_ABI_BINARY_INT(name) TOCHA_ABI_BINARY(name)
 #define TOCHA_ABI_POINTWISE(name)
 #define TOCHA_ABI_OTHER(name)
 #define TOCHA_OP(name, kind, grad) TOCHA_ABI_##kind(name)

@@ -4,7 +4,8 @@
 
 namespace tocha {
 
-enum class OpKind : int32_t { UNARY, UNARY_FLOAT, BINARY, BINARY_FLOAT, COMPARE, POINTWISE, OTHER };
+// UNARY_INT and BINARY_INT (integer and bool dtypes only) come last so the older kinds keep their numbers.
+enum class OpKind : int32_t { UNARY, UNARY_FLOAT, BINARY, BINARY_FLOAT, COMPARE, POINTWISE, OTHER, UNARY_INT, BINARY_INT };
 
 enum class OpId : int32_t {
 #define TOCHA_OP(name, kind, grad) name,

@@ -322,3 +322,6 @@ struct lerp_op { template <class T> TOCHA_HD T operator()(T a, T b, T w) const {
 
 }  // namespace scalar
 }  // namespace tocha
+
+// The ops PyTorch added (kept apart so that neither file passes 500 lines).
+#include "kernels/scalar_ops_math.h"

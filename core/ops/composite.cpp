@@ -52,8 +52,11 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
   check_float("softplus", x);
   TOCHA_CHECK(beta > 0, "softplus", "beta must be positive, got ", beta);
   Tensor bx = mul(x, beta);
-  // log(1 + e^z) = max(z, 0) + log1p(e^-|z|), stable for every z.
-  Tensor soft = add(unary(OpId::relu, bx), unary(OpId::log1p, unary(OpId::exp, unary(OpId::neg, unary(OpId::abs, bx)))));
+  // log(1 + e^z) = r + log1p(e^(z - 2r)) with r = max(z, 0), stable for every z (z - 2r = -|z|).
+  // Written with z - 2r rather than -|z| so that the gradient at z = 0 is sigmoid(0) = 0.5: relu'
+  // and abs' are both 0 there, which made it 0.
+  Tensor r = unary(OpId::relu, bx);
+  Tensor soft = add(r, unary(OpId::log1p, unary(OpId::exp, add(bx, mul(r, -2.0)))));
   soft = mul(soft, 1.0 / beta);
   return where(binary(OpId::gt, bx, Scalar(threshold)), x, soft);
 }

@@ -73,10 +73,26 @@ Tensor run(OpId op, DType kt, DType rt, const DimVec& shape, const Tensor* out, 
 // Converts a tensor operand to the kernel dtype.
 Tensor as_kernel_dtype(const Tensor& t, DType kt) { return t.dtype() == kt ? t : to_dtype(t, kt); }
 
+// The dtype restrictions of the integer family and of nextafter, checked on the kernel dtype
+// (after promotion), with messages that name the op and the dtype it got.
+void check_kernel_dtype(OpId op, DType kt) {
+  OpKind k = op_kind(op);
+  if (k == OpKind::UNARY_INT || k == OpKind::BINARY_INT) {
+    TOCHA_CHECK(!is_floating(kt), op_name(op), "expects integer or bool tensors, got a ", dtype_tensor_name(kt),
+                (k == OpKind::BINARY_INT ? " (after type promotion)" : ""));
+    bool logical = op == OpId::bitwiseNot || op == OpId::bitwiseAnd || op == OpId::bitwiseOr || op == OpId::bitwiseXor;
+    TOCHA_CHECK(logical || kt != DType::b8, op_name(op), "expects integer tensors, got a ", dtype_tensor_name(kt));
+  }
+  if (op == OpId::nextafter)
+    TOCHA_CHECK(kt == DType::f32 || kt == DType::f64, op_name(op), "supports torch.FloatTensor and torch.DoubleTensor, got a ",
+                dtype_tensor_name(kt));
+}
+
 DType binary_kernel_dtype(OpId op, DType promoted) {
   OpKind k = op_kind(op);
-  if (k == OpKind::BINARY_FLOAT) return float_result_dtype(promoted);
-  return promoted;
+  DType kt = k == OpKind::BINARY_FLOAT ? float_result_dtype(promoted) : promoted;
+  check_kernel_dtype(op, kt);
+  return kt;
 }
 DType binary_result_dtype(OpId op, DType kt) { return op_kind(op) == OpKind::COMPARE ? DType::u8 : kt; }
 
@@ -86,8 +102,8 @@ bool is_integer_division(OpId op) {
 
 void check_binary_op(OpId op) {
   OpKind k = op_kind(op);
-  TOCHA_CHECK(k == OpKind::BINARY || k == OpKind::BINARY_FLOAT || k == OpKind::COMPARE, op_name(op),
-              "is not a binary pointwise op");
+  TOCHA_CHECK(k == OpKind::BINARY || k == OpKind::BINARY_FLOAT || k == OpKind::COMPARE || k == OpKind::BINARY_INT,
+              op_name(op), "is not a binary pointwise op");
 }
 
 void check_alpha(OpId op, DType kt, double alpha) {
@@ -134,8 +150,11 @@ bool needs_temporary(const Tensor& out, const Tensor& in) {
 
 static DType unary_kernel_dtype(OpId op, DType t) {
   OpKind k = op_kind(op);
-  TOCHA_CHECK(k == OpKind::UNARY || k == OpKind::UNARY_FLOAT, op_name(op), "is not a unary pointwise op");
-  return k == OpKind::UNARY_FLOAT ? float_result_dtype(t) : t;
+  TOCHA_CHECK(k == OpKind::UNARY || k == OpKind::UNARY_FLOAT || k == OpKind::UNARY_INT, op_name(op),
+              "is not a unary pointwise op");
+  DType kt = k == OpKind::UNARY_FLOAT ? float_result_dtype(t) : t;
+  check_kernel_dtype(op, kt);
+  return kt;
 }
 
 // Note [Recording pointwise ops]: a front-end decides whether to record before computing (for
@@ -230,7 +249,8 @@ Tensor unary(OpId op, const Tensor& a) {
   Recorder rec(op, nullptr, {&a}, 0);
   if (flat_operand(a, a.dtype(), a.device())) {
     OpKind k = op_kind(op);
-    if (k == OpKind::UNARY || (k == OpKind::UNARY_FLOAT && is_floating(a.dtype()))) {
+    if (k == OpKind::UNARY || (k == OpKind::UNARY_FLOAT && is_floating(a.dtype())) ||
+        (k == OpKind::UNARY_INT && !is_floating(a.dtype()))) {
       Tensor r = run_flat(op, a.dtype(), a.dtype(), a, nullptr, false, 0, 1);
       if (r.defined()) {
         rec.finish(op, {&a}, r, 0);
@@ -376,6 +396,23 @@ static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<doubl
 }
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi) { return clamp_impl(nullptr, a, lo, hi); }
 void clamp_out(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) { clamp_impl(&out, a, lo, hi); }
+
+static Tensor polygamma_impl(const Tensor* out, int64_t n, const Tensor& a) {
+  TOCHA_CHECK(n >= 0 && n <= INT32_MAX, "polygamma", "order n must be a non-negative integer below 2^31, got ", n);
+  double params[3] = {double(n), 0, 0};
+  Recorder rec(OpId::polygamma, out, {&a}, 0);
+  Tensor r;
+  {
+    GradModeGuard off(false);
+    DType kt = float_result_dtype(a.dtype());
+    Tensor x = as_kernel_dtype(a, kt);
+    r = run(OpId::polygamma, kt, kt, a.sizes(), out, out && out->shares_storage(a), {{&x}}, params, a.device());
+  }
+  rec.finish(OpId::polygamma, {&a}, r, 0, double(n));
+  return r;
+}
+Tensor polygamma(int64_t n, const Tensor& a) { return polygamma_impl(nullptr, n, a); }
+void polygamma_out(const Tensor& out, int64_t n, const Tensor& a) { polygamma_impl(&out, n, a); }
 
 static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b, const Tensor& c,
                            double value, bool float_only) {

@@ -24,6 +24,9 @@ void binary_out(OpId op, const Tensor& out, Scalar a, const Tensor& b);
 // clamp(a, lo, hi); a missing bound is not applied.
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi);
 void clamp_out(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi);
+// The n-th derivative of digamma (n >= 0), computed in a floating-point dtype.
+Tensor polygamma(int64_t n, const Tensor& a);
+void polygamma_out(const Tensor& out, int64_t n, const Tensor& a);
 // a + value * b * c and a + value * b / c.
 Tensor addcmul(const Tensor& a, double value, const Tensor& b, const Tensor& c);
 void addcmul_out(const Tensor& out, const Tensor& a, double value, const Tensor& b, const Tensor& c);

@@ -20,6 +20,9 @@ namespace {
 #define REG_COMPARE(op) \
   REG_T(op, float, uint8_t) REG_T(op, double, uint8_t) REG_T(op, Half, uint8_t) REG_T(op, BFloat16, uint8_t) \
   REG_T(op, int64_t, uint8_t) REG_T(op, int32_t, uint8_t) REG_T(op, uint8_t, uint8_t) REG_T(op, bool, uint8_t)
+#define REG_UNARY_INT(op)
+#define REG_BINARY_INT(op) \
+  REG_T(op, int64_t, int64_t) REG_T(op, int32_t, int32_t) REG_T(op, uint8_t, uint8_t) REG_T(op, bool, bool)
 #define REG_POINTWISE(op)
 #define REG_OTHER(op)
 #define TOCHA_OP(name, kind, grad) REG_##kind(name)

@@ -40,10 +40,25 @@ local unary = {
   lgamma = { 'log |Gamma(x)|', 'torch.lgamma(torch.Tensor({1, 5}))' },
   digamma = { "the digamma function of x (Gamma'(x) / Gamma(x))", 'torch.digamma(torch.Tensor({1, 2}))' },
   trigamma = { 'the trigamma function of x (the derivative of digamma)', 'torch.trigamma(torch.Tensor({1, 2}))' },
+  acosh = { 'the inverse hyperbolic cosine of x (NaN below 1; arccosh is the same)', 'torch.acosh(torch.Tensor({1, 2}))' },
+  asinh = { 'the inverse hyperbolic sine of x (arcsinh is the same)', 'torch.asinh(torch.Tensor({0, 1}))' },
+  atanh = { 'the inverse hyperbolic tangent of x (+-inf at +-1, NaN beyond; arctanh is the same)', 'torch.atanh(torch.Tensor({0, 0.5}))' },
+  exp2 = { '2^x', 'torch.exp2(torch.Tensor({3, -1}))' },
+  sinc = { 'the normalized sinc sin(pi x) / (pi x), 1 at x = 0', 'torch.sinc(torch.Tensor({0, 0.5}))' },
+  deg2rad = { 'x degrees in radians (x * pi / 180)', 'torch.deg2rad(torch.Tensor({180, 90}))' },
+  rad2deg = { 'x radians in degrees (x * 180 / pi)', 'torch.rad2deg(torch.Tensor({math.pi}))' },
+  logit = { 'log(x / (1 - x)), the inverse of sigmoid; torch.logit(x, eps) first clamps x to [eps, 1 - eps] (its gradient is 0 outside)', 'torch.logit(torch.Tensor({0.25, 0.5}))' },
+  i0 = { 'the modified Bessel function of the first kind of order 0', 'torch.i0(torch.Tensor({0, 1}))' },
+  i0e = { 'the exponentially scaled modified Bessel function of order 0, e^-|x| i0(x)', 'torch.i0e(torch.Tensor({0, 100}))' },
+  i1 = { 'the modified Bessel function of the first kind of order 1', 'torch.i1(torch.Tensor({0, 1}))' },
+  i1e = { 'the exponentially scaled modified Bessel function of order 1, e^-|x| i1(x)', 'torch.i1e(torch.Tensor({1, 100}))' },
+  bitwiseNot = { 'the bitwise complement ~x of an integer tensor (logical not of a BoolTensor; floating-point tensors are an error)', 'torch.bitwiseNot(torch.LongTensor({0, 5, -1}))' },
 }
 local unary_float = { exp = 1, expm1 = 1, log = 1, log1p = 1, log2 = 1, log10 = 1, sqrt = 1, rsqrt = 1,
   cinv = 1, sin = 1, cos = 1, tan = 1, asin = 1, acos = 1, atan = 1, sinh = 1, cosh = 1, tanh = 1,
-  sigmoid = 1, erf = 1, erfc = 1, erfinv = 1, lgamma = 1, digamma = 1, trigamma = 1 }
+  sigmoid = 1, erf = 1, erfc = 1, erfinv = 1, lgamma = 1, digamma = 1, trigamma = 1,
+  acosh = 1, asinh = 1, atanh = 1, exp2 = 1, sinc = 1, deg2rad = 1, rad2deg = 1, logit = 1, i0 = 1, i0e = 1,
+  i1 = 1, i1e = 1 }
 
 -- name = { what it computes, example }: torch.f([res,] a, b), a and b tensors (broadcast) or numbers.
 local binary = {
@@ -57,6 +72,22 @@ local binary = {
   cmin = { 'the smaller of a and b, elementwise (torch.min(a, b) with two tensors is the same)', 'torch.cmin(torch.Tensor({1, 5}), 3)' },
   floorDivide = { 'floor(a / b) elementwise', 'torch.floorDivide(torch.Tensor({7, -7}), 2)' },
   reluBackward = { "relu's gradient: a (the output's gradient) where b (relu's output) is positive, else 0, in one pass (not differentiable)", 'torch.reluBackward(torch.Tensor({1, 2}), torch.Tensor({0, 3}))' },
+  hypot = { 'sqrt(a^2 + b^2) elementwise, without overflow or underflow in the squares', 'torch.hypot(torch.Tensor({3, 5}), torch.Tensor({4, 12}))' },
+  xlogy = { 'a * log(b) elementwise, 0 where a == 0 (even where b == 0) unless b is NaN', 'torch.xlogy(torch.Tensor({0, 2}), torch.Tensor({0, math.exp(1)}))' },
+  logaddexp = { 'log(e^a + e^b) elementwise, without overflow', 'torch.logaddexp(torch.Tensor({1000, -1}), torch.Tensor({1000, -2}))' },
+  logaddexp2 = { 'log2(2^a + 2^b) elementwise, without overflow', 'torch.logaddexp2(torch.Tensor({3, 10}), torch.Tensor({3, 0}))' },
+  copysign = { 'the magnitude of a with the sign of b (its sign bit: -0 and negative NaNs count as negative); computed in a floating-point type', 'torch.copysign(torch.Tensor({1, 2}), torch.Tensor({-0.0, 3}))' },
+  fmax = { 'the larger of a and b, ignoring NaN (NaN only where both are; cmax and maximum propagate NaN)', 'torch.fmax(torch.Tensor({0/0, 1}), torch.Tensor({2, 0/0}))' },
+  fmin = { 'the smaller of a and b, ignoring NaN (NaN only where both are; cmin and minimum propagate NaN)', 'torch.fmin(torch.Tensor({0/0, 1}), torch.Tensor({2, 0/0}))' },
+  heaviside = { 'the step function: 0 where a < 0, b where a == 0, 1 where a > 0 (a NaN a gives 0; not differentiable)', 'torch.heaviside(torch.Tensor({-2, 0, 3}), 0.5)' },
+  nextafter = { 'the next representable number after a in the direction of b (FloatTensor and DoubleTensor; not differentiable)', 'torch.nextafter(torch.DoubleTensor({1}), 2) - 1' },
+  bitwiseAnd = { 'a & b elementwise for integer and bool tensors (logical and of BoolTensors; Torch7: bitand, cbitand)', 'torch.bitwiseAnd(torch.LongTensor({12, 10}), 6)' },
+  bitwiseOr = { 'a | b elementwise for integer and bool tensors (Torch7: bitor, cbitor)', 'torch.bitwiseOr(torch.LongTensor({12, 10}), 1)' },
+  bitwiseXor = { 'a ~ b (exclusive or) elementwise for integer and bool tensors (Torch7: bitxor, cbitxor)', 'torch.bitwiseXor(torch.LongTensor({12, 10}), 6)' },
+  bitwiseLeftShift = { 'a << b for integer tensors, wrapping around; shifts by a negative amount or the width or more give 0 (Torch7: lshift, clshift)', 'torch.bitwiseLeftShift(torch.LongTensor({1, 3}), 4)' },
+  bitwiseRightShift = { 'a >> b for integer tensors, keeping the sign; shifts by a negative amount or the width or more give 0 or -1 (Torch7: rshift, crshift)', 'torch.bitwiseRightShift(torch.LongTensor({256, -256}), 4)' },
+  gcd = { 'the greatest common divisor of |a| and |b| for integer tensors (gcd(0, 0) = 0)', 'torch.gcd(torch.LongTensor({12, -18, 0}), torch.LongTensor({18, 12, 5}))' },
+  lcm = { 'the least common multiple of |a| and |b| for integer tensors (0 if either is 0)', 'torch.lcm(torch.LongTensor({4, -6, 0}), torch.LongTensor({6, 4, 5}))' },
 }
 local compare = {
   lt = 'a < b', le = 'a <= b', gt = 'a > b', ge = 'a >= b', eq = 'a == b', ne = 'a ~= b',

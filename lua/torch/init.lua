@@ -19,7 +19,8 @@ for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.lina
                         'torch.factory', 'torch.timer', 'torch.cmdline', 'torch.tester', 'torch.autograd',
                         'torch.gradcheck', 'torch.functional', 'torch.loss', 'torch.rnn', 'torch.distributed',
                         'torch.normalization', 'torch.flip', 'torch.predicates', 'torch.det', 'torch.products',
-                        'torch.arrange', 'torch.search', 'torch.doc' }) do
+                        'torch.arrange', 'torch.search', 'torch.pointwise_math', 'torch.linalg_ns', 'torch.linalg_extra',
+                        'torch.shape', 'torch.index_extra', 'torch.creation', 'torch.stats', 'torch.stats_more', 'torch.doc' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).

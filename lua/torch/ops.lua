@@ -17,6 +17,7 @@ local is_tensor, describe = types.is_tensor, types.describe
 local methods = torch._tensor_methods
 
 local UNARY, UNARY_FLOAT, BINARY, BINARY_FLOAT, COMPARE = 0, 1, 2, 3, 4
+local UNARY_INT, BINARY_INT = 7, 8  -- integer and bool dtypes only (after POINTWISE 5, OTHER 6)
 
 local function num(v)
   if type(v) == 'boolean' then return v and 1 or 0 end
@@ -95,8 +96,8 @@ end
 for i = 0, C.tocha_op_count() - 1 do
   local kind = C.tocha_op_kind(i)
   local name = ffi.string(C.tocha_op_name(i))
-  if kind == UNARY or kind == UNARY_FLOAT then install_unary(name)
-  elseif kind == BINARY or kind == BINARY_FLOAT or kind == COMPARE then install_binary(name, kind) end
+  if kind == UNARY or kind == UNARY_FLOAT or kind == UNARY_INT then install_unary(name)
+  elseif kind == BINARY or kind == BINARY_FLOAT or kind == COMPARE or kind == BINARY_INT then install_binary(name, kind) end
 end
 
 -- add/sub with Torch7's multiplier: add([res,] x, [value,] y) = x + value*y; csub likewise.

@@ -35,7 +35,17 @@ for _, name in ipairs({ 'adaptiveMaxPool2d', 'adaptiveAvgPool2d', 'adaptiveAvgPo
   cases[name] = 'test_nn_pool*.lua, test_nn_padding.lua, test_nn_upsampling.lua'
 end
 cases.rnnLayer = 'test_nn_rnn_grad.lua'  -- gradchecked with the recurrent modules
+-- PyTorch's pointwise additions: gradchecked (tensor and number operands) in test_pointwise_extra_grad.lua.
+for _, name in ipairs({ 'acosh', 'asinh', 'atanh', 'exp2', 'sinc', 'deg2rad', 'rad2deg', 'logit', 'i0', 'i0e', 'i1',
+                        'i1e', 'polygamma', 'hypot', 'xlogy', 'logaddexp', 'logaddexp2', 'copysign', 'fmax', 'fmin' }) do
+  cases[name] = 'test_pointwise_extra_grad.lua'
+end
 cases.det, cases.slogdet = 'test_det.lua', 'test_det.lua'  -- gradchecked (1x1, 3x3, batches, second order, singular)
+for _, name in ipairs({ 'linalgCholesky', 'linalgEigh', 'linalgSvd', 'linalgQr' }) do
+  cases[name] = 'test_linalg_grad.lua'  -- gradchecked in f64, batched, each output alone and together
+end
+-- amax/amin (ties), cummax/cummin and logcumsumexp (first and second order): test_stats.lua.
+for _, name in ipairs({ 'amax', 'amin', 'cummax', 'cummin', 'logcumsumexp' }) do cases[name] = 'test_stats.lua' end
 for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'maxPool2dBackward', 'avgPool2d',
                         'avgPool2dBackward' }) do
   cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions
@@ -145,6 +155,11 @@ end
 cases.scatterAdd = function()
   check('scatterAdd', function(x, s) return torch.scatterAdd(x, 2, L({ { 1, 1 }, { 2, 3 } }), s) end, { M(), leaf({ { 9, 8 }, { 7, 6 } }) })
 end
+-- scatterReduce's own suite (test_scatter_reduce.lua) checks every reduction; amax with distinct values here.
+cases.scatterReduce = function()
+  check('scatterReduce', function(x, s) return torch.scatterReduce(x, 2, L({ { 1, 1 }, { 2, 3 } }), s, 'amax') end,
+    { leaf({ { 1, 2, 3 }, { 4, 5, 6 } }), leaf({ { 9, 8 }, { 7, 0.5 } }) })
+end
 local mask = torch.ByteTensor({ { 1, 0, 1 }, { 0, 1, 0 } })
 cases.maskedSelect = function() check('maskedSelect', function(x) return x:maskedSelect(mask) end, { M() }) end
 cases.maskedCopy = function()
@@ -241,6 +256,11 @@ function tests.composites()
   check('selu', torch.selu, { leaf({ -1.5, 0.3, 2 }) })
   check('leakyRelu', function(t) return torch.leakyRelu(t, 0.1) end, { leaf({ -1.5, 0.3, 2 }) })
   check('softplus', function(t) return torch.softplus(t, 2) end, { leaf({ -1.5, 0.3, 2 }) })
+  -- softplus' gradient is sigmoid(beta x): 0.5 at exactly 0 (relu' and abs' are 0 there, and an
+  -- earlier form gave 0), 0 far left, 1 far right (past the threshold)
+  local z = leaf({ 0, -800, 30 })
+  torch.softplus(z, 2):sum():backward()
+  tester:eq(z.grad:totable(), { 0.5, 0, 1 })
   -- flip (index_selects, Note [Flip as index_select]): one dim, several, none, non-contiguous
   check('flip', function(t) return torch.flip(t, 2) end, { M() })
   check('flip 3 dims', function(t) return t:flip(1, 3, 4) end, { rnd(2, 3, 2, 2) })

@@ -143,11 +143,11 @@ function tests.pointwiseOpsMatchCpu()
     local kind = C.tocha_op_kind(op)
     local name = ffi.string(C.tocha_op_name(op))
     local f = torch[name]
-    if kind <= 4 and type(f) == 'function' then
+    if (kind <= 4 or kind == 7 or kind == 8) and type(f) == 'function' then
       for _, tname in ipairs(dtypes) do
         local x = input(tname, 97, 0.1, 2)
         local y = input(tname, 97, 0.5, 3)
-        local unary = kind <= 1
+        local unary = kind <= 1 or kind == 7
         local ok, cpu = pcall(function() return unary and f(x) or f(x, y) end)
         if ok then
           checked = checked + 1

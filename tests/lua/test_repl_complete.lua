@@ -13,7 +13,8 @@ end
 function tests.tensorMethods()
   _G.test_x = torch.ones(2, 3)
   tester:assertTableEq(complete.candidates('test_x:nar'), { 'test_x:narrow(' })
-  tester:assertTableEq(complete.candidates('test_x:na'), { 'test_x:nanToNum', 'test_x:nanToNum_', 'test_x:narrow' })
+  tester:assertTableEq(complete.candidates('test_x:nan'), { 'test_x:nanToNum', 'test_x:nanToNum_', 'test_x:nanmean',
+    'test_x:nanmedian', 'test_x:nanquantile', 'test_x:nansum' })
   local all = set(complete.candidates('test_x:s'))
   tester:assert(all['test_x:size'] and all['test_x:select'] and all['test_x:sum'])
   _G.test_x = nil

@@ -39,6 +39,17 @@ SaveSpec pointwise_save_spec(OpId op, int scalar_pos) {
     case OpId::atan2: case OpId::fmod: case OpId::remainder: case OpId::cmax: case OpId::cmin:
       if (scalar_pos == 0) { in(0); in(1); } else in(0);
       break;
+    // formulas/pointwise_math.cpp
+    case OpId::acosh: case OpId::asinh: case OpId::atanh: case OpId::sinc: case OpId::logit: case OpId::i0:
+    case OpId::i0e: case OpId::i1: case OpId::i1e: case OpId::polygamma:
+      in(0); break;
+    case OpId::exp2: s.output = true; break;
+    case OpId::hypot: case OpId::xlogy: case OpId::logaddexp: case OpId::logaddexp2: case OpId::copysign:
+    case OpId::fmax: case OpId::fmin:
+      in(0);
+      if (scalar_pos == 0) in(1);
+      s.output = op == OpId::hypot || op == OpId::logaddexp || op == OpId::logaddexp2 || op == OpId::copysign;
+      break;
     case OpId::addcmul: case OpId::addcdiv: in(1); in(2); break;
     case OpId::lerp: in(0); in(1); in(2); break;
     case OpId::where: in(0); break;

@@ -1,0 +1,61 @@
+// CPU kernels of scatterReduce's prod, amax and amin (Note [scatterReduce kernels]): threads split
+// the (outer, inner) positions and each walks the index along the dim in order.
+#include <cmath>
+#include "core/kernel_registry.h"
+#include "core/ops/index_geometry.h"
+#include "core/ops/scatter_reduce.h"
+#include "kernels/cpu/parallel.h"
+
+namespace tocha {
+namespace cpu {
+namespace {
+
+template <class T> inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point<T>::value) return std::isnan(v);
+  else if constexpr (std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value) return std::isnan(float(v));
+  else return false;
+}
+
+// a combined with b by reduction k (prod, amax, amin); NaN wins amax and amin.
+template <class T> inline T combine(T a, T b, ScatterReduce k) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return k == ScatterReduce::amax ? (a || b) : (a && b);  // prod of bools is "and"
+  } else {
+    using M = opmath_t<T>;
+    const M x = M(a), y = M(b);
+    if (k == ScatterReduce::prod) return T(x * y);
+    if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+    if (k == ScatterReduce::amax) return y > x ? b : a;
+    return y < x ? b : a;
+  }
+}
+
+template <class T> void scatter_reduce_kernel(const IndexIter& it) {
+  const int64_t inner_n = it.inner.numel, total = it.positions(), n = it.n;
+  if (total == 0 || n == 0) return;
+  const ScatterReduce k = ScatterReduce(it.value);
+  const int64_t ds0 = it.dim_stride[0], ds1 = it.dim_stride[1], ds2 = it.dim_stride[2], ib = it.index_base;
+  parallel_for(total, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      int64_t off[kIndexOperands] = {0, 0, 0};
+      it.outer.add_offsets(p / inner_n, off);
+      it.inner.add_offsets(p % inner_n, off);
+      T* self = reinterpret_cast<T*>(it.data[0]) + off[0];
+      const T* src = reinterpret_cast<const T*>(it.data[1]) + off[1];
+      const int64_t* index = reinterpret_cast<const int64_t*>(it.data[2]) + off[2];
+      for (int64_t i = 0; i < n; ++i) {
+        T* s = self + (index[i * ds2] - ib) * ds0;
+        *s = combine(*s, src[i * ds1], k);
+      }
+    }
+  });
+}
+
+#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
+#define REG_SCATTER_REDUCE(T) \
+  TOCHA_REGISTER_KERNEL(scatterReduce, cpu, DTypeOf<T>::value, (&scatter_reduce_kernel<T>));
+FOR_ALL_TYPES(REG_SCATTER_REDUCE)
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tocha

@@ -1,0 +1,97 @@
+// CUDA kernels of cummax, cummin and logcumsumexp (kernels/cpu/stats_scan.cpp): one thread per
+// slice, the CPU's steps in the CPU's order (Note [CUDA slice ops] in nn_slice.cu).
+#include <limits>
+#include "core/kernel_registry.h"
+#include "core/ops/reduce_iter.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/runtime.h"
+#include "kernels/reduce_ops.h"
+#include "kernels/stats_scan_ops.h"
+
+namespace tocha {
+namespace cuda {
+namespace {
+
+using stats_scan::lcse_acc_t;
+using stats_scan::log_add_exp;
+using stats_scan::takes_over;
+
+__device__ __forceinline__ void slice_offsets(const ReduceIter& it, int64_t o, int64_t* off) {
+  for (int k = 0; k < ReduceIter::kMaxOperands; ++k) off[k] = 0;
+  for (int d = it.ndim - 1; d >= 0; --d) {
+    const int64_t i = o % it.shape[d];
+    o /= it.shape[d];
+    for (int k = 0; k < ReduceIter::kMaxOperands; ++k)
+      if (k < it.noperands) off[k] += i * it.strides[k][d];
+  }
+}
+
+#define SLICE_LOOP(o) \
+  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < it.n_out; o += int64_t(gridDim.x) * blockDim.x)
+
+template <class T, bool kMax> __global__ void __launch_bounds__(kThreads) cum_extreme_kernel(ReduceIter it) {
+  using M = opmath_t<T>;
+  const int64_t n = it.rshape[0], s0 = it.rstrides[0][0], s1 = it.rstrides[1][0], s2 = it.rstrides[2][0];
+  SLICE_LOOP(o) {
+    int64_t off[ReduceIter::kMaxOperands];
+    slice_offsets(it, o, off);
+    const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
+    T* v = reinterpret_cast<T*>(it.data[1]) + off[1];
+    int64_t* ix = reinterpret_cast<int64_t*>(it.data[2]) + off[2];
+    T best = x[0];
+    int64_t at = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      const T xr = x[r * s0];
+      if (takes_over<M, kMax>(M(xr), M(best))) {
+        best = xr;
+        at = r;
+      }
+      v[r * s1] = best;
+      ix[r * s2] = at + it.index_base;
+    }
+  }
+}
+
+template <class T> __global__ void __launch_bounds__(kThreads) lcse_kernel(ReduceIter it) {
+  using A = lcse_acc_t<T>;
+  const int64_t n = it.rshape[0], s0 = it.rstrides[0][0], s1 = it.rstrides[1][0];
+  SLICE_LOOP(o) {
+    int64_t off[ReduceIter::kMaxOperands];
+    slice_offsets(it, o, off);
+    const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
+    T* y = reinterpret_cast<T*>(it.data[1]) + off[1];
+    A acc = -std::numeric_limits<A>::infinity();
+    for (int64_t r = 0; r < n; ++r) {
+      acc = log_add_exp(acc, A(opmath_t<T>(x[r * s0])));
+      y[r * s1] = reduce::cast_result<T>(acc);
+    }
+  }
+}
+
+template <class T, bool kMax> void cum_extreme_cuda(const ReduceIter& it) {
+  if (it.n_out == 0 || it.rshape[0] == 0) return;
+  LaunchScope scope(device_of(it.data[0]));
+  cum_extreme_kernel<T, kMax><<<grid_for(it.n_out), kThreads, 0, scope.stream>>>(it);
+  check_launch(kMax ? "cummax" : "cummin");
+}
+template <class T> void cummax_cuda(const ReduceIter& it) { cum_extreme_cuda<T, true>(it); }
+template <class T> void cummin_cuda(const ReduceIter& it) { cum_extreme_cuda<T, false>(it); }
+template <class T> void logcumsumexp_cuda(const ReduceIter& it) {
+  if (it.n_out == 0 || it.rshape[0] == 0) return;
+  LaunchScope scope(device_of(it.data[0]));
+  lcse_kernel<T><<<grid_for(it.n_out), kThreads, 0, scope.stream>>>(it);
+  check_launch("logcumsumexp");
+}
+
+#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
+#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
+#define REG(op, T) TOCHA_REGISTER_KERNEL(op, cuda, DTypeOf<T>::value, &op##_cuda<T>);
+#define REG_EXTREME(T) REG(cummax, T) REG(cummin, T)
+#define REG_LCSE(T) REG(logcumsumexp, T)
+FOR_ALL_TYPES(REG_EXTREME)
+FOR_FLOAT_TYPES(REG_LCSE)
+
+}  // namespace
+}  // namespace cuda
+}  // namespace tocha

@@ -1,0 +1,40 @@
+// The running steps of cummax, cummin and logcumsumexp, shared by the CPU and CUDA kernels
+// (kernels/cpu/stats_scan.cpp, kernels/cuda/stats_scan.cu) so both give the same bits.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include "core/dtype.h"
+#include "core/half.h"
+
+namespace tocha {
+namespace stats_scan {
+
+template <class M> TOCHA_HD inline bool is_nan(M v) {
+  if constexpr (std::is_floating_point<M>::value) return v != v;
+  else return false;
+}
+
+// Note [cummax ties and NaN]: PyTorch's rule: a value equal to the running extreme takes its
+// place (the index is the last of ties), and a NaN always does (once a NaN is seen the values
+// stay NaN and the index moves to each later NaN).
+template <class M, bool kMax> TOCHA_HD inline bool takes_over(M x, M best) {
+  if (is_nan(x)) return true;
+  if (is_nan(best)) return false;
+  return kMax ? x >= best : x <= best;
+}
+
+// log(e^a + e^x) without overflow; -inf with -inf is -inf, +inf with +inf is +inf, NaN stays.
+template <class A> TOCHA_HD inline A log_add_exp(A a, A x) {
+  if (is_nan(a) || is_nan(x)) return a + x;
+  const A mn = a < x ? a : x, mx = a < x ? x : a;
+  if (mn == mx && !std::isfinite(mn)) return mx;
+  return mx + std::log1p(std::exp(mn - mx));
+}
+
+// The accumulator of logcumsumexp: double for f32 and f64, float for f16 and bf16.
+template <class T> using lcse_acc_t = std::conditional_t<std::is_same<T, double>::value || std::is_same<T, float>::value,
+                                                         double, float>;
+
+}  // namespace stats_scan
+}  // namespace tocha

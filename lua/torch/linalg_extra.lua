@@ -1,0 +1,381 @@
+-- PyTorch's torch.* linear-algebra functions that torch.linalg does not name the same way
+-- (cholesky, choleskySolve, choleskyInverse, triangularSolve, pinverse, matrixPower, matrixExp)
+-- with Torch7's potri and trtrs, and the matrix builders kron, blockDiag, diagEmbed, diagflat,
+-- inner, vdot, chainMatmul. Composites of torch.linalg and recorded ops: differentiable, batched
+-- where PyTorch's are, Float and Double. Functions return new tensors.
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local fail = lib.fail
+local is_tensor, describe, check_tensor = types.is_tensor, types.describe, types.check_tensor
+local linalg = torch.linalg
+local methods = torch._tensor_methods
+
+local function tensors(op, ...)
+  for i = 1, select('#', ...) do check_tensor(op, (select(i, ...)), i) end
+end
+local function flag(op, name, v, default)
+  if v == nil then return default end
+  if type(v) ~= 'boolean' then fail(op, '%s must be a boolean, got %s', name, describe(v)) end
+  return v
+end
+local function char(op, what, v, default, a, b)
+  if v == nil then return default end
+  if v ~= a and v ~= b then
+    fail(op, "%s must be '%s' or '%s', got %s", what, a, b, type(v) == 'string' and ("'" .. v .. "'") or describe(v))
+  end
+  return v
+end
+-- The matrix transpose of the last two dims.
+local function mT(x) return x:transpose(x:dim() - 1, x:dim()) end
+
+--- torch.cholesky(A [, upper=false]): PyTorch's torch.cholesky: the lower factor L (A = L L^T) of
+--- each symmetric positive-definite matrix, or U (A = U^T U) with upper. Torch7's torch.potrf
+--- (upper by default) is unchanged. Differentiable.
+--- Example: torch.cholesky(torch.eye(2) * 4)
+function torch.cholesky(A, upper)
+  tensors('cholesky', A)
+  return linalg.cholesky(A, { upper = flag('cholesky', 'upper', upper, false) })
+end
+
+--- torch.choleskySolve(B, L [, upper=false]): X with A X = B given A's Cholesky factor L (lower,
+--- A = L L^T) or U (upper); batched, differentiable in B and L.
+--- Example: torch.choleskySolve(torch.ones(2, 1), torch.eye(2) * 2)
+function torch.choleskySolve(B, L, upper)
+  tensors('choleskySolve', B, L)
+  upper = flag('choleskySolve', 'upper', upper, false)
+  if B:dim() < 2 then fail('choleskySolve', 'B must be a matrix or a batch of them, got a %dD tensor', B:dim()) end
+  -- A = F^T F with F upper, or F F^T with F lower: two triangular solves
+  if upper then
+    local Y = linalg.solveTriangular(mT(L), B, { upper = false })
+    return linalg.solveTriangular(L, Y, { upper = true })
+  end
+  local Y = linalg.solveTriangular(L, B, { upper = false })
+  return linalg.solveTriangular(mT(L), Y, { upper = true })
+end
+
+--- torch.choleskyInverse(L [, upper=false]): A^-1 given A's Cholesky factor (lower L, or upper U).
+--- Example: torch.choleskyInverse(torch.eye(2) * 2)
+function torch.choleskyInverse(L, upper)
+  tensors('choleskyInverse', L)
+  if L:dim() < 2 then fail('choleskyInverse', 'expected a matrix or a batch of them, got a %dD tensor', L:dim()) end
+  local n = L:size(L:dim())
+  local I = torch.eye(n):typeAs(L)
+  if L:dim() > 2 then
+    local s = L:size():totable()
+    I = I:view(1, n, n):expand(torch.LongStorage(s)):contiguous()
+  end
+  return torch.choleskySolve(I, L, upper)
+end
+
+--- torch.potri([res,] chol [, 'U' or 'L']): Torch7's potri: A^-1 given A's Cholesky factor chol
+--- (upper 'U', the default: A = U^T U; 'L': A = L L^T), a new matrix or res (resized).
+--- Example: torch.potri(torch.eye(2) * 2)
+function torch.potri(a1, a2, a3)
+  local res, chol, uplo = nil, a1, a2
+  if is_tensor(a2) then res, chol, uplo = a1, a2, a3 end
+  tensors('potri', chol)
+  if chol:dim() ~= 2 then fail('potri', 'chol must be 2D, got a %dD tensor', chol:dim()) end
+  local r = torch.choleskyInverse(chol, char('potri', 'uplo', uplo, 'U', 'U', 'L') == 'U')
+  if res then
+    res:resizeAs(r):copy(r)
+    return res
+  end
+  return r
+end
+
+--- torch.trtrs([resb, resa,] B, A [, 'U' or 'L'] [, 'N' or 'T'] [, 'N' or 'U']): Torch7's trtrs:
+--- X with op(A) X = B for a triangular A ('U' upper, the default, or 'L'), op 'N' (A) or 'T'
+--- (A^T), diagonal 'N' (read) or 'U' (unit). Returns X and a copy of A (or resb, resa filled).
+--- Example: torch.trtrs(torch.ones(2, 1), torch.Tensor({{2, 1}, {0, 4}}))
+function torch.trtrs(...)
+  local args = { ... }
+  local resb, resa
+  if is_tensor(args[3]) then resb, resa = table.remove(args, 1), table.remove(args, 1) end
+  local B, A, uplo, trans, diag = args[1], args[2], args[3], args[4], args[5]
+  tensors('trtrs', B, A)
+  if A:dim() ~= 2 then fail('trtrs', 'A must be 2D, got a %dD tensor', A:dim()) end
+  local upper = char('trtrs', 'uplo', uplo, 'U', 'U', 'L') == 'U'
+  local T = char('trtrs', 'trans', trans, 'N', 'N', 'T') == 'T'
+  local unit = char('trtrs', 'diag', diag, 'N', 'N', 'U') == 'U'
+  local vec = B:dim() == 1
+  local Bm = vec and B:view(-1, 1) or B
+  local M = T and A:t() or A
+  local X = linalg.solveTriangular(M, Bm, { upper = upper ~= T, unitriangular = unit })
+  if vec then X = X:view(-1) end
+  if resb then
+    resb:resizeAs(X):copy(X)
+    resa:resizeAs(A):copy(A)
+    return resb, resa
+  end
+  return X, A:clone()
+end
+
+--- torch.triangularSolve(B, A [, upper=true [, transpose=false [, unitriangular=false]]]):
+--- PyTorch's triangular_solve: X with op(A) X = B for triangular A (batched), and a copy of A.
+--- Example: torch.triangularSolve(torch.ones(2, 1), torch.Tensor({{2, 1}, {0, 4}}))
+function torch.triangularSolve(B, A, upper, transpose, unitriangular)
+  tensors('triangularSolve', B, A)
+  upper = flag('triangularSolve', 'upper', upper, true)
+  transpose = flag('triangularSolve', 'transpose', transpose, false)
+  local M = transpose and mT(A) or A
+  local X = linalg.solveTriangular(M, B, { upper = upper ~= transpose,
+    unitriangular = flag('triangularSolve', 'unitriangular', unitriangular, false) })
+  return X, A:clone()
+end
+
+--- torch.pinverse(A [, rcond=1e-15]): the pseudo-inverse (torch.linalg.pinv with PyTorch's
+--- torch.pinverse default cut-off).
+--- Example: torch.pinverse(torch.Tensor({{1, 2}}))
+function torch.pinverse(A, rcond)
+  tensors('pinverse', A)
+  return linalg.pinv(A, rcond or 1e-15)
+end
+
+--- torch.matrixPower(A, n): torch.linalg.matrixPower.
+--- Example: torch.matrixPower(torch.eye(2) * 2, 2)
+function torch.matrixPower(A, n) return linalg.matrixPower(A, n) end
+--- torch.matrixExp(A): torch.linalg.matrixExp.
+--- Example: torch.matrixExp(torch.zeros(2, 2))
+function torch.matrixExp(A) return linalg.matrixExp(A) end
+
+--- torch.chainMatmul(m1, m2, ...): the product of matrices (torch.linalg.multiDot of 2D tensors).
+--- Example: torch.chainMatmul(torch.eye(2), torch.ones(2, 3))
+function torch.chainMatmul(...)
+  local list = { ... }
+  for i, t in ipairs(list) do
+    if not is_tensor(t) or t:dim() ~= 2 then fail('chainMatmul', 'argument %d must be a 2D tensor, got %s', i, describe(t)) end
+  end
+  if #list == 1 then return list[1]:clone() end
+  return linalg.multiDot(list)
+end
+
+--- torch.kron(a, b): the Kronecker product; a and b padded with leading size-1 dims to the same
+--- rank; result size a:size(i) * b:size(i). Differentiable.
+--- Example: torch.kron(torch.eye(2), torch.ones(2, 2))
+function torch.kron(a, b)
+  tensors('kron', a, b)
+  local n = math.max(a:dim(), b:dim(), 1)
+  local sa, sb = {}, {}
+  for i = 1, n do
+    sa[i] = (i > n - a:dim()) and a:size(i - (n - a:dim())) or 1
+    sb[i] = (i > n - b:dim()) and b:size(i - (n - b:dim())) or 1
+  end
+  local va, vb, out = {}, {}, {}
+  for i = 1, n do
+    va[#va + 1], va[#va + 2] = sa[i], 1
+    vb[#vb + 1], vb[#vb + 2] = 1, sb[i]
+    out[i] = sa[i] * sb[i]
+  end
+  local r = torch.cmul(a:contiguous():view(torch.LongStorage(va)), b:contiguous():view(torch.LongStorage(vb)))
+  return r:contiguous():view(torch.LongStorage(out))
+end
+
+--- torch.blockDiag(t1, t2, ...): a matrix with the tensors on its diagonal (0D counts as 1x1, 1D
+--- as a row), zeros elsewhere, in the type of the first. Differentiable.
+--- Example: torch.blockDiag(torch.ones(1, 2), torch.Tensor({{3}}))
+function torch.blockDiag(...)
+  local list = { ... }
+  local mats, cols = {}, 0
+  for i = 1, select('#', ...) do
+    local t = list[i]
+    if not is_tensor(t) or t:dim() > 2 then fail('blockDiag', 'argument %d must be a tensor of at most 2 dims, got %s', i, describe(t)) end
+    local m = t:dim() == 2 and t or t:contiguous():view(1, -1)
+    mats[i] = m
+    cols = cols + m:size(2)
+  end
+  if #mats == 0 then return torch.Tensor(0, 0) end
+  local rows, c0 = {}, 0
+  for i, m in ipairs(mats) do
+    local r, c = m:size(1), m:size(2)
+    local parts = {}
+    if c0 > 0 then parts[#parts + 1] = torch.zeros(r, c0):typeAs(mats[1]) end
+    parts[#parts + 1] = m:typeAs(mats[1])
+    if cols - c0 - c > 0 then parts[#parts + 1] = torch.zeros(r, cols - c0 - c):typeAs(mats[1]) end
+    rows[i] = #parts == 1 and parts[1] or torch.cat(parts, 2)
+    c0 = c0 + c
+  end
+  return #rows == 1 and rows[1]:clone() or torch.cat(rows, 1)
+end
+
+--- torch.diagEmbed(x [, offset=0]): (..., n) -> (..., n+|offset|, n+|offset|) with x on the
+--- offset-th diagonal of the last two dims (PyTorch's default dim1, dim2). Differentiable.
+--- Example: torch.diagEmbed(torch.Tensor({{1, 2}, {3, 4}}))
+function torch.diagEmbed(x, offset)
+  tensors('diagEmbed', x)
+  offset = offset or 0
+  if type(offset) ~= 'number' or offset ~= math.floor(offset) then fail('diagEmbed', 'offset must be an integer, got %s', describe(offset)) end
+  if x:dim() < 1 then fail('diagEmbed', 'expected at least one dim, got a 0-dim tensor') end
+  local n = x:size(x:dim())
+  local r = torch.cmul(x:unsqueeze(x:dim() + 1), torch.eye(n):typeAs(x))
+  if offset ~= 0 then
+    local k = math.abs(offset)
+    local s = r:size():totable()
+    s[#s] = k
+    local zc = torch.zeros(torch.LongStorage(s)):typeAs(x)
+    r = offset > 0 and torch.cat(zc, r, #s) or torch.cat(r, zc, #s)
+    s = r:size():totable()
+    s[#s - 1] = k
+    local zr = torch.zeros(torch.LongStorage(s)):typeAs(x)
+    r = offset > 0 and torch.cat(r, zr, #s - 1) or torch.cat(zr, r, #s - 1)
+  end
+  return r
+end
+
+--- torch.diagflat(x [, offset=0]): a square matrix with x's elements (flattened) on its
+--- offset-th diagonal.
+--- Example: torch.diagflat(torch.Tensor({{1, 2}, {3, 4}}))
+function torch.diagflat(x, offset)
+  tensors('diagflat', x)
+  return torch.diagEmbed(x:contiguous():view(-1), offset)
+end
+
+--- torch.inner(a, b): sums of products over the last dim of a and b (result size a's other dims
+--- then b's); 0-dim operands multiply.
+--- Example: torch.inner(torch.Tensor({1, 2}), torch.Tensor({3, 4}))
+function torch.inner(a, b)
+  tensors('inner', a, b)
+  if a:dim() == 0 or b:dim() == 0 then return torch.cmul(a, b) end
+  local k = a:size(a:dim())
+  if b:size(b:dim()) ~= k then
+    fail('inner', 'the last dims differ: a is %s, b is %s', table.concat(a:size():totable(), 'x'), table.concat(b:size():totable(), 'x'))
+  end
+  local out = {}
+  for i = 1, a:dim() - 1 do out[#out + 1] = a:size(i) end
+  for i = 1, b:dim() - 1 do out[#out + 1] = b:size(i) end
+  local r = torch.matmul(a:contiguous():view(-1, k), b:contiguous():view(-1, k):t())
+  if #out == 0 then return r:view({}) end
+  return r:contiguous():view(torch.LongStorage(out))
+end
+
+--- torch.vdot(a, b): the dot product of two 1D tensors of one size, a 0-dim tensor (real
+--- tensors: no conjugation).
+--- Example: torch.vdot(torch.Tensor({1, 2}), torch.Tensor({3, 4}))
+function torch.vdot(a, b)
+  tensors('vdot', a, b)
+  if a:dim() ~= 1 or b:dim() ~= 1 or a:size(1) ~= b:size(1) then
+    fail('vdot', 'expected two 1D tensors of one size, got %dD and %dD', a:dim(), b:dim())
+  end
+  return torch.matmul(a, b)
+end
+
+
+--- torch.cartesianProd(t1, t2, ...): the Cartesian product of 1D tensors, one row per tuple
+--- (size (n1 * n2 * ..., k)); one tensor gives a copy of it.
+--- Example: torch.cartesianProd(torch.Tensor({1, 2}), torch.Tensor({3, 4}))
+function torch.cartesianProd(...)
+  local list = { ... }
+  local n = select('#', ...)
+  if n == 0 then fail('cartesianProd', 'expected at least one 1D tensor') end
+  local sizes = {}
+  for i = 1, n do
+    local t = list[i]
+    if not is_tensor(t) or t:dim() ~= 1 then fail('cartesianProd', 'argument %d must be a 1D tensor, got %s', i, describe(t)) end
+    sizes[i] = t:size(1)
+  end
+  if n == 1 then return list[1]:clone() end
+  local cols = {}
+  for i = 1, n do
+    local shape = {}
+    for j = 1, n do shape[j] = j == i and sizes[i] or 1 end
+    cols[i] = list[i]:contiguous():view(torch.LongStorage(shape)):expand(torch.LongStorage(sizes)):contiguous():view(-1)
+  end
+  return torch.stack(cols, 2)
+end
+
+--- torch.combinations(x [, r=2 [, withReplacement=false]]) or (x, {r=, withReplacement=}): the
+--- r-element combinations of a 1D tensor's elements in order, one per row (size (count, r); no
+--- combination gives 0 x r). Differentiable.
+--- Example: torch.combinations(torch.Tensor({1, 2, 3}))
+function torch.combinations(x, r, with)
+  check_tensor('combinations', x, 1)
+  if type(r) == 'table' and getmetatable(r) == nil then r, with = r.r, r.withReplacement end
+  r = r == nil and 2 or r
+  if type(r) ~= 'number' or r ~= math.floor(r) or r < 0 then fail('combinations', 'r must be a non-negative integer, got %s', tostring(r)) end
+  with = flag('combinations', 'withReplacement', with, false)
+  if x:dim() ~= 1 then fail('combinations', 'expected a 1D tensor, got a %dD tensor', x:dim()) end
+  local n, rows = x:size(1), {}
+  local cur = {}
+  local function rec(start, depth)
+    if depth > r then
+      local row = {}
+      for i = 1, r do row[i] = cur[i] end
+      rows[#rows + 1] = row
+      return
+    end
+    for i = start, n do
+      cur[depth] = i
+      rec(with and i or i + 1, depth + 1)
+    end
+  end
+  if r > 0 then rec(1, 1) end
+  if #rows == 0 then return x.new():typeAs(x):resize(0, r) end
+  local idx = torch.LongTensor(rows):view(-1)
+  return x:index(1, idx):view(#rows, r)
+end
+
+-- The 1-based (row, column) indices of a rows x cols matrix where keep(i, j) holds, row-major.
+-- Each row's kept columns are one range [lo, hi], so the result is built from per-row counts with
+-- tensor ops: O(N) work and memory for N indices (the rows with an empty range are skipped first).
+-- A double loop over rows x cols in Lua never returned for large sizes (the fuzz suite found it).
+local function indices(op, rows, cols, offset, lower)
+  for _, v in ipairs({ rows, cols, offset }) do
+    if type(v) ~= 'number' or v ~= math.floor(v) or math.abs(v) >= 2 ^ 53 then
+      fail(op, 'expected integers (rows, cols [, offset]), got %s', describe(v))
+    end
+  end
+  if rows < 0 or cols < 0 then fail(op, 'rows and cols must be non-negative, got %d and %d', rows, cols) end
+  -- rows first..last are those with a column: lower keeps j <= i + offset, upper j >= i + offset
+  local first = lower and math.max(1, 1 - offset) or 1
+  local last = lower and rows or math.min(rows, cols - offset)
+  if cols == 0 or first > last then return torch.LongTensor(2, 0) end
+  -- the count, in closed form, so that a result too large fails before any work
+  local function sum_of(a, b, c, s)  -- sum of c + s * i over a <= i <= b
+    return b < a and 0 or (b - a + 1) * (c + s * (a + b) / 2)
+  end
+  local n
+  if lower then  -- min(cols, i + offset) columns in row i: i + offset up to the knee, then cols
+    local knee = math.min(last, cols - offset)
+    n = sum_of(first, knee, offset, 1) + sum_of(math.max(first, knee + 1), last, cols, 0)
+  else           -- cols - max(1, i + offset) + 1 columns in row i: cols up to the knee, then fewer
+    local knee = math.min(last, 1 - offset)
+    n = sum_of(first, knee, cols, 0) + sum_of(math.max(first, knee + 1), last, cols + 1 - offset, -1)
+  end
+  if 2 * n >= 2 ^ 40 then fail(op, 'a %d x %d matrix has %.0f indices with offset %d: too many', rows, cols, n, offset) end
+  local out = torch.LongTensor(2, n)
+  local r = torch.range(torch.LongTensor(), first, last)
+  local lo = lower and torch.LongTensor(last - first + 1):fill(1) or torch.clamp(r + offset, 1, cols)
+  local hi = lower and torch.clamp(r + offset, 1, cols) or torch.LongTensor(last - first + 1):fill(cols)
+  local cnt = hi - lo + 1
+  local start = torch.cumsum(cnt, 1) - cnt
+  out[1]:copy(torch.repeatInterleave(r, cnt))
+  out[2]:copy(torch.range(torch.LongTensor(), 0, n - 1) - torch.repeatInterleave(start - lo, cnt))
+  return out
+end
+
+--- torch.trilIndices(rows, cols [, offset=0]): a 2 x N LongTensor of the 1-based (row, column)
+--- indices of the lower triangle (j - i <= offset) of a rows x cols matrix, row by row.
+--- Example: torch.trilIndices(3, 3)
+function torch.trilIndices(rows, cols, offset)
+  offset = offset or 0
+  return indices('trilIndices', rows, cols, offset, true)
+end
+
+--- torch.triuIndices(rows, cols [, offset=0]): the same for the upper triangle (j - i >= offset).
+--- Example: torch.triuIndices(3, 3, 1)
+function torch.triuIndices(rows, cols, offset)
+  offset = offset or 0
+  return indices('triuIndices', rows, cols, offset, false)
+end
+
+--- torch.lu(A): PyTorch's torch.lu: LU and pivots (torch.linalg.luFactor).
+--- Example: torch.lu(torch.Tensor({{1, 2}, {3, 4}}))
+function torch.lu(A) return linalg.luFactor(A) end
+--- torch.luSolve(B, LU, pivots): PyTorch's torch.lu_solve argument order (torch.linalg.luSolve).
+--- Example: torch.luSolve(torch.ones(2, 1), torch.eye(2), torch.IntTensor({1, 2}))
+function torch.luSolve(B, LU, pivots) return linalg.luSolve(LU, pivots, B) end
+--- torch.luUnpack(LU, pivots): P, L, U (torch.linalg.luUnpack).
+--- Example: torch.luUnpack(torch.lu(torch.Tensor({{1, 2}, {3, 4}})))
+function torch.luUnpack(LU, pivots) return linalg.luUnpack(LU, pivots) end
+
+return torch
