@@ -53,13 +53,18 @@ Tensor signbit(const Tensor& x) {
   return binary(OpId::lt, x, Scalar(0.0));
 }
 
+// f16 and bf16 compute in float (as PyTorch's 2^e does) and round once at the end: 2^16 is
+// already inf in f16, where ldexp(0.1, 16) = 6553.6 is not.
+static bool reduced(DType t) { return t == DType::f16 || t == DType::bf16; }
 Tensor ldexp(const Tensor& x, const Tensor& e) {
   check_same_device("ldexp", x, e);
   DType kt = float_result_dtype(promote_types(x.dtype(), e.dtype()));
+  if (reduced(kt)) return to_dtype(ldexp(to_dtype(x, DType::f32), to_dtype(e, DType::f32)), kt);
   return binary(OpId::mul, x, unary(OpId::exp2, to_dtype(e, kt)));
 }
 Tensor ldexp(const Tensor& x, Scalar e) {
   Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype());
+  if (reduced(xf.dtype())) return to_dtype(ldexp(to_dtype(xf, DType::f32), e), xf.dtype());
   return binary(OpId::mul, xf, Scalar(std::exp2(e.v)));
 }
 

@@ -12,8 +12,16 @@ local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
 local is_tensor, describe, check_tensor = types.is_tensor, types.describe, types.check_tensor
 local methods = torch._tensor_methods
 
--- Writes r into res (resized to r's size) and returns res.
-local function into(res, r)
+-- Writes r into res (resized to r's size) and returns res; as the C front-ends' out= check
+-- (can_cast), a floating-point result never goes into an integer tensor, nor a non-bool into a bool
+-- one (long:divide(2) had silently truncated 3.5 to 3).
+local FLOATING = { ['torch.FloatTensor'] = true, ['torch.DoubleTensor'] = true, ['torch.HalfTensor'] = true,
+                   ['torch.BFloat16Tensor'] = true }
+local function into(res, r, op)
+  local rt, ot = r:type(), res:type()
+  if (FLOATING[rt] and not FLOATING[ot]) or (ot == 'torch.BoolTensor' and rt ~= ot) then
+    fail(op, 'result of type %s cannot be written into a %s', rt, ot)
+  end
   methods.resizeAs(res, r)
   methods.copy(res, r)
   return res
@@ -34,14 +42,14 @@ end
 function torch.logit(a1, a2, a3)
   if is_tensor(a2) then
     if a3 == nil then return (logit_plain(a1, a2)) end
-    return (into(a1, logit_eps(a2, a3)))
+    return (into(a1, logit_eps(a2, a3), 'logit'))
   end
   if a2 == nil then return (logit_plain(a1)) end
   return (logit_eps(a1, a2))
 end
 function methods.logit(self, eps)
   if eps == nil or is_tensor(eps) then return (logit_plain_method(self, eps)) end
-  return (into(self, logit_eps(self, eps)))
+  return (into(self, logit_eps(self, eps), 'logit'))
 end
 methods.logit_ = methods.logit
 
@@ -84,8 +92,11 @@ local function float_power(res, a, b)
     if res then check(C.tocha_float_power_scalar_out(res.p, a.p, b)) return res end
     return (wrap(C.tocha_float_power_scalar(a.p, b)))
   elseif type(a) == 'number' and is_tensor(b) then
+    if res and res:type() ~= 'torch.DoubleTensor' then
+      fail('floatPower', 'computes in double: the result must be a torch.DoubleTensor, got a %s', res:type())
+    end
     local r = wrap(C.tocha_float_power_rscalar(a, b.p))
-    if res then return (into(res, r)) end
+    if res then return (into(res, r, 'floatPower')) end
     return r
   end
   fail('floatPower', 'expected tensor or number operands, got %s and %s', describe(a), describe(b))
@@ -112,7 +123,7 @@ function torch.signbit(a1, a2)
   if a2 ~= nil then
     check_tensor('signbit', a1, 1)
     check_tensor('signbit', a2, 2)
-    return (into(a1, wrap(C.tocha_signbit(a2.p))))
+    return (into(a1, wrap(C.tocha_signbit(a2.p)), 'signbit'))
   end
   check_tensor('signbit', a1, 1)
   return (wrap(C.tocha_signbit(a1.p)))
@@ -132,11 +143,11 @@ end
 function torch.ldexp(a1, a2, a3)
   if a3 ~= nil then
     check_tensor('ldexp', a1, 1)
-    return (into(a1, ldexp(a2, a3)))
+    return (into(a1, ldexp(a2, a3), 'ldexp'))
   end
   return (ldexp(a1, a2))
 end
-function methods.ldexp(self, e) return (into(self, ldexp(self, e))) end
+function methods.ldexp(self, e) return (into(self, ldexp(self, e), 'ldexp')) end
 methods.ldexp_ = methods.ldexp
 
 local frexp_out = ffi.new('tocha_tensor*[2]')
@@ -174,11 +185,11 @@ end
 --- Example: torch.divide(torch.LongTensor({7, -7}), 2, 'trunc')
 function torch.divide(a1, a2, a3, a4)
   if is_tensor(a1) and a3 ~= nil and type(a3) ~= 'string' and type(a3) ~= 'table' then
-    return (into(a1, divide(a2, a3, rounding_mode(a4))))  -- res, a, b [, mode]
+    return (into(a1, divide(a2, a3, rounding_mode(a4)), 'divide'))  -- res, a, b [, mode]
   end
   return (divide(a1, a2, rounding_mode(a3)))
 end
-function methods.divide(self, y, mode) return (into(self, divide(self, y, rounding_mode(mode)))) end
+function methods.divide(self, y, mode) return (into(self, divide(self, y, rounding_mode(mode)), 'divide')) end
 methods.divide_ = methods.divide
 
 -- ---- PyTorch's names for existing ops -------------------------------------------------------------
@@ -226,8 +237,12 @@ methods.clampMax_ = methods.clampMax
 --- Example: torch.rsub(torch.Tensor({1, 2}), 10)
 function torch.rsub(a, b, alpha)
   if alpha ~= nil then check_number('rsub', 'alpha', alpha) end
+  if not is_tensor(a) and not is_tensor(b) then
+    fail('rsub', 'expected tensor or number operands, one a tensor, got %s and %s', describe(a), describe(b))
+  end
   if alpha == nil or alpha == 1 then return (torch.csub(b, a)) end
   if is_tensor(a) and is_tensor(b) then return (torch.csub(b, alpha, a)) end
+  if type(a) == 'number' then return (torch.csub(b, a * alpha)) end  -- torch.mul(2, 3) is no tensor op
   return (torch.csub(b, torch.mul(a, alpha)))
 end
 methods.rsub = torch.rsub
@@ -264,15 +279,15 @@ for t7, spec in pairs({ lshift = { 'bitwiseLeftShift', 1 }, clshift = { 'bitwise
   local function scaled(x, n) return (torch.ldexp(x, is_tensor(n) and n * sign or sign * n)) end
   torch[t7] = function(a1, a2, a3)
     if a3 ~= nil then
-      if floating(a2) then return (into(a1, scaled(a2, a3))) end
+      if floating(a2) then return (into(a1, scaled(a2, a3), t7)) end
       return (fn(a1, a2, a3))
     end
     if floating(a1) then return (scaled(a1, a2)) end
     return (fn(a1, a2))
   end
   methods[t7] = function(self, a1, a2)
-    if a2 == nil and floating(self) then return (into(self, scaled(self, a1))) end
-    if a2 ~= nil and floating(a1) then return (into(self, scaled(a1, a2))) end
+    if a2 == nil and floating(self) then return (into(self, scaled(self, a1), t7)) end
+    if a2 ~= nil and floating(a1) then return (into(self, scaled(a1, a2), t7)) end
     return (method(self, a1, a2))
   end
   methods[t7 .. '_'] = methods[t7]

@@ -346,5 +346,33 @@ function tests.heaviside()
   tester:assertTensorEq(r, torch.LongTensor({ 0, 7, 1 }), 0, 'integer heaviside')
 end
 
+-- Review regressions: ldexp in f16/bf16 formed 2^e in the dtype (2^16 is inf in f16, so
+-- ldexp(0.1, 16) was inf, not 6553.6); the composites' in-place and res forms wrote float results
+-- into integer tensors, truncating (long:divide(2) gave 3 where PyTorch refuses).
+function tests.reviewLdexpReducedAndResultTypes()
+  for _, tname in ipairs({ 'torch.HalfTensor', 'torch.BFloat16Tensor' }) do
+    local x = torch.DoubleTensor({ 0.1, -3 }):type(tname)
+    local want = vals(torch.DoubleTensor(vals(x)):mul(2 ^ 16):type(tname))
+    local a, b = torch.ldexp(x, torch.LongTensor({ 16, 16 })), torch.ldexp(x, 16)
+    tester:asserteq(a:type(), tname, 'ldexp keeps ' .. tname)
+    for i = 1, 2 do
+      tester:asserteq(a[i], want[i], tname .. ' ldexp(x, tensor 16) ' .. i)
+      tester:asserteq(b[i], want[i], tname .. ' ldexp(x, 16) ' .. i)
+    end
+  end
+  local function refuses(what, f, pattern)
+    local ok, err = pcall(f)
+    tester:assert(not ok and tostring(err):find(pattern, 1, true) ~= nil, what .. ': ' .. tostring(err))
+  end
+  refuses('long:divide(2)', function() torch.LongTensor({ 7 }):divide(2) end, '[divide] result of type torch.FloatTensor cannot be written into a torch.LongTensor')
+  refuses('long:logit(eps)', function() torch.LongTensor({ 1 }):logit(0.1) end, '[logit] result of type')
+  refuses('long:ldexp', function() torch.LongTensor({ 1 }):ldexp(-1) end, '[ldexp] result of type')
+  refuses('divide into long res', function() torch.divide(torch.LongTensor(), torch.Tensor({ 7 }), 2) end, '[divide] result of type')
+  refuses('floatPower(floatRes, 2, t)', function() torch.floatPower(torch.FloatTensor(), 2, torch.Tensor({ 2 })) end,
+    '[floatPower] computes in double')
+  tester:assertTensorEq(torch.LongTensor({ 7, -7 }):divide(2, 'floor'), torch.LongTensor({ 3, -4 }), 0, 'integer floor stays')
+  tester:asserteq(torch.floatPower(torch.DoubleTensor(), 2, torch.Tensor({ 3 }))[1], 8, 'double res accepted')
+end
+
 tester:add(tests)
 tester:run()

@@ -433,5 +433,32 @@ function tests.cudaMatchesCpu()
   tester:assertlt((gx.grad:double() - cx.grad):abs():max(), 1e-12, 'gradients on CUDA')
 end
 
+-- Review regressions: logaddexp's gradient was e^(a - out), NaN at a = +inf with b finite
+-- (PyTorch's 1 / (1 + e^(b - a)) gives 1 and 0); logit's was finite outside [0, 1] where PyTorch's
+-- (and the value) is NaN.
+function tests.reviewGradientsAtInfinityAndOutsideDomain()
+  for _, name in ipairs({ 'logaddexp', 'logaddexp2' }) do
+    local a, b = leaf({ inf, 0, -inf }), leaf({ 0, inf, 0 })
+    torch[name](a, b):sum():backward()
+    tester:assertTensorEq(a.grad, torch.DoubleTensor({ 1, 0, 0 }), 0, name .. ' d/da at infinities')
+    tester:assertTensorEq(b.grad, torch.DoubleTensor({ 0, 1, 1 }), 0, name .. ' d/db at infinities')
+    local y = leaf({ inf })
+    torch[name](y, 5):sum():backward()
+    tester:asserteq(y.grad[1], 1, name .. ' with a number operand')
+  end
+  local x = leaf({ -0.5, 0.25, 2 })
+  torch.logit(x):sum():backward()
+  tester:assert(x.grad[1] ~= x.grad[1] and x.grad[3] ~= x.grad[3], 'logit gradient NaN outside [0, 1]')
+  tester:assertlt(math.abs(x.grad[2] - 1 / (0.25 * 0.75)), 1e-12, 'logit gradient inside')
+end
+
+-- Review regression: rsub(number, tensor, alpha) called torch.mul on two numbers ("[mul] expected
+-- tensor or number operands"); two numbers are an error naming rsub.
+function tests.reviewRsubNumberOperand()
+  tester:assertTensorEq(torch.rsub(2, torch.DoubleTensor({ 10, 20 }), 3), torch.DoubleTensor({ 4, 14 }), 0, 'b - alpha * a')
+  local ok, err = pcall(torch.rsub, 2, 3)
+  tester:assert(not ok and tostring(err):find('[rsub]', 1, true) ~= nil, 'two numbers: ' .. tostring(err))
+end
+
 tester:add(tests)
 tester:run()

@@ -48,7 +48,7 @@ SaveSpec pointwise_save_spec(OpId op, int scalar_pos) {
     case OpId::fmax: case OpId::fmin:
       in(0);
       if (scalar_pos == 0) in(1);
-      s.output = op == OpId::hypot || op == OpId::logaddexp || op == OpId::logaddexp2 || op == OpId::copysign;
+      s.output = op == OpId::hypot || op == OpId::copysign;
       break;
     case OpId::addcmul: case OpId::addcdiv: in(1); in(2); break;
     case OpId::lerp: in(0); in(1); in(2); break;

@@ -60,9 +60,11 @@ Grads vjp_sinc(Node& n, const Grads& g) {
 }
 Grads vjp_deg2rad(Node&, const Grads& g) { return {mul(g[0], M_PI / 180)}; }
 Grads vjp_rad2deg(Node&, const Grads& g) { return {mul(g[0], 180 / M_PI)}; }
+// NaN outside [0, 1], where the value is NaN too (PyTorch's; 1 / (x (1 - x)) was finite there).
 Grads vjp_logit(Node& n, const Grads& g) {
-  Tensor x = in(n, 0);
-  return {div(g[0], mul(x, sub(1.0, x)))};
+  Tensor x = in(n, 0), d = div(g[0], mul(x, sub(1.0, x)));
+  Tensor outside = binary(OpId::add, binary(OpId::lt, x, Scalar(0.0)), binary(OpId::gt, x, Scalar(1.0)));
+  return {where(outside, full(x.sizes(), NAN, d.dtype(), x.device()), d)};
 }
 Grads vjp_i0(Node& n, const Grads& g) { return {mul(g[0], uop(OpId::i1, in(n, 0)))}; }
 // (e^-|x| I0)' = e^-|x| (I1 - sign(x) I0)
@@ -99,15 +101,15 @@ Grads vjp_xlogy(Node& n, const Grads& g) {
   if (wants_b(n)) gb = mul(g[0], div(o.a, o.b));
   return grads2(n, ga, gb);
 }
-// d/da log(e^a + e^b) = e^(a - out); base 2 likewise with 2^(a - out).
-static Grads logaddexp_grads(Node& n, const Grads& g, OpId expf) {
+// d/da log(e^a + e^b) = 1 / (1 + e^(b - a)) = sigmoid(a - b) (PyTorch's form); base 2 likewise
+// with (a - b) ln 2. Not e^(a - out): at a = +inf, b finite that is e^(inf - inf) = NaN, not 1.
+static Grads logaddexp_grads(Node& n, const Grads& g, double scale) {
   Operands o = operands(n);
-  Tensor y = out(n);
-  return grads2(n, wants_a(n) ? mul(g[0], uop(expf, sub(o.a, y))) : Tensor(),
-                wants_b(n) ? mul(g[0], uop(expf, sub(o.b, y))) : Tensor());
+  return grads2(n, wants_a(n) ? mul(g[0], uop(OpId::sigmoid, mul(sub(o.a, o.b), scale))) : Tensor(),
+                wants_b(n) ? mul(g[0], uop(OpId::sigmoid, mul(sub(o.b, o.a), scale))) : Tensor());
 }
-Grads vjp_logaddexp(Node& n, const Grads& g) { return logaddexp_grads(n, g, OpId::exp); }
-Grads vjp_logaddexp2(Node& n, const Grads& g) { return logaddexp_grads(n, g, OpId::exp2); }
+Grads vjp_logaddexp(Node& n, const Grads& g) { return logaddexp_grads(n, g, 1.0); }
+Grads vjp_logaddexp2(Node& n, const Grads& g) { return logaddexp_grads(n, g, M_LN2); }
 // d/da copysign(a, b) = out / a (+-1), 0 where a == 0; b only contributes its sign: 0.
 Grads vjp_copysign(Node& n, const Grads& g) {
   Operands o = operands(n);
