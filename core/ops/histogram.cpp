@@ -27,13 +27,18 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
                 shape_str(weights.sizes()), " do not match the input of size ", shape_str(x.sizes()));
     check_same_device(op, x, weights);
   }
+  // One count per value up to the largest: a stray huge value (1e12) must be an error naming the
+  // op, not an attempt to allocate terabytes. 2^32 bins is 32 GiB of counts already.
+  constexpr int64_t kMaxBins = int64_t(1) << 32;
   int64_t len = minlength;
   if (x.numel() > 0) {
     const double lo = item_at(min(x), 0), hi = item_at(max(x), 0);
     TOCHA_CHECK(lo >= 0, op, "expected non-negative values, got ", int64_t(lo));
-    TOCHA_CHECK(hi < double(int64_t(1) << 40), op, "largest value ", int64_t(hi), " is too large to count");
+    TOCHA_CHECK(hi < double(kMaxBins), op, "largest value ", int64_t(hi), " is too large to count (at most ",
+                kMaxBins - 1, ")");
     if (int64_t(hi) + 1 > len) len = int64_t(hi) + 1;
   }
+  TOCHA_CHECK(len <= kMaxBins, op, "minlength ", minlength, " is too large (at most ", kMaxBins, " bins)");
   const DType dt = !weights.defined() ? DType::i64 : is_floating(weights.dtype()) ? weights.dtype() : DType::f64;
   Tensor src = weights.defined() ? to_dtype(weights, dt) : full(x.sizes(), 1, dt, x.device());
   return index_add(zeros(DimVec{len}, dt, x.device()), 0, to_dtype(x, DType::i64), src, 0);
@@ -55,16 +60,14 @@ Histogram histogram(const Tensor& x, int64_t bins, const Tensor& edges_in, std::
   }
   Tensor edges;
   if (edges_in.defined()) {
-    TOCHA_CHECK(edges_in.dim() == 1 && edges_in.size(0) >= 1, op,
-                "bin edges must be a 1-D tensor with at least one element, got size ", shape_str(edges_in.sizes()));
+    TOCHA_CHECK(edges_in.dim() == 1 && edges_in.size(0) >= 2, op,
+                "bin edges must be a 1-D tensor with at least two elements (one bin), got size ",
+                shape_str(edges_in.sizes()));
     TOCHA_CHECK(!lo && !hi, op, "a range cannot be given with bin edges");
     check_same_device(op, x, edges_in);
     edges = contiguous(to_dtype(edges_in, x.dtype()));
-    if (edges.size(0) > 1) {
-      Tensor steps = binary(OpId::csub, narrow(edges, 0, 1, edges.size(0) - 1), narrow(edges, 0, 0, edges.size(0) - 1));
-      TOCHA_CHECK(!any_true(logical_not(binary(OpId::ge, steps, Scalar(0.0)))), op,
-                  "bin edges must be increasing");
-    }
+    Tensor steps = binary(OpId::csub, narrow(edges, 0, 1, edges.size(0) - 1), narrow(edges, 0, 0, edges.size(0) - 1));
+    TOCHA_CHECK(!any_true(logical_not(binary(OpId::ge, steps, Scalar(0.0)))), op, "bin edges must be increasing");
   } else {
     TOCHA_CHECK(bins > 0, op, "bins must be positive, got ", bins);
     TOCHA_CHECK(bool(lo) == bool(hi), op, "range needs both a min and a max");

@@ -1,6 +1,7 @@
 // Front-ends of the reductions over all elements or one dim: dtype rules, empty-input checks,
 // output allocation and kernel dispatch. See reduce.h and Note [Reduction results].
 #include "core/ops/reduce.h"
+#include "core/ops/reduce_values.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -71,6 +72,10 @@ Tensor reduce_impl(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double
 double correction(bool unbiased) { return unbiased ? 1.0 : 0.0; }
 
 }  // namespace
+
+Tensor reduce_values(OpId op, const Tensor& a, uint32_t mask, bool keepdim) {
+  return reduce_compute(op, a, mask, keepdim, 0, nullptr);
+}
 
 #define TOCHA_REDUCTION_FRONTENDS(name)                                                               \
   Tensor name(const Tensor& a) { return reduce_impl(OpId::name, a, all_dims_mask(a), false, 0, nullptr); } \

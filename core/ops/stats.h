@@ -37,6 +37,8 @@ namespace stats {
 uint32_t dims_mask(const char* op, const Tensor& x, const DimVec& dims);
 // Whether x has a floating dtype, else an error naming op.
 void check_floating(const char* op, const Tensor& x);
+// x itself when floating, else x converted to the default floating dtype.
+Tensor as_float(const Tensor& x);
 }  // namespace stats
 
 }  // namespace tocha

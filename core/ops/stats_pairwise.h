@@ -18,7 +18,8 @@ Tensor trapezoid(const Tensor& y, const Tensor& x, double dx, int64_t dim, bool 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p);
 // The distances between the rows of x (N, M), i < j in row-major order: N (N - 1) / 2 values.
 Tensor pdist(const Tensor& x, double p);
-// sum(x1/max(|x1|, eps) * x2/max(|x2|, eps)) along dim, after broadcasting x1 and x2.
+// sum(x1 x2) / sqrt(max(|x1|^2, eps^2) max(|x2|^2, eps^2)) along dim of the broadcast x1, x2
+// (floating-point), the clamps invisible to the gradient as in PyTorch 1.13.
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
 // ||x1 - x2 + eps||_p along the last dim.
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim);

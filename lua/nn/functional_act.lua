@@ -144,39 +144,26 @@ function F.normalize(x, p, dim, eps)
   return torch.cdiv(x, n:expandAs(x))
 end
 
--- The squared norm of x along dim, kept at least eps^2 by a clamp invisible to the gradient.
-local function sq_norm(x, dim, eps)
-  local s = torch.sum(torch.cmul(x, x), dim)
-  local d = s:detach()
-  return torch.add(s, torch.csub(torch.clamp(d, eps * eps, math.huge), d))
-end
-
 --- nn.functional.cosineSimilarity(x1, x2 [, dim = 2] [, eps = 1e-8]): sum(x1 x2) /
 --- (max(||x1||, eps) max(||x2||, eps)) along dim of the broadcast x1, x2 (a vector pair uses dim
 --- 1). As PyTorch 1.13, the eps clamp (of the squared norms) is invisible to the gradient.
+--- torch.cosineSimilarity (lua/torch/stats_more.lua) is the same function.
 function F.cosineSimilarity(x1, x2, dim, eps)
   A.float('cosineSimilarity', x1, 'x1')
   A.float('cosineSimilarity', x2, 'x2')
-  if not x1:isSameSizeAs(x2) then  -- broadcast first: dim counts the dims of the common shape
-    local b = torch.broadcastTensors(x1, x2)
-    x1, x2 = b[1], b[2]
-  end
-  dim = A.dim('cosineSimilarity', x1, dim, x1:dim() == 1 and 1 or 2)
-  eps = A.number('cosineSimilarity', eps, 'eps', 1e-8)
-  local dot = torch.sum(torch.cmul(x1, x2), dim)
-  return torch.cdiv(dot, torch.sqrt(torch.cmul(sq_norm(x1, dim, eps), sq_norm(x2, dim, eps)))):squeeze(dim)
+  return torch.cosineSimilarity(x1, x2, dim, A.number('cosineSimilarity', eps, 'eps', 1e-8))
 end
 
 --- nn.functional.pairwiseDistance(x1, x2 [, p = 2] [, eps = 1e-6] [, keepdim = false]):
---- ||x1 - x2 + eps||_p along the last dim.
+--- ||x1 - x2 + eps||_p along the last dim (torch.pairwiseDistance, but a vector pair gives a
+--- 1-element tensor, as nn.PairwiseDistance).
 function F.pairwiseDistance(x1, x2, p, eps, keepdim)
   A.float('pairwiseDistance', x1, 'x1')
   A.float('pairwiseDistance', x2, 'x2')
   p, eps = A.number('pairwiseDistance', p, 'p', 2), A.number('pairwiseDistance', eps, 'eps', 1e-6)
-  local d = torch.add(torch.csub(x1, x2), eps)
-  local n = torch.norm(d, p, d:dim())
-  if not keepdim and d:dim() > 1 then n = n:squeeze(d:dim()) elseif not keepdim then n = n:view(1) end
-  return n
+  local n = torch.pairwiseDistance(x1, x2, p, eps, true)
+  if keepdim then return n end
+  return n:dim() > 1 and n:squeeze(n:dim()) or n:view(1)
 end
 
 return F

@@ -49,6 +49,8 @@ local function quantile(op, skip, x, q, dim, keepdim, interpolation)
   else
     fail(op, 'q must be a number, a table of numbers or a tensor, got %s', describe(q))
   end
+  -- q given as numbers goes to x's device (a q tensor must be there already, as in PyTorch)
+  if not is_tensor(q) and x.p.device_type ~= 0 then qt = qt:to(x:device()) end
   local has, d = 0, 0
   if dim ~= nil then has, d = 1, cdim(op, dim, x.p.ndim) end
   local r = wrap(C.tocha_quantile(x.p, qt.p, has, d, keepdim and 1 or 0, interpolation, skip))
@@ -220,9 +222,9 @@ function torch.pdist(x, p)
 end
 
 --- torch.cosineSimilarity(x1, x2 [, dim [, eps = 1e-8]]): the cosine of the angle between x1 and
---- x2 (broadcast) along dim: sum(x1/max(|x1|, eps) * x2/max(|x2|, eps)), dim removed. dim
---- defaults to 2 (PyTorch's dim=1), or 1 for vectors. Differentiable; the function behind
---- nn.CosineDistance's formula, with PyTorch's eps.
+--- x2 (floating-point, broadcast) along dim: sum(x1 x2) / sqrt(max(|x1|^2, eps^2) max(|x2|^2,
+--- eps^2)), dim removed. dim defaults to 2 (PyTorch's dim=1), or 1 for vectors. Differentiable,
+--- the clamps invisible to the gradient as in PyTorch 1.13; nn.functional.cosineSimilarity.
 --- Example: torch.cosineSimilarity(torch.Tensor({{1, 0}, {1, 1}}), torch.Tensor({{1, 0}, {-1, 1}}))
 function torch.cosineSimilarity(x1, x2, dim, eps)
   check_tensor('cosineSimilarity', x1, 1)
