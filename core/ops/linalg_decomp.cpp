@@ -194,11 +194,7 @@ LinalgQrResult linalg_qr(const Tensor& A, const std::string& mode) {
     node->save(res.q, true, 0);
     node->save(res.r, true, 1);
   }
-  if (mode == "r") {
-    DimVec batch = batch_of(A);
-    batch.push_back(0);
-    res.q = empty(batch, A.dtype(), A.device());
-  }
+  if (mode == "r") res.q = empty(DimVec{0}, A.dtype(), A.device());  // PyTorch's empty Q: size (0)
   return res;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 #include "core/autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/ops/factory.h"
@@ -51,6 +52,27 @@ Tensor extreme(const Tensor& x, const std::vector<int>& dims, bool is_max, bool 
 Tensor first(const Tensor& s) { return select(s, -1, 0); }
 Tensor last(const Tensor& s) { return select(s, -1, s.size(s.dim() - 1) - 1); }
 
+// The p-norm (p > 1) over dims through torch.norm's op, whose gradient is 0 where the norm is
+// (sqrt and pow of a sum would give NaN there, PyTorch gives 0): the dims are moved last and
+// flattened into one.
+Tensor pnorm(const Tensor& x, double p, const std::vector<int>& dims, bool keepdim) {
+  if (dims.size() == 1) return norm(x, p, dims[0], keepdim);
+  DimVec perm, rest, kept_shape = x.sizes();
+  int64_t inner = 1;
+  for (int d = 0; d < x.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) perm.push_back(d), rest.push_back(x.size(d));
+  for (int d : dims) perm.push_back(d), inner *= x.size(d), kept_shape[d] = 1;
+  Tensor r;
+  if (rest.size() == 0) {
+    r = norm(x, p);
+  } else {
+    DimVec flat = rest;
+    flat.push_back(inner);
+    r = norm(reshape(permute(x, perm), flat), p, -1, false);
+  }
+  return keepdim ? reshape(r, kept_shape) : r;
+}
+
 }  // namespace
 
 Tensor linalg_vector_norm(const Tensor& x, double ord, const DimVec& dims_, bool keepdim) {
@@ -76,7 +98,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, const DimVec& dims_, bool
   }
   if (ord == 0) return sum_dims(to_dtype(binary(OpId::ne, x, Scalar(0.0)), x.dtype()), mask, keepdim);
   if (ord == 1) return sum_dims(a, mask, keepdim);
-  if (ord == 2) return unary(OpId::sqrt, sum_dims(unary(OpId::square, x), mask, keepdim));
+  if (ord > 1) return pnorm(x, ord, dims, keepdim);
   return binary(OpId::pow, sum_dims(binary(OpId::pow, a, Scalar(ord)), mask, keepdim), Scalar(1.0 / ord));
 }
 
@@ -90,6 +112,9 @@ Tensor linalg_matrix_norm(const Tensor& A, char kind, double ord, int64_t d0_, i
   const bool svd_based = kind == 'n' || ord == 2 || ord == -2;
   TOCHA_CHECK(kind == 'n' || ord == 1 || ord == -1 || ord == 2 || ord == -2 || std::isinf(ord), op,
               "ord must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2, got ", ord);
+  const int ext = std::abs(ord) == 1 ? d1 : d0;  // the dim the max or min runs over
+  TOCHA_CHECK(kind == 'n' || (svd_based ? std::min(A.size(d0), A.size(d1)) > 0 : A.size(ext) > 0), op, "the ", ord,
+              "-norm of a matrix with an empty dim is not defined, got size ", shape_str(A.sizes()));
   Tensor r;
   if (svd_based) {
     // move the two dims last, as linalg.svd wants them
@@ -179,20 +204,48 @@ Tensor linalg_matrix_exp(const Tensor& A) {
   const int64_t n = A.size(A.dim() - 1);
   if (A.numel() == 0) return clone(A);
   // Note [matrix_exp]: exp(A) = exp(A / 2^s)^(2^s) with ||A / 2^s||_1 <= 1/2, where the Taylor
-  // series to degree 18 is exact to below f64's epsilon (0.5^19 / 19! ~ 1e-23). One s for the
-  // whole batch (from its largest 1-norm); the steps are matmuls, so autograd differentiates them.
-  double norm1 = 0;
+  // series to degree 18 is exact to below f64's epsilon (0.5^19 / 19! ~ 1e-23). Each matrix of a
+  // batch gets its own s (from its own 1-norm) and is squared s times: one s for the whole batch
+  // would over-scale its small matrices, and each extra squaring of I + tiny loses accuracy (an
+  // f32 matrix of norm 1 batched with one of norm 200 lost 3 digits). The steps are matmuls and
+  // wheres, so autograd differentiates them.
+  Tensor norms;
   {
     autograd::GradModeGuard ng(false);
-    norm1 = item_at(to_device(max(reshape(sum(unary(OpId::abs, A), -2, false), DimVec{-1}), 0, false, 0).values, Device{}), 0);
+    norms = to_device(reshape(max(sum(unary(OpId::abs, A), -2, false), -1, false, 0).values, DimVec{-1}), Device{});
   }
-  int s = 0;
-  if (std::isfinite(norm1) && norm1 > 0.5) s = int(std::ceil(std::log2(norm1 / 0.5)));
-  Tensor X = s ? mulk(A, std::ldexp(1.0, -s)) : A;
+  const int64_t count = norms.numel();
+  std::vector<int> s(static_cast<size_t>(count), 0);
+  int smax = 0;
+  bool same = true;
+  for (int64_t i = 0; i < count; ++i) {
+    const double v = item_at(norms, i);
+    if (std::isfinite(v) && v > 0.5) s[size_t(i)] = int(std::ceil(std::log2(v / 0.5)));
+    smax = std::max(smax, s[size_t(i)]);
+    same = same && s[size_t(i)] == s[0];
+  }
+  Tensor X = A, steps;
+  if (same) {
+    if (smax) X = mulk(A, std::ldexp(1.0, -smax));
+  } else {
+    Tensor sh = empty(DimVec{count}, DType::f64), scale = empty(DimVec{count}, DType::f64);
+    for (int64_t i = 0; i < count; ++i) {
+      set_item_at(sh, i, s[size_t(i)]);
+      set_item_at(scale, i, std::ldexp(1.0, -s[size_t(i)]));
+    }
+    DimVec bshape = A.sizes();
+    bshape[bshape.size() - 1] = bshape[bshape.size() - 2] = 1;
+    auto on = [&](const Tensor& t) { return to_device(reshape(to_dtype(t, A.dtype()), bshape), A.device()); };
+    steps = on(sh);
+    X = binary(OpId::mul, A, on(scale));
+  }
   Tensor I = expand(eye_like(n, A), A.sizes());
   Tensor P = I;
   for (int k = 18; k >= 1; --k) P = binary(OpId::add, I, mulk(matmul(X, P), 1.0 / k));
-  for (int i = 0; i < s; ++i) P = matmul(P, P);
+  for (int i = 0; i < smax; ++i) {
+    Tensor P2 = matmul(P, P);
+    P = same ? P2 : where(binary(OpId::gt, steps, Scalar(double(i))), P2, P);
+  }
   return P;
 }
 
@@ -247,12 +300,37 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
 Tensor linalg_cond(const Tensor& A, char kind, double ord) {
   const char* op = "linalg.cond";
   check_batch(op, A, !(kind == 'o' && (ord == 2 || ord == -2)));
+  if (std::min(A.size(A.dim() - 2), A.size(A.dim() - 1)) == 0) {  // PyTorch: 0 for empty matrices
+    DimVec batch = A.sizes();
+    batch.resize(A.dim() - 2);
+    return zeros(batch, A.dtype(), A.device());
+  }
   if (kind == 'o' && (ord == 2 || ord == -2)) {
     Tensor s = linalg_svd(A, false).s;
     return ord > 0 ? binary(OpId::div, first(s), last(s)) : binary(OpId::div, last(s), first(s));
   }
-  return binary(OpId::mul, linalg_matrix_norm(A, kind, ord, -2, -1, false),
-                linalg_matrix_norm(linalg_inv(A), kind, ord, -2, -1, false));
+  TOCHA_CHECK(kind == 'f' || kind == 'n' || ord == 1 || ord == -1 || std::isinf(ord), op,
+              "p must be 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2, got ", ord);
+  auto by_inverse = [&](const Tensor& a) {
+    return binary(OpId::mul, linalg_matrix_norm(a, kind, ord, -2, -1, false),
+                  linalg_matrix_norm(linalg_inv(a), kind, ord, -2, -1, false));
+  };
+  try {
+    return by_inverse(A);
+  } catch (const OutOfMemory&) {
+    throw;
+  } catch (const Error&) {
+  }
+  // A singular matrix has condition number inf (PyTorch's), the others their value.
+  return linalg::map_matrices(A, 1, [&](const Tensor& a) {
+    try {
+      return std::vector<Tensor>{by_inverse(a)};
+    } catch (const OutOfMemory&) {
+      throw;
+    } catch (const Error&) {
+      return std::vector<Tensor>{full(DimVec{}, std::numeric_limits<double>::infinity(), a.dtype(), a.device())};
+    }
+  })[0];
 }
 
 Tensor linalg_vander(const Tensor& x, int64_t N) {

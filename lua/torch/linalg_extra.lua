@@ -206,8 +206,18 @@ function torch.diagEmbed(x, offset)
   offset = offset or 0
   if type(offset) ~= 'number' or offset ~= math.floor(offset) then fail('diagEmbed', 'offset must be an integer, got %s', describe(offset)) end
   if x:dim() < 1 then fail('diagEmbed', 'expected at least one dim, got a 0-dim tensor') end
+  -- x as a column next to n x n zeros, flattened: element i * (n + 1) is x_i, the rest zeros
+  -- (multiplying by an identity would put inf * 0 = NaN beside an infinite x_i)
   local n = x:size(x:dim())
-  local r = torch.cmul(x:unsqueeze(x:dim() + 1), torch.eye(n):typeAs(x))
+  local lead = x:size():totable()
+  lead[#lead] = nil
+  local function shape(...)
+    local t = { unpack(lead) }
+    for _, v in ipairs({ ... }) do t[#t + 1] = v end
+    return torch.LongStorage(t)
+  end
+  local r = torch.cat(x:unsqueeze(x:dim() + 1), torch.zeros(shape(n, n)):typeAs(x), x:dim() + 1)
+  r = r:view(shape(n * (n + 1))):narrow(#lead + 1, 1, n * n):contiguous():view(shape(n, n))
   if offset ~= 0 then
     local k = math.abs(offset)
     local s = r:size():totable()
@@ -274,6 +284,11 @@ function torch.cartesianProd(...)
     sizes[i] = t:size(1)
   end
   if n == 1 then return list[1]:clone() end
+  local total = 1
+  for i = 1, n do total = total * sizes[i] end
+  if total * n >= 2 ^ 40 then  -- before expand and contiguous ask for it
+    fail('cartesianProd', '%d tensors of sizes %s give %.0f tuples: too many', n, table.concat(sizes, ', '), total)
+  end
   local cols = {}
   for i = 1, n do
     local shape = {}
@@ -294,24 +309,29 @@ function torch.combinations(x, r, with)
   if type(r) ~= 'number' or r ~= math.floor(r) or r < 0 then fail('combinations', 'r must be a non-negative integer, got %s', tostring(r)) end
   with = flag('combinations', 'withReplacement', with, false)
   if x:dim() ~= 1 then fail('combinations', 'expected a 1D tensor, got a %dD tensor', x:dim()) end
-  local n, rows = x:size(1), {}
-  local cur = {}
-  local function rec(start, depth)
-    if depth > r then
-      local row = {}
-      for i = 1, r do row[i] = cur[i] end
-      rows[#rows + 1] = row
-      return
-    end
-    for i = start, n do
-      cur[depth] = i
-      rec(with and i or i + 1, depth + 1)
-    end
+  local n = x:size(1)
+  if r == 0 then return x.new():typeAs(x):resize(0) end  -- PyTorch: an empty 1D tensor
+  -- the count in closed form (C(n, r), or C(n + r - 1, r) with replacement) so that a result too
+  -- large for Lua's enumeration fails at once instead of running for hours
+  local top, count = with and n + r - 1 or n, 1
+  for i = 1, r do count = count * (top - r + i) / i end
+  if count < 1 then return x.new():typeAs(x):resize(0, r) end
+  if count * r > 2 ^ 26 then
+    fail('combinations', '%d elements taken %d at a time give %.0f combinations: too many', n, r, count)
   end
-  if r > 0 then rec(1, 1) end
-  if #rows == 0 then return x.new():typeAs(x):resize(0, r) end
-  local idx = torch.LongTensor(rows):view(-1)
-  return x:index(1, idx):view(#rows, r)
+  -- lexicographic order, into one flat index list
+  local flat, cur, k = {}, {}, 0
+  for i = 1, r do cur[i] = with and 1 or i end
+  while true do
+    for i = 1, r do flat[k + i] = cur[i] end
+    k = k + r
+    local i = r
+    while i >= 1 and cur[i] == (with and n or n - r + i) do i = i - 1 end
+    if i == 0 then break end
+    cur[i] = cur[i] + 1
+    for j = i + 1, r do cur[j] = with and cur[i] or cur[j - 1] + 1 end
+  end
+  return x:index(1, torch.LongTensor(flat)):view(k / r, r)
 end
 
 -- The 1-based (row, column) indices of a rows x cols matrix where keep(i, j) holds, row-major.
