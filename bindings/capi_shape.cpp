@@ -83,8 +83,9 @@ tocha_tensor* tocha_atleast(const tocha_tensor* x, int n) noexcept {
 
 tocha_tensor* tocha_stack_kind(int n, const tocha_tensor** tensors, int kind) noexcept {
   return guard_tensor([&] {
-    TOCHA_CHECK(kind == 'h' || kind == 'v' || kind == 'd' || kind == 'c', "hstack", "invalid stack kind ", kind);
-    return stack_kind(arg_tensors(n, tensors, "hstack"), char(kind));
+    TOCHA_CHECK(kind == 'h' || kind == 'v' || kind == 'r' || kind == 'd' || kind == 'c', "stack", "invalid stack kind ",
+                kind);
+    return stack_kind(arg_tensors(n, tensors, stack_kind_name(char(kind))), char(kind));
   });
 }
 

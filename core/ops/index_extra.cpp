@@ -45,6 +45,13 @@ Tensor normalize_index(const char* op, const Tensor& index, int64_t size, int64_
   return contiguous(z);
 }
 
+void check_index_range(const char* op, const Tensor& index, int64_t base, int64_t size, int dim) {
+  if (index.is_cpu() || index.numel() == 0) return check_index_values(op, index, base, size, dim);
+  const bool bad = any_true(binary(OpId::lt, index, Scalar(double(base)))) ||
+                   any_true(binary(OpId::ge, index, Scalar(double(base + size))));
+  if (bad) check_index_values(op, contiguous(to_device(index, Device{})), base, size, dim);
+}
+
 Tensor take(const Tensor& x, const Tensor& index, int64_t base) {
   const char* op = "take";
   check_same_device(op, x, index);
@@ -72,7 +79,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& index, bool has_dim, int64_
   xb[d] = xv.size(d);
   ib[d] = iv.size(d);
   Tensor idx = index_as_long(op, iv, kMaxDims);
-  check_index_values(op, idx, base, xv.size(d), d);  // errors naming takeAlongDim, not gather
+  check_index_range(op, idx, base, xv.size(d), d);  // errors naming takeAlongDim, not gather (CUDA too)
   Tensor r = gather(expand(xv, xb), d, expand(idx, ib), base);
   return x.dim() == 0 ? reshape(r, DimVec{}) : r;
 }

@@ -28,5 +28,8 @@ Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert);
 // index as 0-based int64 for a dim of `size` (negative counts from the end), every value checked
 // in range (an error naming op, the value and dim + 1 otherwise); any device.
 Tensor normalize_index(const char* op, const Tensor& index, int64_t size, int64_t index_base, int dim);
+// check_index_values (index in [base, base + size)) on every device: device indices through
+// reductions (one wait), so the error names op, not the gather/scatter kernel that would report it.
+void check_index_range(const char* op, const Tensor& index, int64_t index_base, int64_t size, int dim);
 
 }  // namespace tocha

@@ -56,7 +56,8 @@ double draw_binomial(Generator& gen, double n, double p) {
   const double q = 1 - p;
   if (n * p < 10) {
     const double s = p / q, a = (n + 1) * s;
-    double r = std::pow(q, n), u = gen.next_uniform(), x = 0;
+    // q^n as exp(n log1p(-p)): 1 - p rounds to 1 for p < 1.1e-16 (n = 1e17, p = 1e-17 drew only 0s)
+    double r = std::exp(n * std::log1p(-p)), u = gen.next_uniform(), x = 0;
     while (u > r && x < n) {
       u -= r;
       x += 1;

@@ -5,6 +5,7 @@
 #include "core/autograd/record.h"
 #include "core/error.h"
 #include "core/kernel_registry.h"
+#include "core/ops/index_extra.h"
 #include "core/ops/index_geometry.h"
 #include "core/ops/index_scatter.h"
 #include "core/ops/pointwise.h"
@@ -91,7 +92,7 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
                 " but the tensor has size ", shape_str(self.sizes()), "; the index may not be larger in dimension ",
                 k + 1);
   }
-  check_index_values(op, iv, base, selfv.size(d), d);
+  check_index_range(op, iv, base, selfv.size(d), d);  // on CUDA too: not scatter's or scatterAdd's name
   autograd::Recording rec(OpId::scatterReduce, nullptr, {&self, &src});
   Tensor r = compute(self, d, iv, sv, kind, include_self, base);
   if (auto n = rec.finish({&self, &src}, {&r})) {

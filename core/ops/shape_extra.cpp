@@ -1,6 +1,7 @@
 // unflatten, unbind, diagonal, broadcasting helpers, atleast_nd, hstack family, tensor_split, rot90
 // and repeat_interleave (see shape_extra.h): checks that name the op, then recorded primitives.
 #include "core/ops/shape_extra.h"
+#include "core/autograd/record.h"
 #include "core/error.h"
 #include "core/ops/flip.h"
 #include "core/ops/index.h"
@@ -41,10 +42,51 @@ std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   const char* op = "unbind";
   TOCHA_CHECK(x.dim() > 0, op, "expected a tensor with at least one dimension, got a 0-dim tensor");
   const int d = wrap_dim(dim, x.dim(), op);
+  TOCHA_CHECK(x.size(d) <= (int64_t(1) << 24), op, "at most 2^24 slices, got ", x.size(d), " (dimension ", d + 1, ")");
   std::vector<Tensor> r;
   for (int64_t i = 0; i < x.size(d); ++i) r.push_back(select(x, d, i));
   return r;
 }
+
+namespace {
+
+// Note [diagonal of an expanded tensor]
+// as_strided's gradient takes x's elements as distinct, so through an expanded (stride-0) dim
+// it came back multiplied by the expansion. Under autograd such dims go first: another dim is
+// narrowed to one and the diagonal expanded back; an expanded dim1 or dim2 holds one value along
+// it, so the diagonal reads along the other dim (narrow, permute and select, all exact).
+bool has_expanded_dim(const Tensor& x) {
+  for (int k = 0; k < x.dim(); ++k)
+    if (x.stride(k) == 0 && x.size(k) > 1) return true;
+  return false;
+}
+
+Tensor diagonal_of_expanded(const Tensor& x, int64_t offset, int d1, int d2, int64_t len) {
+  DimVec out_sizes, perm;
+  Tensor t = x;
+  for (int k = 0; k < x.dim(); ++k) {
+    if (k == d1 || k == d2) continue;
+    out_sizes.push_back(x.size(k));
+    perm.push_back(k);
+    if (x.stride(k) == 0 && x.size(k) > 1) t = narrow(t, k, 0, 1);
+  }
+  out_sizes.push_back(len);
+  perm.push_back(d1);
+  perm.push_back(d2);
+  const bool e1 = x.stride(d1) == 0 && x.size(d1) > 1, e2 = x.stride(d2) == 0 && x.size(d2) > 1;
+  t = narrow(t, d1, e1 ? 0 : offset >= 0 ? 0 : -offset, e1 ? 1 : len);
+  t = narrow(t, d2, e2 ? 0 : offset >= 0 ? offset : 0, e2 ? 1 : len);
+  t = permute(t, perm);
+  const int last = t.dim() - 1;
+  Tensor r;
+  if (!e1 && !e2) r = diagonal(t, 0, last - 1, last);
+  else if (!e2) r = select(t, last - 1, 0);
+  else if (!e1) r = select(t, last, 0);
+  else r = unsqueeze(select(select(t, last, 0), last - 1, 0), last - 1);
+  return expand(r, out_sizes);
+}
+
+}  // namespace
 
 // Note [diagonal as as_strided]
 // The diagonal is a view: the two dims go, a last dim of length max(0, min(n1, n2 - offset))
@@ -65,6 +107,8 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
     len = -offset < n1 ? std::min(n1 + offset, n2) : 0;
     if (len > 0) start -= offset * x.stride(d1);
   }
+  if (len > 0 && autograd::needs_record({&x}) && has_expanded_dim(x))
+    return diagonal_of_expanded(x, offset, d1, d2, len);
   DimVec sizes, strides;
   for (int k = 0; k < x.dim(); ++k) {
     if (k == d1 || k == d2) continue;
@@ -123,8 +167,16 @@ Tensor atleast_nd(const Tensor& x, int n) {
   return reshape(x, s);
 }
 
+const char* stack_kind_name(char kind) {
+  if (kind == 'h') return "hstack";
+  if (kind == 'v') return "vstack";
+  if (kind == 'r') return "rowStack";
+  return kind == 'd' ? "dstack" : "columnStack";
+}
+
 Tensor stack_kind(const std::vector<Tensor>& tensors, char kind) {
-  const char* op = kind == 'h' ? "hstack" : kind == 'v' ? "vstack" : kind == 'd' ? "dstack" : "columnStack";
+  const char* op = stack_kind_name(kind);
+  if (kind == 'r') kind = 'v';  // row_stack is vstack under its own name
   TOCHA_CHECK(!tensors.empty(), op, "expected at least one tensor");
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) {

@@ -21,8 +21,10 @@ Tensor broadcast_to(const Tensor& x, const DimVec& sizes);
 std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
 // x as a view with at least n dims (n = 1, 2, 3; NumPy's placement of the new size-1 dims).
 Tensor atleast_nd(const Tensor& x, int n);
-// hstack / vstack / dstack / column_stack: cat after atleast_nd (kind 'h', 'v', 'd', 'c').
+// hstack / vstack / row_stack / dstack / column_stack: cat after atleast_nd (kind 'h', 'v', 'r', 'd', 'c').
 Tensor stack_kind(const std::vector<Tensor>& tensors, char kind);
+// The op name of a stack kind ('r': rowStack), for its errors.
+const char* stack_kind_name(char kind);
 // tensor_split into `sections` nearly equal views along dim (the first size % sections get one more).
 std::vector<Tensor> tensor_split_sections(const Tensor& x, int64_t sections, int64_t dim);
 // tensor_split at 0-based start positions (negative from the end, clamped to [0, size]): views

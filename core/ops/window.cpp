@@ -50,7 +50,8 @@ Tensor window(WindowKind kind, int64_t n, bool periodic, double alpha, double be
       switch (kind) {
         case WindowKind::hann: w[k] = 0.5 - 0.5 * std::cos(2 * pi * t); break;
         case WindowKind::hamming: w[k] = alpha - beta * std::cos(2 * pi * t); break;
-        case WindowKind::blackman: w[k] = 0.42 - 0.5 * std::cos(2 * pi * t) + 0.08 * std::cos(4 * pi * t); break;
+        // PyTorch's order of terms: 0.08 - 0.5 + 0.42 is exactly 0 at the ends, 0.42 - 0.5 + 0.08 is -1.4e-17.
+        case WindowKind::blackman: w[k] = 0.08 * std::cos(4 * pi * t) - 0.5 * std::cos(2 * pi * t) + 0.42; break;
         case WindowKind::bartlett: w[k] = 1 - std::fabs(2 * t - 1); break;
         case WindowKind::kaiser: {
           const double r = 2 * t - 1;  // -1 .. 1 across the window

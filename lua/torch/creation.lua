@@ -12,9 +12,10 @@ local gen_and_args = torch._gen_and_args
 local buf = ffi.new('int64_t[?]', 16)
 
 local function integer(op, v, what)
-  if type(v) ~= 'number' or v ~= math.floor(v) or v >= 2 ^ 63 or v < -2 ^ 63 then
+  if type(v) ~= 'number' or v ~= math.floor(v) then
     fail(op, '%s must be an integer, got %s', what, type(v) == 'number' and tostring(v) or describe(v))
   end
+  if v >= 2 ^ 63 or v < -2 ^ 63 then fail(op, '%s must lie in [-2^63, 2^63), got %s', what, tostring(v)) end
   return v
 end
 

@@ -36,10 +36,26 @@ local function flag(op, v, what, default)
   return v
 end
 
-local function in_place(name, f)
-  methods[name .. '_'] = function(x, ...)
-    check_tensor(name .. '_', x, 1)
-    x:copy(f(x, ...))
+-- x:f_(...): f's result copied into x; errors name f_, not copy (expanded x, a result of another
+-- shape such as maskedScatter_'s with a mask larger than x). saves_x: f's node saves x, which the
+-- copy then overwrites (backward refused it), so under autograd f reads a clone of x.
+local function in_place(name, f, saves_x)
+  local op = name .. '_'
+  methods[op] = function(x, ...)
+    check_tensor(op, x, 1)
+    local p = x.p
+    for d = 0, p.ndim - 1 do
+      if p.stride[d] == 0 and p.size[d] > 1 then
+        fail(op, 'cannot write into an expanded tensor of size %s (stride 0 in dimension %d); clone() it first',
+          types.shape_str(p), d + 1)
+      end
+    end
+    local r = f(saves_x and x:needsGrad() and x:clone() or x, ...)
+    if not r:isSameSizeAs(x) then
+      fail(op, 'the result has size %s but the tensor has size %s; expected one size', types.shape_str(r.p),
+        types.shape_str(p))
+    end
+    x:copy(r)
     return x
   end
 end
@@ -116,7 +132,8 @@ in_place('indexPut', torch.indexPut)
 --- 'prod', 'mean', 'amax' or 'amin'; includeSelf = false leaves x's own values out of the places
 --- that receive elements (PyTorch 1.13's scatter_reduce; integer 'mean' rounds down, amax/amin
 --- propagate NaN). includeSelf may also come as {includeSelf = false}. Differentiable in x and
---- src ('prod' only without zeros). x:scatterReduce(...) is the same; x:scatterReduce_ writes x.
+--- src ('prod' too where factors are zero, as PyTorch). x:scatterReduce(...) is the same;
+--- x:scatterReduce_ writes x.
 --- Example: torch.scatterReduce(torch.zeros(3), 1, torch.LongTensor({1, 1, 3}), torch.Tensor({2, 5, 4}), 'amax')
 function torch.scatterReduce(x, dim, index, src, reduce, include_self)
   check_tensor('scatterReduce', x, 1)
@@ -129,7 +146,7 @@ function torch.scatterReduce(x, dim, index, src, reduce, include_self)
   return (wrap(C.tocha_scatter_reduce(x.p, d, index.p, src.p, reduce, include_self and 1 or 0, BASE)))
 end
 methods.scatterReduce = torch.scatterReduce
-in_place('scatterReduce', torch.scatterReduce)
+in_place('scatterReduce', torch.scatterReduce, true)
 
 --- torch.maskedScatter(x, mask, source): a copy of x (broadcast with mask) whose positions where
 --- mask (a Byte/BoolTensor) is true take source's elements in row-major order (PyTorch's

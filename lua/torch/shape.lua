@@ -81,6 +81,8 @@ function torch.unbind(x, dim)
   if x.p.ndim == 0 then fail('unbind', 'expected a tensor with at least one dimension, got a 0-dim tensor') end
   local d = cdim('unbind', dim or 1, x.p.ndim)
   local n = tonumber(x.p.size[d < 0 and d + x.p.ndim or d])
+  -- as tensorSplit's: an expanded dim of 2^30 would build a table of 2^30 views
+  if n > 2 ^ 24 then fail('unbind', 'at most 2^24 slices, got %d (dimension %d)', n, (dim or 1)) end
   local out = ffi.new('tocha_tensor *[?]', math.max(n, 1))
   check(C.tocha_unbind(x.p, d, n, out))
   return wrap_all(out, n)
@@ -185,7 +187,7 @@ function torch.hstack(...) return (stack_kind('hstack', 'h', ...)) end
 function torch.vstack(...) return (stack_kind('vstack', 'v', ...)) end
 --- torch.rowStack(tensors): torch.vstack (PyTorch's row_stack).
 --- Example: torch.rowStack({torch.Tensor({1, 2}), torch.Tensor({3, 4})})
-function torch.rowStack(...) return (stack_kind('rowStack', 'v', ...)) end
+function torch.rowStack(...) return (stack_kind('rowStack', 'r', ...)) end
 --- torch.dstack(tensors): the tensors made at least 3D (atleast3d) joined along dim 3.
 --- Example: torch.dstack({torch.Tensor({1, 2}), torch.Tensor({3, 4})}):size()
 function torch.dstack(...) return (stack_kind('dstack', 'd', ...)) end

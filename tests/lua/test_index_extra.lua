@@ -270,6 +270,17 @@ function tests.maskedScatter()
     '%[maskedScatter%]')
   tester:assertErrorPattern(function() torch.zeros(4):maskedScatter(mask, torch.LongTensor({ 1, 2 })) end,
     '%[maskedScatter%] source is a torch.LongTensor but the tensor is a torch.FloatTensor')
+  -- the in-place forms name themselves (they had reported copy's errors)
+  tester:assertErrorPattern(function() torch.zeros(3):maskedScatter_(torch.BoolTensor({ { true }, { false } }),
+    torch.Tensor({ 1, 2, 3 })) end, '%[maskedScatter_%] the result has size 2x3 but the tensor has size 3')
+  local e = torch.zeros(1, 3):expand(2, 3)
+  tester:assertErrorPattern(function() e:put_({ 1 }, torch.Tensor({ 5 })) end,
+    '%[put_%] cannot write into an expanded tensor of size 2x3')
+  tester:assertErrorPattern(function() e:indexPut_({ torch.LongTensor({ 1 }) }, 5) end, '%[indexPut_%] cannot write')
+  tester:assertErrorPattern(function() e:scatterReduce_(1, torch.LongTensor({ { 1 } }), torch.ones(1, 1), 'sum') end,
+    '%[scatterReduce_%] cannot write')
+  tester:assertErrorPattern(function() e:maskedScatter_(torch.BoolTensor({ true, false, false }), torch.ones(3)) end,
+    '%[maskedScatter_%] cannot write')
   check('maskedScatter', function(t, s) return t:maskedScatter(torch.BoolTensor({ { true, false }, { true, true } }), s) end,
     { rnd(2, 2), rnd(5) })
 end
@@ -346,6 +357,14 @@ function tests.cudaMatchesCpu()
     g:scatterReduce(1, torch.LongTensor({ 4 }):cuda(), torch.ones(1):cuda(), 'amax')
     torch.cuda.synchronize()
   end, 'scatterReduce')
+  -- named by the op, not by the gather/scatterAdd kernel that would report them later
+  local g2 = torch.zeros(2, 3):cuda()
+  tester:assertErrorPattern(function() g2:takeAlongDim(torch.LongTensor({ { 4 } }):cuda(), 2) end,
+    '%[takeAlongDim%] index 4 at position')
+  tester:assertErrorPattern(function() g2:scatterReduce(2, torch.LongTensor({ { 0 } }):cuda(), g2, 'sum') end,
+    '%[scatterReduce%] index 0 at position')
+  tester:assertErrorPattern(function() g2:scatterReduce(2, torch.LongTensor({ { 4 } }):cuda(), g2, 'mean', false) end,
+    '%[scatterReduce%] index 4 at position')
   -- gradients through the device
   local gb = torch.randn(3, 4):cuda():requiresGrad()
   local id = torch.LongTensor({ { 1, 3, 1 }, { 2, 2, 1 } })

@@ -193,10 +193,48 @@ function tests.scatterReduceGradients()
   b:scatterReduce(1, torch.LongTensor({ 1, 1 }), s, 'amax'):sum():backward()
   tester:eq(b.grad:totable(), { 0.5, 1 })
   tester:eq(s.grad:totable(), { 0.5, 0 })
+end
+
+-- x:scatterReduce_ under autograd: the node saved x, which the in-place copy then overwrote, so
+-- every backward was refused. Gradients are PyTorch 1.13's (scatter_reduce_ on a * 1).
+function tests.scatterReduceInPlaceGradients()
+  local want = { sum = { { 1, 1, 1 }, { 1, 1 } }, prod = { { 0.7, 1, 0.2 }, { 0.3, 0.9 } },
+                 mean = { { 0.5, 1, 0.5 }, { 0.5, 0.5 } }, amax = { { 0, 1, 1 }, { 1, 0 } },
+                 amin = { { 1, 1, 0 }, { 0, 1 } } }
+  for reduce, w in pairs(want) do
+    local a = torch.DoubleTensor({ 0.3, 0.5, 0.9 }):requiresGrad()
+    local s = torch.DoubleTensor({ 0.7, 0.2 }):requiresGrad()
+    local b = a * 1
+    b:scatterReduce_(1, torch.LongTensor({ 1, 3 }), s, reduce)
+    b:sum():backward()
+    for i = 1, 3 do tester:assertalmosteq(a.grad[i], w[1][i], 1e-12, reduce .. ' x grad') end
+    for i = 1, 2 do tester:assertalmosteq(s.grad[i], w[2][i], 1e-12, reduce .. ' src grad') end
+  end
+end
+
+-- 'prod' with zero factors: the gradient of a zero is the product of the other factors, of the
+-- rest 0 when a place holds a zero (PyTorch 1.13's values; this had been an error).
+function tests.scatterReduceProdZeros()
   local z = torch.DoubleTensor({ 0, 1 }):requiresGrad()
-  tester:assertErrorPattern(function()
-    z:scatterReduce(1, torch.LongTensor({ 1 }), torch.DoubleTensor({ 2 }), 'prod'):sum():backward()
-  end, "%[scatterReduce%] the gradient of reduce='prod' is not implemented for inputs with zeros")
+  local s = torch.DoubleTensor({ 2 }):requiresGrad()
+  z:scatterReduce(1, torch.LongTensor({ 1 }), s, 'prod'):sum():backward()
+  tester:eq(z.grad:totable(), { 2, 1 })
+  tester:eq(s.grad:totable(), { 0 })
+  for _, incl in ipairs({ true, false }) do
+    local x = torch.DoubleTensor({ 3, 2 }):requiresGrad()
+    local src = torch.DoubleTensor({ 0, 4, 0, 5, 0 }):requiresGrad()
+    x:scatterReduce(1, torch.LongTensor({ 1, 1, 2, 2, 2 }), src, 'prod', incl):sum():backward()
+    tester:eq(x.grad:totable(), { 0, 0 })
+    tester:eq(src.grad:totable(), { incl and 12 or 4, 0, 0, 0, 0 }, 'includeSelf ' .. tostring(incl))
+  end
+  -- gradchecks with one zero per place in self and in src
+  local id = torch.LongTensor({ { 1, 3, 1 }, { 2, 2, 1 } })
+  for _, incl in ipairs({ true, false }) do
+    local b = torch.DoubleTensor({ { 0, 0.5, 2, 0 }, { 1.5, 0.7, 0, 3 } }):requiresGrad()
+    local src = torch.DoubleTensor({ { 0.3, 0, 0.9 }, { 0, 1.2, 0.8 } }):requiresGrad()
+    check('scatterReduce prod zeros includeSelf ' .. tostring(incl),
+      function(x, y) return x:scatterReduce(2, id, y, 'prod', incl) end, { b, src })
+  end
 end
 
 tester:add(tests)

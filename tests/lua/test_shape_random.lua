@@ -58,6 +58,7 @@ function tests.randint()
   tester:assert(torch.randintLike(torch.ByteTensor(50), 3):max() <= 2)
   tester:assertErrorPattern(function() torch.randint(5, 5, { 2 }) end, '%[randint%] expected low < high, got low = 5 and high = 5')
   tester:assertErrorPattern(function() torch.randint(1.5, { 2 }) end, '%[randint%] high must be an integer')
+  tester:assertErrorPattern(function() torch.randint(2 ^ 63, { 2 }) end, '%[randint%] high must lie in %[%-2%^63, 2%^63%)')
   tester:assertErrorPattern(function() torch.randint(0, 300, { 2 }, 'torch.ByteTensor') end,
     '%[randint%] range %[0, 300%) does not fit a torch.ByteTensor')
   tester:assertErrorPattern(function() torch.randint(0, 3) end, '%[randint%] expected sizes')
@@ -100,13 +101,15 @@ end
 
 function tests.binomial()
   torch.manualSeed(3)
-  for _, case in ipairs({ { 10, 0.3 }, { 5, 0.9 }, { 200, 0.4 }, { 1000, 0.02 }, { 60, 0.75 } }) do
+  -- the last two: 1 - p rounds to 1, where q^n by pow had drawn only zeros
+  for _, case in ipairs({ { 10, 0.3 }, { 5, 0.9 }, { 200, 0.4 }, { 1000, 0.02 }, { 60, 0.75 }, { 1e17, 1e-17 },
+                          { 1e18, 3e-18 } }) do
     local n, p = case[1], case[2]
     local d = torch.binomial(torch.DoubleTensor(20000):fill(n), torch.DoubleTensor(20000):fill(p))
     local m, v = mean_var(d)
     local var = n * p * (1 - p)
-    tester:assertlt(math.abs(m - n * p), 5 * math.sqrt(var / 20000), ('binomial mean n=%d p=%g'):format(n, p))
-    tester:assertlt(math.abs(v - var), 0.07 * var, ('binomial variance n=%d p=%g'):format(n, p))
+    tester:assertlt(math.abs(m - n * p), 5 * math.sqrt(var / 20000), ('binomial mean n=%g p=%g'):format(n, p))
+    tester:assertlt(math.abs(v - var), 0.07 * var, ('binomial variance n=%g p=%g'):format(n, p))
     tester:assert(d:min() >= 0 and d:max() <= n, 'within [0, n]')
   end
   -- broadcasting, edge probabilities, shape and type
@@ -177,6 +180,10 @@ function tests.windows()
   near(torch.hannWindow(5, false):totable(), { 0, 0.5, 1, 0.5, 0 }, 1e-6, 'hann 5 symmetric')
   near(torch.bartlettWindow(5, false):totable(), { 0, 0.5, 1, 0.5, 0 }, 1e-6, 'bartlett 5')
   near(torch.blackmanWindow(3, false):totable(), { 0, 1, 0 }, 1e-6, 'blackman 3')
+  -- exactly 0 at the ends as PyTorch's, not -1.4e-17 (a negative weight breaks sqrt(w))
+  local bw = torch.blackmanWindow(5, false, 'torch.DoubleTensor')
+  tester:asserteq(bw[1], 0, 'blackman first')
+  tester:asserteq(bw[5], 0, 'blackman last')
   tester:asserteq(torch.hannWindow(4):type(), torch.getdefaulttensortype())
   tester:asserteq(torch.kaiserWindow(4, true, 'torch.HalfTensor'):type(), 'torch.HalfTensor')
   tester:eq(sizes(torch.hannWindow(0)), { 0 })
@@ -201,6 +208,7 @@ function tests.cudaMatchesCpu()
   local g = torch.randint(0, 50, { 30 }, 'torch.CudaLongTensor')
   tester:asserteq(g:type(), 'torch.CudaLongTensor')
   tester:assert(g:min() >= 0 and g:max() <= 49)
+  tester:eq(g:type('torch.LongTensor'):totable(), a:totable(), 'randint: the same draws on the device')
   local rates = torch.Tensor(30):uniform(0, 20)
   torch.manualSeed(12)
   local p = torch.poisson(rates)
@@ -214,7 +222,6 @@ function tests.cudaMatchesCpu()
   local bg = torch.binomial(torch.Tensor(30):fill(40):cuda(), torch.Tensor(30):fill(0.3):cuda())
   tester:eq(bg:float():totable(), b:totable(), 'binomial: the same draws on the device')
   tester:eq(torch.hannWindow(8, true, 'torch.CudaTensor'):float():totable(), torch.hannWindow(8):totable())
-  local _ = a
 end
 
 tester:add(tests)

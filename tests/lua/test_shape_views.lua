@@ -95,6 +95,9 @@ function tests.unbind()
   tester:assertErrorPattern(function() torch.unbind(torch.zeros(2), 2) end, '%[unbind%] dimension 2 out of range')
   tester:assertErrorPattern(function() torch.unbind(torch.Tensor({ 1 }):view({})) end, '%[unbind%] .*0%-dim')
   check('unbind', function(t) local r = t:unbind(2) return torch.cmul(r[1], r[3]) end, { rnd(3, 4) })
+  -- a huge (expanded) dim is an error, not a table of 2^30 views
+  tester:assertErrorPattern(function() torch.unbind(torch.zeros(1):expand(2 ^ 30)) end,
+    '%[unbind%] at most 2%^24 slices, got 1073741824')
 end
 
 -- ---- diagonal ----------------------------------------------------------------------------------
@@ -157,6 +160,34 @@ function tests.diagonalValues()
   tester:assertErrorPattern(function() torch.zeros(3, 3):diagonal(0.5) end, '%[diagonal%] offset must be an integer')
   check('diagonal', function(t) return t:diagonal(1) end, { rnd(3, 4) })
   check('diagonal 3d', function(t) return t:diagonal(-1, 3, 1) end, { rnd(3, 2, 4) })
+end
+
+-- The diagonal of an expanded (stride-0) tensor: the gradient had come back multiplied by the
+-- expansion (as_strided's gradient takes elements as distinct); values and storage sharing kept.
+function tests.diagonalOfExpanded()
+  local a = torch.DoubleTensor({ { 1, 2, 3 } }):requiresGrad()
+  a:expand(3, 3):diagonal():sum():backward()
+  tester:eq(a.grad:totable(), { { 1, 1, 1 } })
+  local cases = { -- base sizes, expanded sizes, offset, dim1, dim2
+    { { 3, 1 }, { 3, 4 } }, { { 1, 4 }, { 3, 4 } }, { { 1, 1 }, { 3, 3 } }, { { 2, 1, 4 }, { 2, 3, 4 } },
+    { { 1, 3, 1 }, { 2, 3, 4 } }, { { 2, 1, 1 }, { 2, 3, 3 } }, { { 1 }, { 4, 3 } },
+  }
+  for _, c in ipairs(cases) do
+    for _, dims in ipairs({ { 1, 2 }, { 2, 1 }, { 1, -1 }, { -1, 1 } }) do
+      for offset = -2, 2 do
+        local what = ('%s -> %s offset %d dims %d,%d'):format(table.concat(c[1], 'x'), table.concat(c[2], 'x'), offset,
+          dims[1], dims[2])
+        local base = rnd(unpack(c[1]))
+        local e = base:expand(unpack(c[2]))
+        local got = e:diagonal(offset, dims[1], dims[2])
+        local want = e:contiguous():diagonal(offset, dims[1], dims[2])
+        tester:eq(sizes(got), sizes(want), what .. ' size')
+        tester:eq(flat(got), flat(want), what)
+        if got:nElement() > 0 then tester:assert(shares(got, base), what .. ' shares storage') end
+        check(what, function(t) return t:expand(unpack(c[2])):diagonal(offset, dims[1], dims[2]) * 2 end, { base })
+      end
+    end
+  end
 end
 
 -- ---- broadcasting ------------------------------------------------------------------------------
@@ -245,6 +276,8 @@ function tests.stackFamily()
   tester:asserteq(torch.hstack({ torch.LongTensor({ 1 }), torch.DoubleTensor({ 2.5 }) }):type(), 'torch.DoubleTensor')
   tester:assertErrorPattern(function() torch.vstack({ torch.zeros(2), torch.zeros(3) }) end,
     '%[vstack%] tensor 2 of size 3 does not fit tensor 1 of size 2')
+  tester:assertErrorPattern(function() torch.rowStack({ torch.zeros(2), torch.zeros(3) }) end,
+    '%[rowStack%] tensor 2 of size 3 does not fit tensor 1 of size 2')
   tester:assertErrorPattern(function() torch.hstack({}) end, '%[hstack%] expected at least one tensor')
   tester:assertErrorPattern(function() torch.dstack({ torch.zeros(2), 'x' }) end, '%[dstack%] expected a tensor as tensor 2')
   check('hstack', function(a, b) return torch.hstack({ a, b }) end, { rnd(2, 3), rnd(2, 1) })

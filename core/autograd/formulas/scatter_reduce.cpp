@@ -41,8 +41,8 @@ Tensor used_part(const Tensor& src, const Tensor& idx) {
 // Note [scatterReduce gradients]
 // sum: self gets g, src gets g gathered. mean: both divided by the count of values reduced into
 // each place. amax/amin: the gradient is shared evenly among the values equal to the result
-// (self's and src's), as PyTorch 1.13 does. prod: g * result / x for every factor x, defined
-// without zeros only (a zero factor is an error here, PyTorch takes a slower path). Without
+// (self's and src's), as PyTorch 1.13 does. prod: g * result / x for every nonzero factor x, and
+// the product of the other factors for a zero one (PyTorch 1.13's formula). Without
 // include_self, self's places that received values get no gradient.
 Grads vjp_scatterReduce(Node& n, const Grads& g) {
   const int d = int(n.attrs.i[0]);
@@ -65,14 +65,18 @@ Grads vjp_scatterReduce(Node& n, const Grads& g) {
     gs = div(gv, cnt);
     gsrc = gather(gs, d, idx, base);
   } else if (kind == ScatterReduce::prod) {
+    // PyTorch's exact rule: a zero factor's gradient is the product of the other factors,
+    // computed by reducing again with that zero (a lone one per place) replaced by 1.
     Tensor used = used_part(srcv, idx);
-    TOCHA_CHECK(!any_true(binary(OpId::eq, used, Scalar(0.0))) &&
-                    (!include_self || !any_true(binary(OpId::eq, selfv, Scalar(0.0)))),
-                "scatterReduce", "the gradient of reduce='prod' is not implemented for inputs with zeros");
+    Tensor self_zero = mask(OpId::eq, selfv, 0.0, gv.dtype()), src_zero = mask(OpId::eq, used, 0.0, gv.dtype());
+    Tensor masked_self = add(selfv, self_zero);
+    gs = div(mul(gv, scatter_reduce(masked_self, d, idx, srcv, kind, include_self, base)), masked_self);
+    Tensor nzero = gather(scatter_add(zeros_like(gv), d, idx, src_zero, base), d, idx, base);
+    Tensor single = mul(src_zero, mask(OpId::eq, nzero, 1.0, gv.dtype()));
+    Tensor others = scatter_reduce(selfv, d, idx, add(used, single), kind, include_self, base);
     Tensor result = reshape(n.saved_tensor(3), gv.sizes());
-    Tensor gr = mul(gv, result);
-    gs = div(gr, selfv);
-    gsrc = div(gather(gr, d, idx, base), used);
+    gsrc = add(mul(single, gather(mul(gv, others), d, idx, base)),
+               mul(sub(1.0, single), div(gather(mul(gv, result), d, idx, base), add(used, src_zero))));
   } else {  // amax, amin
     Tensor result = reshape(n.saved_tensor(3), gv.sizes());
     Tensor used = used_part(srcv, idx);
