@@ -4,33 +4,9 @@
 -- against the CPU when a device is present.
 local tester = torch.Tester()
 local tests = torch.TestSuite()
-local gc = torch.autograd.gradcheck
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
+local TYPES, flat, sizes, coords, linear, numel = R.TYPES, R.flat, R.sizes, R.coords, R.linear, R.numel
 
-local TYPES = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor',
-                'torch.LongTensor', 'torch.IntTensor', 'torch.ByteTensor', 'torch.BoolTensor' }
-
--- Elements of t in row-major order, as doubles, and t's sizes, as Lua tables.
-local function flat(t) return t:double():contiguous():view(t:nElement()):totable() end
-local function sizes(t) return t:dim() == 0 and {} or t:size():totable() end
--- Row-major coordinates (1-based) of linear index i (0-based) for sizes sz, and back.
-local function coords(i, sz)
-  local c = {}
-  for d = #sz, 1, -1 do
-    c[d] = i % sz[d] + 1
-    i = math.floor(i / sz[d])
-  end
-  return c
-end
-local function linear(c, sz)
-  local i = 0
-  for d = 1, #sz do i = i * sz[d] + c[d] - 1 end
-  return i
-end
-local function numel(sz)
-  local n = 1
-  for _, s in ipairs(sz) do n = n * s end
-  return n
-end
 -- Small integer values (exact in every dtype); bool gets 0/1.
 local function sample(tname, ...)
   local x = torch.DoubleTensor(...):uniform(0, 6):floor()
@@ -39,10 +15,7 @@ local function sample(tname, ...)
 end
 local function leaf(t) return torch.DoubleTensor(t):requiresGrad() end
 local function rnd(...) return torch.rand(...):double():requiresGrad() end
-local function check(name, fn, inputs)
-  local ok, err = pcall(gc, fn, inputs)
-  tester:assert(ok and err, name .. ': ' .. tostring(err))
-end
+local check = R.gradchecker(tester)
 
 -- ---- roll ------------------------------------------------------------------------------------
 

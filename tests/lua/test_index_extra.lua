@@ -4,41 +4,16 @@
 -- CPU when a device is present (scatterReduce's too; its CPU suite is test_scatter_reduce.lua).
 local tester = torch.Tester()
 local tests = torch.TestSuite()
-local gc = torch.autograd.gradcheck
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
+local TYPES, flat, sizes, coords, linear, numel = R.TYPES, R.flat, R.sizes, R.coords, R.linear, R.numel
 
-local TYPES = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor',
-                'torch.LongTensor', 'torch.IntTensor', 'torch.ByteTensor', 'torch.BoolTensor' }
-
-local function flat(t) return t:double():contiguous():view(t:nElement()):totable() end
-local function sizes(t) return t:dim() == 0 and {} or t:size():totable() end
-local function coords(i, sz)
-  local c = {}
-  for d = #sz, 1, -1 do
-    c[d] = i % sz[d] + 1
-    i = math.floor(i / sz[d])
-  end
-  return c
-end
-local function linear(c, sz)
-  local i = 0
-  for d = 1, #sz do i = i * sz[d] + c[d] - 1 end
-  return i
-end
-local function numel(sz)
-  local n = 1
-  for _, s in ipairs(sz) do n = n * s end
-  return n
-end
 local function sample(tname, hi, ...)
   local x = torch.DoubleTensor(...):uniform(0, hi):floor()
   if tname == 'torch.BoolTensor' then x:fmod(2) end
   return x:type(tname)
 end
 local function rnd(...) return torch.rand(...):double():requiresGrad() end
-local function check(name, fn, inputs)
-  local ok, err = pcall(gc, fn, inputs)
-  tester:assert(ok and err, name .. ': ' .. tostring(err))
-end
+local check = R.gradchecker(tester)
 local function randidx(n, ...) return torch.LongTensor(...):random(1, n) end
 local function is_bool(tname) return tname == 'torch.BoolTensor' end
 -- A value as the dtype stores it (bool: 0/1).

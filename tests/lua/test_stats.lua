@@ -4,56 +4,25 @@
 -- gradchecks (first and second order), and CUDA against the CPU when a device is present.
 local tester = torch.Tester()
 local tests = torch.TestSuite()
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
+local FLOATS, flat, sizes, coords, numel = R.FLOATS, R.flat, R.sizes, R.coords, R.numel
 local gc, ggc = torch.autograd.gradcheck, torch.autograd.gradgradcheck
 local NAN, INF = 0 / 0, math.huge
 
 local TYPES = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor',
                 'torch.LongTensor', 'torch.IntTensor', 'torch.ByteTensor' }
-local FLOATS = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor' }
 
-local function flat(t) return t:double():contiguous():view(t:nElement()):totable() end
-local function sizes(t) return t:dim() == 0 and {} or t:size():totable() end
-local function coords(i, sz)
-  local c = {}
-  for d = #sz, 1, -1 do
-    c[d] = i % sz[d] + 1
-    i = math.floor(i / sz[d])
-  end
-  return c
-end
-local function numel(sz)
-  local n = 1
-  for _, s in ipairs(sz) do n = n * s end
-  return n
-end
 local function isnan(v) return v ~= v end
 -- Small integer values (exact in every dtype).
 local function sample(tname, ...)
   return torch.DoubleTensor(...):uniform(0, 6):floor():type(tname)
 end
-local function check(name, fn, inputs)
-  local ok, err = pcall(gc, fn, inputs)
-  tester:assert(ok and err, name .. ': ' .. tostring(err))
-end
+local check = R.gradchecker(tester)
 local function check2(name, fn, inputs)
   local ok, err = pcall(ggc, fn, inputs)
   tester:assert(ok and err, name .. ' (second order): ' .. tostring(err))
 end
-local function near(a, b, tol)
-  if isnan(a) or isnan(b) then return isnan(a) and isnan(b) end
-  if a == b then return true end
-  return math.abs(a - b) <= tol * math.max(1, math.abs(b))
-end
-local function assert_list(got, want, tol, what)
-  tester:asserteq(#got, #want, what .. ': element count')
-  for i = 1, #want do
-    if not near(got[i], want[i], tol) then
-      tester:assert(false, string.format('%s: element %d is %s, expected %s', what, i, tostring(got[i]), tostring(want[i])))
-      return
-    end
-  end
-  tester:assert(true)
-end
+local near, assert_list = R.near, R.list_asserter(tester)
 
 -- Reference reduction: groups x's elements by their coordinates outside `dims` (1-based, a
 -- table; nil = all) and applies f to each group's list; returns (values, shape).

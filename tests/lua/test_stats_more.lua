@@ -4,31 +4,13 @@
 -- errors naming the op, gradchecks, and CUDA against the CPU when a device is present.
 local tester = torch.Tester()
 local tests = torch.TestSuite()
-local gc = torch.autograd.gradcheck
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
+local flat, sizes = R.flat, R.sizes
 local NAN, INF = 0 / 0, math.huge
 
-local function flat(t) return t:double():contiguous():view(t:nElement()):totable() end
-local function sizes(t) return t:dim() == 0 and {} or t:size():totable() end
 local function isnan(v) return v ~= v end
-local function near(a, b, tol)
-  if isnan(a) or isnan(b) then return isnan(a) and isnan(b) end
-  if a == b then return true end
-  return math.abs(a - b) <= tol * math.max(1, math.abs(b))
-end
-local function assert_list(got, want, tol, what)
-  tester:asserteq(#got, #want, what .. ': element count')
-  for i = 1, #want do
-    if not near(got[i], want[i], tol) then
-      tester:assert(false, string.format('%s: element %d is %s, expected %s', what, i, tostring(got[i]), tostring(want[i])))
-      return
-    end
-  end
-  tester:assert(true)
-end
-local function check(name, fn, inputs)
-  local ok, err = pcall(gc, fn, inputs)
-  tester:assert(ok and err, name .. ': ' .. tostring(err))
-end
+local near, assert_list = R.near, R.list_asserter(tester)
+local check = R.gradchecker(tester)
 local function rows(t)  -- a 2-D tensor as a table of row tables (f64)
   return t:double():totable()
 end
