@@ -97,6 +97,12 @@ Tensor amin(const Tensor& x, const DimVec& dims, bool keepdim) { return amax_imp
 
 Tensor nansum(const Tensor& x, const DimVec& dims, bool keepdim) {
   const uint32_t mask = stats::dims_mask("nansum", x, dims);
+  // A NaN element makes its sum NaN, so sums without NaN are the answer (one pass, no copies);
+  // otherwise the NaNs are zeroed and summed again. Not on a device: the check would wait for it.
+  if (is_floating(x.dtype()) && x.device().is_cpu()) {
+    Tensor s = sum_dims(x, mask, keepdim);
+    if (!any_true(isnan(s))) return s;
+  }
   Tensor clean = is_floating(x.dtype()) ? where(isnan(x), zeros({}, x.dtype(), x.device()), x) : x;
   return sum_dims(clean, mask, keepdim);
 }
