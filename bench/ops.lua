@@ -1,4 +1,4 @@
--- Single-op CPU speed against PyTorch: ~175 cases (bench/ops_cases.lua) of reductions along a dim,
+-- Single-op CPU speed against PyTorch: ~195 cases (bench/ops_cases.lua) of reductions along a dim,
 -- sort/topk/kthvalue/median, comparisons and masks, cat/stack/repeat/expand/narrow copies, dtype
 -- conversions, random fills, activations, small matmuls, 1-d convolution and average pooling, at
 -- 256x256 and 2048x2048 f32 and a few typical small sizes, in allocating and into-a-result forms.

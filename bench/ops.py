@@ -197,3 +197,46 @@ def m():
 case(('conv1d(64->64,k5).32x64x128', 'TemporalConvolution(64->64,k5).32x128x64'), m)
 on('SpatialAveragePooling(2x2s2).64x32x28x28', (64, 32, 28, 28), torch.nn.AvgPool2d(2, 2))
 on('SpatialAveragePooling(3x3s1p1).64x32x28x28', (64, 32, 28, 28), torch.nn.AvgPool2d(3, 1, 1))
+
+torch.set_grad_enabled(True)
+# PyTorch's functions of the second round (docs/pytorch_functions.md) at 256x256, dims dropped
+N = 256
+long_in = lambda n, m: torch.randint(1, 1001, (n, m))
+on('amax(dim).256x256.last.alloc', (N, N), lambda x: torch.amax(x, 1))
+on('amax(dim).256x256.first.alloc', (N, N), lambda x: torch.amax(x, 0))
+on('nansum(dim).256x256.last.alloc', (N, N), lambda x: torch.nansum(x, 1))
+on('logcumsumexp(dim).256x256.last.alloc', (N, N), lambda x: torch.logcumsumexp(x, 1))
+on('cummax(dim).256x256.last.alloc', (N, N), lambda x: torch.cummax(x, 1))
+on('quantile(0.5,dim).256x256.last.alloc', (N, N), lambda x: torch.quantile(x, 0.5, 1))
+for f in ('hypot', 'logaddexp', 'xlogy'):
+    def m(f=f):
+        a, b = torch.rand(N, N), torch.rand(N, N); fn = getattr(torch, f); return lambda: fn(a, b)
+    case(f + '.256x256.alloc', m)
+for f, g in (('bitwiseAnd', torch.bitwise_and), ('gcd', torch.gcd)):
+    def m(g=g):
+        a, b = long_in(N, N), long_in(N, N); return lambda: g(a, b)
+    case(f + '(long).256x256.alloc', m)
+def m():
+    x, src, idx = r(N, N), r(N, N), torch.randint(0, N, (N, N))
+    return lambda: torch.scatter_reduce(x, 1, idx, src, 'amax')
+case('scatterReduce(amax).256x256.alloc', m)
+def m():
+    a, b = long_in(256, 256), torch.randint(1, 2001, (1000,)); return lambda: torch.isin(a, b)
+case('isin.65536in1000.alloc', m)
+def m():
+    a, b = r(N, 64), r(N, 64); return lambda: torch.cdist(a, b)
+case('cdist(p2).256x64,256x64.alloc', m)
+on('repeatInterleave(3,dim1).256x256.alloc', (N, N), lambda x: torch.repeat_interleave(x, 3, 0))
+torch.set_grad_enabled(False)
+for f, g in (('svd', torch.linalg.svd), ('eigh', torch.linalg.eigh), ('cholesky', torch.linalg.cholesky),
+             ('matrixExp', torch.linalg.matrix_exp)):
+    def m(g=g):
+        a = r(64, 64); spd = a @ a.t() + 64 * torch.eye(64); return lambda: g(spd)
+    case('linalg.%s.64x64' % f, m)
+def m():
+    a, b = r(8, 32, 32) + 32 * torch.eye(32), r(8, 32, 4); return lambda: torch.linalg.solve(a, b)
+case('linalg.solve.8x32x32,8x32x4', m)
+torch.set_grad_enabled(True)
+def m():
+    a, b = r(32, 32), r(32, 32); return lambda: torch.kron(a, b)
+case('kron.32x32,32x32.alloc', m)

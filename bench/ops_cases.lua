@@ -194,4 +194,52 @@ case('SpatialAveragePooling(3x3s1p1).64x32x28x28', function()
   return function() return m:forward(x) end
 end, true)
 
+
+-- PyTorch's functions of the second round (docs/pytorch_functions.md) at 256x256; reductions drop
+-- the dim here, as in PyTorch
+local N = 256
+local function long_in(n, m) return torch.LongTensor(n, m):random(1, 1000) end
+on('amax(dim).256x256.last.alloc', N, N, function(x) return torch.amax(x, 2) end)
+on('amax(dim).256x256.first.alloc', N, N, function(x) return torch.amax(x, 1) end)
+on('nansum(dim).256x256.last.alloc', N, N, function(x) return torch.nansum(x, 2) end)
+on('logcumsumexp(dim).256x256.last.alloc', N, N, function(x) return torch.logcumsumexp(x, 2) end)
+on('cummax(dim).256x256.last.alloc', N, N, function(x) return torch.cummax(x, 2) end)
+on('quantile(0.5,dim).256x256.last.alloc', N, N, function(x) return torch.quantile(x, 0.5, 2) end)
+for _, f in ipairs({ 'hypot', 'logaddexp', 'xlogy' }) do
+  case(f .. '.256x256.alloc', function()
+    local a, b = torch.rand(N, N), torch.rand(N, N); return function() return torch[f](a, b) end
+  end)
+end
+for _, f in ipairs({ 'bitwiseAnd', 'gcd' }) do
+  case(f .. '(long).256x256.alloc', function()
+    local a, b = long_in(N, N), long_in(N, N); return function() return torch[f](a, b) end
+  end)
+end
+case('scatterReduce(amax).256x256.alloc', function()
+  local x, src, idx = randn(N, N), randn(N, N), torch.LongTensor(N, N):random(1, N)
+  return function() return torch.scatterReduce(x, 2, idx, src, 'amax') end
+end)
+case('isin.65536in1000.alloc', function()
+  local a, b = long_in(256, 256), torch.LongTensor(1000):random(1, 2000)
+  return function() return torch.isin(a, b) end
+end)
+case('cdist(p2).256x64,256x64.alloc', function()
+  local a, b = randn(N, 64), randn(N, 64); return function() return torch.cdist(a, b) end
+end)
+on('repeatInterleave(3,dim1).256x256.alloc', N, N, function(x) return torch.repeatInterleave(x, 3, 1) end)
+for _, f in ipairs({ 'svd', 'eigh', 'cholesky', 'matrixExp' }) do
+  case('linalg.' .. f .. '.64x64', function()
+    local a = randn(64, 64)
+    local spd = torch.mm(a, a:t()):add(64, torch.eye(64))
+    return function() return torch.linalg[f](spd) end
+  end, true)
+end
+case('linalg.solve.8x32x32,8x32x4', function()
+  local a, b = randn(8, 32, 32):add(torch.eye(32):mul(32):view(1, 32, 32)), randn(8, 32, 4)
+  return function() return torch.linalg.solve(a, b) end
+end, true)
+case('kron.32x32,32x32.alloc', function()
+  local a, b = randn(32, 32), randn(32, 32); return function() return torch.kron(a, b) end
+end)
+
 return C
