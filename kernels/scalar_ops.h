@@ -251,9 +251,23 @@ struct cmin_op {
 struct reluBackward_op {
   template <class T> TOCHA_HD T operator()(T g, T y) const { return y <= T(0) ? T(0) : g; }
 };
+// Note [Floor division of floats]: Python's (and PyTorch's) a // b, from the exact remainder
+// fmod(a, b) rather than floor(a / b), whose rounded quotient can land on the next integer:
+// 5 // 0.1 is 49 (0.1 is a little above 1/10), where floor(5 / 0.1) = floor(50.0) gave 50. The
+// quotient is rounded to the nearest integer when (a - mod) / b rounds just below it; 0 keeps the
+// sign of a / b; division by 0 is a / b (inf or NaN).
 struct floorDivide_op {
   template <class T> TOCHA_HD T operator()(T a, T b) const {
-    if constexpr (is_float_v<T>) return std::floor(a / b);
+    if constexpr (is_float_v<T>) {
+      if (b == T(0)) return a / b;
+      const T mod = std::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), a / b);
+      T q = std::floor(div);
+      if (div - q > T(0.5)) q += T(1);
+      return q;
+    }
     else {
       if (b == T(0)) return T(0);
       if constexpr (std::is_signed<T>::value) {

@@ -70,7 +70,7 @@ local binary = {
   remainder = { "the remainder of a / b with b's sign, as Lua's % (cremainder is the same; the % operator uses it)", 'torch.remainder(torch.Tensor({-3, 3}), 2)' },
   cmax = { 'the larger of a and b, elementwise (torch.max(a, b) with two tensors is the same)', 'torch.cmax(torch.Tensor({1, 5}), 3)' },
   cmin = { 'the smaller of a and b, elementwise (torch.min(a, b) with two tensors is the same)', 'torch.cmin(torch.Tensor({1, 5}), 3)' },
-  floorDivide = { 'floor(a / b) elementwise', 'torch.floorDivide(torch.Tensor({7, -7}), 2)' },
+  floorDivide = { 'a // b: the quotient rounded down (floor division as in Python, from the exact remainder for floats)', 'torch.floorDivide(torch.Tensor({7, -7}), 2)' },
   reluBackward = { "relu's gradient: a (the output's gradient) where b (relu's output) is positive, else 0, in one pass (not differentiable)", 'torch.reluBackward(torch.Tensor({1, 2}), torch.Tensor({0, 3}))' },
   hypot = { 'sqrt(a^2 + b^2) elementwise, without overflow or underflow in the squares', 'torch.hypot(torch.Tensor({3, 5}), torch.Tensor({4, 12}))' },
   xlogy = { 'a * log(b) elementwise, 0 where a == 0 (even where b == 0) unless b is NaN', 'torch.xlogy(torch.Tensor({0, 2}), torch.Tensor({0, math.exp(1)}))' },

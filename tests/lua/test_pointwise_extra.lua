@@ -374,5 +374,26 @@ function tests.reviewLdexpReducedAndResultTypes()
   tester:asserteq(torch.floatPower(torch.DoubleTensor(), 2, torch.Tensor({ 3 }))[1], 8, 'double res accepted')
 end
 
+-- Floor division of floats is Python's a // b (Note [Floor division of floats]): from the exact
+-- remainder, so 5 // 0.1 is 49 where floor(5 / 0.1) is 50; values from PyTorch 1.13's
+-- div(rounding_mode='floor') and Python's //
+function tests.floorDivisionOfFloats()
+  local a = { 5, -5, 5, -5, 7.5, 1, -0.014, math.huge, 0, 3, 1e300, 1 }
+  local b = { 0.1, 0.1, -0.1, -0.1, 2, 0, math.huge, 3, 2, -0.0, 1e-300, 3 }
+  local want = { 49, -50, -50, 49, 3, math.huge, -1, 0 / 0, 0, -math.huge, math.huge, 0 }
+  for _, tname in ipairs({ 'torch.DoubleTensor', 'torch.FloatTensor' }) do
+    for _, f in ipairs({ function(x, y) return torch.floorDivide(x, y) end,
+                         function(x, y) return torch.divide(x, y, 'floor') end }) do
+      local got = f(torch.DoubleTensor(a):type(tname), torch.DoubleTensor(b):type(tname)):double()
+      for i = 1, #want do
+        local g, w = got[i], want[i]
+        tester:assert(g == w or (g ~= g and w ~= w), string.format('%s %g // %g = %g, expected %g', tname, a[i], b[i], g, w))
+      end
+    end
+  end
+  -- a zero quotient keeps the sign of a / b
+  tester:asserteq(1 / torch.floorDivide(torch.DoubleTensor({ -0.0 }), torch.DoubleTensor({ 2 }))[1], -math.huge)
+end
+
 tester:add(tests)
 tester:run()
