@@ -134,6 +134,13 @@ cases.expand = function() check('expand', function(x) return x:view(1, 3):expand
 cases.unfold = function() check('unfold', function(x) return x:unfold(1, 2, 1) end, { leaf({ 1, 2, 3, 4, 5 }) }) end
 cases.asStrided = function()
   check('asStrided (overlapping)', function(x) return x:asStrided({ 3, 2 }, { 1, 1 }, 1) end, { leaf({ 1, 2, 3, 4 }) })
+  -- an input whose elements share storage (expanded): each copy gets its share of the storage
+  -- gradient (Note [as_strided gradients of overlapping inputs]); each copy had got all of it
+  check('asStrided of an expanded input', function(x) return x:view(1, 3):expand(4, 3):asStrided({ 2, 2 }, { 1, 1 }, 1) end,
+    { leaf({ 0.5, -1, 2 }) })
+  local x = leaf({ 1, 2, 3 })
+  x:view(1, 3):expand(3, 3):asStrided({ 3 }, { 1 }, 1):sum():backward()
+  tester:eq(x.grad:totable(), { 1, 1, 1 })
 end
 
 -- ---- indexing and joining ---------------------------------------------------------------------

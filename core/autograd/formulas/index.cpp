@@ -109,7 +109,34 @@ Grads vjp_diag(Node& n, const Grads& g) {
 Grads vjp_tril(Node& n, const Grads& g) { return {tril(g[0], n.attrs.i[2])}; }
 Grads vjp_triu(Node& n, const Grads& g) { return {triu(g[0], n.attrs.i[2])}; }
 
-// as_strided: every output element reads one storage element; overlapping reads add up.
+namespace {
+
+// The storage offset of every element of the view (sizes, strides, offset), in row-major order.
+Tensor storage_offsets(const DimVec& sizes, const DimVec& strides, int64_t offset) {
+  Tensor offsets = empty({shape_numel(sizes)}, DType::i64);
+  int64_t* p = offsets.data<int64_t>();
+  DimVec idx = DimVec::filled(sizes.size(), 0);
+  int64_t off = offset;
+  for (int64_t e = 0; e < offsets.numel(); ++e) {
+    p[e] = off;
+    for (int d = sizes.size() - 1; d >= 0; --d) {
+      off += strides[d];
+      if (++idx[d] < sizes[d]) break;
+      off -= sizes[d] * strides[d];
+      idx[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+}  // namespace
+
+// Note [as_strided gradients of overlapping inputs]
+// as_strided: every output element reads one storage element; overlapping reads add up. When
+// several elements of the input share a storage element (an expanded input, an overlapping
+// view), they are one value seen several times, so each gets its share: the storage gradient over
+// their count, as PyTorch's as_strided_backward. Handing each the whole of it made an expanded
+// input's gradient count every copy (x:expand(3, 3):asStrided(...) gave 3 where it is 1).
 Grads vjp_asStrided(Node& n, const Grads& g) {
   const DimVec& out_sizes = n.attrs.shape;
   const DimVec& out_strides = n.attrs.shape2;
@@ -118,21 +145,16 @@ Grads vjp_asStrided(Node& n, const Grads& g) {
   const DimVec& in_sizes = in_shape(n);
   int64_t span = std::max(required_storage_elems(out_sizes, out_strides, out_offset),
                           required_storage_elems(in_sizes, in_strides, in_offset));
-  // The storage offset every output element reads, in row-major order.
-  Tensor offsets = empty({shape_numel(out_sizes)}, DType::i64);
-  int64_t* p = offsets.data<int64_t>();
-  DimVec idx = DimVec::filled(out_sizes.size(), 0);
-  for (int64_t e = 0; e < offsets.numel(); ++e) {
-    int64_t off = out_offset;
-    for (int d = 0; d < out_sizes.size(); ++d) off += idx[d] * out_strides[d];
-    p[e] = off;
-    for (int d = out_sizes.size() - 1; d >= 0; --d) {
-      if (++idx[d] < out_sizes[d]) break;
-      idx[d] = 0;
-    }
+  const Device dev = g[0].device();
+  Tensor offsets = storage_offsets(out_sizes, out_strides, out_offset);
+  Tensor storage = zeros({span}, g[0].dtype(), dev);
+  storage = index_add(storage, 0, to_device(offsets, dev), reshape(g[0], {offsets.numel()}), 0);
+  if (may_overlap(in_sizes.size(), in_sizes.data(), in_strides.data())) {
+    Tensor in_offsets = to_device(storage_offsets(in_sizes, in_strides, in_offset), dev);
+    Tensor counts = index_add(zeros({span}, g[0].dtype(), dev), 0, in_offsets,
+                              ones({in_offsets.numel()}, g[0].dtype(), dev), 0);
+    storage = div(storage, clamp(counts, 1.0, std::nullopt));
   }
-  Tensor storage = zeros({span}, g[0].dtype(), g[0].device());
-  storage = index_add(storage, 0, to_device(offsets, g[0].device()), reshape(g[0], {offsets.numel()}), 0);
   return {as_strided(storage, in_sizes, in_strides, in_offset)};
 }
 
