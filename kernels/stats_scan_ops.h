@@ -3,9 +3,11 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include "core/dtype.h"
 #include "core/half.h"
+#include "kernels/reduce_ops.h"
 
 namespace tocha {
 namespace stats_scan {
@@ -35,6 +37,37 @@ template <class A> TOCHA_HD inline A log_add_exp(A a, A x) {
 // The accumulator of logcumsumexp: double for f32 and f64, float for f16 and bf16.
 template <class T> using lcse_acc_t = std::conditional_t<std::is_same<T, double>::value || std::is_same<T, float>::value,
                                                          double, float>;
+
+// One slice of cummax/cummin: n elements of x (stride sx) into values v (stride sv) and indices
+// ix (stride si, counted from base). The CPU kernel runs it per slice on a thread, the CUDA
+// kernel per slice on a device thread.
+template <class T, bool kMax>
+TOCHA_HD inline void cum_extreme_slice(const T* x, T* v, int64_t* ix, int64_t n, int64_t sx, int64_t sv, int64_t si,
+                                       int64_t base) {
+  using M = opmath_t<T>;
+  if (n == 0) return;
+  T best = x[0];
+  int64_t at = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const T xr = x[r * sx];
+    if (takes_over<M, kMax>(M(xr), M(best))) {
+      best = xr;
+      at = r;
+    }
+    v[r * sv] = best;
+    ix[r * si] = at + base;
+  }
+}
+
+// One slice of logcumsumexp: n elements of x (stride sx) into y (stride sy).
+template <class T> TOCHA_HD inline void lcse_slice(const T* x, T* y, int64_t n, int64_t sx, int64_t sy) {
+  using A = lcse_acc_t<T>;
+  A acc = -std::numeric_limits<A>::infinity();
+  for (int64_t r = 0; r < n; ++r) {
+    acc = log_add_exp(acc, A(opmath_t<T>(x[r * sx])));
+    y[r * sy] = reduce::cast_result<T>(acc);
+  }
+}
 
 }  // namespace stats_scan
 }  // namespace tocha

@@ -14,6 +14,7 @@
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
+#include "kernels/cuda/slice_loop.cuh"
 #include "kernels/reduce_ops.h"
 
 namespace tocha {
@@ -25,20 +26,6 @@ using reduce::SumTypes;
 using reduce::wrap_add;
 using reduce::wrap_mul;
 using reduce::wrap_sub;
-
-// Offsets of slice o in every operand (out_offsets on the CPU).
-__device__ __forceinline__ void slice_offsets(const ReduceIter& it, int64_t o, int64_t* off) {
-  for (int k = 0; k < ReduceIter::kMaxOperands; ++k) off[k] = 0;
-  for (int d = it.ndim - 1; d >= 0; --d) {
-    const int64_t i = o % it.shape[d];
-    o /= it.shape[d];
-    for (int k = 0; k < ReduceIter::kMaxOperands; ++k)
-      if (k < it.noperands) off[k] += i * it.strides[k][d];
-  }
-}
-
-#define SLICE_LOOP(o) \
-  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < it.n_out; o += int64_t(gridDim.x) * blockDim.x)
 
 // ---- scans -------------------------------------------------------------------------------------
 

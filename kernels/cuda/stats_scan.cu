@@ -6,6 +6,7 @@
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/runtime.h"
+#include "kernels/cuda/slice_loop.cuh"
 #include "kernels/reduce_ops.h"
 #include "kernels/stats_scan_ops.h"
 
@@ -13,59 +14,25 @@ namespace tocha {
 namespace cuda {
 namespace {
 
-using stats_scan::lcse_acc_t;
-using stats_scan::log_add_exp;
-using stats_scan::takes_over;
-
-__device__ __forceinline__ void slice_offsets(const ReduceIter& it, int64_t o, int64_t* off) {
-  for (int k = 0; k < ReduceIter::kMaxOperands; ++k) off[k] = 0;
-  for (int d = it.ndim - 1; d >= 0; --d) {
-    const int64_t i = o % it.shape[d];
-    o /= it.shape[d];
-    for (int k = 0; k < ReduceIter::kMaxOperands; ++k)
-      if (k < it.noperands) off[k] += i * it.strides[k][d];
-  }
-}
-
-#define SLICE_LOOP(o) \
-  for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < it.n_out; o += int64_t(gridDim.x) * blockDim.x)
-
 template <class T, bool kMax> __global__ void __launch_bounds__(kThreads) cum_extreme_kernel(ReduceIter it) {
-  using M = opmath_t<T>;
   const int64_t n = it.rshape[0], s0 = it.rstrides[0][0], s1 = it.rstrides[1][0], s2 = it.rstrides[2][0];
   SLICE_LOOP(o) {
     int64_t off[ReduceIter::kMaxOperands];
     slice_offsets(it, o, off);
-    const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
-    T* v = reinterpret_cast<T*>(it.data[1]) + off[1];
-    int64_t* ix = reinterpret_cast<int64_t*>(it.data[2]) + off[2];
-    T best = x[0];
-    int64_t at = 0;
-    for (int64_t r = 0; r < n; ++r) {
-      const T xr = x[r * s0];
-      if (takes_over<M, kMax>(M(xr), M(best))) {
-        best = xr;
-        at = r;
-      }
-      v[r * s1] = best;
-      ix[r * s2] = at + it.index_base;
-    }
+    stats_scan::cum_extreme_slice<T, kMax>(reinterpret_cast<const T*>(it.data[0]) + off[0],
+                                           reinterpret_cast<T*>(it.data[1]) + off[1],
+                                           reinterpret_cast<int64_t*>(it.data[2]) + off[2], n, s0, s1, s2,
+                                           it.index_base);
   }
 }
 
 template <class T> __global__ void __launch_bounds__(kThreads) lcse_kernel(ReduceIter it) {
-  using A = lcse_acc_t<T>;
   const int64_t n = it.rshape[0], s0 = it.rstrides[0][0], s1 = it.rstrides[1][0];
   SLICE_LOOP(o) {
     int64_t off[ReduceIter::kMaxOperands];
     slice_offsets(it, o, off);
-    const T* x = reinterpret_cast<const T*>(it.data[0]) + off[0];
-    T* y = reinterpret_cast<T*>(it.data[1]) + off[1];
-    A acc = -std::numeric_limits<A>::infinity();
-    for (int64_t r = 0; r < n; ++r) {
-      acc = log_add_exp(acc, A(opmath_t<T>(x[r * s0])));
-      y[r * s1] = reduce::cast_result<T>(acc);
-    }
+    stats_scan::lcse_slice<T>(reinterpret_cast<const T*>(it.data[0]) + off[0],
+                              reinterpret_cast<T*>(it.data[1]) + off[1], n, s0, s1);
   }
 }
 

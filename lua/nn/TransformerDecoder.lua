@@ -6,28 +6,11 @@
 -- Note [Transformer layers and autograd] (nn/transformer_util.lua).
 require 'nn.TransformerDecoderLayer'
 local T = require 'nn.transformer_util'
-local A = require 'nn.functional_args'
 local Dec, parent = torch.class('nn.TransformerDecoder', 'nn.Module')
 
 function Dec:__init(layer, numLayers, norm)
   parent.__init(self)
-  local name = 'nn.TransformerDecoder'
-  if torch.typename(layer) ~= 'nn.TransformerDecoderLayer' then
-    A.fail(name, 'expected an nn.TransformerDecoderLayer, got %s', nn.utils.describe(layer))
-  end
-  numLayers = A.int(name, numLayers, 'numLayers')
-  if numLayers < 1 then A.fail(name, 'numLayers must be positive, got %d', numLayers) end
-  if norm ~= nil and torch.typename(norm) ~= 'nn.LayerNormalization' then
-    A.fail(name, 'norm must be an nn.LayerNormalization, got %s', nn.utils.describe(norm))
-  end
-  self.layers = nn.Container()
-  for i = 1, numLayers do self.layers.modules[i] = layer:clone() end
-  self.numLayers, self.norm = numLayers, norm
-  self.batchFirst, self.dModel = layer.batchFirst, layer.dModel
-  self._children = { 'layers' }
-  if norm then self._children[2] = 'norm' end
-  self._stateParams = {}
-  self._stateChildren = { layers = 'layers', norm = norm and 'norm' or nil }
+  T.init_stack(self, 'nn.TransformerDecoder', 'nn.TransformerDecoderLayer', layer, numLayers, norm)
 end
 
 function Dec:_parse(input) return self.layers.modules[1]:_parse(input) end
@@ -41,9 +24,6 @@ end
 
 T.install(Dec, parent)
 
-function Dec:__tostring__()
-  return string.format('nn.TransformerDecoder(%d x %s%s)', self.numLayers, tostring(self.layers.modules[1]),
-    self.norm and ', norm' or '')
-end
+function Dec:__tostring__() return T.stack_tostring(self, 'nn.TransformerDecoder') end
 
 return Dec

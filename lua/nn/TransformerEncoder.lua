@@ -5,27 +5,11 @@
 -- Note [Transformer layers and autograd] (nn/transformer_util.lua).
 require 'nn.TransformerEncoderLayer'
 local T = require 'nn.transformer_util'
-local A = require 'nn.functional_args'
 local Enc, parent = torch.class('nn.TransformerEncoder', 'nn.Module')
 
 function Enc:__init(layer, numLayers, norm)
   parent.__init(self)
-  if torch.typename(layer) ~= 'nn.TransformerEncoderLayer' then
-    A.fail('nn.TransformerEncoder', 'expected an nn.TransformerEncoderLayer, got %s', nn.utils.describe(layer))
-  end
-  numLayers = A.int('nn.TransformerEncoder', numLayers, 'numLayers')
-  if numLayers < 1 then A.fail('nn.TransformerEncoder', 'numLayers must be positive, got %d', numLayers) end
-  if norm ~= nil and torch.typename(norm) ~= 'nn.LayerNormalization' then
-    A.fail('nn.TransformerEncoder', 'norm must be an nn.LayerNormalization, got %s', nn.utils.describe(norm))
-  end
-  self.layers = nn.Container()
-  for i = 1, numLayers do self.layers.modules[i] = layer:clone() end
-  self.numLayers, self.norm = numLayers, norm
-  self.batchFirst, self.dModel = layer.batchFirst, layer.dModel
-  self._children = { 'layers' }
-  if norm then self._children[2] = 'norm' end
-  self._stateParams = {}
-  self._stateChildren = { layers = 'layers', norm = norm and 'norm' or nil }
+  T.init_stack(self, 'nn.TransformerEncoder', 'nn.TransformerEncoderLayer', layer, numLayers, norm)
 end
 
 function Enc:_parse(input) return self.layers.modules[1]:_parse(input) end
@@ -39,9 +23,6 @@ end
 
 T.install(Enc, parent)
 
-function Enc:__tostring__()
-  return string.format('nn.TransformerEncoder(%d x %s%s)', self.numLayers, tostring(self.layers.modules[1]),
-    self.norm and ', norm' or '')
-end
+function Enc:__tostring__() return T.stack_tostring(self, 'nn.TransformerEncoder') end
 
 return Enc

@@ -170,4 +170,31 @@ function T.check_seq(self, t, what, d)
   end
 end
 
+-- The stacks' constructor (nn.TransformerEncoder/Decoder): numLayers independent copies of layer
+-- (a layerType), then an optional nn.LayerNormalization; PyTorch's child and state names.
+function T.init_stack(self, name, layerType, layer, numLayers, norm)
+  if torch.typename(layer) ~= layerType then
+    A.fail(name, 'expected an %s, got %s', layerType, nn.utils.describe(layer))
+  end
+  numLayers = A.int(name, numLayers, 'numLayers')
+  if numLayers < 1 then A.fail(name, 'numLayers must be positive, got %d', numLayers) end
+  if norm ~= nil and torch.typename(norm) ~= 'nn.LayerNormalization' then
+    A.fail(name, 'norm must be an nn.LayerNormalization, got %s', nn.utils.describe(norm))
+  end
+  self.layers = nn.Container()
+  for i = 1, numLayers do self.layers.modules[i] = layer:clone() end
+  self.numLayers, self.norm = numLayers, norm
+  self.batchFirst, self.dModel = layer.batchFirst, layer.dModel
+  self._children = { 'layers' }
+  if norm then self._children[2] = 'norm' end
+  self._stateParams = {}
+  self._stateChildren = { layers = 'layers', norm = norm and 'norm' or nil }
+end
+
+-- A stack's description: nn.TransformerEncoder(6 x <layer>, norm).
+function T.stack_tostring(self, name)
+  return string.format('%s(%d x %s%s)', name, self.numLayers, tostring(self.layers.modules[1]),
+    self.norm and ', norm' or '')
+end
+
 return T

@@ -7,17 +7,10 @@ local tests = torch.TestSuite()
 local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
 local TYPES, flat, sizes, coords, linear, numel = R.TYPES, R.flat, R.sizes, R.coords, R.linear, R.numel
 
-local function sample(tname, hi, ...)
-  local x = torch.DoubleTensor(...):uniform(0, hi):floor()
-  if tname == 'torch.BoolTensor' then x:fmod(2) end
-  return x:type(tname)
-end
+local sample, cast, check = R.sample_below, R.cast, R.gradchecker(tester)
 local function rnd(...) return torch.rand(...):double():requiresGrad() end
-local check = R.gradchecker(tester)
 local function randidx(n, ...) return torch.LongTensor(...):random(1, n) end
 local function is_bool(tname) return tname == 'torch.BoolTensor' end
--- A value as the dtype stores it (bool: 0/1).
-local function cast(tname, v) if is_bool(tname) then return v ~= 0 and 1 or 0 end return v end
 
 -- ---- scatterReduce -----------------------------------------------------------------------------
 

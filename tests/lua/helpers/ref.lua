@@ -61,4 +61,16 @@ function M.list_asserter(tester)
   end
 end
 
+-- Integers in [0, hi) of dtype tname and the given sizes (bool: 0/1), exact in every dtype.
+function M.sample_below(tname, hi, ...)
+  local x = torch.DoubleTensor(...):uniform(0, hi):floor()
+  if tname == 'torch.BoolTensor' then x:fmod(2) end
+  return x:type(tname)
+end
+-- A value as dtype tname stores it (bool: 0/1).
+function M.cast(tname, v)
+  if tname == 'torch.BoolTensor' then return v ~= 0 and 1 or 0 end
+  return v
+end
+
 return M
