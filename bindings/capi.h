@@ -1,6 +1,8 @@
 // Helpers shared by the C ABI implementation files: the exception guard that keeps every
 // exception on this side of the boundary (DESIGN.md decision 8) and argument unwrapping.
 #pragma once
+#include <cmath>
+#include <limits>
 #include <new>
 #include <string>
 #include "core/error.h"
@@ -48,6 +50,13 @@ inline DimVec arg_dims(int n, const int64_t* v, const char* op) {
 inline Device arg_device(int type, int index, const char* op) {
   TOCHA_CHECK(type >= 0 && type < kNumDeviceTypes && index >= 0, op, "invalid device ", type, ":", index);
   return Device{DeviceType(type), index};
+}
+
+// A double handed back to Lua through an out-parameter: any NaN becomes the canonical quiet NaN of
+// its sign, since LuaJIT reads some NaN payloads as other Lua values (Note [NaNs that LuaJIT reads
+// as other values], lua/torch/float_read.lua). Values are otherwise unchanged.
+inline double lua_number(double v) {
+  return v != v ? (std::signbit(v) ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN()) : v;
 }
 
 template <class F> void catch_all(F&& f, bool* ok) noexcept {

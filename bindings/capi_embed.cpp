@@ -81,7 +81,7 @@ int push_value(tocha_interp* I, const tocha_value* v, const char* op) {
   switch (v->type) {
     case TOCHA_VALUE_NIL: lua_pushnil(L); return TOCHA_OK;
     case TOCHA_VALUE_BOOLEAN: lua_pushboolean(L, v->boolean != 0); return TOCHA_OK;
-    case TOCHA_VALUE_NUMBER: lua_pushnumber(L, v->number); return TOCHA_OK;
+    case TOCHA_VALUE_NUMBER: lua_pushnumber(L, tocha::capi::lua_number(v->number)); return TOCHA_OK;
     case TOCHA_VALUE_STRING:
       if (!v->string) return invalid(op, "string value is NULL");
       lua_pushstring(L, v->string);

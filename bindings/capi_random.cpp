@@ -21,7 +21,7 @@ bool is_default(tocha_generator* g) { return !g || reinterpret_cast<Generator*>(
 template <class F> int draw(double* out, const char* op, F&& f) {
   return guard_int([&] {
     TOCHA_CHECK(out, op, "result pointer is NULL");
-    *out = f();
+    *out = lua_number(f());
   });
 }
 

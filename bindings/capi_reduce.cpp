@@ -32,13 +32,13 @@ int tocha_reduce_value(int op, const tocha_tensor* a, double param, double* valu
   return guard_int([&] {
     TOCHA_CHECK(value, "reduce", "value pointer is NULL");
     OpId id = arg_op(op, "reduce");
-    *value = reduce_value(id, arg(a, op_name(id)), param);
+    *value = lua_number(reduce_value(id, arg(a, op_name(id)), param));
   });
 }
 int tocha_dist_value(const tocha_tensor* a, const tocha_tensor* b, double p, double* value) noexcept {
   return guard_int([&] {
     TOCHA_CHECK(value, "dist", "value pointer is NULL");
-    *value = dist_value(arg(a, "dist"), arg(b, "dist"), p);
+    *value = lua_number(dist_value(arg(a, "dist"), arg(b, "dist"), p));
   });
 }
 

@@ -147,7 +147,7 @@ int tocha_tensor_fill(tocha_tensor* t, double v) noexcept {
   return guard_int([&] { fill_(arg(t, "fill"), v); });
 }
 int tocha_tensor_get_item(const tocha_tensor* t, int64_t linear, double* v) noexcept {
-  return guard_int([&] { *v = item_at(arg(t, "item"), linear); });
+  return guard_int([&] { *v = lua_number(item_at(arg(t, "item"), linear)); });
 }
 int tocha_tensor_set_item(tocha_tensor* t, int64_t linear, double v) noexcept {
   return guard_int([&] { set_item_at(arg(t, "set"), linear, v); });
@@ -156,7 +156,7 @@ int tocha_tensor_get_at(const tocha_tensor* t, int64_t offset, double* v) noexce
   return guard_int([&] {
     Tensor a = arg(t, "get");
     TOCHA_CHECK(offset >= 0 && offset < tocha_tensor_storage_size(t), "get", "offset ", offset, " outside the storage");
-    *v = item_at(alias_with(a, DimVec{}, DimVec{}, offset), 0);
+    *v = lua_number(item_at(alias_with(a, DimVec{}, DimVec{}, offset), 0));
   });
 }
 int tocha_tensor_set_at(tocha_tensor* t, int64_t offset, double v) noexcept {

@@ -1,21 +1,11 @@
 -- Tensors as the REPL shows them: Torch7's format (lua/torch/print.lua) up to `threshold`
 -- elements; larger ones abbreviated like NumPy, keeping the first and last `edge` rows, columns
 -- and slices with "..." between them, in one number format, with Torch7's footer.
-local ffi = require 'ffi'
 
 local M = { threshold = 1000, edge = 3 }
 
--- Values of a (small) tensor as a contiguous double array, and their count.
-local function as_doubles(t)
-  local lib = torch._lib
-  local C = lib.C
-  local h = lib.wrap(C.tocha_tensor_to_device(t.p, 0, 0))
-  local d = lib.wrap(C.tocha_tensor_to_dtype(h.p, lib.dtype.f64)):contiguous()
-  local n = tonumber(d.p.numel)
-  local buf = ffi.new('double[?]', math.max(n, 1))
-  if n > 0 then ffi.copy(buf, ffi.cast('double *', d.p.storage.data) + d.p.storage_offset, n * 8) end
-  return buf, n
-end
+-- Values of a (small) tensor as a contiguous double array, and their count (lua/torch/print.lua).
+local function as_doubles(t) return torch._values_as_doubles(t.p) end
 
 local function cell(format, v)
   if format:sub(-1) == 'd' and (v ~= v or v == math.huge or v == -math.huge) then

@@ -5,6 +5,7 @@ local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
 local S = require 'torch.serialize_stream'
+local float_read = require 'torch.float_read'
 local KIND = S.KIND
 
 local File = torch.class('torch.File', torch)
@@ -21,6 +22,8 @@ local elem = {
   Double = { kind = KIND.f64, skind = KIND.f64, dtype = lib.dtype.f64, ct = 'double[1]' },
 }
 for _, e in pairs(elem) do e.scratch = ffi.new(e.ct) end
+-- Floats read back through torch.float_read (Note [NaNs that LuaJIT reads as other values]).
+elem.Float.read, elem.Double.read = float_read.f32, float_read.f64
 local long32 = { kind = KIND.i32, skind = KIND.i32, dtype = lib.dtype.i64, scratch = ffi.new('int32_t[1]') }
 
 -- Sets up a File over a stream wrapper (serialize_stream.lua). Torch7 files start in ascii mode.
@@ -137,6 +140,7 @@ for name in pairs(elem) do
     if arg == nil then
       local got = st:read_values(e.scratch, e.kind, 1, flags)
       if got ~= 1 then self:_short_read(got, 1) return 0 end
+      if e.read then return e.read(e.scratch, 0) end
       return tonumber(e.scratch[0])
     elseif type(arg) == 'number' then
       local ok, t = pcall(st.read_storage, st, arg, e.skind, e.dtype, flags)

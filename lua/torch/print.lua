@@ -5,6 +5,7 @@ local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
+local float_read = require 'torch.float_read'
 local C = lib.C
 
 -- Values of a tensor as a contiguous double array (a Lua-owned copy) and their count.
@@ -15,7 +16,7 @@ local function as_doubles(p)
   local c = d:contiguous()
   local buf = ffi.new('double[?]', n > 0 and n or 1)
   if n > 0 then ffi.copy(buf, ffi.cast('double *', c.p.storage.data) + c.p.storage_offset, n * 8) end
-  return buf, n
+  return float_read.canonicalize(buf, n), n
 end
 
 -- Torch7's Storage__printformat over n values: returns format, scale (or nil), width.
@@ -164,4 +165,5 @@ function torch._storage_tostring(s)
 end
 
 torch._print_format = print_format
+torch._values_as_doubles = as_doubles
 return torch

@@ -2,6 +2,7 @@
 -- (metadata) of a checkpoint, ByteReader parses one with a bounds check on every read, so a
 -- corrupt length is an error, never a read past the end.
 local ffi = require 'ffi'
+local float_read = require 'torch.float_read'
 
 local B = {}
 
@@ -99,8 +100,9 @@ function R:i64(what) return tonumber(ffi.cast(i64p, take(self, 8, what))[0]) end
 function R:u64(what) return tonumber(ffi.cast(u64p, take(self, 8, what))[0]) end
 function R:i64_cdata(what) return ffi.cast(i64p, take(self, 8, what))[0] end
 function R:u64_cdata(what) return ffi.cast(u64p, take(self, 8, what))[0] end
-function R:f32(what) return tonumber(ffi.cast(f32p, take(self, 4, what))[0]) end
-function R:f64(what) return tonumber(ffi.cast(f64p, take(self, 8, what))[0]) end
+-- Floats from a file through torch.float_read: a corrupt NaN must not become a Lua table.
+function R:f32(what) return float_read.f32(take(self, 4, what), 0) end
+function R:f64(what) return float_read.f64(take(self, 8, what), 0) end
 --- n raw bytes as a string.
 function R:bytes(n, what) return ffi.string(take(self, n, what), n) end
 --- A u32 length then that many bytes.

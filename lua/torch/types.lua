@@ -47,13 +47,19 @@ local ptr_ct = {
   ffi.typeof('int64_t *'), ffi.typeof('int32_t *'), ffi.typeof('uint8_t *'), ffi.typeof('uint8_t *'),
 }
 types.ptr_ct = ptr_ct
-local BOOL = lib.dtype.bool
+local BOOL, F32, F64 = lib.dtype.bool, lib.dtype.f32, lib.dtype.f64
 local double_out = ffi.new('double[1]')
+local float_read = require 'torch.float_read'
+local read_f32, read_f64 = float_read.f32, float_read.f64
 
--- Reads element at element offset `off` from the storage start of tensor p.
+-- Reads element at element offset `off` from the storage start of tensor p. Floats go through
+-- torch.float_read (Note [NaNs that LuaJIT reads as other values]).
 function types.read(p, off)
   local ct = ptr_ct[p.dtype]
   if ct and p.device_type == 0 then
+    local dt = p.dtype
+    if dt == F32 then return read_f32(p.storage.data, off) end
+    if dt == F64 then return read_f64(p.storage.data, off) end
     local v = ffi.cast(ct, p.storage.data)[off]
     if p.dtype == BOOL then return v ~= 0 end
     return (tonumber(v))
@@ -149,7 +155,8 @@ end
 function types.shape_str(p)
   if p.ndim == 0 then return '[]' end
   local s = {}
-  for i = 0, p.ndim - 1 do s[#s + 1] = tostring(tonumber(p.size[i])) end
+  -- from the int64 itself: tostring of a number writes 2^62 as 4.6116860184274e+18
+  for i = 0, p.ndim - 1 do s[#s + 1] = (tostring(p.size[i]):gsub('LL$', '')) end
   return (table.concat(s, 'x'))
 end
 
