@@ -306,15 +306,20 @@ function torch.combinations(x, r, with)
   check_tensor('combinations', x, 1)
   if type(r) == 'table' and getmetatable(r) == nil then r, with = r.r, r.withReplacement end
   r = r == nil and 2 or r
-  if type(r) ~= 'number' or r ~= math.floor(r) or r < 0 then fail('combinations', 'r must be a non-negative integer, got %s', tostring(r)) end
+  if type(r) ~= 'number' or r ~= math.floor(r) or r < 0 or r >= 2 ^ 53 then
+    fail('combinations', 'r must be a non-negative integer below 2^53, got %s', tostring(r))
+  end
   with = flag('combinations', 'withReplacement', with, false)
   if x:dim() ~= 1 then fail('combinations', 'expected a 1D tensor, got a %dD tensor', x:dim()) end
   local n = x:size(1)
   if r == 0 then return x.new():typeAs(x):resize(0) end  -- PyTorch: an empty 1D tensor
+  if n == 0 or (not with and r > n) then return x.new():typeAs(x):resize(0, r) end
   -- the count in closed form (C(n, r), or C(n + r - 1, r) with replacement) so that a result too
-  -- large for Lua's enumeration fails at once instead of running for hours
-  local top, count = with and n + r - 1 or n, 1
-  for i = 1, r do count = count * (top - r + i) / i end
+  -- large for Lua's enumeration fails at once instead of running for hours; C(top, r) as
+  -- C(top, top - r) when that is fewer factors, so a huge r (2^62) costs at most n of them
+  local top = with and n + r - 1 or n
+  local k, count = math.min(r, with and n - 1 or n - r), 1
+  for i = 1, k do count = count * (top - k + i) / i end
   if count < 1 then return x.new():typeAs(x):resize(0, r) end
   if count * r > 2 ^ 26 then
     fail('combinations', '%d elements taken %d at a time give %.0f combinations: too many', n, r, count)
