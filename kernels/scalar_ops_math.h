@@ -206,29 +206,36 @@ struct bitwiseRightShift_op {
     }
   }
 };
-// Euclid on |a|, |b| (PyTorch's: gcd(INT64_MIN, 0) is INT64_MIN, as |INT64_MIN| wraps).
+// Euclid on the magnitudes |a|, |b| as unsigned integers, converted back (PyTorch's values:
+// gcd(INT64_MIN, 0) is INT64_MIN, as |INT64_MIN| wraps). Signed remainders of INT64_MIN gave
+// gcd(INT64_MIN, INT64_MAX) = -1, and lcm's INT64_MIN / -1 raised SIGFPE (the fuzz suite).
+template <class T> TOCHA_HD inline wrap_t<T> magnitude(T x) {
+  if constexpr (std::is_signed<T>::value) return x < T(0) ? wrap_t<T>(0) - wrap_t<T>(x) : wrap_t<T>(x);
+  else return wrap_t<T>(x);
+}
+template <class U> TOCHA_HD inline U euclid(U a, U b) {
+  while (a != U(0)) {
+    U c = a;
+    a = U(b % a);
+    b = c;
+  }
+  return b;
+}
 struct gcd_op {
   template <class T> TOCHA_HD T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value) return a || b;
-    else {
-      a = abs_op()(a);
-      b = abs_op()(b);
-      while (a != T(0)) {
-        T c = a;
-        a = T(b % a);
-        b = c;
-      }
-      return b;
-    }
+    else return T(euclid(magnitude(a), magnitude(b)));
   }
 };
+// |a| / gcd * |b| in wrapping unsigned arithmetic, then |.| of it as T (PyTorch's abs(a / g * b)).
 struct lcm_op {
   template <class T> TOCHA_HD T operator()(T a, T b) const {
     if constexpr (std::is_same<T, bool>::value) return a && b;
     else {
-      T g = gcd_op()(a, b);
-      if (g == T(0)) return T(0);
-      return abs_op()(wrap_mul(T(a / g), b));
+      using U = wrap_t<T>;
+      U ua = magnitude(a), ub = magnitude(b), g = euclid(ua, ub);
+      if (g == U(0)) return T(0);
+      return abs_op()(T(U(ua / g * ub)));
     }
   }
 };

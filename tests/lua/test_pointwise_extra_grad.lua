@@ -149,7 +149,15 @@ function tests.gcdLcm()
   end
   local min64 = torch.LongTensor({ 0 }):fill(-2 ^ 63)
   tester:asserteq(torch.gcd(min64, 0)[1], -2 ^ 63, "PyTorch's gcd(INT64_MIN, 0)")
-  tester:asserteq(torch.gcd(min64, 6)[1], -2, 'PyTorch 1.13 gives -2 too (|INT64_MIN| wraps)')
+  -- gcd on unsigned magnitudes: 2 and 1, where PyTorch 1.13's signed remainders give -2 and -1
+  -- and its lcm(INT64_MIN, INT64_MAX) divides INT64_MIN by -1 (SIGFPE; ours raised it too)
+  tester:asserteq(torch.gcd(min64, 6)[1], 2, 'gcd(INT64_MIN, 6)')
+  local max64 = torch.LongTensor({ 0 }):fill(2 ^ 63 - 1024)
+  require('ffi').cast('int64_t *', max64:data())[0] = 9223372036854775807LL
+  tester:asserteq(torch.gcd(min64, max64)[1], 1, 'gcd(INT64_MIN, INT64_MAX)')
+  tester:asserteq(torch.lcm(min64, max64)[1], -2 ^ 63, 'lcm(INT64_MIN, INT64_MAX) wraps to INT64_MIN')
+  tester:asserteq(torch.lcm(max64, min64)[1], -2 ^ 63, 'and the other way round')
+  tester:asserteq(torch.lcm(torch.IntTensor({ -2 ^ 31 }), torch.IntTensor({ 2 ^ 31 - 1 }))[1], -2 ^ 31, 'int32 too')
   tester:assertTensorEq(torch.gcd(torch.LongTensor({ 12, 18 }), 8), torch.LongTensor({ 4, 2 }), 0, 'with a number')
 end
 
