@@ -19,16 +19,18 @@ namespace cpu {
 #define TOCHA_SIMD_CLONES
 #endif
 
-// The functor is a by-value parameter so its parameters (alpha...) are loop invariants.
+// The functor is a by-value parameter so its parameters (alpha...) are loop invariants. The
+// *_row bodies are inlined into each SIMD clone below, so they compile for its instruction set.
 template <class F, class T, class R>
-TOCHA_SIMD_CLONES void unary_contig(R* o, const T* a, int64_t n, F f) {
+__attribute__((always_inline)) inline void unary_row(R* o, const T* a, int64_t n, F f) {
   using M = opmath_t<T>;
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) o[i] = R(f(M(a[i])));
 }
 // b_scalar: b points at one value used for every element (and likewise a_scalar).
 template <class F, class T, class R>
-TOCHA_SIMD_CLONES void binary_contig(R* o, const T* a, const T* b, int64_t n, bool a_scalar, bool b_scalar, F f) {
+__attribute__((always_inline)) inline void binary_row(R* o, const T* a, const T* b, int64_t n, bool a_scalar,
+                                                      bool b_scalar, F f) {
   using M = opmath_t<T>;
   if (!a_scalar && !b_scalar) {
 #pragma omp simd
@@ -45,6 +47,22 @@ TOCHA_SIMD_CLONES void binary_contig(R* o, const T* a, const T* b, int64_t n, bo
     const R v = R(f(M(a[0]), M(b[0])));
     for (int64_t i = 0; i < n; ++i) o[i] = v;
   }
+}
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void unary_contig(R* o, const T* a, int64_t n, F f) { unary_row<F, T, R>(o, a, n, f); }
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void binary_contig(R* o, const T* a, const T* b, int64_t n, bool a_scalar, bool b_scalar, F f) {
+  binary_row<F, T, R>(o, a, b, n, a_scalar, b_scalar, f);
+}
+// m vector rows of n elements, the k-th at o + k * so, a + k * sa, b + k * sb (Note [Vector planes]).
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void unary_rows(R* o, const T* a, int64_t n, int64_t m, int64_t so, int64_t sa, F f) {
+  for (int64_t k = 0; k < m; ++k) unary_row<F, T, R>(o + k * so, a + k * sa, n, f);
+}
+template <class F, class T, class R>
+TOCHA_SIMD_CLONES void binary_rows(R* o, const T* a, const T* b, int64_t n, int64_t m, int64_t so, int64_t sa,
+                                   int64_t sb, bool a_scalar, bool b_scalar, F f) {
+  for (int64_t k = 0; k < m; ++k) binary_row<F, T, R>(o + k * so, a + k * sa, b + k * sb, n, a_scalar, b_scalar, f);
 }
 
 template <class F> F make_functor(const double* params) {
@@ -89,6 +107,55 @@ template <class Body> void for_each_row(const PointwiseIter& it, int64_t grain, 
   });
 }
 
+// Like for_each_row, but hands the body planes: m rows of n elements of the innermost dim, the
+// rows m consecutive indices of the next dim (operand k's rows st[k][inner - 1] elements apart;
+// m is 1 when a chunk starts or ends mid-row, or for a 1-dim iteration).
+// Note [Vector planes]: kron of two 32x32 matrices is 32768 rows of 32 elements; a call into
+// the SIMD clone and an odometer step per row cost about as much as the row's work, so the loops
+// take a plane of rows per call.
+template <class Body> void for_each_plane(const PointwiseIter& it, int64_t grain, const Body& body) {
+  const int nop = it.noperands, nd = it.ndim, inner = nd - 1, outer = nd - 2;
+  parallel_for(it.numel, grain, [&](int64_t begin, int64_t end) {
+    int64_t idx[kMaxDims];
+    int64_t rem = begin;
+    for (int d = nd - 1; d >= 0; --d) { idx[d] = rem % it.shape[d]; rem /= it.shape[d]; }
+    char* ptrs[kMaxOperands];
+    int64_t off[kMaxOperands];
+    for (int k = 0; k < nop; ++k) {
+      off[k] = 0;
+      for (int d = 0; d < nd; ++d) off[k] += idx[d] * it.strides[k][d];
+      ptrs[k] = it.data[k];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+      int64_t n = it.shape[inner] - idx[inner], m = 1;
+      if (n > end - pos) {
+        n = end - pos;
+      } else if (idx[inner] == 0 && outer >= 0) {
+        int64_t full_rows = (end - pos) / n, rows_left = it.shape[outer] - idx[outer];
+        m = full_rows < rows_left ? full_rows : rows_left;
+      }
+      body(n, m, ptrs, off, it.strides, inner);
+      pos += n * m;
+      if (pos >= end) break;
+      // back to the start of the row, m rows on along dim outer, then carry into the dims above
+      for (int k = 0; k < nop; ++k) off[k] -= idx[inner] * it.strides[k][inner];
+      idx[inner] = 0;
+      for (int k = 0; k < nop; ++k) off[k] += m * it.strides[k][outer];
+      idx[outer] += m;
+      if (idx[outer] < it.shape[outer]) continue;
+      for (int k = 0; k < nop; ++k) off[k] -= it.shape[outer] * it.strides[k][outer];
+      idx[outer] = 0;
+      for (int d = outer - 1; d >= 0; --d) {
+        for (int k = 0; k < nop; ++k) off[k] += it.strides[k][d];
+        if (++idx[d] < it.shape[d]) break;
+        for (int k = 0; k < nop; ++k) off[k] -= it.shape[d] * it.strides[k][d];
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
 // Note [Vector rows]
 // A pointwise op whose dims do not coalesce (a broadcast operand: x + bias over rows, kron's
 // (n,1,m,1) * (1,n,1,m)) still has rows where the output and every input step by 1 or 0. Those
@@ -105,12 +172,20 @@ template <class F, class T, class R> void unary_kernel(const PointwiseIter& it) 
     parallel_for(it.numel, kGrainSize, [&](int64_t b, int64_t e) { unary_contig<F, T, R>(o + b, a + b, e - b, f); });
     return;
   }
-  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+  for_each_plane(it, kGrainSize, [&](int64_t n, int64_t m, char** p, const int64_t* off, const int64_t (*st)[kMaxDims],
+                                    int inner) {
     R* o = reinterpret_cast<R*>(p[0]) + off[0];
     const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
     int64_t so = st[0][inner], sa = st[1][inner];
-    if (so == 1 && sa == 1) return unary_contig<F, T, R>(o, a, n, f);  // Note [Vector rows]
-    for (int64_t i = 0; i < n; ++i) o[i * so] = R(f(M(a[i * sa])));
+    if (so == 1 && sa == 1) {  // Note [Vector rows]
+      if (m == 1) return unary_contig<F, T, R>(o, a, n, f);
+      return unary_rows<F, T, R>(o, a, n, m, st[0][inner - 1], st[1][inner - 1], f);
+    }
+    for (int64_t k = 0; k < m; ++k) {
+      R* ok = o + (k ? k * st[0][inner - 1] : 0);
+      const T* ak = a + (k ? k * st[1][inner - 1] : 0);
+      for (int64_t i = 0; i < n; ++i) ok[i * so] = R(f(M(ak[i * sa])));
+    }
   });
 }
 
@@ -128,14 +203,23 @@ template <class F, class T, class R> void binary_kernel(const PointwiseIter& it)
     });
     return;
   }
-  for_each_row(it, kGrainSize, [&](int64_t n, char** p, const int64_t* off, const int64_t (*st)[kMaxDims], int inner) {
+  for_each_plane(it, kGrainSize, [&](int64_t n, int64_t m, char** p, const int64_t* off, const int64_t (*st)[kMaxDims],
+                                    int inner) {
     R* o = reinterpret_cast<R*>(p[0]) + off[0];
     const T* a = reinterpret_cast<const T*>(p[1]) + off[1];
     const T* b = reinterpret_cast<const T*>(p[2]) + off[2];
     int64_t so = st[0][inner], sa = st[1][inner], sb = st[2][inner];
-    if (so == 1 && (sa | 1) == 1 && (sb | 1) == 1)  // Note [Vector rows]
-      return binary_contig<F, T, R>(o, a, b, n, sa == 0, sb == 0, f);
-    for (int64_t i = 0; i < n; ++i) o[i * so] = R(f(M(a[i * sa]), M(b[i * sb])));
+    if (so == 1 && (sa | 1) == 1 && (sb | 1) == 1) {  // Note [Vector rows]
+      if (m == 1) return binary_contig<F, T, R>(o, a, b, n, sa == 0, sb == 0, f);
+      return binary_rows<F, T, R>(o, a, b, n, m, st[0][inner - 1], st[1][inner - 1], st[2][inner - 1], sa == 0,
+                                  sb == 0, f);
+    }
+    for (int64_t k = 0; k < m; ++k) {
+      R* ok = o + (k ? k * st[0][inner - 1] : 0);
+      const T* ak = a + (k ? k * st[1][inner - 1] : 0);
+      const T* bk = b + (k ? k * st[2][inner - 1] : 0);
+      for (int64_t i = 0; i < n; ++i) ok[i * so] = R(f(M(ak[i * sa]), M(bk[i * sb])));
+    }
   });
 }
 

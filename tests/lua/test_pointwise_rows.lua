@@ -48,5 +48,34 @@ function tests.broadcastAndTransposedRows()
   torch.setnumthreads(threads)
 end
 
+-- Planes of rows (Note [Vector planes]): odd sizes so that a thread's range starts and ends in
+-- the middle of a row and of a plane, integer dtypes, and the strided loop over a plane's rows.
+function tests.planesOfRows()
+  local threads = torch.getnumthreads()
+  for _, t in ipairs({ 1, 2 }) do
+    torch.setnumthreads(t)
+    for _, tname in ipairs({ 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.LongTensor', 'torch.IntTensor' }) do
+      local a = torch.randn(7, 1, 31, 1):mul(50):type(tname)
+      local b = torch.randn(1, 13, 1, 37):mul(50):type(tname)
+      local full = { 7, 13, 31, 37 }
+      local ae, be = a:expand(unpack(full)):contiguous(), b:expand(unpack(full)):contiguous()
+      tester:asserteq(max_diff(torch.cmul(a, b), torch.cmul(ae, be)), 0, tname .. ' planes of vector rows')
+      tester:asserteq(max_diff(torch.add(b, a), torch.add(be, ae)), 0, tname .. ' b + a')
+      -- the strided loop: a transposed input makes the rows strided
+      local at = torch.randn(37, 31, 13, 7):mul(50):type(tname):permute(4, 3, 2, 1)
+      tester:asserteq(max_diff(torch.add(at, b), torch.add(at:contiguous(), be)), 0, tname .. ' strided rows')
+      tester:asserteq(max_diff(torch.neg(at), torch.neg(at:contiguous())), 0, tname .. ' unary strided rows')
+      -- a result whose rows are strided, from vector-row inputs
+      local o = torch.Tensor(37, 31, 13, 7):type(tname):permute(4, 3, 2, 1)
+      torch.cmul(o, a, b)
+      tester:asserteq(max_diff(o, torch.cmul(ae, be)), 0, tname .. ' into a strided result')
+      local u = torch.Tensor(7, 13, 31, 40):type(tname):narrow(4, 2, 37)
+      torch.neg(u, ae)
+      tester:asserteq(max_diff(u, torch.neg(ae)), 0, tname .. ' unary planes into rows 40 apart')
+    end
+  end
+  torch.setnumthreads(threads)
+end
+
 tester:add(tests)
 tester:run()
