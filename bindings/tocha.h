@@ -78,7 +78,8 @@ TOCHA_API int tocha_op_differentiable(int op) TOCHA_NOEXCEPT;
 /* ---- memory (DESIGN.md decision 9) ------------------------------------------------------- */
 TOCHA_API int tocha_memory_gc_pending(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_memory_gc_done(void) TOCHA_NOEXCEPT;
-/* 2 from tocha_memory_gc_pending: an incremental step is asked for (Note [Graph-driven GC steps]). */
+/* tocha_memory_gc_pending: 1 a full collection is asked for, 2 an incremental step of size 8 (Note
+   [Graph-driven GC steps]), k >= 3: k - 2 basic steps (Note [CPU-tensor GC steps]). */
 TOCHA_API void tocha_memory_gc_step_done(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_memory_set_gc_threshold(int64_t min_bytes) TOCHA_NOEXCEPT;
 TOCHA_API int64_t tocha_memory_gc_threshold(void) TOCHA_NOEXCEPT;

@@ -65,11 +65,26 @@ __attribute__((tls_model("initial-exec"))) thread_local LocalDeltas t_cpu;
 // basic step (collectgarbage('step', 0)): 2.9 us. Tiny tensors keep LuaJIT's pacing (they live in
 // compact blocks, Note [Compact block cache]); a step of size 8 at 4 MiB, the graph steps' size,
 // made the batch-1 autograd MLP 8% slower, a basic step every 1 MiB changed no training benchmark
-// beyond noise (bench/README.md, ninth session).
+// beyond noise (bench/README.md, ninth session). The MiB are now counted, and Lua runs a step of
+// size 2 per MiB owed (lua/torch/lib.lua): a 4 MiB result (kron of two 32x32 matrices) owed
+// one basic step like a 1 MiB one, so a loop of them cycled through 256 MiB of dead results,
+// each written cold: 524 us per product where the same product into one result took 145
+// (PyTorch's kron: 162); now 264-290 us. add100x100 went from 4.06 to 3.19 us; the MLP, LSTM and
+// autograd benchmarks did not move beyond their noise (bench/sessions2.md, fourteenth session).
 constexpr int64_t kCpuBytesPerGcStep = int64_t(1) << 20;
 constexpr size_t kGcStepMinBlock = 4096;
-// The step Lua owes (memory_gc_step_pending): 0, 1 (size 8) or 2 (basic).
+constexpr int kMaxBasicStepsOwed = 16;
+// The steps Lua owes (memory_gc_step_pending): 0 none, 1 one of size 8, k >= 2: k - 1 basic ones.
 std::atomic<int> g_gc_step_pending{0};
+
+void owe_basic_steps(int steps) {
+  int cur = g_gc_step_pending.load(std::memory_order_relaxed), next;
+  do {
+    if (cur == 1) return;  // a pending step of size 8 is not downgraded
+    next = (cur ? cur : 1) + steps;
+    if (next > kMaxBasicStepsOwed + 1) next = kMaxBasicStepsOwed + 1;
+  } while (!g_gc_step_pending.compare_exchange_weak(cur, next, std::memory_order_relaxed));
+}
 
 void memory_on_alloc(DeviceType dev, size_t nbytes) {
   if (dev != DeviceType::cpu) {
@@ -81,9 +96,9 @@ void memory_on_alloc(DeviceType dev, size_t nbytes) {
   d.allocated += int64_t(nbytes);
   d.count += 1;
   if (nbytes >= kGcStepMinBlock && (d.since_step += int64_t(nbytes)) >= kCpuBytesPerGcStep) {
-    d.since_step = 0;  // a pending step of size 8 is not downgraded
-    int none = 0;
-    g_gc_step_pending.compare_exchange_strong(none, 2, std::memory_order_relaxed);
+    int64_t mib = d.since_step / kCpuBytesPerGcStep;
+    d.since_step -= mib * kCpuBytesPerGcStep;
+    owe_basic_steps(int(mib < kMaxBasicStepsOwed ? mib : kMaxBasicStepsOwed));
   }
   if (d.allocated >= kBatchBytes || d.live >= kBatchBytes) d.flush();
 }

@@ -35,8 +35,8 @@ int64_t memory_gc_threshold();
 // Note [Graph-driven GC steps] (core/memory.cpp): autograd asks Lua for an incremental collection
 // step every few hundred graph nodes; the Lua side polls it with the flag above.
 void memory_request_gc_step();
-// The step Lua owes: 0 none, 1 a step of size 8 (graphs, device tensors), 2 a basic step (CPU
-// tensor bytes, Note [CPU-tensor GC steps]).
+// The steps Lua owes: 0 none, 1 a step of size 8 (graphs, device tensors), k >= 2: k - 1 basic
+// steps (one per MiB of CPU tensor bytes, Note [CPU-tensor GC steps]).
 int memory_gc_step_pending();
 void memory_gc_step_done();
 

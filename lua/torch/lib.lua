@@ -139,7 +139,11 @@ function lib.wrap(p)
       collect()
     else  -- Note [Graph-driven GC steps], Note [CPU-tensor GC steps] (core/memory.cpp)
       gc_step_done()
-      collectgarbage('step', pending == 2 and 8 or 0)
+      if pending == 2 then
+        collectgarbage('step', 8)
+      else  -- pending - 2 MiB of CPU tensors: a step of size 2 per MiB (about 3 basic steps)
+        collectgarbage('step', 2 * (pending - 2))
+      end
     end
   end
   return h
