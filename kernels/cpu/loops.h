@@ -70,44 +70,7 @@ template <class F> F make_functor(const double* params) {
   else return F{};
 }
 
-// body(n, ptrs, strides): n elements of the innermost dim, ptrs[k] at the first element of
-// operand k, strides[k] its innermost stride in elements.
-template <class Body> void for_each_row(const PointwiseIter& it, int64_t grain, const Body& body) {
-  const int nop = it.noperands, nd = it.ndim, inner = nd - 1;
-  parallel_for(it.numel, grain, [&](int64_t begin, int64_t end) {
-    int64_t idx[kMaxDims];
-    int64_t rem = begin;
-    for (int d = nd - 1; d >= 0; --d) { idx[d] = rem % it.shape[d]; rem /= it.shape[d]; }
-    char* ptrs[kMaxOperands];
-    int64_t off[kMaxOperands];
-    for (int k = 0; k < nop; ++k) {
-      off[k] = 0;
-      for (int d = 0; d < nd; ++d) off[k] += idx[d] * it.strides[k][d];
-      ptrs[k] = it.data[k];
-    }
-    // The offsets then step like an odometer, row by row: recomputing them from the index cost
-    // ~150 instructions a row, more than a 32-element row's work (kron's rows).
-    int64_t pos = begin;
-    while (pos < end) {
-      int64_t n = it.shape[inner] - idx[inner];
-      if (n > end - pos) n = end - pos;
-      body(n, ptrs, off, it.strides, inner);
-      pos += n;
-      if (pos >= end) break;
-      // the row is done (pos < end): back to its start, then carry into the outer dims
-      for (int k = 0; k < nop; ++k) off[k] -= idx[inner] * it.strides[k][inner];
-      idx[inner] = 0;
-      for (int d = inner - 1; d >= 0; --d) {
-        for (int k = 0; k < nop; ++k) off[k] += it.strides[k][d];
-        if (++idx[d] < it.shape[d]) break;
-        for (int k = 0; k < nop; ++k) off[k] -= it.shape[d] * it.strides[k][d];
-        idx[d] = 0;
-      }
-    }
-  });
-}
-
-// Like for_each_row, but hands the body planes: m rows of n elements of the innermost dim, the
+// Hands the body planes: m rows of n elements of the innermost dim, the
 // rows m consecutive indices of the next dim (operand k's rows st[k][inner - 1] elements apart;
 // m is 1 when a chunk starts or ends mid-row, or for a 1-dim iteration).
 // Note [Vector planes]: kron of two 32x32 matrices is 32768 rows of 32 elements; a call into
@@ -126,6 +89,8 @@ template <class Body> void for_each_plane(const PointwiseIter& it, int64_t grain
       for (int d = 0; d < nd; ++d) off[k] += idx[d] * it.strides[k][d];
       ptrs[k] = it.data[k];
     }
+    // The offsets then step like an odometer: recomputing them from the index cost ~150
+    // instructions a row, more than a 32-element row's work (kron's rows).
     int64_t pos = begin;
     while (pos < end) {
       int64_t n = it.shape[inner] - idx[inner], m = 1;
@@ -152,6 +117,21 @@ template <class Body> void for_each_plane(const PointwiseIter& it, int64_t grain
         for (int k = 0; k < nop; ++k) off[k] -= it.shape[d] * it.strides[k][d];
         idx[d] = 0;
       }
+    }
+  });
+}
+
+// body(n, ptrs, off, strides, inner): n elements of the innermost dim, operand k's first at
+// ptrs[k] + off[k] (in elements), strides[k][inner] its innermost stride; a plane's rows one by one.
+template <class Body> void for_each_row(const PointwiseIter& it, int64_t grain, const Body& body) {
+  const int nop = it.noperands;
+  for_each_plane(it, grain, [&](int64_t n, int64_t m, char** p, const int64_t* off, const int64_t (*st)[kMaxDims],
+                                int inner) {
+    if (m == 1) return body(n, p, off, st, inner);
+    int64_t row[kMaxOperands];
+    for (int64_t r = 0; r < m; ++r) {
+      for (int k = 0; k < nop; ++k) row[k] = off[k] + r * st[k][inner - 1];
+      body(n, p, row, st, inner);
     }
   });
 }

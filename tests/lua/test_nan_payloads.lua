@@ -13,24 +13,16 @@ local F32_BITS = { 0xFFFFFFFF, 0xFFFFFFFE, 0xFFF00001, 0xFFC12345 }
 
 local function is_nan_number(v) return type(v) == 'number' and v ~= v end
 
-local function doubles()
-  local t = torch.DoubleTensor(#F64_BITS)
-  local p = ffi.cast('uint64_t *', t:data())
-  for i, b in ipairs(F64_BITS) do p[i - 1] = b end
+-- A tensor of type tname whose elements have the given bit patterns (ctype: the unsigned type).
+local function from_bits(tname, ctype, bits)
+  local t = torch.Tensor():type(tname):resize(#bits)
+  local p = ffi.cast(ctype .. ' *', t:data())
+  for i, b in ipairs(bits) do p[i - 1] = b end
   return t
 end
-local function floats()
-  local t = torch.FloatTensor(#F32_BITS)
-  local p = ffi.cast('uint32_t *', t:data())
-  for i, b in ipairs(F32_BITS) do p[i - 1] = b end
-  return t
-end
-local function halves()
-  local t = torch.HalfTensor(2)
-  local p = ffi.cast('uint16_t *', t:data())
-  p[0], p[1] = 0xFFFF, 0xFE01
-  return t
-end
+local function doubles() return from_bits('torch.DoubleTensor', 'uint64_t', F64_BITS) end
+local function floats() return from_bits('torch.FloatTensor', 'uint32_t', F32_BITS) end
+local function halves() return from_bits('torch.HalfTensor', 'uint16_t', { 0xFFFF, 0xFE01 }) end
 
 function tests.elementReadsGiveNaNNumbers()
   for _, make in ipairs({ doubles, floats, halves }) do
