@@ -396,10 +396,7 @@ end
 -- ---- CUDA ------------------------------------------------------------------------------------
 
 function tests.cudaMatchesCpu()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   torch.manualSeed(4)
   for _, tname in ipairs(TYPES) do
     local x = sample(tname, 3, 4, 5)

@@ -27,6 +27,8 @@ end
 
 function tests.printing()
   tester:asserteq(tostring(torch.zeros(0, BIG)), '[torch.FloatTensor of size 0x1099511627776]\n')
+  -- sizes print from the int64: tostring of the number wrote 0x4.6116860184274e+18
+  tester:asserteq(tostring(torch.LongTensor(0, 2 ^ 62)), '[torch.LongTensor of size 0x4611686018427387904]\n')
   tester:asserteq(tostring(torch.zeros(BIG, 0, 3)), '[torch.FloatTensor of size 1099511627776x0x3]\n')
 end
 

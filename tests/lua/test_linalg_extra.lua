@@ -159,6 +159,17 @@ function tests.combinatorics()
   tester:assertErrorPattern(function() torch.trilIndices(1e12, 3) end, '%[trilIndices%] .* too many')
 end
 
+-- A result too large for combinations (r up to 2^53) fails or is empty at once; the count loop
+-- ran r times (the CUDA fuzz seeds 212 and 260 hung in it).
+function tests.combinationsOfHugeR()
+  local x = torch.LongTensor({ 1, 2, 3 })
+  tester:assertTableEq(torch.combinations(x, 2 ^ 50):size():totable(), { 0, 2 ^ 50 }, 'r > n: empty')
+  tester:assertErrorPattern(function() torch.combinations(x, 2 ^ 40, true) end, 'too many')
+  tester:assertErrorPattern(function() torch.combinations(x, 1e300) end, 'below 2%^53')
+  tester:assertErrorPattern(function() torch.combinations(x, math.huge, true) end, 'below 2%^53')
+  tester:asserteq(torch.combinations(torch.LongTensor({ 7 }), 5, true):size(1), 1, 'one element with replacement')
+end
+
 -- Random arguments to every torch.linalg function: a Lua error naming the op, or a result.
 function tests.fuzz()
   torch.manualSeed(99)

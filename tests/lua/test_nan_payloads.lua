@@ -89,18 +89,5 @@ function tests.corruptT7NumberLoadsAsNaN()
   if ok then tester:assert(is_nan_number(obj[1]), 'its number is a NaN number') end
 end
 
--- A result too large for combinations (r up to 2^53) fails or is empty at once; the count loop
--- ran r times (the CUDA fuzz seeds 212 and 260 hung in it).
-function tests.combinationsOfHugeRAreImmediate()
-  local x = torch.LongTensor({ 1, 2, 3 })
-  tester:assertTableEq(torch.combinations(x, 2 ^ 50):size():totable(), { 0, 2 ^ 50 }, 'r > n: empty')
-  tester:assertErrorPattern(function() torch.combinations(x, 2 ^ 40, true) end, 'too many')
-  tester:assertErrorPattern(function() torch.combinations(x, 1e300) end, 'below 2%^53')
-  tester:assertErrorPattern(function() torch.combinations(x, math.huge, true) end, 'below 2%^53')
-  tester:asserteq(torch.combinations(torch.LongTensor({ 7 }), 5, true):size(1), 1, 'one element with replacement')
-  tester:asserteq(tostring(torch.LongTensor(0, 2 ^ 62)):match('size (%S+)%]'), '0x4611686018427387904',
-    'sizes print as integers')
-end
-
 tester:add(tests)
 tester:run()

@@ -4,6 +4,7 @@
 -- dtype, gradchecks in f64 of every differentiable op (tensor and number operands, away from
 -- kinks), and CUDA against the CPU when a device is present.
 local tester = torch.Tester()
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
 local tests = torch.TestSuite()
 local gc = torch.autograd.gradcheck
 
@@ -397,10 +398,7 @@ end
 
 -- ---- CUDA ------------------------------------------------------------------------------------------
 function tests.cudaMatchesCpu()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   local grid = torch.DoubleTensor({ nan, inf, -inf, 0, -0.0, 1e-30, 0.3, -0.7, 1.5, 2.5, -3.7, 20, 45, 700 })
   for _, tname in ipairs({ 'torch.DoubleTensor', 'torch.FloatTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor' }) do
     local x = grid:type(tname)

@@ -3,6 +3,7 @@
 -- every dtype sort takes, ties, duplicates, NaN, empty and 0-dim inputs, non-contiguous inputs,
 -- errors, and CUDA against the CPU when a device is present.
 local tester = torch.Tester()
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
 local tests = torch.TestSuite()
 
 local TYPES = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor',
@@ -358,10 +359,7 @@ end
 -- ---- CUDA ------------------------------------------------------------------------------------
 
 function tests.cudaMatchesCpu()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   torch.manualSeed(5)
   for _, tname in ipairs(TYPES) do
     local x = sample(tname, 6, 9)

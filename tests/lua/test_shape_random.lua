@@ -3,6 +3,7 @@
 -- windows, distribution checks (means and variances within tolerance, ranges), reproducibility
 -- under torch.manualSeed, errors, and CUDA against the CPU when a device is present.
 local tester = torch.Tester()
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
 local tests = torch.TestSuite()
 
 local function sizes(t) return t:dim() == 0 and {} or t:size():totable() end
@@ -198,10 +199,7 @@ end
 -- ---- CUDA --------------------------------------------------------------------------------------
 
 function tests.cudaMatchesCpu()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   torch.manualSeed(11)
   local a = torch.randint(0, 50, { 30 })
   torch.manualSeed(11)

@@ -2,6 +2,7 @@
 -- test failed before its fix. Values from PyTorch 1.13 (float64).
 require 'nn'
 local tester = torch.Tester()
+local R = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/ref.lua')
 local tests = torch.TestSuite()
 local D = torch.DoubleTensor
 
@@ -79,10 +80,7 @@ end
 -- quantile/nanquantile with q given as numbers built q on the CPU, so every CUDA input failed
 -- with "[quantile] expected all tensors on the same device" (runs where a GPU is present).
 function tests.quantileNumberQOnCuda()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   local x = D({ { 1, 2, 3 }, { 4, 5, 7 } })
   local g = x:cuda()
   tester:eq(flat(torch.quantile(g, 0.5, 2)), flat(torch.quantile(x, 0.5, 2)))

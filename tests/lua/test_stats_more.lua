@@ -418,10 +418,7 @@ end
 -- ---- CUDA against the CPU ----------------------------------------------------------------------
 
 function tests.cudaMatchesCpu()
-  if not torch.cuda.isAvailable() then
-    print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
-    return
-  end
+  if R.no_cuda() then return end
   torch.manualSeed(18)
   local x = torch.DoubleTensor(4, 9):uniform(-2, 2)
   x[2][3] = NAN

@@ -7,6 +7,13 @@ M.TYPES = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torc
             'torch.LongTensor', 'torch.IntTensor', 'torch.ByteTensor', 'torch.BoolTensor' }
 M.FLOATS = { 'torch.FloatTensor', 'torch.DoubleTensor', 'torch.HalfTensor', 'torch.BFloat16Tensor' }
 
+-- True, after a SKIPPED line naming why, when there is no CUDA device (the suites' CUDA halves).
+function M.no_cuda()
+  if torch.cuda.isAvailable() then return false end
+  print('SKIPPED: no CUDA device (' .. torch.cuda.unavailableReason() .. ')')
+  return true
+end
+
 -- Elements of t in row-major order, as doubles, and t's sizes, as Lua tables.
 function M.flat(t) return t:double():contiguous():view(t:nElement()):totable() end
 function M.sizes(t) return t:dim() == 0 and {} or t:size():totable() end
