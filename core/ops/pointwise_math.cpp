@@ -104,10 +104,16 @@ static void check_mode(const char* mode) {
   TOCHA_CHECK(!std::strcmp(mode, "") || !std::strcmp(mode, "trunc") || !std::strcmp(mode, "floor"), "divide",
               "roundingMode must be nil, 'trunc' or 'floor', got '", mode, "'");
 }
+// A zero integer divisor is an error naming divide, not the fmod or floorDivide it is built on.
+static void check_integer_divisor(const Tensor& b) {
+  TOCHA_CHECK(!any_true(binary(OpId::eq, b, Scalar(0.0))), "divide", "integer division by zero");
+}
+static void check_integer_divisor(Scalar b) { TOCHA_CHECK(b.v != 0, "divide", "integer division by zero"); }
 template <class A, class B> static Tensor divide_impl(const A& a, const B& b, DType promoted, const char* mode) {
   check_mode(mode);
   if (!*mode) return binary(OpId::div, a, b);
   GradModeGuard off(false);
+  if (!is_floating(promoted)) check_integer_divisor(b);
   if (!std::strcmp(mode, "floor")) return binary(OpId::floorDivide, a, b);
   if (is_floating(promoted)) return unary(OpId::trunc, binary(OpId::div, a, b));
   Tensor r = binary(OpId::fmod, a, b);

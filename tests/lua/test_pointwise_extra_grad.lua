@@ -240,6 +240,11 @@ function tests.divideRoundingModes()
   tester:assertTensorEq(torch.divide(a, b, 'trunc'), torch.LongTensor({ 3, -3, -3, 3, 0 }), 0, 'integer trunc')
   tester:assertTensorEq(torch.divide(a, b, 'floor'), torch.LongTensor({ 3, -4, -4, 3, 0 }), 0, 'integer floor')
   tester:asserteq(torch.divide(a, b, 'trunc'):type(), 'torch.LongTensor')
+  for _, mode in ipairs({ 'trunc', 'floor' }) do  -- the error names divide, not fmod or floorDivide
+    tester:assertErrorPattern(function() torch.divide(a, 0, mode) end, '%[divide%] integer division by zero')
+    tester:assertErrorPattern(function() torch.divide(a, b * 0, mode) end, '%[divide%] integer division by zero')
+    tester:assertErrorPattern(function() torch.divide(3, b * 0, mode) end, '%[divide%] integer division by zero')
+  end
   tester:asserteq(torch.divide(a, b):type(), torch.getdefaulttensortype(), 'true division')
   local big = torch.LongTensor({ 0 }):fill(2 ^ 62) + 3
   tester:asserteq((torch.divide(big, 1, 'trunc') - big)[1], 0, 'exact for large longs (no float round trip)')
