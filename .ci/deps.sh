@@ -2,7 +2,7 @@
 # Installs the Debian packages Tocha needs when they are missing (run as root, or through sudo).
 # Called by `make`; safe to run repeatedly: it does nothing when everything is present.
 set -euo pipefail
-packages=(cmake pkg-config g++ make libluajit-5.1-dev luajit libopenblas-dev libopenblas-openmp-dev
+packages=(cmake pkg-config g++ make libluajit2-5.1-dev luajit2 libopenblas-dev libopenblas-openmp-dev
           libreadline-dev catch2 zlib1g-dev libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist python3
           libopenmpi-dev openmpi-bin libdnnl-dev)
 # Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
