@@ -35,6 +35,16 @@ function Transformer:__init(dModel, nHead, opts)
   self._children = { 'encoder', 'decoder' }
   self._stateParams = {}
   self._stateChildren = { encoder = 'encoder', decoder = 'decoder' }
+  self:_xavier()
+end
+
+-- PyTorch's nn.Transformer re-initializes every parameter of two or more dims (the attention
+-- projections and the feed-forward weights) with xavier_uniform_, over its layers' own defaults;
+-- the layers alone keep theirs. Biases and layer norms stay as the layers set them.
+function Transformer:_xavier()
+  for _, p in ipairs(self:parameters()) do
+    if p:dim() > 1 then nn.init.xavierUniform(p) end
+  end
 end
 
 --- nn.Transformer.generateSquareSubsequentMask(n): the n x n causal mask (a ByteTensor, 1 above the
@@ -69,6 +79,13 @@ function Transformer:_compute(xs, e, drops)
 end
 
 T.install(Transformer, parent)
+
+--- m:reset(): the layers' default initialization, then xavier-uniform weights (PyTorch's _reset_parameters).
+function Transformer:reset()
+  for _, f in ipairs(self._children) do self[f]:reset() end
+  self:_xavier()
+  return self
+end
 
 function Transformer:__tostring__()
   return string.format('nn.Transformer(%d, %d heads, %d encoder and %d decoder layers)', self.dModel, self.nHead,

@@ -157,6 +157,42 @@ function tests.transformerModel()
   tester:assertErrorPattern(function() nn.Transformer(4, 2, { numLayers = 2 }) end, 'unknown option numLayers')
 end
 
+-- nn.Transformer re-draws every weight of two or more dims from xavier_uniform (PyTorch's
+-- _reset_parameters), bound sqrt(6 / (fan_in + fan_out)); biases and norms keep the layers' values.
+function tests.transformerXavierInit()
+  torch.manualSeed(3)
+  local m = nn.Transformer(64, 4, { numEncoderLayers = 1, numDecoderLayers = 1, dimFeedforward = 256 }):double()
+  local function check(state)
+    for name, p in pairs(state) do
+      p = p:detach()  -- full reductions of a parameter are 0-dim tensors in grad mode
+      if p:dim() == 2 then
+        local a = math.sqrt(6 / (p:size(1) + p:size(2)))
+        local top = p:clone():abs():max()
+        tester:assertle(top, a, name)
+        tester:assertge(top, 0.95 * a, name .. ' is drawn over the whole xavier range')
+        -- the variance of uniform(-a, a) is a^2 / 3
+        tester:assertalmosteq(p:var(), a * a / 3, 0.1 * a * a / 3, name)
+      elseif name:match('proj_?%.?bias$') then  -- the attention's biases start at zero
+        tester:asserteq(p:clone():abs():max(), 0, name)
+      elseif name:match('linear%d%.bias$') then  -- nn.Linear's: bound 1/sqrt(fan_in)
+        local fan_in = state[name:gsub('bias$', 'weight')]:size(2)
+        tester:assertle(p:clone():abs():max(), 1 / math.sqrt(fan_in), name)
+      elseif name:match('norm%d?%.weight$') then
+        tester:asserteq(p:min(), 1, name)
+      end
+    end
+  end
+  check(m:stateDict())
+  -- reset() draws again, the same way
+  local before = m:stateDict()['encoder.layers.0.linear2.weight']:clone()
+  m:reset()
+  check(m:stateDict())
+  tester:assertgt((m:stateDict()['encoder.layers.0.linear2.weight']:detach() - before):abs():max(), 0)
+  -- a layer on its own keeps nn.Linear's default (uniform, bound 1/sqrt(fan_in))
+  local l = nn.TransformerEncoderLayer(64, 4, { dimFeedforward = 256 }):double()
+  tester:assertle(l.linear2.weight:detach():clone():abs():max(), 1 / math.sqrt(256))
+end
+
 -- The encoder layer composed from its children's Torch7 modules (post-norm, relu).
 local function composed(l, x, kpm)
   local sa = l.selfAttn:forward(kpm and { x, keyPaddingMask = kpm } or x):clone()
