@@ -154,5 +154,77 @@ function tests.errors()
   tester:assertErrorPattern(function() optim.lr.StepLR(c, { stepSize = 1 }):loadState({ type = 'x' }) end, 'loadState expects')
 end
 
+-- Momentum cycling (PyTorch's cycle_momentum): the momenta PyTorch sets, read before each step.
+-- PyTorch 1.13's CyclicLR cycles only `momentum`; beta1 follows its 2.x (checked with OneCycleLR's).
+local function momenta(opt, sched, n, get)
+  local r = {}
+  for i = 1, n do
+    r[i] = get(opt.paramGroups[1])
+    tester:asserteq(sched:getLastMomentum()[1], r[i])
+    if i < n then sched:step() end
+  end
+  return r
+end
+
+function tests.momentumCycles()
+  local function near(got, want, what)
+    for i, v in ipairs(want) do tester:assertalmosteq(got[i], v, 1e-12, what .. ' at step ' .. (i - 1)) end
+  end
+  local p = torch.DoubleTensor({ 0 })
+  local function mom(g) return g.momentum end
+  local function beta1(g) return g.betas[1] end
+  -- CyclicLR(SGD(momentum=0.5), base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2, mode='triangular2')
+  local sgd = optim.SGD({ p }, { lr = 0.1, momentum = 0.5 })
+  near(momenta(sgd, optim.lr.CyclicLR(sgd, { baseLr = 0.01, maxLr = 0.1, stepSizeUp = 3, stepSizeDown = 2,
+    mode = 'triangular2' }), 12, mom), { 0.9, 0.8666666666666667, 0.8333333333333334, 0.8, 0.8500000000000001, 0.9,
+    0.8833333333333333, 0.8666666666666667, 0.8500000000000001, 0.875, 0.9, 0.8916666666666667 }, 'CyclicLR')
+  -- CyclicLR(RMSprop(momentum=0.3), step_size_up=2, base_momentum=0.7, max_momentum=0.95, mode='exp_range', gamma=0.9)
+  local rms = optim.RMSprop({ p }, { lr = 0.1, momentum = 0.3 })
+  near(momenta(rms, optim.lr.CyclicLR(rms, { baseLr = 0.01, maxLr = 0.1, stepSizeUp = 2, baseMomentum = 0.7,
+    maxMomentum = 0.95, mode = 'expRange', gamma = 0.9 }), 8, mom), { 0.95, 0.8374999999999999, 0.7474999999999999,
+    0.8588749999999999, 0.95, 0.87618875, 0.8171397499999999, 0.8902128874999999 }, 'CyclicLR expRange')
+  -- OneCycleLR(SGD(momentum=0.5), max_lr=1, total_steps=10, pct_start=0.3)
+  sgd = optim.SGD({ p }, { lr = 0.1, momentum = 0.5 })
+  near(momenta(sgd, optim.lr.OneCycleLR(sgd, { maxLr = 1, totalSteps = 10 }), 10, mom), { 0.95, 0.8999999999999999,
+    0.85, 0.854951556604879, 0.8688255099070633, 0.8888739533021842, 0.9111260466978157, 0.9311744900929366,
+    0.945048443395121, 0.95 }, 'OneCycleLR')
+  -- OneCycleLR(Adam(betas=(0.9, 0.99)), max_lr=1, epochs=3, steps_per_epoch=4, anneal_strategy='linear', three_phase=True)
+  local adam = optim.Adam({ p }, { lr = 0.1, betas = { 0.9, 0.99 } })
+  local shared = adam.paramGroups[1].betas
+  near(momenta(adam, optim.lr.OneCycleLR(adam, { maxLr = 1, epochs = 3, stepsPerEpoch = 4, annealStrategy = 'linear',
+    threePhase = true }), 12, beta1), { 0.95, 0.9115384615384615, 0.8730769230769231, 0.8653846153846154,
+    0.9038461538461539, 0.9423076923076923, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95 }, 'OneCycleLR betas')
+  tester:asserteq(adam.paramGroups[1].betas[2], 0.99)
+  tester:asserteq(shared[1], 0.9, 'the group gets a new betas table')
+  -- a functional config: optim.sgd's momentum, optim.adam's beta1
+  local c = { learningRate = 0.1, momentum = 0.9 }
+  optim.lr.CyclicLR(c, { baseLr = 0.01, maxLr = 0.1, stepSizeUp = 2 }):step()
+  tester:assertalmosteq(c.momentum, 0.85, 1e-15)
+  local ca = { learningRate = 0.1, beta1 = 0.9 }
+  optim.lr.OneCycleLR(ca, { maxLr = 1, totalSteps = 10, baseMomentum = 0.5 })
+  tester:asserteq(ca.beta1, 0.95)
+  -- no momentum anywhere: not cycled by default, an error when asked for
+  local plain = { learningRate = 0.1 }
+  local s = optim.lr.CyclicLR(plain, { baseLr = 0.01, maxLr = 0.1 })
+  tester:asserteq(s:getLastMomentum(), nil)
+  tester:asserteq(plain.momentum, nil)
+  local ada = optim.Adagrad({ p }, { lr = 0.1 })
+  tester:assertErrorPattern(function() optim.lr.OneCycleLR(ada, { maxLr = 1, totalSteps = 5, cycleMomentum = true }) end,
+    'cycleMomentum needs a momentum')
+  tester:assertErrorPattern(function() optim.lr.CyclicLR(sgd, { baseLr = 0.01, maxLr = 0.1, maxMomentum = 1.5 }) end,
+    'maxMomentum must be a number in %[0, 1%)')
+  -- off on request: the momentum stays
+  sgd = optim.SGD({ p }, { lr = 0.1, momentum = 0.5 })
+  optim.lr.CyclicLR(sgd, { baseLr = 0.01, maxLr = 0.1, cycleMomentum = false }):step()
+  tester:asserteq(sgd.paramGroups[1].momentum, 0.5)
+  -- state() / loadState() carry the cycle
+  local a = optim.SGD({ p }, { lr = 0.1, momentum = 0.5 })
+  local sa = optim.lr.CyclicLR(a, { baseLr = 0.01, maxLr = 0.1, stepSizeUp = 4 })
+  sa:step(); sa:step()
+  local b = optim.SGD({ p }, { lr = 0.1, momentum = 0.5 })
+  optim.lr.CyclicLR(b, { baseLr = 0.01, maxLr = 0.1, stepSizeUp = 4 }):loadState(sa:state())
+  tester:asserteq(b.paramGroups[1].momentum, a.paramGroups[1].momentum)
+end
+
 tester:add(tests)
 tester:run()

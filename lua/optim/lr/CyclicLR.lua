@@ -2,17 +2,22 @@
 -- step() after each batch), in PyTorch's three policies or with a custom scale function.
 local CyclicLR, Scheduler = torch.class('optim.lr.CyclicLR', 'optim.lr.Scheduler')
 local lib = require 'torch.lib'
+local momentum = require 'optim.lr.momentum'
 
 local kinds = { baseLr = 'any', maxLr = 'any', stepSizeUp = 'count', stepSizeDown = 'count', mode = 'any',
-                gamma = 'positive', scaleFn = 'function', scaleMode = 'any' }
+                gamma = 'positive', scaleFn = 'function', scaleMode = 'any', cycleMomentum = 'boolean',
+                baseMomentum = 'any', maxMomentum = 'any' }
 local modes = { triangular = true, triangular2 = true, expRange = true }
 
 --- optim.lr.CyclicLR(target, {baseLr=, maxLr=, stepSizeUp=2000, stepSizeDown=stepSizeUp,
---- mode='triangular', gamma=1, scaleFn=, scaleMode='cycle'}): each cycle climbs linearly from
+--- mode='triangular', gamma=1, scaleFn=, scaleMode='cycle', cycleMomentum=, baseMomentum=0.8,
+--- maxMomentum=0.9}): each cycle climbs linearly from
 --- baseLr to maxLr in stepSizeUp steps and back in stepSizeDown; the amplitude is scaled per cycle
 --- by 1 ('triangular'), 1/2^(cycle-1) ('triangular2'), or gamma^step ('expRange'), or by scaleFn
 --- of the cycle (scaleMode 'cycle') or step ('iterations'). baseLr and maxLr are numbers or one per
---- group; the groups' rates are set to baseLr at once (PyTorch). Momentum is not cycled.
+--- group; the groups' rates are set to baseLr at once (PyTorch). The momentum (or Adam's beta1)
+--- cycles the other way, from maxMomentum down to baseMomentum at the peak rate; cycleMomentum
+--- defaults to whether every group has one (Note [Default momentum cycling], optim/lr/momentum.lua).
 function CyclicLR:__init(target, options)
   local name = 'optim.lr.CyclicLR'
   if type(options) ~= 'table' or options.baseLr == nil or options.maxLr == nil then
@@ -43,6 +48,7 @@ function CyclicLR:__init(target, options)
   end
   self._base, self._max = per_group(self.baseLr, 'baseLr'), per_group(self.maxLr, 'maxLr')
   self.baseLrs = self._base
+  momentum.bind(self, 0.8, 0.9)
   self:_apply()
 end
 
@@ -53,12 +59,30 @@ function CyclicLR:_scale(cycle, epoch)
   return 1
 end
 
-function CyclicLR:lrAt(epoch, i)
-  if not self._base then return self.baseLrs[i] end  -- during the base constructor
+-- The height reached in the current cycle, in [0, 1] before the scale, and the scale.
+function CyclicLR:_height(epoch)
   local total = self.stepSizeUp + self.stepSizeDown
   local ratio = self.stepSizeUp / total
   local cycle = math.floor(1 + epoch / total)
   local x = 1 + epoch / total - cycle
   local f = x <= ratio and x / ratio or (x - 1) / (ratio - 1)
-  return self._base[i] + (self._max[i] - self._base[i]) * f * self:_scale(cycle, epoch)
+  return f * self:_scale(cycle, epoch)
 end
+
+function CyclicLR:lrAt(epoch, i)
+  if not self._base then return self.baseLrs[i] end  -- during the base constructor
+  return self._base[i] + (self._max[i] - self._base[i]) * self:_height(epoch)
+end
+
+--- sched:momentumAt(epoch, i): group i's momentum after `epoch` steps (when it cycles).
+function CyclicLR:momentumAt(epoch, i)
+  return self.maxMomentums[i] - (self.maxMomentums[i] - self.baseMomentums[i]) * self:_height(epoch)
+end
+
+function CyclicLR:_apply()
+  Scheduler._apply(self)
+  if self._base then momentum.apply(self, self.lastEpoch) end
+end
+
+--- sched:getLastMomentum(): the momenta the schedule set last, one per group (nil when it does not cycle them).
+function CyclicLR:getLastMomentum() return momentum.get(self) end

@@ -1,14 +1,20 @@
--- optim.lr.OneCycleLR (Smith's 1cycle policy, PyTorch's OneCycleLR without momentum cycling):
--- the rate rises from maxLr/divFactor to maxLr, then anneals to a much smaller final rate.
+-- optim.lr.OneCycleLR (Smith's 1cycle policy, PyTorch's OneCycleLR): the rate rises from
+-- maxLr/divFactor to maxLr, then anneals to a much smaller final rate, while the momentum goes the
+-- other way between maxMomentum and baseMomentum (optim/lr/momentum.lua).
 local OneCycleLR, Scheduler = torch.class('optim.lr.OneCycleLR', 'optim.lr.Scheduler')
 local lib = require 'torch.lib'
+local momentum = require 'optim.lr.momentum'
 
 local kinds = { maxLr = 'any', totalSteps = 'count', epochs = 'count', stepsPerEpoch = 'count', pctStart = 'unit',
-                annealStrategy = 'any', divFactor = 'positive', finalDivFactor = 'positive', threePhase = 'boolean' }
+                annealStrategy = 'any', divFactor = 'positive', finalDivFactor = 'positive', threePhase = 'boolean',
+                cycleMomentum = 'boolean', baseMomentum = 'any', maxMomentum = 'any' }
 
 --- optim.lr.OneCycleLR(target, {maxLr=, totalSteps= (or epochs= and stepsPerEpoch=), pctStart=0.3,
---- annealStrategy='cos'|'linear', divFactor=25, finalDivFactor=1e4, threePhase=false}): step it
---- after every batch. maxLr is a number or one per group. Stepping past totalSteps is an error.
+--- annealStrategy='cos'|'linear', divFactor=25, finalDivFactor=1e4, threePhase=false,
+--- cycleMomentum=, baseMomentum=0.85, maxMomentum=0.95}): step it after every batch. maxLr is a
+--- number or one per group. Stepping past totalSteps is an error. The momentum (or Adam's beta1)
+--- falls from maxMomentum to baseMomentum while the rate rises, and climbs back while it anneals;
+--- cycleMomentum defaults to whether every group has one (Note [Default momentum cycling]).
 function OneCycleLR:__init(target, options)
   local name = 'optim.lr.OneCycleLR'
   if type(options) ~= 'table' or options.maxLr == nil then lib.fail(name, 'options.maxLr is required') end
@@ -40,6 +46,7 @@ function OneCycleLR:_bind(target)
   else
     self.phaseEnds = { p - 1, self.totalSteps - 1 }
   end
+  momentum.bind(self, 0.85, 0.95)
 end
 
 local function anneal(strategy, from, to, pct)
@@ -47,13 +54,11 @@ local function anneal(strategy, from, to, pct)
   return (to - from) * pct + from
 end
 
-function OneCycleLR:lrAt(step, i)
+-- The value at `step` of a schedule through points[1] -> points[2] -> ..., one phase each.
+function OneCycleLR:_through(step, points)
   if step > self.totalSteps - 1 then
     lib.fail(self._name, 'stepped %d times, more than totalSteps = %d allows', step + 1, self.totalSteps)
   end
-  local initial = self.maxLrs[i] / self.divFactor
-  local final = initial / self.finalDivFactor
-  local points = self.threePhase and { initial, self.maxLrs[i], initial, final } or { initial, self.maxLrs[i], final }
   local start = 0
   for k, e in ipairs(self.phaseEnds) do
     if step <= e or k == #self.phaseEnds then
@@ -63,3 +68,24 @@ function OneCycleLR:lrAt(step, i)
     start = e
   end
 end
+
+function OneCycleLR:lrAt(step, i)
+  local initial = self.maxLrs[i] / self.divFactor
+  local final = initial / self.finalDivFactor
+  return self:_through(step, self.threePhase and { initial, self.maxLrs[i], initial, final }
+                                               or { initial, self.maxLrs[i], final })
+end
+
+--- sched:momentumAt(step, i): group i's momentum after `step` steps (when it cycles).
+function OneCycleLR:momentumAt(step, i)
+  local lo, hi = self.baseMomentums[i], self.maxMomentums[i]
+  return self:_through(step, self.threePhase and { hi, lo, hi, hi } or { hi, lo, hi })
+end
+
+function OneCycleLR:_apply()
+  Scheduler._apply(self)
+  momentum.apply(self, self.lastEpoch)
+end
+
+--- sched:getLastMomentum(): the momenta the schedule set last, one per group (nil when it does not cycle them).
+function OneCycleLR:getLastMomentum() return momentum.get(self) end
