@@ -17,6 +17,11 @@ struct QrResult { Tensor q, r; };
 // A's LU factors (unit-lower L below the diagonal, U on and above it, rows pivoted).
 GesvResult gesv(const Tensor& B, const Tensor& A);
 void gesv_out(const Tensor& x, const Tensor& lu, const Tensor& B, const Tensor& A);
+// Solves op(A) X = B for every matrix of a batch, reading only A's upper or lower triangle
+// (LAPACK's trtrs): op(A) is A, or A^T when `transpose`; `unit` takes A's diagonal as ones. A is
+// (..., n, n) and B (..., n, k) with the same batch dims (callers broadcast). O(n^2 k) per matrix;
+// differentiable in both; a zero on the diagonal (not `unit`) is an error (core/ops/lapack_trtrs.cpp).
+Tensor trtrs(const Tensor& B, const Tensor& A, bool upper, bool transpose = false, bool unit = false);
 // Least squares (m >= n) or least norm (m < n) solution of A X = B for a full-rank m x n A.
 // Torch7's layout: X has max(m, n) rows, the first n hold the solution (the rest, for m > n,
 // give the residuals); the second result is A as gels leaves it (its QR or LQ factors).

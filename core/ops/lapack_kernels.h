@@ -15,6 +15,11 @@ namespace tocha {
 
 // Solves A X = B (A n x n, B n x nrhs): B becomes X and A its LU factors (getrf + getrs).
 using GesvKernel = int (*)(int64_t n, int64_t nrhs, void* a, int64_t lda, void* b, int64_t ldb);
+// Solves op(A) X = B (op(A) = A, or A^T when `transpose`) reading only the `upper` or lower
+// triangle of A (the diagonal taken as ones when `unit`); B (n x nrhs) becomes X. info > 0: the
+// 1-based index of a zero on A's diagonal (when not `unit`), and B is then left unspecified.
+using TrtrsKernel = int (*)(bool upper, bool transpose, bool unit, int64_t n, int64_t nrhs, const void* a,
+                            int64_t lda, void* b, int64_t ldb);
 // Least squares / least norm solution of A X = B for a full-rank m x n A (gels); B has
 // max(m, n) rows and its first n rows become X.
 using GelsKernel = int (*)(int64_t m, int64_t n, int64_t nrhs, void* a, int64_t lda, void* b, int64_t ldb);

@@ -23,16 +23,13 @@
 
 namespace tocha {
 
-namespace {
-// The batch dims of a (..., m, n).
+namespace linalg {
+
 DimVec batch_of(const Tensor& a) {
   DimVec s;
   for (int d = 0; d + 2 < a.dim(); ++d) s.push_back(a.size(d));
   return s;
 }
-}  // namespace
-
-namespace linalg {
 
 void check_batch(const char* op, const Tensor& A, bool square) {
   TOCHA_CHECK(A.dim() >= 2, op, "expected a matrix or a batch of them (..., m, n), got ",
@@ -88,23 +85,12 @@ std::vector<Tensor> map_matrices(const Tensor& A, int nresults,
 
 }  // namespace linalg
 
+using linalg::batch_of;
 using linalg::check_batch;
 using linalg::map_matrices;
+using linalg::renamed;
 
 namespace {
-
-// Runs fn, renaming the 2-D op's "[potrf] ..." error prefix to the calling op's.
-template <class F> auto renamed(const char* op, F&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const OutOfMemory&) {
-    throw;
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    if (!msg.empty() && msg[0] == '[') msg = msg.substr(msg.find(']') + 2);
-    fail(op, msg);
-  }
-}
 
 DimVec with_last2(const DimVec& batch, int64_t a, int64_t b) {
   DimVec s = batch;

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include "core/error.h"
 #include "core/tensor.h"
 
 namespace tocha {
@@ -36,6 +37,21 @@ bool is_vector_rhs(const Tensor& A, const Tensor& B);
 // Composes recorded ops, so a differentiable fn gives a differentiable result.
 std::vector<Tensor> map_matrices(const Tensor& A, int nresults,
                                  const std::function<std::vector<Tensor>(const Tensor&)>& fn);
+// The batch dims of a (..., m, n).
+DimVec batch_of(const Tensor& a);
+
+// Runs fn, renaming the op it calls in an error ("[potrf] ...") to the calling op.
+template <class F> auto renamed(const char* op, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const OutOfMemory&) {
+    throw;
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (!msg.empty() && msg[0] == '[') msg = msg.substr(msg.find(']') + 2);
+    fail(op, msg);
+  }
+}
 }  // namespace linalg
 
 }  // namespace tocha

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/ops/factory.h"
 #include "core/ops/join.h"
+#include "core/ops/lapack.h"
 #include "core/ops/linalg_decomp.h"
 #include "core/ops/matmul.h"
 #include "core/ops/pointwise.h"
@@ -76,7 +77,7 @@ Tensor pnorm(const Tensor& x, double p, const std::vector<int>& dims, bool keepd
 }  // namespace
 
 Tensor linalg_vector_norm(const Tensor& x, double ord, const DimVec& dims_, bool keepdim) {
-  const char* op = "linalg.vector_norm";
+  const char* op = "linalg.vectorNorm";
   check_float(op, x);
   std::vector<int> dims;
   uint32_t mask = 0;
@@ -103,7 +104,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, const DimVec& dims_, bool
 }
 
 Tensor linalg_matrix_norm(const Tensor& A, char kind, double ord, int64_t d0_, int64_t d1_, bool keepdim) {
-  const char* op = "linalg.matrix_norm";
+  const char* op = "linalg.matrixNorm";
   check_float(op, A);
   TOCHA_CHECK(A.dim() >= 2, op, "expected a matrix or a batch of them, got a ", A.dim(), "-D tensor");
   const int d0 = wrap(op, d0_, A.dim()), d1 = wrap(op, d1_, A.dim());
@@ -143,7 +144,7 @@ Tensor linalg_matrix_norm(const Tensor& A, char kind, double ord, int64_t d0_, i
 }
 
 Tensor linalg_matrix_rank(const Tensor& A, double atol, double rtol, bool hermitian) {
-  const char* op = "linalg.matrix_rank";
+  const char* op = "linalg.matrixRank";
   check_batch(op, A, hermitian);
   const int64_t m = A.size(A.dim() - 2), n = A.size(A.dim() - 1);
   Tensor s = hermitian ? unary(OpId::abs, linalg_eigh(A, false).values) : linalg_svd(A, false).s;
@@ -183,7 +184,7 @@ Tensor linalg_pinv(const Tensor& A, double rtol, bool hermitian) {
 }
 
 Tensor linalg_matrix_power(const Tensor& A, int64_t n) {
-  const char* op = "linalg.matrix_power";
+  const char* op = "linalg.matrixPower";
   check_batch(op, A, true);
   const int64_t k = A.size(A.dim() - 1);
   if (n == 0) return clone(expand(eye_like(k, A), A.sizes()));
@@ -199,7 +200,7 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n) {
 }
 
 Tensor linalg_matrix_exp(const Tensor& A) {
-  const char* op = "linalg.matrix_exp";
+  const char* op = "linalg.matrixExp";
   check_batch(op, A, true);
   const int64_t n = A.size(A.dim() - 1);
   if (A.numel() == 0) return clone(A);
@@ -280,21 +281,28 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, double rcond) {
 }
 
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
-  const char* op = "linalg.solve_triangular";
+  const char* op = "linalg.solveTriangular";
   check_batch(op, A, true);
   TOCHA_CHECK(B.dim() >= 2, op, "B must be a matrix or a batch of them, got size ", shape_str(B.sizes()));
-  const int64_t n = A.size(A.dim() - 1);
-  // Note [Triangular solves]: the triangle is masked out and solved with the LU solver (gesv),
-  // which is exact on a triangular matrix; O(n^3) instead of trsm's O(n^2 k), but differentiable
-  // through gesv's formula and available on every device gesv is.
-  Tensor mask = zeros(DimVec{n, n}, DType::f64);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      if (upper ? j >= i : j <= i) set_item_at(mask, i * n + j, (unitriangular && i == j) ? 0.0 : 1.0);
-  Tensor T = binary(OpId::mul, A, to_device(to_dtype(mask, A.dtype()), A.device()));
-  if (unitriangular) T = binary(OpId::add, T, eye_like(n, A));
-  if (left) return linalg_solve(T, B);
-  return mT(linalg_solve(mT(T), mT(B)));
+  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", dtype_tensor_name(A.dtype()),
+              " on ", A.device().str(), " but B is a ", dtype_tensor_name(B.dtype()), " on ", B.device().str());
+  const int64_t n = A.size(A.dim() - 1), rows = B.size(B.dim() - 2), cols = B.size(B.dim() - 1);
+  TOCHA_CHECK((left ? rows : cols) == n, op, "A is ", shape_str(A.sizes()), " but B is ", shape_str(B.sizes()),
+              left ? " (B needs " : " (X A = B: B needs ", n, left ? " rows)" : " columns)");
+  DimVec batch;
+  TOCHA_CHECK(broadcast_shapes(linalg::batch_of(A), linalg::batch_of(B), &batch), op, "the batch dims of A (",
+              shape_str(A.sizes()), ") and B (", shape_str(B.sizes()), ") do not broadcast");
+  auto with = [&](int64_t r, int64_t c) {
+    DimVec s = batch;
+    s.push_back(r);
+    s.push_back(c);
+    return s;
+  };
+  Tensor Ae = expand(A, with(n, n)), Be = expand(B, with(rows, cols));
+  // One trtrs call (trsm, O(n^2 k) per matrix); X A = B is A^T X^T = B^T, the same triangle read transposed.
+  return linalg::renamed(op, [&] {
+    return left ? trtrs(Be, Ae, upper, false, unitriangular) : mT(trtrs(mT(Be), Ae, upper, true, unitriangular));
+  });
 }
 
 Tensor linalg_cond(const Tensor& A, char kind, double ord) {

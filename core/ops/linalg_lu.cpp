@@ -65,7 +65,7 @@ DimVec batch_of(const Tensor& a) {
 }  // namespace
 
 LuFactorResult linalg_lu_factor(const Tensor& A) {
-  const char* op = "linalg.lu_factor";
+  const char* op = "linalg.luFactor";
   linalg::check_batch(op, A, false);
   autograd::GradModeGuard no_grad(false);
   const int64_t m = A.size(A.dim() - 2), n = A.size(A.dim() - 1), k = std::min(m, n);
@@ -83,7 +83,7 @@ LuFactorResult linalg_lu_factor(const Tensor& A) {
 }
 
 LuResult linalg_lu_unpack(const Tensor& LU, const Tensor& pivots) {
-  const char* op = "linalg.lu_unpack";
+  const char* op = "linalg.luUnpack";
   linalg::check_batch(op, LU, false);
   const int64_t m = LU.size(LU.dim() - 2), n = LU.size(LU.dim() - 1), k = std::min(m, n);
   TOCHA_CHECK(pivots.dtype() == DType::i32 || pivots.dtype() == DType::i64, op,
@@ -134,7 +134,7 @@ LuResult linalg_lu(const Tensor& A) {
 }
 
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) {
-  const char* op = "linalg.lu_solve";
+  const char* op = "linalg.luSolve";
   linalg::check_batch(op, LU, true);
   TOCHA_CHECK(B.dim() >= 2 && B.dtype() == LU.dtype(), op, "B must be a matrix or a batch of them of LU's type, got ",
               dtype_tensor_name(B.dtype()), " of size ", shape_str(B.sizes()));

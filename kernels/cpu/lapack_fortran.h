@@ -8,6 +8,11 @@
 extern "C" {
 void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info);
 void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb, int* info);
+void strtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const float* a,
+             const int* lda, float* b, const int* ldb, int* info, size_t uplo_len, size_t trans_len, size_t diag_len);
+void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
+             const int* lda, double* b, const int* ldb, int* info, size_t uplo_len, size_t trans_len,
+             size_t diag_len);
 void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
             const int* ldb, float* work, const int* lwork, int* info, size_t trans_len);
 void dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
@@ -53,6 +58,12 @@ inline int gesv(int n, int nrhs, float* a, int lda, int* ipiv, float* b, int ldb
 }
 inline int gesv(int n, int nrhs, double* a, int lda, int* ipiv, double* b, int ldb) {
   int info = 0; dgesv_(&n, &nrhs, a, &lda, ipiv, b, &ldb, &info); return info;
+}
+inline int trtrs(char uplo, char trans, char diag, int n, int nrhs, const float* a, int lda, float* b, int ldb) {
+  int info = 0; strtrs_(&uplo, &trans, &diag, &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1); return info;
+}
+inline int trtrs(char uplo, char trans, char diag, int n, int nrhs, const double* a, int lda, double* b, int ldb) {
+  int info = 0; dtrtrs_(&uplo, &trans, &diag, &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1); return info;
 }
 inline int gels(int m, int n, int nrhs, float* a, int lda, float* b, int ldb, float* work, int lwork) {
   int info = 0; sgels_("N", &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, &info, 1); return info;

@@ -41,6 +41,13 @@ template <class T> int inverse_kernel(int64_t n, void* ap, int64_t lda) {
   return lapack::getri(int(n), a, int(lda), ipiv.data(), work.data(), int(work.size()));
 }
 
+template <class T>
+int trtrs_kernel(bool upper, bool transpose, bool unit, int64_t n, int64_t nrhs, const void* a, int64_t lda, void* b,
+                 int64_t ldb) {
+  return lapack::trtrs(upper ? 'U' : 'L', transpose ? 'T' : 'N', unit ? 'U' : 'N', int(n), int(nrhs),
+                       static_cast<const T*>(a), int(lda), static_cast<T*>(b), int(ldb));
+}
+
 template <class T> int potrf_kernel(bool upper, int64_t n, void* ap, int64_t lda) {
   T* a = static_cast<T*>(ap);
   int info = lapack::potrf(upper ? 'U' : 'L', int(n), a, int(lda));
@@ -60,6 +67,8 @@ int potrs_kernel(bool upper, int64_t n, int64_t nrhs, const void* chol, int64_t 
 
 TOCHA_REGISTER_KERNEL(gesv, cpu, DType::f32, &gesv_kernel<float>);
 TOCHA_REGISTER_KERNEL(gesv, cpu, DType::f64, &gesv_kernel<double>);
+TOCHA_REGISTER_KERNEL(trtrs, cpu, DType::f32, &trtrs_kernel<float>);
+TOCHA_REGISTER_KERNEL(trtrs, cpu, DType::f64, &trtrs_kernel<double>);
 TOCHA_REGISTER_KERNEL(gels, cpu, DType::f32, &gels_kernel<float>);
 TOCHA_REGISTER_KERNEL(gels, cpu, DType::f64, &gels_kernel<double>);
 TOCHA_REGISTER_KERNEL(inverse, cpu, DType::f32, &inverse_kernel<float>);

@@ -116,16 +116,18 @@ TOCHA_SOLVER_BOTH(gesvd(cusolverDnHandle_t h, signed char job, int m, int n, flo
 
 #undef TOCHA_SOLVER_BOTH
 
-// cuBLAS triangular solve op(A) X = B on the left (X overwrites B), non-unit diagonal.
+// cuBLAS triangular solve op(A) X = B on the left (X overwrites B), non-unit diagonal unless told.
 inline cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n,
-                           const float* a, int lda, float* b, int ldb) {
+                           const float* a, int lda, float* b, int ldb,
+                           cublasDiagType_t diag = CUBLAS_DIAG_NON_UNIT) {
   const float one = 1;
-  return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, trans, CUBLAS_DIAG_NON_UNIT, m, n, &one, a, lda, b, ldb);
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, trans, diag, m, n, &one, a, lda, b, ldb);
 }
 inline cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n,
-                           const double* a, int lda, double* b, int ldb) {
+                           const double* a, int lda, double* b, int ldb,
+                           cublasDiagType_t diag = CUBLAS_DIAG_NON_UNIT) {
   const double one = 1;
-  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, trans, CUBLAS_DIAG_NON_UNIT, m, n, &one, a, lda, b, ldb);
+  return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, trans, diag, m, n, &one, a, lda, b, ldb);
 }
 
 }  // namespace solver

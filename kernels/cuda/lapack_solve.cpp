@@ -1,11 +1,13 @@
 // CUDA kernels of the LAPACK solvers through cuSOLVER, for f32 and f64: gesv (getrf + getrs),
-// inverse (getrf + getrs against the identity: cuSOLVER has no getri), potrf and potrs. The
+// inverse (getrf + getrs against the identity: cuSOLVER has no getri), potrf, potrs and trtrs
+// (a diagonal check, then cuBLAS's trsm). The
 // contract of core/ops/lapack_kernels.h: column-major device matrices, worked on in place, and
 // LAPACK's info returned (read back from the device, so each call synchronizes its stream once).
 #include <algorithm>
 #include <type_traits>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
+#include "kernels/cuda/blas_handle.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/cusolver_api.h"
 #include "kernels/cuda/runtime.h"
@@ -104,11 +106,31 @@ int potrs_cuda(bool upper, int64_t n, int64_t nrhs, const void* chol, int64_t ld
   return host;
 }
 
+// LAPACK's trtrs reports a zero on the diagonal before solving; trsm has no info, so the diagonal
+// is read back first (the one wait of the call; a unit diagonal needs none).
+template <class T>
+int trtrs_cuda(bool upper, bool transpose, bool unit, int64_t n, int64_t nrhs, const void* ap, int64_t lda, void* bp,
+               int64_t ldb) {
+  const char* op = "trtrs";
+  if (n == 0) return 0;
+  const int device = device_of(ap);
+  LaunchScope scope(device);
+  const T* a = static_cast<const T*>(ap);
+  if (!unit)
+    if (int zero = first_zero_diagonal(op, a, lda, n, device)) return zero;
+  if (nrhs == 0) return 0;
+  TOCHA_CUBLAS_CHECK(op, solver::trsm(cublas_handle(device), fill_of(upper), transpose ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                      int(n), int(nrhs), a, int(lda), static_cast<T*>(bp), int(ldb),
+                                      unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT));
+  return 0;
+}
+
 // The kernels must have the registry's signatures exactly (it stores them as void*).
 static_assert(std::is_same<decltype(&gesv_cuda<float>), GesvKernel>::value, "gesv signature");
 static_assert(std::is_same<decltype(&inverse_cuda<float>), InverseKernel>::value, "inverse signature");
 static_assert(std::is_same<decltype(&potrf_cuda<float>), PotrfKernel>::value, "potrf signature");
 static_assert(std::is_same<decltype(&potrs_cuda<float>), PotrsKernel>::value, "potrs signature");
+static_assert(std::is_same<decltype(&trtrs_cuda<float>), TrtrsKernel>::value, "trtrs signature");
 
 TOCHA_REGISTER_KERNEL(gesv, cuda, DType::f32, &gesv_cuda<float>);
 TOCHA_REGISTER_KERNEL(gesv, cuda, DType::f64, &gesv_cuda<double>);
@@ -118,6 +140,8 @@ TOCHA_REGISTER_KERNEL(potrf, cuda, DType::f32, &potrf_cuda<float>);
 TOCHA_REGISTER_KERNEL(potrf, cuda, DType::f64, &potrf_cuda<double>);
 TOCHA_REGISTER_KERNEL(potrs, cuda, DType::f32, &potrs_cuda<float>);
 TOCHA_REGISTER_KERNEL(potrs, cuda, DType::f64, &potrs_cuda<double>);
+TOCHA_REGISTER_KERNEL(trtrs, cuda, DType::f32, &trtrs_cuda<float>);
+TOCHA_REGISTER_KERNEL(trtrs, cuda, DType::f64, &trtrs_cuda<double>);
 
 }  // namespace
 }  // namespace cuda

@@ -204,6 +204,21 @@ end
 cases.baddbmm = function()
   check('baddbmm', function(c, a, b) return torch.baddbmm(0.5, c, 2, a, b) end, { rnd(2, 2, 2), rnd(2, 2, 3), rnd(2, 3, 2) })
 end
+-- the triangular solve reads one triangle (the other gets a zero gradient) and works on batches
+cases.trtrs = function()
+  local U = function() return leaf({ { 2, 0.5, -1 }, { 9, 3, 0.7 }, { -4, 8, 1.5 } }) end
+  local B = function() return leaf({ { 1, 2 }, { 3, 4 }, { -1, 0.5 } }) end
+  check('trtrs', function(b, a) return (torch.trtrs(b, a)) end, { B(), U() })
+  check('trtrs lower transposed unit', function(b, a) return (torch.trtrs(b, a, 'L', 'T', 'U')) end, { B(), U() })
+  check('solveTriangular right', function(a, b)
+    return torch.linalg.solveTriangular(a, b, { upper = false, left = false })
+  end, { U(), leaf({ { 1, 2, 3 }, { -1, 0.5, 2 } }) })
+  torch.manualSeed(5)
+  local Ab = torch.rand(2, 3, 3):double():add(torch.eye(3):double():mul(2):view(1, 3, 3):expand(2, 3, 3)):requiresGrad()
+  check('solveTriangular batch, broadcast B', function(a, b) return torch.linalg.solveTriangular(a, b, { upper = true }) end,
+    { Ab, torch.rand(3, 2):double():requiresGrad() })
+  tester:assert(ggc(function(b, a) return (torch.trtrs(b, a, 'U', 'T')) end, { B(), U() }), 'trtrs second order')
+end
 cases.gesv = function()
   check('gesv', function(b, a) return (torch.gesv(b, a)) end, { leaf({ { 1, 2 }, { 3, 4 } }), leaf({ { 4, 1 }, { 2, 3 } }) })
   check('gesv vector', function(b, a) return (torch.gesv(b, a)) end, { leaf({ 1, 2 }), leaf({ { 4, 1 }, { 2, 3 } }) })

@@ -1,5 +1,5 @@
 -- LAPACK on CUDA (cuSOLVER, issue 9): every op of the LAPACK family (gesv, gels, inverse, potrf,
--- potrs, symeig, svd, qr) on torch.CudaTensor and torch.CudaDoubleTensor against the CPU result,
+-- potrs, trtrs, symeig, svd, qr) on torch.CudaTensor and torch.CudaDoubleTensor against the CPU result,
 -- with tolerances per dtype. Solutions, inverses and Cholesky factors are unique and compared
 -- directly; decompositions whose factors are unique only up to signs are compared through their
 -- reconstructions (and |R|, singular values, eigenvalues). Numerical failures must raise the CPU's
@@ -80,6 +80,31 @@ function tests.gesv()
     local singular = torch.Tensor({ { 1, 2 }, { 2, 4 } }):type(ty.cpu)
     tester:assertErrorPattern(function() torch.gesv(dev(B:narrow(1, 1, 2)), dev(singular)) end,
       '%[gesv%] A is singular')
+  end)
+end
+
+-- The triangular solve (trtrs: cuBLAS trsm after a diagonal check) in its four forms, batched.
+function tests.trtrs()
+  each_type(function(ty, name)
+    local A = torch.triu(square(ty, 6)) + torch.tril(randn(ty, 6, 6), -1)  -- junk in the unread triangle
+    local B = randn(ty, 6, 3)
+    for _, f in ipairs({ { 'U', 'N', 'N' }, { 'L', 'N', 'N' }, { 'U', 'T', 'N' }, { 'L', 'T', 'U' } }) do
+      local x = torch.trtrs(B, A, unpack(f))
+      local xg = torch.trtrs(dev(B), dev(A), unpack(f))
+      on_device(name .. 'trtrs', xg, ty)
+      close(name .. 'trtrs ' .. table.concat(f), x, xg, ty.tol * 10)
+    end
+    local Ab = torch.triu(torch.randn(4, 5, 5):type(ty.cpu)) + torch.eye(5):type(ty.cpu):view(1, 5, 5):expand(4, 5, 5) * 5
+    local Bb = randn(ty, 4, 2, 5)
+    local opts = { upper = true, left = false }
+    close(name .. 'solveTriangular batch, right', torch.linalg.solveTriangular(Ab, Bb, opts),
+      torch.linalg.solveTriangular(dev(Ab), dev(Bb), opts), ty.tol * 10)
+    local singular = torch.Tensor({ { 1, 2 }, { 0, 0 } }):type(ty.cpu)
+    tester:assertErrorPattern(function() torch.trtrs(dev(B:narrow(1, 1, 2)), dev(singular)) end,
+      'A is singular: its diagonal element %(2,2%) is zero')
+    -- a unit diagonal is not read
+    close(name .. 'trtrs unit', torch.trtrs(B:narrow(1, 1, 2), singular, 'U', 'N', 'U'),
+      torch.trtrs(dev(B:narrow(1, 1, 2)), dev(singular), 'U', 'N', 'U'), ty.tol)
   end)
 end
 

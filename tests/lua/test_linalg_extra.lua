@@ -76,9 +76,9 @@ function tests.luFactor()
   eq(select(1, torch.luUnpack(f, p)), select(1, L.luUnpack(f, p)), 0, 'torch.luUnpack')
   tester:assert(torch.autograd.gradcheck(function(b) return L.luSolve(f, p, b) end, { X:clone():requiresGrad() }),
     'luSolve gradcheck in B')
-  tester:assertErrorPattern(function() L.luUnpack(f, torch.IntTensor({ 1, 2 })) end, '%[linalg.lu_unpack%] LU is 4x4 so pivots must be 4')
+  tester:assertErrorPattern(function() L.luUnpack(f, torch.IntTensor({ 1, 2 })) end, '%[linalg.luUnpack%] LU is 4x4 so pivots must be 4')
   tester:assertErrorPattern(function() L.luUnpack(f, torch.IntTensor({ 1, 2, 9, 4 })) end, 'pivot 3 of matrix 1 is 9')
-  tester:assertErrorPattern(function() L.luFactor(torch.ones(3)) end, '%[linalg.lu_factor%] expected a matrix')
+  tester:assertErrorPattern(function() L.luFactor(torch.ones(3)) end, '%[linalg.luFactor%] expected a matrix')
 end
 
 function tests.kronBlockDiag()

@@ -287,6 +287,28 @@ function tests.triangularCondVanderMisc()
   eq(torch.trtrs(B, U), X, 1e-12, 'trtrs upper')
   eq(torch.trtrs(B, mT(U), 'L'), Xl, 1e-12, 'trtrs lower')
   eq(torch.trtrs(B, U, 'U', 'T'), L.solve(mT(U), B), 1e-12, 'trtrs transposed')
+  -- batches broadcast against B; non-contiguous operands; empty ones
+  local Ub = torch.triu(rnd(24, 4, 3, 3)) + torch.eye(3):double():view(1, 3, 3):expand(4, 3, 3) * 3
+  local Xb = L.solveTriangular(Ub, B, { upper = true })
+  for i = 1, 4 do eq(Xb[i], L.solve(Ub[i], B), 1e-12, 'batch ' .. i) end
+  eq(L.solveTriangular(Ub:transpose(2, 3), mT(B):t(), { upper = false }), L.solve(Ub:transpose(2, 3), B), 1e-12,
+    'strided operands')
+  tester:assertTableEq(L.solveTriangular(Ub, rnd(25, 4, 2, 3), { upper = true, left = false }):size():totable(), { 4, 2, 3 })
+  tester:asserteq(L.solveTriangular(U, D(3, 0), { upper = true }):nElement(), 0)
+  tester:asserteq(L.solveTriangular(D(0, 3, 3), D(0, 3, 2), { upper = true }):dim(), 3)
+  local Z = U:clone()
+  Z[2][2] = 0
+  tester:assertErrorPattern(function() L.solveTriangular(Z, B, { upper = true }) end,
+    '%[linalg.solveTriangular%] A is singular: its diagonal element %(2,2%) is zero')
+  tester:assertErrorPattern(function() torch.trtrs(B, Z) end, 'A is singular')
+  eq(L.solveTriangular(Z, B, { upper = true, unitriangular = true }), L.solveTriangular(Uu, B, { upper = true }), 1e-12,
+    'a unit diagonal is not read')
+  tester:assertErrorPattern(function() L.solveTriangular(U, rnd(26, 2, 2), { upper = true }) end, 'B needs 3 rows')
+  tester:assertErrorPattern(function() L.solveTriangular(U, rnd(26, 2, 2), { upper = true, left = false }) end,
+    'B needs 3 columns')
+  tester:assertErrorPattern(function() L.solveTriangular(U, B:float(), { upper = true }) end,
+    'A is a torch.DoubleTensor on cpu but B is a torch.FloatTensor')
+  tester:assertErrorPattern(function() L.solveTriangular(Ub, rnd(27, 2, 3, 2), { upper = true }) end, 'do not broadcast')
   -- cholesky solve / inverse, potri
   local S = spd(23, 3, 3)
   local Lc = L.cholesky(S)
@@ -315,7 +337,7 @@ function tests.triangularCondVanderMisc()
   tester:asserteq(num(L.matrixNorm(torch.zeros(3, 0):double(), math.huge)), 0, 'inf-norm of 3x0: max of three zero sums')
   for _, p in ipairs({ 2, -2, 1 }) do
     tester:assertErrorPattern(function() L.matrixNorm(torch.zeros(3, 0):double(), p) end,
-      '%[linalg.matrix_norm%] the .*-norm of a matrix with an empty dim is not defined, got size 3x0')
+      '%[linalg.matrixNorm%] the .*-norm of a matrix with an empty dim is not defined, got size 3x0')
   end
   tester:asserteq(num(L.matrixNorm(torch.zeros(0, 3):double(), 1)), 0, '1-norm of 0x3: max of three zero sums')
   tester:asserteq(num(L.matrixNorm(torch.zeros(0, 3):double(), 'nuc')), 0, 'nuc norm of 0x3')
@@ -346,7 +368,7 @@ function tests.errors()
   tester:assertErrorPattern(function() L.svd({}) end, '%[linalg.svd%] expected a tensor')
   tester:assertErrorPattern(function() L.svd(eye(2), 1) end, '%[linalg.svd%] fullMatrices must be a boolean')
   tester:assertErrorPattern(function() L.matrixPower(eye(2), 1.5) end, '%[linalg.matrixPower%] n must be an integer')
-  tester:assertErrorPattern(function() L.matrixExp(torch.ones(2, 3):double()) end, '%[linalg.matrix_exp%] A must be square')
+  tester:assertErrorPattern(function() L.matrixExp(torch.ones(2, 3):double()) end, '%[linalg.matrixExp%] A must be square')
   tester:assertErrorPattern(function() L.lstsq(torch.ones(3, 2):double(), torch.ones(2, 1):double()) end, '%[linalg.lstsq%] A is 3x2 but B is 2x1')
   tester:assertErrorPattern(function() L.cholesky(eye(2), { uper = true }) end, "unknown option 'uper'")
 end

@@ -6,6 +6,8 @@
 #include "core/autograd/vjp.h"
 #include "core/ops/lapack.h"
 #include "core/ops/linalg.h"
+#include "core/ops/matmul.h"
+#include "core/ops/matrix.h"
 
 namespace tocha {
 namespace autograd {
@@ -77,6 +79,21 @@ Grads vjp_gesv(Node& n, const Grads& g) {
   Tensor gb = gesv(g[0], t2(a)).solution;              // A^-T g
   return {n.needs_input_grad(0) ? reshape(gb, n.inputs[0].shape) : Tensor(),
           n.needs_input_grad(1) ? neg(mm(gb, t2(x))) : Tensor()};
+}
+// trtrs(B, A) = op(A)^-1 B from one triangle of A: inputs (B, A); saved A (slot 1) and X (slot
+// 2); attrs.i: upper, transpose, unit. gB = op(A)^-T g, and g(op(A)) = -gB X^T, so gA is -gB X^T
+// (or -X gB^T when op(A) = A^T) kept on the triangle the op read (strictly, when unit).
+Grads vjp_trtrs(Node& n, const Grads& g) {
+  const bool upper = n.attrs.i[0] != 0, trans = n.attrs.i[1] != 0, unit = n.attrs.i[2] != 0;
+  Tensor a = n.saved_tensor(1), x = n.saved_tensor(2);
+  Tensor gb = trtrs(g[0], a, upper, !trans, unit);
+  Tensor ga;
+  if (n.needs_input_grad(1)) {
+    auto mT = [](const Tensor& m) { return transpose(m, -2, -1); };
+    Tensor full = neg(trans ? matmul(x, mT(gb)) : matmul(gb, mT(x)));
+    ga = upper ? triu(full, unit ? 1 : 0) : tril(full, unit ? -1 : 0);
+  }
+  return {n.needs_input_grad(0) ? gb : Tensor(), ga};
 }
 // inverse(A) = Y: dA = -Y^T g Y^T.
 Grads vjp_inverse(Node& n, const Grads& g) {
