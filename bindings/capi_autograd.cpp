@@ -129,14 +129,24 @@ int tocha_tensor_remove_hook(tocha_tensor* t, int64_t key) noexcept {
     Tensor a = arg(t, "removeHook");
     AutogradMeta* m = autograd::meta_if(a);
     if (!m) return;
+    int dropped = 0;
     auto drop = [&](std::vector<int64_t>& v) {
       auto it = std::remove(v.begin(), v.end(), key);
-      autograd::callbacks_live_add(-int(v.end() - it));
+      dropped += int(v.end() - it);
       v.erase(it, v.end());
     };
     drop(m->hooks);
     if (m->grad_fn && size_t(m->output_nr) < m->grad_fn->pre_hooks.size()) drop(m->grad_fn->pre_hooks[size_t(m->output_nr)]);
-    autograd::queue_release(key);
+    // Note [Removing a hook another node holds]: a hook added to a non-leaf belongs to the node that
+    // made the tensor then; after an in-place op the tensor has another grad_fn and the key is not
+    // found here. Releasing it anyway let Lua reuse the key while the old node still held it, and
+    // that node's destructor released it a second time (another callback's key by then). The
+    // key is released once, by whoever drops it; Lua forgets the function at once, so the old
+    // node skips it (a missing hook is a no-op).
+    if (dropped > 0) {
+      autograd::callbacks_live_add(-dropped);
+      autograd::queue_release(key);
+    }
   });
 }
 

@@ -118,6 +118,39 @@ function tests.hooksAndRetainGrad()
   tester:assertErrorPattern(function() b2:backward(D({ 1 })) end, 'must return a tensor')
 end
 
+-- Note [Removing a hook another node holds]: after an in-place op the hooked tensor has another
+-- grad_fn; removing the hook then must not free its key while the old node still holds it (the
+-- key went to the next hook registered, which the old node then ran).
+function tests.removedHookOfAnOlderNode()
+  local x = leaf({ 1, 2 })
+  local y = x * 2
+  local calls = { old = 0, new = 0 }
+  local handle = y:registerHook(function(g) calls.old = calls.old + 1 return g * 100 end)
+  y:add(1)  -- in place: y's grad_fn is now add's node; the hook stays with mul's
+  handle.remove()
+  handle.remove()  -- twice is harmless
+  local z = leaf({ 3 })
+  local zz = z * 1
+  zz:registerHook(function(g) calls.new = calls.new + 1 return g * 7 end)  -- may get a freed key
+  y:sum():backward()
+  tester:eq(x.grad, D({ 2, 2 }), 'the removed hook does not run')
+  tester:asserteq(calls.old, 0)
+  tester:asserteq(calls.new, 0, 'nor does another hook in its place')
+  zz:backward(D({ 1 }))
+  tester:eq(z.grad, D({ 7 }))
+  tester:asserteq(calls.new, 1)
+  collectgarbage()
+  collectgarbage()
+  -- after the old node is gone its key is released once: new hooks keep working
+  for i = 1, 5 do
+    local w = leaf({ 1 })
+    local ww = w * 1
+    ww:registerHook(function(g) return g * i end)
+    ww:backward(D({ 1 }))
+    tester:eq(w.grad, D({ i }))
+  end
+end
+
 function tests.autogradGradHigherOrder()
   local x = leaf({ 0.5, 1.5 })
   local y = torch.pow(x, 3)  -- y = x^3
