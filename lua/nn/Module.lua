@@ -23,8 +23,20 @@ function Module:parameters()
 end
 
 function Module:updateOutput(input) return self.output end
-function Module:updateGradInput(input, gradOutput) return self.gradInput end
-function Module:accGradParameters(input, gradOutput, scale) end
+-- Note [Torch7 calls on autograd modules]: a class that defines only updateOutput (from
+-- differentiable ops) still answers Torch7's separate updateGradInput and accGradParameters (and so
+-- accUpdateGradParameters), as containers, nn.Jacobian and Torch7 scripts call them: each re-runs
+-- the forward with recording on and asks autograd (nn.utils.autogradBackward), one forward per
+-- call; Module:backward does both in one. A class that defines updateGradInput but not
+-- accGradParameters (a Torch7 module without parameters) keeps the no-op.
+function Module:updateGradInput(input, gradOutput)
+  utils.autogradBackward(self, input, gradOutput, 1, 'input')
+  return self.gradInput
+end
+function Module:accGradParameters(input, gradOutput, scale)
+  if self.updateGradInput ~= Module.updateGradInput or not self:parameters() then return end
+  utils.autogradBackward(self, input, gradOutput, scale, 'params')
+end
 function Module:accUpdateGradParameters(input, gradOutput, lr)
   local gw, gb = self.gradWeight, self.gradBias
   self.gradWeight, self.gradBias = self.weight, self.bias

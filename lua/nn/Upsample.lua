@@ -1,10 +1,11 @@
 -- nn.Upsample({size= | scaleFactor= [, mode = 'nearest'] [, alignCorners]}): PyTorch's nn.Upsample
--- over nn.functional.interpolate: N x C x L (modes nearest, linear) or N x C x H x W (nearest,
--- bilinear) input; size and scaleFactor are a number or one per resampled dim.
+-- over nn.functional.interpolate: N x C x L (modes nearest, linear), N x C x H x W (nearest,
+-- bilinear) or N x C x D x H x W (nearest, trilinear) input; size and scaleFactor are a number or
+-- one per resampled dim.
 local A = require 'nn.functional_args'
 local Upsample, parent = torch.class('nn.Upsample', 'nn.Module')
 local known = { size = true, scaleFactor = true, mode = true, alignCorners = true }
-local modes = { nearest = true, linear = true, bilinear = true }
+local modes = { nearest = true, linear = true, bilinear = true, trilinear = true }
 
 function Upsample:__init(opts)
   parent.__init(self)
@@ -12,7 +13,7 @@ function Upsample:__init(opts)
   opts = A.opts(name, opts, known)
   if (opts.size == nil) == (opts.scaleFactor == nil) then A.fail(name, 'give exactly one of size and scaleFactor') end
   local mode = opts.mode or 'nearest'
-  if not modes[mode] then A.fail(name, "mode must be 'nearest', 'linear' or 'bilinear', got %s", tostring(mode)) end
+  if not modes[mode] then A.fail(name, "mode must be 'nearest', 'linear', 'bilinear' or 'trilinear', got %s", tostring(mode)) end
   if opts.alignCorners ~= nil and mode == 'nearest' then A.fail(name, 'alignCorners only goes with linear modes') end
   self.size, self.scaleFactor, self.mode, self.alignCorners = opts.size, opts.scaleFactor, mode, opts.alignCorners
 end

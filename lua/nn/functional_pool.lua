@@ -116,13 +116,23 @@ end
 -- Raises "[name] message" at the user's line (for constructors: the module cannot print itself yet).
 function M.init_error(name, fmt, ...) fail(name, fmt, ...) end
 -- Stores a volumetric pooling module's window (kT, kW, kH), strides (default: the window) and
--- padding (default 0), each checked to be a number; shared by Volumetric{Max,Average}Pooling.
+-- padding (default 0): positive integers, and padding an integer of at most half the window (the
+-- ops' rule, checked here so the error comes at construction); shared by Volumetric{Max,Average}Pooling.
 function M.init_window3d(m, kT, kW, kH, dT, dW, dH, padT, padW, padH)
   m.kT, m.kW, m.kH = kT, kW, kH
   m.dT, m.dW, m.dH = dT or kT, dW or kW, dH or kH
   m.padT, m.padW, m.padH = padT or 0, padW or 0, padH or 0
+  local name = torch.typename(m)
   for _, k in ipairs({ 'kT', 'kW', 'kH', 'dT', 'dW', 'dH', 'padT', 'padW', 'padH' }) do
-    if type(m[k]) ~= 'number' then M.init_error(torch.typename(m), '%s must be a number, got %s', k, type(m[k])) end
+    local v, min = m[k], k:sub(1, 3) == 'pad' and 0 or 1
+    if type(v) ~= 'number' or v ~= math.floor(v) or v < min or v >= 2 ^ 31 then
+      M.init_error(name, '%s must be an integer >= %d, got %s', k, min, type(v) == 'number' and tostring(v) or describe(v))
+    end
+  end
+  for _, d in ipairs({ 'T', 'W', 'H' }) do
+    if m['pad' .. d] > m['k' .. d] / 2 then
+      M.init_error(name, 'pad%s (%d) must be at most half of k%s (%d)', d, m['pad' .. d], d, m['k' .. d])
+    end
   end
 end
 -- Raises "[module] message" at the user's line.
@@ -345,7 +355,11 @@ local function target_sizes(op, x, n, size, scale)
   if size ~= nil then
     out = ints(op, size, n, 'the size')
   else
-    if type(scale) == 'number' then scale = n == 1 and { scale } or { scale, scale } end
+    if type(scale) == 'number' then
+      local all = {}
+      for i = 1, n do all[i] = scale end
+      scale = all
+    end
     if type(scale) ~= 'table' or #scale ~= n then fail(op, 'expected scaleFactor as a number or %d numbers', n) end
     for i = 1, n do
       if type(scale[i]) ~= 'number' or scale[i] <= 0 then fail(op, 'scale factors must be positive numbers') end
@@ -358,11 +372,15 @@ local function target_sizes(op, x, n, size, scale)
   return out
 end
 
+local LINEAR_MODE = { 'linear', 'bilinear', 'trilinear' }
+
 --- nn.functional.interpolate(x, {size= | scaleFactor= [, mode = 'nearest'] [, alignCorners = false]}):
---- resamples an (N x C x L) tensor (modes 'nearest', 'linear') or an (N x C x H x W) tensor (modes
---- 'nearest', 'bilinear'); size and scaleFactor are numbers or one per resampled dim. With
---- alignCorners the corner pixels of input and output coincide (Torch7's SpatialUpSamplingBilinear).
---- Source coordinates use in/out, the scale PyTorch uses with recompute_scale_factor=True.
+--- resamples an (N x C x L) tensor (modes 'nearest', 'linear'), an (N x C x H x W) tensor (modes
+--- 'nearest', 'bilinear') or an (N x C x D x H x W) tensor (modes 'nearest', 'trilinear'); size and
+--- scaleFactor are numbers or one per resampled dim. With alignCorners the corner pixels of input
+--- and output coincide (Torch7's SpatialUpSamplingBilinear). Source coordinates use in/out, the
+--- scale PyTorch uses with recompute_scale_factor=True. 5-D input is resampled one dim at a time
+--- (Note [Separable resampling], nn/resample.lua).
 function F.interpolate(x, opts)
   local op = 'interpolate'
   tensor_arg(op, x, 'an input')
@@ -370,16 +388,20 @@ function F.interpolate(x, opts)
   opts = opts or {}
   local mode = opts.mode or 'nearest'
   local n = x:dim() - 2
-  if n ~= 1 and n ~= 2 then
-    fail(op, 'expected a 3D (N x C x L) or 4D (N x C x H x W) tensor, got size %s', types.shape_str(x.p))
+  if n < 1 or n > 3 then
+    fail(op, 'expected a 3D (N x C x L), 4D (N x C x H x W) or 5D (N x C x D x H x W) tensor, got size %s',
+      types.shape_str(x.p))
   end
-  local valid = n == 1 and (mode == 'nearest' or mode == 'linear') or (mode == 'nearest' or mode == 'bilinear')
-  if not valid then
-    fail(op, "mode %s does not apply to a %dD tensor (use 'nearest' or '%s')", tostring(mode), x:dim(),
-      n == 1 and 'linear' or 'bilinear')
+  if mode ~= 'nearest' and mode ~= LINEAR_MODE[n] then
+    fail(op, "mode %s does not apply to a %dD tensor (use 'nearest' or '%s')", tostring(mode), x:dim(), LINEAR_MODE[n])
   end
   if opts.alignCorners ~= nil and mode == 'nearest' then fail(op, 'alignCorners only goes with linear modes') end
   local s = target_sizes(op, x, n, opts.size, opts.scaleFactor)
+  if n == 3 then
+    if not nn.utils.isFloating(x) then fail(op, 'expected a floating-point tensor, got %s', describe(x)) end
+    if x:nElement() == 0 then fail(op, 'expected a non-empty input, got size %s', types.shape_str(x.p)) end
+    return require('nn.resample').resample(x, s, mode == 'nearest' and 'nearest' or 'linear', opts.alignCorners)
+  end
   local m = mode == 'nearest' and UP_MODES.nearest or UP_MODES.bilinear
   if n == 1 then
     return M.upsample2d(nil, x:unsqueeze(3), 1, s[1], m, opts.alignCorners):squeeze(3)

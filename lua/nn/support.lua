@@ -2,6 +2,7 @@
 -- received, dims counted from the end or shifted past a batch dim, and recursive helpers over
 -- tables of tensors (zeroed copies, copies, sums) for table-valued inputs and gradients.
 local types = require 'torch.types'
+local lib = require 'torch.lib'
 local S = {}
 
 --- 'torch.DoubleTensor of size 2x3', '{torch.DoubleTensor of size 2, ...}' or the Lua type.
@@ -30,25 +31,34 @@ end
 --- Whether x is a finite integer.
 function S.isint(x) return type(x) == 'number' and x == math.floor(x) and x > -math.huge and x < math.huge end
 
---- Constructor argument checks (errors at the caller's line): an integer, at least min if given.
+--- Constructor argument checks (errors at the user's line, lib.fail): an integer, at least min if given.
 function S.argInt(name, what, x, min)
   if not S.isint(x) or (min and x < min) then
-    error(string.format('[%s] %s must be an integer%s, got %s', name, what,
-      min and string.format(' >= %d', min) or '', tostring(x)), 3)
+    lib.fail(name, '%s must be an integer%s, got %s', what, min and string.format(' >= %d', min) or '',
+      type(x) == 'number' and tostring(x) or S.describe(x))
   end
   return x
 end
 --- A number argument, else an error naming the module and what it got.
 function S.argNumber(name, what, x)
-  if type(x) ~= 'number' then error(string.format('[%s] %s must be a number, got %s', name, what, S.describe(x)), 3) end
+  if type(x) ~= 'number' then lib.fail(name, '%s must be a number, got %s', what, S.describe(x)) end
   return x
 end
 --- An optional boolean argument (nil means false).
 function S.argBool(name, what, x)
-  if x ~= nil and type(x) ~= 'boolean' then
-    error(string.format('[%s] %s must be true or false, got %s', name, what, S.describe(x)), 3)
-  end
+  if x ~= nil and type(x) ~= 'boolean' then lib.fail(name, '%s must be true or false, got %s', what, S.describe(x)) end
   return x or false
+end
+--- A new tensor of the given sizes (a module's weight); sizes too large to allocate are refused
+--- naming the module instead of the allocator.
+function S.alloc(name, ...)
+  local ok, t = pcall(torch.Tensor, ...)
+  if not ok then
+    local sizes = {}
+    for i = 1, select('#', ...) do sizes[i] = string.format('%.0f', (select(i, ...))) end
+    lib.fail(name, 'cannot allocate a %s weight: %s', table.concat(sizes, 'x'), (tostring(t):gsub('^.-%] ', '')))
+  end
+  return t
 end
 
 --- x itself when it is a tensor, else an error naming the module and what it got.

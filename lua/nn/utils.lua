@@ -2,6 +2,7 @@
 -- deep copies that keep tensor sharing, type conversion, autograd backward of modules without a
 -- hand-written one, table-shaped outputs, and model:summary().
 local utils = {}
+local S = require 'nn.support'
 local lib_dtype = require('torch.lib').dtype
 local lib_dtype_i64, lib_dtype_u8 = lib_dtype.i64, lib_dtype.u8
 nn.utils = utils
@@ -256,7 +257,16 @@ function utils.convertTensors(obj, name, cache)
     visited[tbl] = true
     for k, v in pairs(tbl) do
       if torch.isTensor(v) then tbl[k] = convert(v)
-      elseif type(v) == 'table' then walk(v) end
+      elseif type(v) == 'table' then
+        -- a module or criterion held in a field converts itself (Torch7's recursiveType), so
+        -- its own type() rules hold (nn.Copy's dontCast, nn.DontCast)
+        if v ~= obj and (torch.isTypeOf(v, 'nn.Module') or torch.isTypeOf(v, 'nn.Criterion')) then
+          visited[v] = true
+          v:type(name, cache)
+        else
+          walk(v)
+        end
+      end
     end
   end
   walk(obj)
@@ -319,13 +329,17 @@ function utils.flatten(list)
   return flat
 end
 
--- Torch7-style backward of a module without updateGradInput (Note [Modules and autograd]).
-function utils.autogradBackward(module, input, gradOutput, scale)
-  local inputs, wrapped = {}, nil
+-- Torch7-style backward of a module without updateGradInput (Note [Modules and autograd]): re-runs
+-- its forward with recording on from detached inputs and asks autograd for the gradients. `what`
+-- is 'input' (gradInput only: Module:updateGradInput), 'params' (the parameter gradients only,
+-- accumulated times scale: Module:accGradParameters) or nil (both: Module:backward).
+function utils.autogradBackward(module, input, gradOutput, scale, what)
+  local want_input, want_params = what ~= 'params', what ~= 'input'
+  local inputs = {}
   local function detach(x)
     if torch.isTensor(x) then
       local d = x:detach()
-      if utils.isFloating(d) then d:requiresGrad() end
+      if want_input and utils.isFloating(d) then d:requiresGrad() end
       inputs[#inputs + 1] = d
       return d
     elseif type(x) == 'table' then
@@ -335,15 +349,18 @@ function utils.autogradBackward(module, input, gradOutput, scale)
     end
     return x
   end
-  wrapped = detach(input)
-  local params, grads = module:parameters()
+  local wrapped = detach(input)
+  local params, grads
+  if want_params then params, grads = module:parameters() end
   params, grads = params or {}, grads or {}
   local out = torch.enableGrad(module.updateOutput, module, wrapped)
+  S.checkLike(tostring(module), 'gradOutput', gradOutput, out, true)
   local outs, gos = {}, {}
   each_tensor(out, function(t) outs[#outs + 1] = t end)
   each_tensor(gradOutput, function(t) gos[#gos + 1] = t end)
   local targets = {}
   for _, t in ipairs(inputs) do if t:needsGrad() then targets[#targets + 1] = t end end
+  local np = #targets
   for _, p in ipairs(params) do targets[#targets + 1] = p end
   local needed = {}
   for k, o in ipairs(outs) do if o:needsGrad() then needed[#needed + 1] = k end end
@@ -353,25 +370,27 @@ function utils.autogradBackward(module, input, gradOutput, scale)
     for _, k in ipairs(needed) do o2[#o2 + 1] = outs[k] g2[#g2 + 1] = gos[k] end
     gs = torch.autograd.grad(o2, targets, g2, { allowUnused = true })
   end
-  local k = 0
-  local function gather(x)
-    if torch.isTensor(x) then
-      k = k + 1
-      local t = inputs[k]
-      local g = nil
-      for j, target in ipairs(targets) do if target == t then g = gs[j] end end
-      return g or t.new(t:size()):zero()
-    elseif type(x) == 'table' then
-      local r = {}
-      for i, v in ipairs(x) do r[i] = gather(v) end
-      return r
+  if want_input then
+    local k = 0
+    local function gather(x)
+      if torch.isTensor(x) then
+        k = k + 1
+        local t = inputs[k]
+        local g = nil
+        for j = 1, np do if targets[j] == t then g = gs[j] end end
+        -- new():resize(): t.new(t:size()) of a LongTensor would view the size storage
+        return g or t.new():resize(t:size()):zero()
+      elseif type(x) == 'table' then
+        local r = {}
+        for i, v in ipairs(x) do r[i] = gather(v) end
+        return r
+      end
     end
+    module.gradInput = gather(input)
   end
-  module.gradInput = gather(input)
-  local np = #targets - #params
-  for i, p in ipairs(params) do
+  for i = 1, #params do
     local g = gs[np + i]
-    if g and grads[i] then grads[i]:add(scale, g) end
+    if g and grads[i] then grads[i]:add(scale or 1, g) end
   end
   module.output = out
 end

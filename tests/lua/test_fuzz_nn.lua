@@ -61,6 +61,13 @@ function tests.randomModulesAndInputsNeverCrash()
           local okb, err = pcall(function() return m:backward(x, g, y) end)
           check_error(okb, err, 'nn.' .. name .. ':backward')
           if okb then backwards = backwards + 1 end
+          -- Torch7's separate calls (autograd-only modules answer them by a replay)
+          local oku, erru = pcall(function() return m:updateGradInput(x, g, y) end)
+          check_error(oku, erru, 'nn.' .. name .. ':updateGradInput')
+          if m.accGradParameters then
+            local oka, erra = pcall(function() return m:accGradParameters(x, g, 1) end)
+            check_error(oka, erra, 'nn.' .. name .. ':accGradParameters')
+          end
         end
       end
     end

@@ -200,6 +200,17 @@ function tests.typeReachesChildren()
   m:get(2).module.weight:fill(3)
   tester:asserteq(m:get(2).modules[2].weight[1][1], 3)
   tester:asserteq(m:type(), 'torch.FloatTensor')
+  -- a module held in a field (MapTable's module, a decorator's) converts itself too
+  local inner = nn.Copy('torch.DoubleTensor', 'torch.DoubleTensor', true, true)
+  local mt = nn.MapTable(inner)
+  mt:float()
+  tester:asserteq(torch.type(mt.module.output), 'torch.DoubleTensor')
+  local crit = nn.MSECriterion()
+  local holder = nn.Module()
+  holder.crit, holder.w = crit, torch.DoubleTensor(2)
+  holder:float()
+  tester:asserteq(torch.type(holder.w), 'torch.FloatTensor')
+  tester:asserteq(torch.type(crit.gradInput), 'torch.FloatTensor')
 end
 
 tester:add(tests)

@@ -206,6 +206,43 @@ function tests.summaryLeavesTrainingStateAlone()
   tester:asserteq(m:get(3).train, false)
 end
 
+-- Note [Torch7 calls on autograd modules]: a module with only updateOutput answers Torch7's
+-- separate updateGradInput / accGradParameters / accUpdateGradParameters through autograd.
+function tests.torch7CallsOnAutogradModules()
+  torch.manualSeed(4)
+  local m = nn.GroupNormalization(2, 4):double()
+  m.weight:uniform(0.5, 1.5)
+  m.bias:uniform(-0.5, 0.5)
+  local x, go = torch.randn(3, 4, 5):double(), torch.randn(3, 4, 5):double()
+  m:forward(x)
+  m:zeroGradParameters()
+  local gi = m:backward(x, go):clone()
+  local gw, gb = m.gradWeight:clone(), m.gradBias:clone()
+  m:zeroGradParameters()
+  tester:assertTensorEq(m:updateGradInput(x, go), gi, 1e-12, 'updateGradInput alone')
+  tester:asserteq(m.gradWeight:clone():abs():max(), 0, 'updateGradInput leaves the parameter gradients')
+  m:accGradParameters(x, go, 0.5)
+  tester:assertTensorEq(m.gradWeight, gw * 0.5, 1e-12, 'accGradParameters alone, scaled')
+  tester:assertTensorEq(m.gradBias, gb * 0.5, 1e-12)
+  tester:assertlt(nn.Jacobian.testJacobianUpdateParameters(m, x, m.weight), precision)
+  tester:assertlt(nn.Jacobian.testJacobianUpdateParameters(m, x, m.bias), precision)
+  -- an integer input gets a zero gradInput of its own size (not a view of the sizes)
+  local idx = nn.Index(1)
+  local t, i = torch.randn(4, 2):double(), torch.LongTensor({ 3, 1, 3 })
+  idx:forward({ t, i })
+  local g = idx:updateGradInput({ t, i }, torch.ones(3, 2):double())
+  tester:assertTableEq(g[2]:size():totable(), { 3 })
+  tester:asserteq(g[2]:sum(), 0)
+  tester:assertTensorEq(g[1], torch.DoubleTensor({ { 1, 1 }, { 0, 0 }, { 2, 2 }, { 0, 0 } }), 0)
+  -- gradOutput of the wrong shape names the module
+  tester:assertErrorPattern(function() m:updateGradInput(x, torch.randn(3, 4):double()) end,
+    '%[nn.GroupNormalization.*%] gradOutput is torch.DoubleTensor of size 3x4, expected the shape')
+  -- a Torch7 module without parameters keeps its no-op accGradParameters
+  local r = nn.ReLU()
+  r:forward(x)
+  r:accGradParameters(x, go)
+end
+
 function tests.userSubclass()
   local Scale, parent = torch.class('nn.TestScale', 'nn.Module')
   function Scale:__init(k) parent.__init(self) self.k = k end

@@ -143,7 +143,12 @@ function tests.errorsNameTheModule()
     '%[nn.VolumetricMaxPooling%(3x3x3, 3,3,3%)%] expected a 4D or 5D %(N x C x T x H x W%) input, got size 2x4x4')
   tester:assertErrorPattern(function() m:forward(rnd(1, 2, 4, 4)) end,
     '%[nn.VolumetricMaxPooling%(3x3x3, 3,3,3%)%] input of size 1x2x4x4 is too small for kernel 3x3x3')
-  local padded = nn.VolumetricAveragePooling(2, 2, 2, 1, 1, 1, 2, 0, 0)
+  tester:assertErrorPattern(function() nn.VolumetricAveragePooling(2, 2, 2, 1, 1, 1, 2, 0, 0) end,
+    '%[nn.VolumetricAveragePooling%] padT %(2%) must be at most half of kT %(2%)')
+  tester:assertErrorPattern(function() nn.VolumetricMaxPooling(2, 2, 2, 0) end, 'dT must be an integer >= 1, got 0')
+  tester:assertErrorPattern(function() nn.VolumetricMaxPooling(2, 2.5, 2) end, 'kW must be an integer >= 1, got 2.5')
+  local padded = nn.VolumetricAveragePooling(2, 2, 2, 1, 1, 1, 1, 0, 0)
+  padded.padT = 2  -- the ops check it too (a module loaded from a file skips the constructor)
   tester:assertErrorPattern(function() padded:forward(rnd(1, 4, 4, 4)) end,
     'padding 2,0,0 must be at most half of kernel 2x2x2')
   tester:assertErrorPattern(function() nn.TemporalMaxPooling(4):forward(rnd(3, 2)) end,
@@ -151,7 +156,7 @@ function tests.errorsNameTheModule()
   tester:assertErrorPattern(function() nn.TemporalMaxPooling(2):forward(rnd(2, 2, 2, 2)) end,
     'expected a 2D or 3D %(nBatch x nFrame x frameSize%) input, got size 2x2x2x2')
   tester:assertErrorPattern(function() nn.TemporalMaxPooling(0) end, 'positive kernel width')
-  tester:assertErrorPattern(function() nn.VolumetricMaxPooling(2, 'a', 2) end, 'kW must be a number')
+  tester:assertErrorPattern(function() nn.VolumetricMaxPooling(2, 'a', 2) end, 'kW must be an integer >= 1')
   tester:assertErrorPattern(function() F.maxPool3d(rnd(1, 4, 4, 4), { 2, 2 }) end,
     'expected the kernel size as a number or a table of 3 numbers')
   local t = nn.TemporalMaxPooling(2)

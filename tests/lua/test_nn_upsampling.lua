@@ -126,6 +126,51 @@ function tests.interpolate()
   tester:assert(gc(function(t) return F.pixelShuffle(t, 2) end, { rnd(1, 4, 2, 3):requiresGrad() }))
 end
 
+-- 5-D input: 'nearest' and 'trilinear' against PyTorch 1.13's F.interpolate (every 37th value and
+-- the sum) on x = sin(0..119) as 2x1x3x4x5; nn.Upsample('trilinear'); gradchecks.
+function tests.interpolateVolumes()
+  local x = torch.range(0, 119):double():sin():view(2, 1, 3, 4, 5)
+  local function every37(y)
+    local f, r = y:contiguous():view(-1), {}
+    for i = 1, f:nElement(), 37 do r[#r + 1] = f[i] end
+    return r
+  end
+  local function check(y, want, sum, what)
+    local got = every37(y)
+    tester:asserteq(#got, #want, what)
+    for i, v in ipairs(want) do tester:assertalmosteq(got[i], v, 1e-11, what .. ' value ' .. i) end
+    tester:assertalmosteq(y:sum(), sum, 1e-9, what .. ' sum')
+  end
+  check(F.interpolate(x, { size = { 5, 7, 3 }, mode = 'trilinear' }), { 0.280490328269, -0.572510651982,
+    -0.272960274621, 0.466110515529, 0.313228782433, -0.405509656278 }, -0.2441067858, 'trilinear')
+  check(F.interpolate(x, { size = { 5, 7, 3 }, mode = 'trilinear', alignCorners = true }), { 0.0, -0.397520465499,
+    -0.411773224926, 0.82682867949, 0.313228782433, -0.207720633103 }, -0.0682894157, 'trilinear aligned')
+  check(F.interpolate(x, { size = { 5, 7, 3 } }), { 0.0, -0.999990206551, 0.270905788308, 0.82682867949,
+    -0.629887994274, -0.94828214127 }, -2.3068229542, 'nearest')
+  check(F.interpolate(x, { size = { 2, 9, 10 } }), { 0.0, 0.989358246623, -0.96139749188, 0.912945250728,
+    0.52908268612, -0.739180696649, -0.026551154024, -0.444112668708, 0.9683644611, 0.105987511751 }, -0.443553112,
+    'nearest 2x9x10')
+  -- aligned corners: Torch7's VolumetricUpSamplingTrilinear; a scale applies to all three dims
+  tester:assertTensorEq(F.interpolate(x, { scaleFactor = 2, mode = 'trilinear', alignCorners = true }),
+    nn.VolumetricUpSamplingTrilinear(2):double():forward(x), 1e-12)
+  tester:assertTensorEq(nn.Upsample({ scaleFactor = 2 }):forward(x), nn.VolumetricUpSamplingNearest(2):double():forward(x), 0)
+  local up = nn.Upsample({ size = { 4, 4, 6 }, mode = 'trilinear' })
+  tester:asserteq(size(up:forward(x)), '2x1x4x4x6')
+  tester:asserteq(tostring(up), 'nn.Upsample(size 4x4x6, trilinear)')
+  tester:assertTensorEq(F.interpolate(x, { size = { 3, 4, 5 }, mode = 'trilinear' }), x, 1e-15, 'same size')
+  local xr = rnd(1, 2, 2, 3, 2):requiresGrad()
+  for _, o in ipairs({ { size = { 3, 2, 4 } }, { size = { 3, 5, 1 }, mode = 'trilinear' },
+                       { size = { 4, 2, 3 }, mode = 'trilinear', alignCorners = true } }) do
+    tester:assert(gc(function(t) return F.interpolate(t, o) end, { xr }), o.mode)
+    tester:assert(ggc(function(t) return torch.pow(F.interpolate(t, o), 2) end, { xr }), o.mode)
+  end
+  tester:assertErrorPattern(function() F.interpolate(x, { size = 4, mode = 'bilinear' }) end,
+    "mode bilinear does not apply to a 5D tensor %(use 'nearest' or 'trilinear'%)")
+  tester:assertErrorPattern(function() F.interpolate(x:long(), { size = 4 }) end, 'expected a floating%-point tensor')
+  tester:assertErrorPattern(function() F.interpolate(rnd(1, 1, 1, 1, 1, 1), { size = 4 }) end, 'got size 1x1x1x1x1x1')
+  tester:assertErrorPattern(function() nn.Upsample({ size = 2, mode = 'bicubic' }) end, "or 'trilinear', got bicubic")
+end
+
 function tests.errors()
   tester:assertErrorPattern(function() nn.SpatialUpSamplingNearest(1.5) end,
     '%[nn.SpatialUpSamplingNearest%] scale_factor must be an integer >= 1, got 1.5')

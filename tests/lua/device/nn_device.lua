@@ -57,15 +57,25 @@ local cuda_type = {
   ['torch.HalfTensor'] = 'torch.CudaHalfTensor', ['torch.BFloat16Tensor'] = 'torch.CudaBFloat16Tensor',
 }
 local tolerance = { ['torch.DoubleTensor'] = 1e-8, ['torch.FloatTensor'] = 1e-3 }
--- Classes whose training-mode forward draws random numbers: replayed (so they must run on CUDA)
--- but not compared.
+-- Classes whose forward draws random numbers (the dropouts' in training mode): replayed (so they
+-- must run on CUDA) but not compared. A function tells from the module (as it was before the
+-- call) and the call's input (nil inside a container) whether the call draws.
 local random_classes = { ['nn.Dropout'] = true, ['nn.SpatialDropout'] = true, ['nn.VolumetricDropout'] = true,
-                         ['nn.TemporalDropout'] = true, ['nn.RReLU'] = true }
+                         ['nn.TemporalDropout'] = true, ['nn.RReLU'] = true,
+  -- draws its pooling regions at each forward, unless they are fixed (:fixPoolingRegions()) and its
+  -- samples fit the input's batch and plane counts
+  ['nn.SpatialFractionalMaxPooling'] = function(m, input)
+    local r = m.randomSamples
+    if not (m.newRandomPool and torch.isTensor(r) and r:dim() == 3 and torch.isTensor(input)) then return true end
+    local n = input:dim()
+    return n < 3 or n > 4 or r:size(1) ~= (n == 4 and input:size(1) or 1) or r:size(2) ~= input:size(n - 2)
+  end }
 -- Classes whose calls are not replayed on their own, and why (inside a replayed container they are).
 local not_replayed = {
   ['nn.DataParallelTable'] = 'places its replicas itself (test_cuda_data_parallel.lua runs it on GPUs)',
   ['nn.DistributedDataParallel'] = 'places its replicas itself (test_cuda_data_parallel.lua runs it on GPUs)',
   ['nn.SpatialMaxUnpooling'] = "reads the indices of its pooling module's last forward, which is not part of the call",
+  ['nn.VolumetricMaxUnpooling'] = "reads the indices of its pooling module's last forward, which is not part of the call",
 }
 
 local stats = { calls = 0, classes = {}, random = {}, instrumented = {}, not_replayed = {} }
@@ -79,12 +89,15 @@ local function fail(msg)
   if failures_out then failures_out[#failures_out + 1] = msg else error(msg, 0) end
 end
 
--- Whether a call of m draws random numbers (dropout in training mode, anywhere inside m).
-local function draws_random(m)
+-- Whether a call of m (as it was before the call) on input draws random numbers (dropout in
+-- training mode, anywhere inside m).
+local function draws_random(m, input)
   local yes = false
   walk_modules(m, function(x)
     local name = torch.typename(x)
-    if random_classes[name] or (x.train ~= false and type(x.dropout) == 'number' and x.dropout > 0) then
+    local random = random_classes[name]
+    if type(random) == 'function' then random = random(x, x == m and input or nil) end
+    if random or (x.train ~= false and type(x.dropout) == 'number' and x.dropout > 0) then
       yes = true
       stats.random[name or 'module'] = true
     end
@@ -110,7 +123,8 @@ local function replay(kind, m, ftype, snapshot, cpu_result, dargs, fargs)
   walk_modules(m, function(x)
     for _, v in pairs(x) do if torch.isTensor(v) then tol = math.max(tol, tolerance[v:type()] or 0) end end
   end)
-  local random = draws_random(m)
+  -- (a backward replay first runs the twin's forward on the last forward's input)
+  local random = draws_random(snapshot, kind == 'forward' and dargs[1] or fargs and fargs[1])
   local rng = torch.getRNGState()
   local ok, err = pcall(function()
     -- The dry run converts too (to the CPU type itself), as :type does on the way to the GPU.
