@@ -20,10 +20,10 @@ template <class M> TOCHA_HD inline bool is_nan(M v) {
 // Note [cummax ties and NaN]: PyTorch's rule: a value equal to the running extreme takes its
 // place (the index is the last of ties), and a NaN always does (once a NaN is seen the values
 // stay NaN and the index moves to each later NaN).
+// Written without branches (a NaN best fails both comparisons, a NaN x passes the second), so
+// the CPU loop compiles to conditional moves: random data mispredicted the three-way branch.
 template <class M, bool kMax> TOCHA_HD inline bool takes_over(M x, M best) {
-  if (is_nan(x)) return true;
-  if (is_nan(best)) return false;
-  return kMax ? x >= best : x <= best;
+  return (kMax ? x >= best : x <= best) | is_nan(x);
 }
 
 // log(e^a + e^x) without overflow; -inf with -inf is -inf, +inf with +inf is +inf, NaN stays.
@@ -50,10 +50,9 @@ TOCHA_HD inline void cum_extreme_slice(const T* x, T* v, int64_t* ix, int64_t n,
   int64_t at = 0;
   for (int64_t r = 0; r < n; ++r) {
     const T xr = x[r * sx];
-    if (takes_over<M, kMax>(M(xr), M(best))) {
-      best = xr;
-      at = r;
-    }
+    const bool take = takes_over<M, kMax>(M(xr), M(best));
+    best = take ? xr : best;
+    at = take ? r : at;
     v[r * sv] = best;
     ix[r * si] = at + base;
   }
