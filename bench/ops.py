@@ -236,6 +236,10 @@ for f, g in (('svd', torch.linalg.svd), ('eigh', torch.linalg.eigh), ('cholesky'
 def m():
     a, b = r(8, 32, 32) + 32 * torch.eye(32), r(8, 32, 4); return lambda: torch.linalg.solve(a, b)
 case('linalg.solve.8x32x32,8x32x4', m)
+def m():
+    a, b = torch.triu(r(512, 512)) + 512 * torch.eye(512), r(512, 4)
+    return lambda: torch.linalg.solve_triangular(a, b, upper=True)
+case('linalg.solveTriangular.512x512,512x4', m)
 torch.set_grad_enabled(True)
 def m():
     a, b = r(32, 32), r(32, 32); return lambda: torch.kron(a, b)

@@ -238,6 +238,10 @@ case('linalg.solve.8x32x32,8x32x4', function()
   local a, b = randn(8, 32, 32):add(torch.eye(32):mul(32):view(1, 32, 32)), randn(8, 32, 4)
   return function() return torch.linalg.solve(a, b) end
 end, true)
+case('linalg.solveTriangular.512x512,512x4', function()
+  local a, b = torch.triu(randn(512, 512)):add(torch.eye(512):mul(512)), randn(512, 4)
+  return function() return torch.linalg.solveTriangular(a, b, { upper = true }) end
+end, true)
 case('kron.32x32,32x32.alloc', function()
   local a, b = randn(32, 32), randn(32, 32); return function() return torch.kron(a, b) end
 end)
