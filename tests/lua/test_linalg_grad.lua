@@ -124,6 +124,14 @@ function tests.solversAndComposites()
   check('lu L and U', function(x) return select(2, L.lu(x)) end, { a })
   check('lu batch', function(x) local _, l, u = L.lu(x) return l, u end, { ab })
   check('lu U only', function(x) return select(3, L.lu(x)) end, { req(rnd(34, 4, 4)) })
+  -- rectangular (PyTorch's wide and tall formulas), both factors and each alone
+  for _, sz in ipairs({ { 3, 5 }, { 5, 3 }, { 2, 3, 4 }, { 2, 4, 2 } }) do
+    local x = req(rnd(37, unpack(sz)))
+    local tag = table.concat(sz, 'x')
+    check('lu ' .. tag, function(y) local _, l, u = L.lu(y) return l, u end, { x })
+    check('lu L only ' .. tag, function(y) return select(2, L.lu(y)) end, { x })
+    check('lu U only ' .. tag, function(y) return select(3, L.lu(y)) end, { x })
+  end
   check('kron', torch.kron, { req(rnd(29, 2, 3)), req(rnd(30, 2, 2)) })
   check('blockDiag', function(x, y) return torch.blockDiag(x, y) end, { req(rnd(31, 2, 3)), req(rnd(32, 1, 2)) })
 end
@@ -139,6 +147,8 @@ function tests.secondOrder()
   gg('svd', function(x) return L.svd(x, false) end, { req(rnd(41, 3, 2)) })
   gg('qr', function(x) return L.qr(x) end, { req(rnd(42, 3, 2)) })
   gg('lu', function(x) local _, l, u = L.lu(x) return l, u end, { req(rnd(43, 3, 3) + torch.eye(3):double() * 3) })
+  gg('lu wide', function(x) local _, l, u = L.lu(x) return l, u end, { req(rnd(45, 2, 3)) })
+  gg('lu tall', function(x) local _, l, u = L.lu(x) return l, u end, { req(rnd(46, 3, 2)) })
   gg('matrixExp', L.matrixExp, { req(rnd(44, 2, 2)) })
 end
 
