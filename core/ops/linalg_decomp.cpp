@@ -12,6 +12,8 @@
 #include <algorithm>
 #include "core/autograd/record.h"
 #include "core/error.h"
+#include "core/kernel_registry.h"
+#include "core/ops/lapack_kernels.h"
 #include "core/ops/factory.h"
 #include "core/ops/join.h"
 #include "core/ops/lapack.h"
@@ -92,6 +94,29 @@ using linalg::renamed;
 
 namespace {
 
+// Note [Batched Cholesky]: one potrf kernel call per matrix on one contiguous copy of the batch,
+// without map_matrices' per-matrix views and stacking (1000 3x3 matrices: 1.2 ms, PyTorch 0.15).
+// The copy's row-major memory read column-major is A^T, so the kernel factors the other triangle:
+// its column-major U (M = U^T U) read row-major is the L of A = L L^T, and the other way round.
+Tensor batched_potrf(const char* op, const Tensor& A, bool upper) {
+  const int64_t n = A.size(A.dim() - 1);
+  Tensor f = contiguous(A);
+  if (f.shares_storage(A)) f = clone(A);  // the kernel writes in place
+  auto kernel = kernel_for<PotrfKernel>(OpId::potrf, A.device().type, A.dtype());
+  const int64_t count = n == 0 ? 0 : f.numel() / (n * n);
+  char* p = static_cast<char*>(f.raw_data());
+  const size_t bytes = size_t(n * n) * dtype_size(A.dtype());
+  for (int64_t i = 0; i < count; ++i) {
+    int info = kernel(!upper, n, p + size_t(i) * bytes, std::max<int64_t>(1, n));
+    TOCHA_CHECK(info >= 0, op, "internal error: LAPACK rejected argument ", -info);
+    if (info > 0) {
+      std::string which = count > 1 ? " (matrix " + std::to_string(i + 1) + " of the batch)" : std::string();
+      fail(op, "A is not positive definite: its leading minor of order ", info, " is not positive", which);
+    }
+  }
+  return f;
+}
+
 DimVec with_last2(const DimVec& batch, int64_t a, int64_t b) {
   DimVec s = batch;
   s.push_back(a);
@@ -105,9 +130,7 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
   const char* op = "linalg.cholesky";
   check_batch(op, A, true);
   autograd::Recording rec(OpId::linalgCholesky, nullptr, {&A});
-  Tensor L = renamed(op, [&] {
-    return map_matrices(A, 1, [&](const Tensor& a) { return std::vector<Tensor>{potrf(a, upper)}; })[0];
-  });
+  Tensor L = batched_potrf(op, A, upper);
   if (auto n = rec.finish({&A}, {&L})) {
     n->attrs.i[0] = upper;
     n->save(L, true);
