@@ -77,6 +77,27 @@ TOCHA_API int tocha_svd_out(tocha_tensor *u, tocha_tensor *s, tocha_tensor *v, c
 /* Reduced QR: A = Q R with Q m x min(m,n), R min(m,n) x n. */
 TOCHA_API int tocha_qr(const tocha_tensor *a, tocha_tensor **q, tocha_tensor **r) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_qr_out(tocha_tensor *q, tocha_tensor *r, const tocha_tensor *a) TOCHA_NOEXCEPT;
+/* Torch7's remaining LAPACK calls (core/ops/lapack_t7.h), not differentiable. eig: eigenvalues of
+ * a general A as n x 2 (real, imaginary); *v the right eigenvectors as LAPACK packs them when
+ * vectors != 0, else empty. */
+TOCHA_API int tocha_eig(const tocha_tensor *a, int vectors, tocha_tensor **e, tocha_tensor **v) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_eig_out(tocha_tensor *e, tocha_tensor *v, const tocha_tensor *a, int vectors) TOCHA_NOEXCEPT;
+/* geqrf: *f holds R and the Householder vectors, *tau their scalars. */
+TOCHA_API int tocha_geqrf(const tocha_tensor *a, tocha_tensor **f, tocha_tensor **tau) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_geqrf_out(tocha_tensor *f, tocha_tensor *tau, const tocha_tensor *a) TOCHA_NOEXCEPT;
+/* Q (m x k) from geqrf's results. */
+TOCHA_API tocha_tensor *tocha_orgqr(const tocha_tensor *a, const tocha_tensor *tau) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_orgqr_out(tocha_tensor *out, const tocha_tensor *a, const tocha_tensor *tau) TOCHA_NOEXCEPT;
+/* op(Q) C (left != 0) or C op(Q), op(Q) = Q^T when transpose != 0. */
+TOCHA_API tocha_tensor *tocha_ormqr(const tocha_tensor *a, const tocha_tensor *tau, const tocha_tensor *c, int left,
+                                    int transpose) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_ormqr_out(tocha_tensor *out, const tocha_tensor *a, const tocha_tensor *tau,
+                              const tocha_tensor *c, int left, int transpose) TOCHA_NOEXCEPT;
+/* Pivoted Cholesky P^T A P = U^T U (upper) or L L^T; *piv 1-based (an IntTensor); tol < 0: LAPACK's. */
+TOCHA_API int tocha_pstrf(const tocha_tensor *a, int upper, double tol, tocha_tensor **u,
+                          tocha_tensor **piv) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_pstrf_out(tocha_tensor *u, tocha_tensor *piv, const tocha_tensor *a, int upper,
+                              double tol) TOCHA_NOEXCEPT;
 
 /* ---- determinants (f32/f64, a matrix or a batch (..., n, n), one LU factorization each) ---- */
 /* det(A) of size A's batch dims (0-dim for a matrix); differentiable. */

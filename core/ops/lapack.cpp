@@ -12,41 +12,16 @@
 #include <algorithm>
 #include "core/kernel_registry.h"
 #include "core/ops/lapack_kernels.h"
+#include "core/ops/lapack_work.h"
 #include "core/ops/linalg_util.h"
 #include "core/ops/views.h"
 
 namespace tocha {
 
 using namespace linalg;
+using namespace lapack_work;
 
 namespace {
-
-// A column-major rows x cols working matrix with leading dimension ld >= max(1, rows).
-struct ColMajor {
-  Tensor buf;  // cols x ld, contiguous
-  int64_t rows = 0, cols = 0, ld = 1;
-  void* data() const { return buf.raw_data(); }
-  // The matrix as a (non-contiguous) rows x cols tensor over buf.
-  Tensor view() const { return narrow(transpose(buf, 0, 1), 0, 0, rows); }
-};
-
-// On `dev`, the device of the op's inputs: a CUDA op's kernel gets device memory (Note [LAPACK on CUDA]).
-ColMajor col_major_empty(int64_t rows, int64_t cols, DType dt, Device dev, int64_t ld = 0) {
-  ColMajor c;
-  c.rows = rows;
-  c.cols = cols;
-  c.ld = std::max<int64_t>({1, rows, ld});
-  c.buf = empty(DimVec{cols, c.ld}, dt, dev);
-  return c;
-}
-
-// A column-major copy of matrix a; rows past a's (ld > rows) are zero.
-ColMajor col_major_copy(const Tensor& a, int64_t ld = 0) {
-  ColMajor c = col_major_empty(a.size(0), a.size(1), a.dtype(), a.device(), ld);
-  if (c.ld > c.rows) fill_(c.buf, 0);
-  copy_(c.view(), a);
-  return c;
-}
 
 // B as a matrix: Torch7 treats a vector right-hand side as one column.
 Tensor rhs_matrix(const Tensor& b) { return b.dim() == 1 ? unsqueeze(b, 1) : b; }
@@ -57,21 +32,6 @@ Tensor deliver(const Tensor* out, const Tensor& view) {
   resize_(*out, view.sizes());
   copy_(*out, view);
   return *out;
-}
-
-void check_lapack_dtype(const char* op, const char* name, const Tensor& t) {
-  TOCHA_CHECK(t.dtype() == DType::f32 || t.dtype() == DType::f64, op, name,
-              " must be a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(t.dtype()));
-}
-
-// A (m x n) must be a float matrix; square when asked.
-void check_matrix(const char* op, const char* name, const Tensor& a, bool square) {
-  check_dim(op, name, a, 2);
-  check_lapack_dtype(op, name, a);
-  if (square)
-    TOCHA_CHECK(a.size(0) == a.size(1), op, name, " must be square, got ", shape_str(a.sizes()));
-  check_blas_size(op, a.size(0));
-  check_blas_size(op, a.size(1));
 }
 
 // B must be a vector or matrix of A's type with as many rows as A.
@@ -86,11 +46,6 @@ void check_rhs(const char* op, const Tensor& B, const char* an, const Tensor& A)
 
 void check_results(const char* op, std::initializer_list<const Tensor*> outs, const Tensor& A) {
   for (const Tensor* o : outs) check_out(op, *o, A.dtype(), A.device());
-}
-
-// info < 0 means we passed LAPACK a bad argument: a bug here, not the user's.
-void check_info_args(const char* op, int info) {
-  TOCHA_CHECK(info >= 0, op, "internal error: LAPACK rejected argument ", -info);
 }
 
 // An n x n identity on dev (built on the CPU and copied: only empty SVDs need it).

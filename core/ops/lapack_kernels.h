@@ -41,5 +41,24 @@ using SvdKernel = int (*)(bool all, int64_t m, int64_t n, void* a, int64_t lda, 
 // Reduced QR of an m x n A with k = min(m, n): R (k x n, upper triangular) goes into r, and the
 // first k columns of A become Q (m x k, orthonormal columns).
 using QrKernel = int (*)(int64_t m, int64_t n, void* a, int64_t lda, void* r, int64_t ldr);
+// Eigenvalues wr + i wi of a general n x n A (geev; A is destroyed); with `vectors`, the right
+// eigenvectors in vr as LAPACK packs them (a complex pair j, j+1: columns j +- i column j+1).
+using EigKernel = int (*)(bool vectors, int64_t n, void* a, int64_t lda, void* wr, void* wi, void* vr,
+                          int64_t ldvr);
+// QR of an m x n A as geqrf leaves it: R on and above the diagonal, the Householder vectors below
+// it, and their min(m, n) scalars in tau.
+using GeqrfKernel = int (*)(int64_t m, int64_t n, void* a, int64_t lda, void* tau);
+// The first n columns of Q = H(1)...H(k) from k reflectors in A's columns (m >= n >= k); A (m x n)
+// becomes them.
+using OrgqrKernel = int (*)(int64_t m, int64_t n, int64_t k, void* a, int64_t lda, const void* tau);
+// C (m x n) becomes op(Q) C (`left`) or C op(Q), op(Q) = Q^T when `transpose`, with Q from k
+// reflectors in A's columns (A has m rows when `left`, else n).
+using OrmqrKernel = int (*)(bool left, bool transpose, int64_t m, int64_t n, int64_t k, const void* a,
+                            int64_t lda, const void* tau, void* c, int64_t ldc);
+// Pivoted Cholesky of a positive semidefinite A (pstrf), from and into its `upper` or lower
+// triangle (the other one zeroed): P^T A P = U^T U or L L^T with P[piv[k], k] = 1 (piv 1-based,
+// n ints). Stops at the numerical rank (*rank); the trailing rows (U) or columns (L) are zeroed.
+// tol < 0 takes LAPACK's default. info 1: A is not positive semidefinite.
+using PstrfKernel = int (*)(bool upper, int64_t n, void* a, int64_t lda, int32_t* piv, int64_t* rank, double tol);
 
 }  // namespace tocha

@@ -45,6 +45,22 @@ void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
              const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
              const int* lwork, int* info);
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr, float* wi,
+            float* vl, const int* ldvl, float* vr, const int* ldvr, float* work, const int* lwork, int* info,
+            size_t jobvl_len, size_t jobvr_len);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr, double* wi,
+            double* vl, const int* ldvl, double* vr, const int* ldvr, double* work, const int* lwork, int* info,
+            size_t jobvl_len, size_t jobvr_len);
+void sormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const float* a,
+             const int* lda, const float* tau, float* c, const int* ldc, float* work, const int* lwork, int* info,
+             size_t side_len, size_t trans_len);
+void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+             const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork,
+             int* info, size_t side_len, size_t trans_len);
+void spstrf_(const char* uplo, const int* n, float* a, const int* lda, int* piv, int* rank, const float* tol,
+             float* work, int* info, size_t uplo_len);
+void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank, const double* tol,
+             double* work, int* info, size_t uplo_len);
 }
 
 namespace tocha {
@@ -122,6 +138,38 @@ inline int orgqr(int m, int n, int k, float* a, int lda, const float* tau, float
 }
 inline int orgqr(int m, int n, int k, double* a, int lda, const double* tau, double* work, int lwork) {
   int info = 0; dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info); return info;
+}
+
+inline int geev(char jobvr, int n, float* a, int lda, float* wr, float* wi, float* vr, int ldvr, float* work,
+                int lwork) {
+  int info = 0, one = 1;
+  sgeev_("N", &jobvr, &n, a, &lda, wr, wi, nullptr, &one, vr, &ldvr, work, &lwork, &info, 1, 1);
+  return info;
+}
+inline int geev(char jobvr, int n, double* a, int lda, double* wr, double* wi, double* vr, int ldvr, double* work,
+                int lwork) {
+  int info = 0, one = 1;
+  dgeev_("N", &jobvr, &n, a, &lda, wr, wi, nullptr, &one, vr, &ldvr, work, &lwork, &info, 1, 1);
+  return info;
+}
+inline int ormqr(char side, char trans, int m, int n, int k, const float* a, int lda, const float* tau, float* c,
+                 int ldc, float* work, int lwork) {
+  int info = 0;
+  sormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1);
+  return info;
+}
+inline int ormqr(char side, char trans, int m, int n, int k, const double* a, int lda, const double* tau, double* c,
+                 int ldc, double* work, int lwork) {
+  int info = 0;
+  dormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, &info, 1, 1);
+  return info;
+}
+// work holds 2 n elements.
+inline int pstrf(char uplo, int n, float* a, int lda, int* piv, int* rank, float tol, float* work) {
+  int info = 0; spstrf_(&uplo, &n, a, &lda, piv, rank, &tol, work, &info, 1); return info;
+}
+inline int pstrf(char uplo, int n, double* a, int lda, int* piv, int* rank, double tol, double* work) {
+  int info = 0; dpstrf_(&uplo, &n, a, &lda, piv, rank, &tol, work, &info, 1); return info;
 }
 
 }  // namespace lapack

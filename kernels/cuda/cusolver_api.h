@@ -85,6 +85,23 @@ TOCHA_SOLVER_BOTH(ormqr(cusolverDnHandle_t h, cublasOperation_t trans, int m, in
                   ormqr(cusolverDnHandle_t h, cublasOperation_t trans, int m, int n, int k, const double* a, int lda,
                         const double* tau, double* c, int ldc, double* work, int lwork, int* info),
                   cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info))
+// ormqr with the side chosen (Q C or C Q): torch.ormqr.
+TOCHA_SOLVER_BOTH(ormqr_buffer_size(cusolverDnHandle_t h, cublasSideMode_t side, cublasOperation_t trans, int m,
+                                    int n, int k, const float* a, int lda, const float* tau, const float* c, int ldc,
+                                    int* lwork),
+                  cusolverDnSormqr_bufferSize(h, side, trans, m, n, k, a, lda, tau, c, ldc, lwork),
+                  ormqr_buffer_size(cusolverDnHandle_t h, cublasSideMode_t side, cublasOperation_t trans, int m,
+                                    int n, int k, const double* a, int lda, const double* tau, const double* c,
+                                    int ldc, int* lwork),
+                  cusolverDnDormqr_bufferSize(h, side, trans, m, n, k, a, lda, tau, c, ldc, lwork))
+TOCHA_SOLVER_BOTH(ormqr(cusolverDnHandle_t h, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k,
+                        const float* a, int lda, const float* tau, float* c, int ldc, float* work, int lwork,
+                        int* info),
+                  cusolverDnSormqr(h, side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info),
+                  ormqr(cusolverDnHandle_t h, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k,
+                        const double* a, int lda, const double* tau, double* c, int ldc, double* work, int lwork,
+                        int* info),
+                  cusolverDnDormqr(h, side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info))
 
 // Symmetric eigenvalues: syevd.
 TOCHA_SOLVER_BOTH(syevd_buffer_size(cusolverDnHandle_t h, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,

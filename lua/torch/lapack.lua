@@ -161,4 +161,7 @@ for _, name in ipairs({ 'inverse', 'potrf', 'potrs', 'symeig', 'svd', 'qr' }) do
   methods[name] = torch[name]
 end
 
+-- eig, geqrf, orgqr, ormqr, pstrf, btrifact and btrisolve.
+require 'torch.lapack_t7'
+
 return torch

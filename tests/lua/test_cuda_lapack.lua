@@ -1,7 +1,8 @@
 -- LAPACK on CUDA (cuSOLVER, issue 9): every op of the LAPACK family (gesv, gels, inverse, potrf,
--- potrs, trtrs, symeig, svd, qr) on torch.CudaTensor and torch.CudaDoubleTensor against the CPU result,
--- with tolerances per dtype. Solutions, inverses and Cholesky factors are unique and compared
--- directly; decompositions whose factors are unique only up to signs are compared through their
+-- potrs, trtrs, symeig, svd, qr, geqrf, orgqr, ormqr; eig and pstrf on the host; btrifact) on
+-- torch.CudaTensor and torch.CudaDoubleTensor against the CPU result, with tolerances per dtype.
+-- Solutions, inverses and Cholesky factors are unique and compared directly; decompositions whose
+-- factors are unique only up to signs are compared through their
 -- reconstructions (and |R|, singular values, eigenvalues). Numerical failures must raise the CPU's
 -- errors; results stay on the device; gesv and inverse differentiate on the device.
 -- Registered as cuda.lapack: without a GPU it prints "SKIPPED: no CUDA device" (ctest reports it
@@ -243,6 +244,71 @@ function tests.qr()
       close(what .. 'R is upper triangular', torch.triu(rh), rh, 0)
       close(what .. '|R| (unique up to row signs)', r:clone():abs(), rh:clone():abs(), ty.tol)
     end
+  end)
+end
+
+-- geqrf, orgqr and ormqr run cuSOLVER on the device; the reflectors match the CPU's up to signs,
+-- so the results are compared through Q (|Q|, and Q C products of the device's own reflectors).
+function tests.geqrfOrgqrOrmqr()
+  each_type(function(ty, name)
+    for _, shape in ipairs({ { 6, 4 }, { 3, 5 }, { 4, 4 } }) do
+      local m, n = shape[1], shape[2]
+      local k = math.min(m, n)
+      local what = string.format('%sgeqrf %dx%d ', name, m, n)
+      local A = randn(ty, m, n)
+      local q = torch.qr(A)
+      local ag, taug = torch.geqrf(dev(A))
+      on_device(what .. 'A', ag, ty)
+      on_device(what .. 'tau', taug, ty)
+      local qg = torch.orgqr(ag, taug)
+      on_device(what .. 'orgqr', qg, ty)
+      close(what .. '|Q|', q:clone():abs(), host(qg):clone():abs(), ty.tol * 10)
+      close(what .. 'Q R = A', A, host(qg) * torch.triu(host(ag):narrow(1, 1, k)), ty.tol * 10)
+      local qfull = host(torch.ormqr(ag, taug, dev(eye(ty, m))))  -- Q I
+      local CL, CR = randn(ty, m, 3), randn(ty, 3, m)
+      for _, st in ipairs({ { 'L', 'N' }, { 'L', 'T' }, { 'R', 'N' }, { 'R', 'T' } }) do
+        local C = st[1] == 'L' and CL or CR
+        local Q = st[2] == 'T' and qfull:t() or qfull
+        local want = st[1] == 'L' and Q * C or C * Q
+        local got = torch.ormqr(ag, taug, dev(C), st[1], st[2])
+        on_device(what .. 'ormqr', got, ty)
+        close(what .. 'ormqr ' .. st[1] .. st[2], want, got, ty.tol * 10)
+      end
+    end
+  end)
+end
+
+-- eig and pstrf compute on the host for CUDA tensors (Note [Host LAPACK for CUDA tensors]): the
+-- results must equal the CPU's and come back on the device.
+function tests.eigPstrfOnTheHost()
+  each_type(function(ty, name)
+    local A = randn(ty, 5, 5)
+    local e, v = torch.eig(A, 'V')
+    local eg, vg = torch.eig(dev(A), 'V')
+    on_device(name .. 'eig values', eg, ty)
+    on_device(name .. 'eig vectors', vg, ty)
+    close(name .. 'eig values', e, eg, ty.tol)
+    close(name .. 'eig vectors', v, vg, ty.tol)
+    local X = randn(ty, 6, 3)
+    local S = X * X:t()  -- rank 3
+    local u, piv = torch.pstrf(S)
+    local ug, pivg = torch.pstrf(dev(S))
+    on_device(name .. 'pstrf factor', ug, ty)
+    close(name .. 'pstrf factor', u, ug, ty.tol)
+    tester:eq(piv:totable(), host(pivg):totable(), name .. 'pstrf pivots')
+  end)
+end
+
+-- btrifact / btrisolve (torch.linalg.luFactor / luSolve) against gesv on the device.
+function tests.btrifactBtrisolve()
+  each_type(function(ty, name)
+    local A, b = randn(ty, 3, 4, 4), randn(ty, 3, 4)
+    for i = 1, 3 do A[i]:add(eye(ty, 4) * 4) end
+    local lug, pivg = torch.btrifact(dev(A))
+    on_device(name .. 'btrifact', lug, ty)
+    local xg = torch.btrisolve(dev(b), lug, pivg)
+    on_device(name .. 'btrisolve', xg, ty)
+    for i = 1, 3 do close(name .. 'btrisolve ' .. i, torch.gesv(b[i]:view(4, 1), A[i]):view(4), host(xg)[i], ty.tol) end
   end)
 end
 
