@@ -239,18 +239,22 @@ function DiskFile:__init(name, mode, quiet)
   self._name = name
   if quiet then self._quiet = true end
 end
-local disk_ctor = torch.DiskFile
--- Torch7 returns nil instead of raising when a quiet DiskFile cannot be opened.
-torch.DiskFile = setmetatable({}, {
-  __index = DiskFile, __newindex = DiskFile, __tostring = function() return 'torch.DiskFile' end,
-  __call = function(_, name, mode, quiet)
-    if quiet then
-      local ok, f = pcall(disk_ctor, name, mode, quiet)
-      return ok and f or nil
-    end
-    return disk_ctor(name, mode, quiet)
-  end,
-})
+-- Torch7 returns nil instead of raising when a quiet DiskFile (or PipeFile) cannot be opened:
+-- replaces the constructor torch[short] of class cls by a callable table that does so.
+function File._quietConstructor(cls, short)
+  local ctor = torch[short]
+  torch[short] = setmetatable({}, {
+    __index = cls, __newindex = cls, __tostring = function() return 'torch.' .. short end,
+    __call = function(_, name, mode, quiet)
+      if quiet then
+        local ok, f = pcall(ctor, name, mode, quiet)
+        return ok and f or nil
+      end
+      return ctor(name, mode, quiet)
+    end,
+  })
+end
+File._quietConstructor(DiskFile, 'DiskFile')
 
 --- The file name.
 function DiskFile:name() return self._name end
