@@ -293,9 +293,20 @@ Tensor repeat_interleave(const Tensor& x_, const Tensor& repeats, bool has_dim, 
   return index_select(x, d, interleave_index(reps, n, 0, x.device()), 0);
 }
 
-Tensor repeat_interleave(const Tensor& x, int64_t repeats, bool has_dim, int64_t dim) {
-  TOCHA_CHECK(repeats >= 0, "repeatInterleave", "repeats must not be negative, got ", repeats);
-  return repeat_interleave(x, full({1}, double(repeats), DType::i64, x.device()), has_dim, dim);
+// One count for every slice: x with a dim of size `repeats` inserted after d, expanded and merged
+// into d, one copy (no index built on the host and moved to x's device, no gather).
+Tensor repeat_interleave(const Tensor& x_, int64_t repeats, bool has_dim, int64_t dim) {
+  const char* op = "repeatInterleave";
+  TOCHA_CHECK(repeats >= 0, op, "repeats must not be negative, got ", repeats);
+  Tensor x = has_dim ? x_ : reshape(x_, DimVec{x_.numel()});
+  if (x.dim() == 0) x = reshape(x, DimVec{1});
+  const int d = wrap_dim(dim, x.dim(), op);
+  DimVec expanded = x.sizes(), out = x.sizes();
+  expanded.insert(d + 1, repeats);
+  TOCHA_CHECK(!__builtin_mul_overflow(out[d], repeats, &out[d]), op, "dimension ", d + 1,
+              " of size ", x.size(d), " repeated ", repeats, " times overflows 64 bits");
+  Tensor r = reshape(expand(unsqueeze(x, d + 1), expanded), out);
+  return r.shares_storage(x_) ? clone(r) : r;  // repeats == 1 (or size-1 dims) reshape to a view
 }
 
 Tensor repeat_interleave_index(const Tensor& repeats, int64_t base) {

@@ -376,6 +376,23 @@ function tests.repeatInterleave()
   tester:assertErrorPattern(function() m:repeatInterleave(2, 3) end, '%[repeatInterleave%] dimension 3 out of range')
   check('repeatInterleave', function(t) return t:repeatInterleave(torch.LongTensor({ 2, 1, 3 }), 2) end, { rnd(2, 3) })
   check('repeatInterleave flat', function(t) return t:repeatInterleave(2) end, { rnd(2, 2) })
+  -- one count for all slices is an expand and one copy: every dim, non-contiguous input, no alias
+  for _, tname in ipairs(TYPES) do
+    local x = sample(tname, 3, 4):t()   -- 4 x 3, non-contiguous
+    for d = 1, 2 do
+      local r = x:repeatInterleave(3, d)
+      tester:eq(sizes(r), d == 1 and { 12, 3 } or { 4, 9 })
+      tester:eq(flat(r), ref_by_coords(x, sizes(r), function(c)
+        return d == 1 and { math.floor((c[1] - 1) / 3) + 1, c[2] } or { c[1], math.floor((c[2] - 1) / 3) + 1 }
+      end), tname .. ' dim ' .. d)
+    end
+  end
+  local once = m:repeatInterleave(1, 1)
+  once[1][1] = 9
+  tester:asserteq(m[1][1], 1, 'repeats of 1 give a copy, not a view')
+  tester:assertErrorPattern(function() torch.Tensor(2, 0):repeatInterleave(2 ^ 62, 1):repeatInterleave(4, 1) end,
+    'overflows 64 bits')
+  check('repeatInterleave 3 along dim 2', function(t) return t:repeatInterleave(3, 2) end, { rnd(2, 3) })
 end
 
 -- ---- clone, numel, tolist ----------------------------------------------------------------------
