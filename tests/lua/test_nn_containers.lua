@@ -189,6 +189,22 @@ function tests.errorsNameTheChild()
   tester:assertErrorPattern(function() ct:backward(torch.randn(3), torch.randn(3)) end, 'nn.ConcatTable%] expected a table of 2 gradOutputs')
 end
 
+-- A container's separate updateGradInput / accGradParameters reach a child that defines only
+-- updateOutput (Note [Torch7 calls on autograd modules]); the child used to return a stale gradient.
+function tests.separateCallsReachAutogradChildren()
+  torch.manualSeed(1)
+  local m = nn.ConcatTable():add(nn.GroupNormalization(2, 4)):add(nn.Identity()):double()
+  local x, g = torch.randn(3, 4, 5):double(), { torch.randn(3, 4, 5):double(), torch.randn(3, 4, 5):double() }
+  m:forward(x)
+  m:zeroGradParameters()
+  local gi = m:backward(x, g):clone()
+  local gw = m.modules[1].gradWeight:clone()
+  m:zeroGradParameters()
+  tester:assertTensorEq(m:updateGradInput(x, g), gi, 1e-12)
+  m:accGradParameters(x, g)
+  tester:assertTensorEq(m.modules[1].gradWeight, gw, 1e-12)
+end
+
 function tests.typeReachesChildren()
   -- Container:type calls each child's type(): nn.Copy's dontCast and shared storages survive.
   local keep = nn.Copy('torch.DoubleTensor', 'torch.DoubleTensor', true, true)
