@@ -9,6 +9,7 @@ local S = require 'torch.serialize_stream'
 local fail = lib.fail
 local is_tensor, describe, check_tensor = types.is_tensor, types.describe, types.check_tensor
 local methods = torch._tensor_methods
+local unpack = table.unpack or unpack
 
 local function check_number(op, what, v)
   if type(v) ~= 'number' then fail(op, '%s must be a number, got %s', what, describe(v)) end
@@ -122,6 +123,14 @@ local FLUSH_AT = 1024 * 1024
 
 local PipeFile = torch.class('torch.PipeFile', 'torch.DiskFile', torch)
 
+-- The write buffer of a PipeFile: a memory stream freed by the file (close, or its guard), not by
+-- a finalizer of its own.
+local function buffer_stream()
+  local st = S.open_memory(nil, 'PipeFile')
+  require('ffi').gc(st.s, nil)
+  return st
+end
+
 --- torch.PipeFile(command [, mode = 'r'] [, quiet]): a File reading the output of a shell command
 --- ('r') or writing to its input ('w'), with DiskFile's read/write methods. A quiet PipeFile that
 --- cannot be opened is nil instead of an error.
@@ -137,11 +146,16 @@ function PipeFile:__init(command, mode, quiet)
     pipe:close()
     stream = S.borrow_string(data, 'PipeFile')
   else
-    stream = S.open_memory(nil, 'PipeFile')
+    stream = buffer_stream()
     self._pipe, self._sent = pipe, 0
-    -- Torch7 flushed an unclosed file when it was collected (Note [PipeFile buffers]).
+    -- Torch7 flushed an unclosed file when it was collected (Note [PipeFile buffers]). The guard
+    -- frees the buffer too: its stream has no finalizer of its own, which at exit could run
+    -- before the guard's and leave it a freed stream.
     local guard = newproxy(true)
-    getmetatable(guard).__gc = function() pcall(PipeFile.close, self) end
+    getmetatable(guard).__gc = function()
+      pcall(PipeFile.close, self)
+      if self._stream then self._stream:free() end
+    end
     self._guard = guard
   end
   stream.name = command
@@ -151,16 +165,37 @@ function PipeFile:__init(command, mode, quiet)
 end
 File._quietConstructor(PipeFile, 'PipeFile')
 
+-- Note [Writes to a command that has exited]: writing to a pipe whose reader is gone raises
+-- SIGPIPE, whose default action kills the process (Torch7 died so). Around our own pipe writes,
+-- flushes and closes SIGPIPE is ignored, so the write fails with EPIPE and becomes a Lua error;
+-- the previous handler comes back at once (a host embedding Tocha keeps its own).
+local ffi = require 'ffi'
+pcall(ffi.cdef, 'typedef void (*tocha_sighandler)(int); tocha_sighandler signal(int, tocha_sighandler);')
+local SIGPIPE, SIG_IGN = 13, ffi.cast('tocha_sighandler', 1)
+local function pack(...) return { n = select('#', ...), ... } end
+local function without_sigpipe(f, ...)
+  local ok_c, previous = pcall(ffi.C.signal, SIGPIPE, SIG_IGN)
+  local r = pack(pcall(f, ...))
+  if ok_c then ffi.C.signal(SIGPIPE, previous) end
+  return unpack(r, 1, r.n)
+end
+local function pipe_write(pipe, bytes) return pipe:write(bytes) end
+local function pipe_flush(pipe) return pipe:flush() end
+local function pipe_close(pipe) return pipe:close() end
+
 -- Sends the collected bytes to the command and starts a new buffer.
 function PipeFile:_send()
   local st = self._stream
   if self._mode ~= 'w' or not st or not st:is_open() or st:size() == 0 then return end
   local bytes = st:contents()
-  local ok, err = self._pipe:write(bytes)
-  if not ok then fail('PipeFile', '%s: write to the pipe failed: %s', self._name, tostring(err)) end
+  local called, ok, err = without_sigpipe(pipe_write, self._pipe, bytes)
+  if called and ok then called, ok, err = without_sigpipe(pipe_flush, self._pipe) end
+  if not (called and ok) then
+    fail('PipeFile', '%s: write to the pipe failed: %s', self._name, tostring(err or ok))
+  end
   self._sent = self._sent + #bytes
   st:free()
-  local fresh = S.open_memory(nil, 'PipeFile')
+  local fresh = buffer_stream()
   fresh.name = self._name
   self._stream = fresh
 end
@@ -178,17 +213,23 @@ end
 function PipeFile:synchronize()
   File._s(self)
   self:_send()
-  if self._pipe then self._pipe:flush() end
   return self
 end
 --- Closes the pipe: in mode 'w' sends the rest and waits for the command to finish.
 function PipeFile:close()
   if self._stream and self._pipe then
-    self:_send()
+    -- closed even when the last send fails (the command has exited): the error comes after
+    local sent, err = pcall(self._send, self)
     local pipe = self._pipe
     self._pipe = nil
-    File.close(self)
-    pipe:close()
+    if sent then
+      File.close(self)
+    else
+      self._stream:free()
+      self._stream = nil
+    end
+    without_sigpipe(pipe_close, pipe)
+    if not sent then error(err, 0) end
     return self
   end
   return (File.close(self))

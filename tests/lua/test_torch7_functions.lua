@@ -402,6 +402,31 @@ function tests.pipeFileFlushesWhenCollected()
   os.remove(path)
 end
 
+-- Note [Writes to a command that has exited]: a Lua error, not SIGPIPE killing the process; and an
+-- unclosed PipeFile at exit is flushed without touching an already finalized buffer (it crashed).
+function tests.pipeFileCommandGoneAndExit()
+  local f = torch.PipeFile('true', 'w')
+  f:writeString(string.rep('x', 4 * 1024 * 1024))  -- past the 1 MiB buffer: sent at once, or at close
+  tester:assertErrorPattern(function() f:synchronize() end, '%[PipeFile%] true: write to the pipe failed')
+  tester:assertErrorPattern(function() f:close() end, 'write to the pipe failed')  -- it still closes
+  f:close()
+  tester:assertErrorPattern(function() f:writeString('y') end, 'closed file')
+  local lo = -1
+  while arg[lo - 1] do lo = lo - 1 end
+  local exe, script, out = arg[lo], TMP .. 'pipe_exit.lua', TMP .. 'pipe_exit.txt'
+  if exe and exe:find('/') then
+    local s = assert(io.open(script, 'w'))
+    s:write(string.format("local f = torch.PipeFile(%q, 'w') f:writeString('at exit')\n", 'cat > ' .. q(out)))
+    s:close()
+    os.remove(out)
+    local status = os.execute(q(exe) .. ' ' .. q(script))
+    tester:assert(status == 0 or status == true, 'a script leaving a PipeFile open exits cleanly, got ' .. tostring(status))
+    tester:asserteq(read_file(out), 'at exit')
+    os.remove(script)
+    os.remove(out)
+  end
+end
+
 function tests.pipeFileErrorsAndQuiet()
   tester:assertErrorPattern(function() torch.PipeFile('cat', 'rw') end, "%[PipeFile%] mode should be 'r' or 'w', got rw")
   tester:assertErrorPattern(function() torch.PipeFile(3) end, '%[PipeFile%] expected a command %(string%), got number')
