@@ -51,28 +51,8 @@ function Decorator:backward(input, gradOutput, scale)
   return self.gradInput
 end
 
--- The module converts itself (its own type() may keep some tensors, like nn.Copy's); the
--- Container's conversion of the rest must not reach it again through self.module.
-function Decorator:type(name, cache)
-  if not name then return self._type end
-  local m = inner(self)
-  self.module = nil
-  local ok, err = pcall(parent.type, self, name, cache)
-  self.module = m
-  if not ok then error(err, 0) end
-  return self
-end
-
 function Decorator:__tostring__()
   return torch.type(self) .. ' @ ' .. tostring(inner(self))
-end
-
---- nn.Decorator.decorate(class): gives class Decorator's forwarding methods (multiple inheritance).
-function Decorator.decorate(class)
-  for _, k in ipairs({ 'updateOutput', 'updateGradInput', 'accGradParameters', 'accUpdateGradParameters',
-                       'sharedAccUpdateGradParameters', 'backward', 'type', '__tostring__' }) do
-    class[k] = Decorator[k]
-  end
 end
 
 return Decorator

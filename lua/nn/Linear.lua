@@ -17,21 +17,10 @@ function Linear:__init(inputSize, outputSize, bias)
 end
 
 --- l:noBias(): drops the bias (returns l).
-function Linear:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function Linear:noBias() return nn.utils.noBias(self) end
 
 --- l:reset([stdv]): uniform(-stdv, stdv) weights and bias, stdv = 1/sqrt(inputSize) by default.
-function Linear:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.weight:size(2))
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
-end
+function Linear:reset(stdv) return nn.utils.resetUniform(self, self.weight:size(2), stdv) end
 
 local function check_input(self, input)
   local n = self.weight:size(2)

@@ -47,21 +47,12 @@ function SpatialConvolution:_weightSize()
 end
 
 --- m:noBias(): drops the bias (returns m).
-function SpatialConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function SpatialConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias; stdv = 1/sqrt(kW*kH*nInputPlane/groups)
 --- by default (Torch7's fan-in rule).
 function SpatialConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.kH * self.nInputPlane / (self.groups or 1))
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kW * self.kH * self.nInputPlane / (self.groups or 1), stdv)
 end
 
 -- Fields of older files (Torch7's `padding`, no groups, no gradWeight) brought up to date.

@@ -36,13 +36,7 @@ end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kW*kH*nInputPlane) by default.
 function SpatialConvolutionLocal:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.kH * self.nInputPlane)
-  self.weight:uniform(-stdv, stdv)
-  self.bias:uniform(-stdv, stdv)
-  self.gradWeight:zero()
-  self.gradBias:zero()
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kW * self.kH * self.nInputPlane, stdv)
 end
 
 local function check_input(self, input)

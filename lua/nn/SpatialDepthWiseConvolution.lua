@@ -28,21 +28,12 @@ function SpatialDepthWiseConvolution:__init(nInputPlane, depthwiseMultiplier, kW
 end
 
 --- m:noBias(): drops the bias (returns m).
-function SpatialDepthWiseConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function SpatialDepthWiseConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kW*kH*nInputPlane) by default
 --- (Torch7's rule).
 function SpatialDepthWiseConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.kH * self.nInputPlane)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kW * self.kH * self.nInputPlane, stdv)
 end
 
 --- m:afterLoad(): files of Torch7's first version (no depthwiseMultiplier) kept the multiplier in

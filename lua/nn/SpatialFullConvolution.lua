@@ -31,20 +31,11 @@ function SpatialFullConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH
 end
 
 --- m:noBias(): drops the bias (returns m).
-function SpatialFullConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function SpatialFullConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kW*kH*nInputPlane) by default.
 function SpatialFullConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.kH * self.nInputPlane)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kW * self.kH * self.nInputPlane, stdv)
 end
 
 local function options(self, adj)

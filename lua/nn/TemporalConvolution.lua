@@ -30,21 +30,10 @@ function TemporalConvolution:__init(inputFrameSize, outputFrameSize, kW, dW)
 end
 
 --- m:noBias(): drops the bias (returns m).
-function TemporalConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function TemporalConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kW*inputFrameSize) by default.
-function TemporalConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.inputFrameSize)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
-end
+function TemporalConvolution:reset(stdv) return nn.utils.resetUniform(self, self.kW * self.inputFrameSize, stdv) end
 
 -- input as a contiguous batch (N x T x F), the number of output frames, and whether it was batched.
 local function batch_of(self, input)

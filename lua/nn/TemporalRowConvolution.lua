@@ -26,20 +26,11 @@ function TemporalRowConvolution:__init(inputFrameSize, kW, dW, featFirst)
 end
 
 --- m:noBias(): drops the bias (returns m).
-function TemporalRowConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function TemporalRowConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kW*inputFrameSize) by default.
 function TemporalRowConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kW * self.inputFrameSize)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kW * self.inputFrameSize, stdv)
 end
 
 -- The differentiable forward (nn.composite installs updateOutput and the backward around it).

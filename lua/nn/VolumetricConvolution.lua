@@ -27,20 +27,11 @@ function VolumetricConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH, dT,
 end
 
 --- m:noBias(): drops the bias (returns m).
-function VolumetricConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function VolumetricConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kT*kW*kH*nInputPlane) by default.
 function VolumetricConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kT * self.kW * self.kH * self.nInputPlane)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kT * self.kW * self.kH * self.nInputPlane, stdv)
 end
 
 function VolumetricConvolution:_geometry()

@@ -43,20 +43,11 @@ function VolumetricFullConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH,
 end
 
 --- m:noBias(): drops the bias (returns m).
-function VolumetricFullConvolution:noBias()
-  self.bias, self.gradBias = nil, nil
-  return self
-end
+function VolumetricFullConvolution:noBias() return nn.utils.noBias(self) end
 
 --- m:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(kT*kW*kH*nInputPlane) by default.
 function VolumetricFullConvolution:reset(stdv)
-  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.kT * self.kW * self.kH * self.nInputPlane)
-  self.weight:uniform(-stdv, stdv)
-  if self.bias then self.bias:uniform(-stdv, stdv) end
-  self.gradWeight:zero()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-  return self
+  return nn.utils.resetUniform(self, self.kT * self.kW * self.kH * self.nInputPlane, stdv)
 end
 
 --- m:afterLoad(): brings a loaded module up to date the way Torch7's backCompatibility did: files

@@ -329,6 +329,25 @@ function utils.flatten(list)
   return flat
 end
 
+--- nn.utils.resetUniform(m, fanIn[, stdv]): Torch7's default reset of a layer with a weight and an
+--- optional bias: both uniform(-s, s), s = stdv * sqrt(3) when stdv is given, else 1/sqrt(fanIn);
+--- the gradients zeroed and linked to the parameters. Returns m.
+function utils.resetUniform(m, fanIn, stdv)
+  stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(fanIn)
+  m.weight:uniform(-stdv, stdv)
+  if m.bias then m.bias:uniform(-stdv, stdv) end
+  m.gradWeight:zero()
+  if m.gradBias then m.gradBias:zero() end
+  utils.linkGradients(m)
+  return m
+end
+
+--- nn.utils.noBias(m): drops m's bias and its gradient (Torch7's layer:noBias()). Returns m.
+function utils.noBias(m)
+  m.bias, m.gradBias = nil, nil
+  return m
+end
+
 -- Torch7-style backward of a module without updateGradInput (Note [Modules and autograd]): re-runs
 -- its forward with recording on from detached inputs and asks autograd for the gradients. `what`
 -- is 'input' (gradInput only: Module:updateGradInput), 'params' (the parameter gradients only,

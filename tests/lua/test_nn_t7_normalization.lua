@@ -16,21 +16,7 @@ torch.manualSeed(11)
 local J = nn.Jacobian
 local precision = 1e-6
 
--- A serialize/deserialize round trip gives the same output (and parameter gradients).
-local function roundTrip(m, input, label)
-  local y = m:forward(input):clone()
-  local go = torch.randn(y:size())
-  m:zeroGradParameters()
-  local gi = m:backward(input, go):clone()
-  local _, g1 = m:parameters()
-  local m2 = torch.deserialize(torch.serialize(m))
-  m2:zeroGradParameters()
-  tester:assertTensorEq(m2:forward(input), y, 1e-12, label .. ' deserialized forward')
-  tester:assertTensorEq(m2:backward(input, go), gi, 1e-12, label .. ' deserialized backward')
-  local _, g2 = m2:parameters()
-  for i = 1, g1 and #g1 or 0 do tester:assertTensorEq(g2[i], g1[i], 1e-12, label .. ' deserialized gradient ' .. i) end
-  return m2
-end
+local function roundTrip(m, input, label) return checks.roundTrip(tester, m, input, label) end
 
 -- ---- sub-sampling -----------------------------------------------------------------------------
 

@@ -17,21 +17,7 @@ local J = nn.Jacobian
 local unpack = table.unpack or unpack
 local precision = 1e-6
 
--- A serialize/deserialize round trip gives the same output (and parameter gradients).
-local function roundTrip(m, input, label)
-  local y = m:forward(input):clone()
-  local go = torch.randn(y:size())
-  m:zeroGradParameters()
-  local gi = m:backward(input, go):clone()
-  local _, g1 = m:parameters()
-  local m2 = torch.deserialize(torch.serialize(m))
-  m2:zeroGradParameters()
-  tester:assertTensorEq(m2:forward(input), y, 1e-12, label .. ' deserialized forward')
-  tester:assertTensorEq(m2:backward(input, go), gi, 1e-12, label .. ' deserialized backward')
-  local _, g2 = m2:parameters()
-  for i = 1, g1 and #g1 or 0 do tester:assertTensorEq(g2[i], g1[i], 1e-12, label .. ' deserialized gradient ' .. i) end
-  return m2
-end
+local function roundTrip(m, input, label) return checks.roundTrip(tester, m, input, label) end
 
 -- ---- dilated max pooling ----------------------------------------------------------------------
 
@@ -137,37 +123,30 @@ local function composed(m, x, go, nd)
 end
 
 function tests.dilationOneIsMaxPooling()
-  local inputs2 = { torch.randn(2, 3, 9, 10), torch.random(torch.LongTensor(2, 7, 9), 0, 1):double() }
-  for _, c in ipairs({ { 2, 2 }, { 3, 3, 2, 2, 1, 1 }, { 3, 2, 1, 2, 1, 0 }, { 4, 3, 3, 2, 2, 1 } }) do
-    for _, ceil in ipairs({ false, true }) do
-      local a, b = nn.SpatialMaxPooling(unpack(c)), nn.SpatialDilatedMaxPooling(unpack(c))
-      if ceil then a:ceil() b:ceil() end
-      for _, x in ipairs(inputs2) do
-        tester:assertTensorEq(b:forward(x), a:forward(x), 0, tostring(b) .. ' values')
-        tester:assert(a.indices:eq(b.indices):all(), tostring(b) .. ' indices')
-        local go = torch.randn(a.output:size())
-        tester:assertTensorEq(b:backward(x, go), a:backward(x, go), 0, tostring(b) .. ' gradInput')
-        local y, idx, gi = composed(a, x, go, 2)
-        tester:assertTensorEq(y, a.output, 0, tostring(b) .. ' composed values')
-        tester:assert(idx:eq(a.indices):all(), tostring(b) .. ' composed indices')
-        tester:assertTensorEq(gi, a.gradInput, 0, tostring(b) .. ' composed gradInput')
-      end
-    end
-  end
-  local inputs3 = { torch.randn(2, 2, 6, 7, 5), torch.random(torch.LongTensor(2, 5, 6, 7), 0, 1):double() }
-  for _, c in ipairs({ { 2, 2, 2 }, { 3, 3, 3, 2, 2, 2, 1, 1, 1 }, { 3, 2, 1, 2, 1, 1, 1, 1, 0 } }) do
-    for _, ceil in ipairs({ false, true }) do
-      local a, b = nn.VolumetricMaxPooling(unpack(c)), nn.VolumetricDilatedMaxPooling(unpack(c))
-      if ceil then a:ceil() b:ceil() end
-      for _, x in ipairs(inputs3) do
-        tester:assertTensorEq(b:forward(x), a:forward(x), 0, tostring(b) .. ' values')
-        tester:assert(a.indices:eq(b.indices):all(), tostring(b) .. ' indices')
-        local go = torch.randn(a.output:size())
-        tester:assertTensorEq(b:backward(x, go), a:backward(x, go), 0, tostring(b) .. ' gradInput')
-        local y, idx, gi = composed(a, x, go, 3)
-        tester:assertTensorEq(y, a.output, 0, tostring(b) .. ' composed values')
-        tester:assert(idx:eq(a.indices):all(), tostring(b) .. ' composed indices')
-        tester:assertTensorEq(gi, a.gradInput, 0, tostring(b) .. ' composed gradInput')
+  local cases = {
+    { 2, nn.SpatialMaxPooling, nn.SpatialDilatedMaxPooling,
+      { torch.randn(2, 3, 9, 10), torch.random(torch.LongTensor(2, 7, 9), 0, 1):double() },
+      { { 2, 2 }, { 3, 3, 2, 2, 1, 1 }, { 3, 2, 1, 2, 1, 0 }, { 4, 3, 3, 2, 2, 1 } } },
+    { 3, nn.VolumetricMaxPooling, nn.VolumetricDilatedMaxPooling,
+      { torch.randn(2, 2, 6, 7, 5), torch.random(torch.LongTensor(2, 5, 6, 7), 0, 1):double() },
+      { { 2, 2, 2 }, { 3, 3, 3, 2, 2, 2, 1, 1, 1 }, { 3, 2, 1, 2, 1, 1, 1, 1, 0 } } },
+  }
+  for _, case in ipairs(cases) do
+    local nd, Plain, Dilated, inputs, configs = unpack(case)
+    for _, c in ipairs(configs) do
+      for _, ceil in ipairs({ false, true }) do
+        local a, b = Plain(unpack(c)), Dilated(unpack(c))
+        if ceil then a:ceil() b:ceil() end
+        for _, x in ipairs(inputs) do
+          tester:assertTensorEq(b:forward(x), a:forward(x), 0, tostring(b) .. ' values')
+          tester:assert(a.indices:eq(b.indices):all(), tostring(b) .. ' indices')
+          local go = torch.randn(a.output:size())
+          tester:assertTensorEq(b:backward(x, go), a:backward(x, go), 0, tostring(b) .. ' gradInput')
+          local y, idx, gi = composed(a, x, go, nd)
+          tester:assertTensorEq(y, a.output, 0, tostring(b) .. ' composed values')
+          tester:assert(idx:eq(a.indices):all(), tostring(b) .. ' composed indices')
+          tester:assertTensorEq(gi, a.gradInput, 0, tostring(b) .. ' composed gradInput')
+        end
       end
     end
   end
