@@ -251,9 +251,12 @@ mt.__mod = function(a, b) return (torch.remainder(a, b)) end
 mt.__pow = function(a, b) return (torch.pow(a, b)) end
 mt.__unm = function(a) return (torch.neg(a)) end
 -- Torch7: tensor * tensor is dot (1D.1D), mv (2D.1D) or mm (2D.2D); with a number it scales.
+-- A 0-dim tensor scales too (Torch7 had none; a full reduction under autograd is one, so
+-- `a:sum() * b:sum()` is the product of two numbers, as in PyTorch).
 mt.__mul = function(a, b)
   if is_tensor(a) and is_tensor(b) then
     local da, db = a.p.ndim, b.p.ndim
+    if da == 0 or db == 0 then return (torch.cmul(a, b)) end
     if da == 1 and db == 1 then return (torch.dot(a, b)) end
     if da == 2 and db == 1 then return (torch.mv(a, b)) end
     if da == 2 and db == 2 then return (torch.mm(a, b)) end
