@@ -3,6 +3,7 @@
 // validate: core/ already did.
 #pragma once
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -108,37 +109,6 @@ using reduce::better;
 using reduce::is_nan;
 using reduce::worst;
 
-// Note [Vector extremes]: the extreme of a contiguous run as an OpenMP max/min reduction with a
-// NaN count beside it, in the SIMD clones, computed in the compute type (max/min, logsumexp's
-// max); reduce_contiguous's lanes stayed scalar compares and branches (max along the last dim of
-// 256x256 with indices: 83 us, 2.1x PyTorch's time). reduce_minmax.cpp then finds the first
-// position of a value a block at a time, each block tested with a vector count of its compares.
-// Between -0 and +0 (equal) the values-only max/min may return either, as PyTorch's may; with
-// indices the value is read at the first position, so it is the element the index names.
-template <bool kMax, class T>
-TOCHA_SIMD_CLONES opmath_t<T> extreme_run(const T* __restrict p, int64_t n, int64_t* nans) {
-  using M = opmath_t<T>;
-  M m = worst<M, kMax>();
-  int64_t bad = 0;
-  if constexpr (kMax) {
-#pragma omp simd reduction(max : m) reduction(+ : bad)
-    for (int64_t i = 0; i < n; ++i) {
-      const M v = M(p[i]);
-      m = m < v ? v : m;
-      bad += is_nan(v);
-    }
-  } else {
-#pragma omp simd reduction(min : m) reduction(+ : bad)
-    for (int64_t i = 0; i < n; ++i) {
-      const M v = M(p[i]);
-      m = v < m ? v : m;
-      bad += is_nan(v);
-    }
-  }
-  *nans = bad;
-  return m;
-}
-
 // wide_fold(p, n, map, fold, init): fold (a sum or a product) of map(x) for x in the run, in
 // kWideLanes lanes; wide_sum is the sum (the 1- and 2-norms map |x| and x^2).
 struct WideIdentity {
@@ -175,6 +145,51 @@ inline A fold_lanes(const T* p, int64_t n, A init, const Map& map, const Fold& f
   for (; i < n; ++i) acc = fold(acc, map(A(opmath_t<T>(p[i]))));
   return acc;
 }
+// Note [Vector extremes]: the extreme of a contiguous run, folded in the compute type in
+// kWideLanes independent lanes in the SIMD clones (max/min, logsumexp's max); reduce_contiguous's
+// lanes stayed scalar compares and branches (max along the last dim of 256x256 with indices:
+// 83 us, 2.1x PyTorch's time). reduce_minmax.cpp then finds the first position of a value a block
+// at a time, each block tested with a vector count of its compares. Between -0 and +0 (equal) the
+// values-only max/min may return either, as PyTorch's may; with indices the value is read at the
+// first position, so it is the element the index names.
+// Note [Extreme lanes in memory]: the extreme of a run is folded into 64 lanes kept in a small
+// array, a block of 64 elements per step (each lane takes v when v is NaN or better, so a lane
+// that met a NaN keeps it), then the lanes are halved down to a 16-wide vector and folded last.
+// The loops are OpenMP simd loops, vectorized for each clone's target. This was one OpenMP max
+// reduction with a NaN count beside it: GCC kept the max in one register, each step waiting on
+// the last (4 cycles per 8 floats), and widened the count to 64-bit lanes: ~500 instructions for a
+// 256-float row, and a row-wise amax of 256x256 took 16.2 us against PyTorch's 6.8. Four such
+// reductions over the quarters of the run had four chains but paid a scalar merge of 64 lanes in
+// OpenMP's epilogue; GCC vector types were lowered for the baseline target before cloning (scalar
+// code), as were 32 scalar lanes left to the SLP pass.
+template <bool kMax, class M> inline M keep_extreme(M a, M v) {
+  const M r = (kMax ? a < v : v < a) ? v : a;
+  return v != v ? v : r;
+}
+template <bool kMax, class T>
+TOCHA_SIMD_CLONES opmath_t<T> extreme_run(const T* __restrict p, int64_t n, int64_t* nans) {
+  using M = opmath_t<T>;
+  constexpr int64_t kBlock = 64;
+  alignas(64) M acc[kBlock];
+  for (int64_t l = 0; l < kBlock; ++l) acc[l] = worst<M, kMax>();
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+#pragma omp simd aligned(acc : 64)
+    for (int64_t l = 0; l < kBlock; ++l) acc[l] = keep_extreme<kMax>(acc[l], M(p[i + l]));
+  }
+  const int64_t rest = n - i;
+#pragma omp simd aligned(acc : 64)
+  for (int64_t l = 0; l < rest; ++l) acc[l] = keep_extreme<kMax>(acc[l], M(p[i + l]));
+  for (int64_t w = kBlock / 2; w >= 8; w /= 2) {
+#pragma omp simd aligned(acc : 64)
+    for (int64_t l = 0; l < w; ++l) acc[l] = keep_extreme<kMax>(acc[l], acc[l + w]);
+  }
+  M m = acc[0];
+  for (int64_t l = 1; l < 8; ++l) m = keep_extreme<kMax>(m, acc[l]);
+  *nans = is_nan(m);
+  return m;
+}
+
 // kLanes lanes, inlined into the caller: the building block of the reduce_segment hooks (a sum of
 // squares, a count of infinities...).
 template <class A, class T, class Map, class Fold>
