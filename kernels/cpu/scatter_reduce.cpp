@@ -16,24 +16,24 @@ template <class T> inline bool is_nan(T v) {
   else return false;
 }
 
-// a combined with b by reduction k (prod, amax, amin); NaN wins amax and amin.
-template <class T> inline T combine(T a, T b, ScatterReduce k) {
+// a combined with b by reduction K (prod, amax, amin); NaN wins amax and amin: b replaces a when b
+// is NaN or better, so a NaN already in a stays (no better number exists for it).
+template <ScatterReduce K, class T> inline T combine(T a, T b) {
   if constexpr (std::is_same<T, bool>::value) {
-    return k == ScatterReduce::amax ? (a || b) : (a && b);  // prod of bools is "and"
+    return K == ScatterReduce::amax ? (a || b) : (a && b);  // prod of bools is "and"
   } else {
     using M = opmath_t<T>;
     const M x = M(a), y = M(b);
-    if (k == ScatterReduce::prod) return T(x * y);
-    if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
-    if (k == ScatterReduce::amax) return y > x ? b : a;
-    return y < x ? b : a;
+    if constexpr (K == ScatterReduce::prod) return T(x * y);
+    else if constexpr (K == ScatterReduce::amax) return (y > x) | is_nan(y) ? b : a;
+    else return (y < x) | is_nan(y) ? b : a;
   }
 }
 
-template <class T> void scatter_reduce_kernel(const IndexIter& it) {
+// The reduction is a template argument: a switch per element cost as much as the scatter itself
+// (amax along the rows of 256x256: 117 us against PyTorch's 66).
+template <ScatterReduce K, class T> void scatter_reduce_run(const IndexIter& it) {
   const int64_t inner_n = it.inner.numel, total = it.positions(), n = it.n;
-  if (total == 0 || n == 0) return;
-  const ScatterReduce k = ScatterReduce(it.value);
   const int64_t ds0 = it.dim_stride[0], ds1 = it.dim_stride[1], ds2 = it.dim_stride[2], ib = it.index_base;
   parallel_for(total, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
@@ -45,10 +45,19 @@ template <class T> void scatter_reduce_kernel(const IndexIter& it) {
       const int64_t* index = reinterpret_cast<const int64_t*>(it.data[2]) + off[2];
       for (int64_t i = 0; i < n; ++i) {
         T* s = self + (index[i * ds2] - ib) * ds0;
-        *s = combine(*s, src[i * ds1], k);
+        *s = combine<K>(*s, src[i * ds1]);
       }
     }
   });
+}
+
+template <class T> void scatter_reduce_kernel(const IndexIter& it) {
+  if (it.positions() == 0 || it.n == 0) return;
+  switch (ScatterReduce(it.value)) {
+    case ScatterReduce::prod: return scatter_reduce_run<ScatterReduce::prod, T>(it);
+    case ScatterReduce::amax: return scatter_reduce_run<ScatterReduce::amax, T>(it);
+    default: return scatter_reduce_run<ScatterReduce::amin, T>(it);
+  }
 }
 
 #define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
