@@ -82,6 +82,15 @@ function tests.scatterReduceValues()
     :totable(), { 1, 2 })  -- (1 + 2 + 2) / 3 rounds down
   local nan = x:scatterReduce(1, torch.LongTensor({ 2 }), torch.Tensor({ 0 / 0 }), 'amax')
   tester:assert(nan[2] ~= nan[2], 'amax propagates NaN')
+  -- a NaN stays once scattered or present, whatever comes after it, for amax and amin
+  local two = torch.LongTensor({ 2, 2 })
+  for _, how in ipairs({ 'amax', 'amin' }) do
+    local r = x:scatterReduce(1, two, torch.Tensor({ 0 / 0, 100 * (how == 'amax' and 1 or -1) }), how)
+    tester:assert(r[2] ~= r[2] and r[1] == 1, how .. ': a NaN before a better number stays')
+    local withNan = torch.Tensor({ 1, 0 / 0, 3, 4 })
+    r = withNan:scatterReduce(1, two, torch.Tensor({ -100, 100 }), how)
+    tester:assert(r[2] ~= r[2], how .. ': a NaN in self stays')
+  end
   local w = x:clone()
   w:scatterReduce_(1, torch.LongTensor({ 3 }), torch.Tensor({ 1 }), 'amin')
   tester:eq(w:totable(), { 1, 2, 1, 4 })
