@@ -124,3 +124,12 @@ int tocha_cuda_initial_seed(int device, uint64_t* seed) noexcept {
     *seed = cuda_generator(device < 0 ? 0 : device).initial_seed();
   });
 }
+int tocha_cuda_get_rng_state(int device, uint64_t* seed, uint64_t* offset) noexcept {
+  return guard_int([&] {
+    TOCHA_CHECK(seed && offset, "cuda.getRNGState", "output pointer is NULL");
+    cuda_generator(device < 0 ? 0 : device).get_state(seed, offset);
+  });
+}
+int tocha_cuda_set_rng_state(int device, uint64_t seed, uint64_t offset) noexcept {
+  return guard_int([&] { cuda_generator(device < 0 ? 0 : device).set_state(seed, offset); });
+}

@@ -41,6 +41,11 @@ TOCHA_API int tocha_cuda_reset_peak_stats(int device) TOCHA_NOEXCEPT;
 /* Seeds the Philox generator of one CUDA device (device < 0: every device, now and later). */
 TOCHA_API int tocha_cuda_manual_seed(int device, uint64_t seed) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_cuda_initial_seed(int device, uint64_t *seed) TOCHA_NOEXCEPT;
+/* The whole state of one device's Philox generator (its seed and the counter offset of the next
+   fill), read and restored (torch.cuda.getRNGState/setRNGState); like seeding, works before any
+   GPU use. */
+TOCHA_API int tocha_cuda_get_rng_state(int device, uint64_t *seed, uint64_t *offset) TOCHA_NOEXCEPT;
+TOCHA_API int tocha_cuda_set_rng_state(int device, uint64_t seed, uint64_t offset) TOCHA_NOEXCEPT;
 /* torch.backends.cuda.allowTF32: TF32 tensor-core math for f32 matmuls (off by default). */
 TOCHA_API int tocha_cuda_allow_tf32(void) TOCHA_NOEXCEPT;
 TOCHA_API void tocha_cuda_set_allow_tf32(int on) TOCHA_NOEXCEPT;

@@ -31,6 +31,12 @@ uint64_t PhiloxGenerator::offset() {
   return offset_;
 }
 
+void PhiloxGenerator::get_state(uint64_t* seed, uint64_t* offset) {
+  std::lock_guard<std::mutex> g(mutex_);
+  *seed = seed_;
+  *offset = offset_;
+}
+
 void PhiloxGenerator::set_state(uint64_t seed, uint64_t offset) {
   std::lock_guard<std::mutex> g(mutex_);
   seed_ = seed;

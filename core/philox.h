@@ -55,6 +55,8 @@ class PhiloxGenerator {
   // The offset of the next fill (with the seed, the whole state).
   uint64_t offset();
   void set_state(uint64_t seed, uint64_t offset);
+  // Both halves of the state under one lock.
+  void get_state(uint64_t* seed, uint64_t* offset);
 
  private:
   std::mutex mutex_;

@@ -136,6 +136,62 @@ local function parse_device(op, spec)
 end
 cuda._parse_device = parse_device
 
+-- ---- generator state ------------------------------------------------------------------------
+
+-- Note [CUDA generator state]: a device's generator is a Philox counter, so its whole state is
+-- its seed and the counter offset of the next fill: 16 bytes, the seed then the offset, each a
+-- little-endian uint64, the layout of PyTorch's CUDA state. Random ops that CUDA tensors draw on
+-- the host (multinomial, randperm, poisson, binomial) use the CPU generator (torch.getRNGState).
+local rng_words = ffi.new('uint64_t[2]')
+local function rng_device(op, device)
+  if device == nil or device == 'cuda' then return cuda.isAvailable() and cuda.getDevice() or 0 end
+  local dt, idx = parse_device(op, device)
+  if dt ~= 1 then fail(op, 'expected a CUDA device, got %s', tostring(device)) end
+  local n = cuda.deviceCount()
+  if idx < 0 or idx ~= math.floor(idx) or (n > 0 and idx >= n) then
+    fail(op, 'device %s does not exist (%d CUDA devices, numbered from 0)', tostring(device), n)
+  end
+  return idx
+end
+--- torch.cuda.getRNGState([device]): a ByteTensor (16 bytes) holding the state of a CUDA device's
+--- generator (default: the current device); setRNGState restores it, so random CUDA fills repeat.
+--- Example: local s = torch.cuda.getRNGState()
+function cuda.getRNGState(device)
+  check(C.tocha_cuda_get_rng_state(rng_device('cuda.getRNGState', device), rng_words, rng_words + 1))
+  local state = torch.ByteTensor(16)
+  ffi.copy(state:data(), rng_words, 16)
+  return state
+end
+--- torch.cuda.setRNGState(state[, device]): restores a state from torch.cuda.getRNGState on a
+--- CUDA device's generator (default: the current device).
+--- Example: torch.cuda.setRNGState(torch.cuda.getRNGState())
+function cuda.setRNGState(state, device)
+  local op = 'cuda.setRNGState'
+  if not types.is_tensor(state) or torch.typename(state) ~= 'torch.ByteTensor' or state:nElement() ~= 16 then
+    fail(op, 'expected the 16-byte torch.ByteTensor of torch.cuda.getRNGState, got %s', types.describe(state))
+  end
+  local idx = rng_device(op, device)
+  ffi.copy(rng_words, state:contiguous():data(), 16)
+  check(C.tocha_cuda_set_rng_state(idx, rng_words[0], rng_words[1]))
+end
+--- torch.cuda.getRNGStateAll(): the generator states of every CUDA device, a table indexed from 1
+--- (device 0 first).
+--- Example: torch.cuda.getRNGStateAll()
+function cuda.getRNGStateAll()
+  local states = {}
+  for d = 0, cuda.deviceCount() - 1 do states[d + 1] = cuda.getRNGState(d) end
+  return states
+end
+--- torch.cuda.setRNGStateAll(states): restores the states of torch.cuda.getRNGStateAll.
+--- Example: torch.cuda.setRNGStateAll(torch.cuda.getRNGStateAll())
+function cuda.setRNGStateAll(states)
+  if type(states) ~= 'table' or types.is_tensor(states) or #states ~= cuda.deviceCount() then
+    fail('cuda.setRNGStateAll', 'expected a table of %d states from torch.cuda.getRNGStateAll, got %s',
+      cuda.deviceCount(), types.describe(states))
+  end
+  for d = 0, #states - 1 do cuda.setRNGState(states[d + 1], d) end
+end
+
 -- Note [Out-of-memory from Lua]: the allocator already raised the GC flag, emptied its cache and
 -- retried once inside C, but only Lua can free the tensors of dead handles. So moves and CUDA
 -- constructors that fail with TOCHA_EOOM collect, empty the cache and try once more; any other op

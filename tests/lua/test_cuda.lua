@@ -339,5 +339,42 @@ function tests.philoxFillsRepeatPerSeed()
   tester:asserteq(max_err(c, d), 0)
 end
 
+-- Note [CUDA generator state] (lua/torch/cuda.lua): 16 bytes, seed then offset, little-endian.
+function tests.generatorStateRoundTrips()
+  torch.cuda.manualSeed(77)  -- the state exists without a device too
+  local s = torch.cuda.getRNGState()
+  tester:asserteq(torch.typename(s), 'torch.ByteTensor')
+  tester:asserteq(s:nElement(), 16)
+  local seed, offset = 0, 0
+  for i = 8, 1, -1 do seed = seed * 256 + s[i]; offset = offset * 256 + s[i + 8] end
+  tester:asserteq(seed, 77)
+  tester:asserteq(offset, 0, 'a fresh seed starts at counter 0')
+  local other = s:clone()
+  other[1], other[9] = 5, 3  -- seed 5 (the high bytes of 77 are 0), offset 3
+  torch.cuda.setRNGState(other)
+  tester:asserteq(torch.cuda.initialSeed(), 5)
+  tester:assertTensorEq(torch.cuda.getRNGState(), other, 0)
+  torch.cuda.setRNGState(s)
+  tester:assertTensorEq(torch.cuda.getRNGState(), s, 0)
+  tester:asserteq(#torch.cuda.getRNGStateAll(), torch.cuda.deviceCount())
+  torch.cuda.setRNGStateAll(torch.cuda.getRNGStateAll())
+  tester:assertErrorPattern(function() torch.cuda.setRNGState(torch.ByteTensor(3)) end,
+    '%[cuda.setRNGState%] expected the 16%-byte torch.ByteTensor')
+  tester:assertErrorPattern(function() torch.cuda.setRNGState(torch.FloatTensor(16)) end, 'cuda.setRNGState')
+  tester:assertErrorPattern(function() torch.cuda.getRNGState('cpu') end, '%[cuda.getRNGState%] expected a CUDA device')
+  tester:assertErrorPattern(function() torch.cuda.setRNGStateAll({ s, s, s, s, s, s, s, s, s }) end,
+    'cuda.setRNGStateAll')
+  if not available then return end
+  tester:assertErrorPattern(function() torch.cuda.getRNGState(torch.cuda.deviceCount()) end, 'does not exist')
+  -- Restoring a state repeats the fills drawn after it; the stream then goes on.
+  local at = torch.cuda.getRNGState()
+  local a = torch.CudaTensor(1000):uniform()
+  local b = torch.CudaTensor(1000):normal()
+  torch.cuda.setRNGState(at)
+  tester:asserteq(max_err(torch.CudaTensor(1000):uniform(), a), 0, 'uniform repeats')
+  tester:asserteq(max_err(torch.CudaTensor(1000):normal(), b), 0, 'normal repeats')
+  tester:assertne(max_err(torch.CudaTensor(1000):uniform(), a), 0, 'then new numbers')
+end
+
 tester:add(tests)
 tester:run()

@@ -244,5 +244,25 @@ function tests.randpermAndMultinomialRunOnTheDevice()
   end
 end
 
+-- Note [CUDA generator state]: a fill reserves counter blocks of the device generator (the
+-- offset, bytes 9-16 of the state, moves on); restoring a state moves it back, so the next fill
+-- draws the same numbers (compared on a GPU by test_cuda.lua).
+function tests.generatorStateFollowsFills()
+  local function offset(s)
+    local v = 0
+    for i = 16, 9, -1 do v = v * 256 + s[i] end
+    return v
+  end
+  torch.cuda.manualSeed(11)
+  local s0 = torch.cuda.getRNGState()
+  torch.CudaTensor(1000):uniform()
+  local s1 = torch.cuda.getRNGState()
+  tester:assertgt(offset(s1), offset(s0), 'a fill moves the counter on')
+  torch.cuda.setRNGState(s0)
+  tester:asserteq(offset(torch.cuda.getRNGState()), offset(s0))
+  torch.CudaTensor(1000):uniform()
+  tester:assertTensorEq(torch.cuda.getRNGState(), s1, 0, 'the same fill after a restore reserves the same blocks')
+end
+
 tester:add(tests)
 tester:run()
