@@ -109,7 +109,7 @@ end
 -- The backward of a coarse node (shared by all of them; the entry holds the call's state).
 local function coarse_backward(entry, grads, n)
   local module, input = entry.module, entry.input
-  local gradOutput = entry.single and grads[1] or utils.rebuild(entry.output, grads, true)
+  local gradOutput = entry.single and grads[1] or utils.rebuild(entry.shape, grads, true)
   -- Note [Skipping gradInput]: under autograd nothing reads the gradInput of an input that needs
   -- no gradient (the data going into the first layer), so a module whose accGradParameters does
   -- not depend on updateGradInput having run (it sets _accGradWithoutGradInput, like nn.Linear)
@@ -136,9 +136,14 @@ local function forward_as_node(self, input, inputNeedsGrad)
   local single = torch.isTensor(output)
   if single then output = outs[1] elseif #outs > 0 then output = utils.rebuild(output, outs) end
   self.output = output
+  -- Note [Coarse nodes hold no outputs]: the entry keeps only the shape of a table output (for
+  -- rebuilding gradOutput), never the output tensors: those carry this node as their history, and
+  -- the node keeps its entry alive from C++, so an entry holding them was a cycle no collector
+  -- could see. Once m.output was replaced (m:clearState() after each forward, or a module that
+  -- allocates a new output each call) and no backward ran, every step's output leaked.
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
-                                    module = self, input = input, output = output, single = single,
-                                    inputNeedsGrad = inputNeedsGrad },
+                                    module = self, input = input, shape = (not single) and utils.skeleton(output) or nil,
+                                    single = single, inputNeedsGrad = inputNeedsGrad },
                                   inputs, outs)
   return output
 end

@@ -164,11 +164,23 @@ function utils.linkGradients(module)
   if module.modules then module:apply(link) else link(module) end
 end
 
--- Rebuilds a table shaped like `template` from a flat list of tensors (tensor leaves in order).
+local SLOT = setmetatable({}, { __tostring = function() return 'nn.utils.SLOT' end })
+-- The nesting of a table of tensors with every tensor replaced by a slot marker: a template for
+-- rebuild that keeps no tensor alive.
+function utils.skeleton(x)
+  if torch.isTensor(x) then return SLOT end
+  if type(x) ~= 'table' then return x end
+  local r = {}
+  for i, v in ipairs(x) do r[i] = utils.skeleton(v) end
+  return r
+end
+
+-- Rebuilds a table shaped like `template` (tensors or skeleton slots) from a flat list of tensors
+-- (tensor leaves in order).
 function utils.rebuild(template, flat, allow_nil)
   local k = 0
   local function walk(t)
-    if torch.isTensor(t) then
+    if t == SLOT or torch.isTensor(t) then
       k = k + 1
       local v = flat[k]
       if v == nil and not allow_nil then error('nn: missing tensor ' .. k, 0) end

@@ -68,6 +68,34 @@ function tests.trainingLoopKeepsMemoryFlat()
   if rss0 then tester:assertlt(rss1 - rss0, 64 * 1024, 'RSS grew by ' .. (rss1 - rss0) .. ' kB') end
 end
 
+-- Note [Coarse nodes hold no outputs] (lua/nn/Module.lua): a Torch7 module run in autograd style
+-- records a node whose outputs carry it as history; forward-only steps that replace m.output
+-- (clearState, a table output rebuilt each call) must not keep the old outputs alive.
+function tests.moduleNodesDoNotKeepReplacedOutputs()
+  require 'nn'
+  local lin = nn.Linear(64, 64)
+  local cat = nn.ConcatTable():add(nn.Linear(64, 8)):add(nn.Linear(64, 8))
+  for _, m in ipairs({ lin, cat }) do
+    for _, p in ipairs(m:parameters()) do p:requiresGrad() end
+  end
+  local x = torch.randn(32, 64)
+  local function step()
+    lin:forward(x)
+    lin:clearState()
+    cat:forward(x)
+    cat:clearState()
+  end
+  for _ = 1, 20 do step() end
+  collectgarbage()
+  collectgarbage()
+  local live0 = torch.memoryStats().liveBytes
+  for _ = 1, 200 do step() end
+  collectgarbage()
+  collectgarbage()
+  local live1 = torch.memoryStats().liveBytes
+  tester:assertle(live1, live0 + 4096, 'live tensor bytes grew from ' .. live0 .. ' to ' .. live1)
+end
+
 -- Sanitizer builds (`make test-asan`, TOCHA_SANITIZE set by tests/sanitize/env.cmake): ASan keeps
 -- freed blocks in a 256 MiB quarantine and adds shadow memory, so RSS bounds mean nothing there,
 -- and 50 GiB of temporaries or 100k training steps run past the test timeout (they took over
