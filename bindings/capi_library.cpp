@@ -86,3 +86,11 @@ int tocha_memory_stats(int device_type, int64_t* live, int64_t* peak, int64_t* a
   if (gcs) *gcs = s.gc_requests;
   return 0;
 }
+int tocha_memory_reset_peak(int device_type) noexcept {
+  if (device_type < 0 || device_type >= kNumDeviceTypes) {
+    set_error(TOCHA_EINVAL, "[resetPeakMemoryStats] invalid device type");
+    return -1;
+  }
+  memory_reset_peak(DeviceType(device_type));
+  return 0;
+}

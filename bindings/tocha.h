@@ -86,6 +86,8 @@ TOCHA_API int64_t tocha_memory_gc_threshold(void) TOCHA_NOEXCEPT;
 /* Fills live, peak, allocation count and GC requests for a device type; returns 0. */
 TOCHA_API int tocha_memory_stats(int device_type, int64_t *live, int64_t *peak, int64_t *allocations,
                                  int64_t *gc_requests) TOCHA_NOEXCEPT;
+/* Sets the peak of a device type's tensor bytes to the live bytes now; returns 0. */
+TOCHA_API int tocha_memory_reset_peak(int device_type) TOCHA_NOEXCEPT;
 
 #include "tocha_tensor.h"
 #include "tocha_pointwise.h"

@@ -47,6 +47,15 @@ function torch.memoryStats(device)
   return { liveBytes = tonumber(v[0]), peakBytes = tonumber(v[1]), allocations = tonumber(v[2]),
            gcRequests = tonumber(v[3]) }
 end
+--- torch.resetPeakMemoryStats([device]): sets the peak of memoryStats(device) ('cpu', the
+--- default, or 'cuda') to the bytes live now, so a later peakBytes measures one region of a script.
+--- Example: torch.resetPeakMemoryStats()
+function torch.resetPeakMemoryStats(device)
+  if device ~= nil and device ~= 'cpu' and device ~= 'cuda' then
+    fail('resetPeakMemoryStats', "expected 'cpu' or 'cuda', got %s", tostring(device))
+  end
+  lib.check(C.tocha_memory_reset_peak((device == nil or device == 'cpu') and 0 or 1))
+end
 --- Bytes allocated since the last collection that trigger one (at least; grows with live bytes).
 function torch.setGCThreshold(bytes) C.tocha_memory_set_gc_threshold(bytes) end
 --- torch.getGCThreshold(): the minimum GC threshold in bytes (default 256 MiB, set with

@@ -21,6 +21,21 @@ function tests.accountingFollowsTensors()
   tester:asserteq(torch.memoryStats().liveBytes, before)
 end
 
+function tests.resetPeakStartsFromLiveBytes()
+  collectgarbage()
+  local big = torch.DoubleTensor(100000)
+  big:free()
+  tester:assertge(torch.memoryStats().peakBytes, torch.memoryStats().liveBytes + 800000)
+  torch.resetPeakMemoryStats()
+  local s = torch.memoryStats()
+  tester:asserteq(s.peakBytes, s.liveBytes)
+  local t = torch.DoubleTensor(1000)
+  tester:asserteq(torch.memoryStats().peakBytes, s.liveBytes + 8000, 'the peak counts from the reset')
+  t:free()
+  torch.resetPeakMemoryStats('cuda')  -- the device counters exist without a device
+  tester:assertErrorPattern(function() torch.resetPeakMemoryStats('gpu') end, "%[resetPeakMemoryStats%] expected 'cpu' or 'cuda'")
+end
+
 -- 50 GiB of 4 MiB temporaries: without the pressure flag Lua's GC would see only tiny handles and
 -- keep every tensor alive.
 function tests.temporariesDoNotPileUp()
