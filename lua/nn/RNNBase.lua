@@ -8,11 +8,16 @@
 -- Torch7's backward/updateGradInput/accGradParameters, which call the same fused backward; that
 -- path checks it is given the input of the last forward (Torch7 silently used stale state). The
 -- dropout masks between layers are drawn once per forward and shared by both paths.
+-- bidirectional = true adds PyTorch's *_reverse parameters (nn/rnn_bidirectional.lua, Note
+-- [Reverse direction by flipping time]); a nn.PackedSequence input runs nn/rnn_packed.lua.
 local RNNBase, parent = torch.class('nn.RNNBase', 'nn.Module')
 local user_level = torch._lib.user_level
+local layer = require 'nn.rnn_bidirectional'
+local packed = require 'nn.rnn_packed'
 
 local gates = { LSTM = 4, GRU = 3, RNN_TANH = 1, RNN_RELU = 1 }
-local known = { numLayers = true, nonlinearity = true, dropout = true, batchFirst = true, bias = true }
+local known = { numLayers = true, nonlinearity = true, dropout = true, batchFirst = true, bias = true,
+                bidirectional = true }
 local aliases = { num_layers = 'numLayers', batch_first = 'batchFirst' }
 
 local function describe(x)
@@ -21,7 +26,8 @@ local function describe(x)
 end
 RNNBase._describe = describe
 
--- Options: nn.LSTM(inputSize, hiddenSize [, numLayers] [, {numLayers=, dropout=, batchFirst=, bias=}]).
+-- Options: nn.LSTM(inputSize, hiddenSize [, numLayers] [, {numLayers=, dropout=, batchFirst=, bias=,
+-- bidirectional=}]).
 function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   parent.__init(self)
   local cls = torch.typename(self) or 'nn.RNNBase'
@@ -47,6 +53,9 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   if type(p) ~= 'number' or p < 0 or p >= 1 then
     error(string.format('[%s] dropout must be a number in [0, 1), got %s', cls, tostring(p)), user_level())
   end
+  if o.bidirectional ~= nil and type(o.bidirectional) ~= 'boolean' then
+    error(string.format('[%s] bidirectional must be a boolean, got %s', cls, describe(o.bidirectional)), user_level())
+  end
   if mode == 'RNN' then
     local nl = o.nonlinearity or 'tanh'
     if nl ~= 'tanh' and nl ~= 'relu' then
@@ -57,24 +66,29 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   end
   self.mode, self.inputSize, self.hiddenSize, self.numLayers = mode, inputSize, hiddenSize, layers
   self.dropout, self.batchFirst, self.bias = p, o.batchFirst == true, o.bias ~= false
-  self:_makeParams(layers, function(l) return '_l' .. (l - 1) end)
+  self.bidirectional = o.bidirectional == true
+  self:_makeParams(layers, function(l) return '_l' .. (l - 1) end, self.bidirectional and 2 or 1)
 end
 
--- Creates weight_ih<suffix>, weight_hh, bias_ih, bias_hh per layer (and their gradWeight*/gradBias*).
-function RNNBase:_makeParams(layers, suffix)
+-- Creates weight_ih<suffix>, weight_hh, bias_ih, bias_hh per layer and direction (the reverse one
+-- with PyTorch's suffix _reverse), and their gradWeight*/gradBias*; set k = (l - 1) * dirs + d.
+function RNNBase:_makeParams(layers, suffix, dirs)
+  dirs = dirs or 1
   local gh, names = gates[self.mode] * self.hiddenSize, {}
   self._layerNames, self._stateParams = {}, names
   for l = 1, layers do
-    local s = suffix(l)
-    local inSize = l == 1 and self.inputSize or self.hiddenSize
-    local ln = { 'weight_ih' .. s, 'weight_hh' .. s }
-    if self.bias then ln[3], ln[4] = 'bias_ih' .. s, 'bias_hh' .. s end
-    self._layerNames[l] = ln
-    local sizes = { { gh, inSize }, { gh, self.hiddenSize }, { gh }, { gh } }
-    for k, name in ipairs(ln) do
-      self[name] = torch.Tensor(unpack(sizes[k]))
-      self[RNNBase._gradName(name)] = torch.Tensor(unpack(sizes[k]))
-      names[#names + 1] = name
+    for d = 1, dirs do
+      local s = suffix(l) .. (d == 2 and '_reverse' or '')
+      local inSize = l == 1 and self.inputSize or self.hiddenSize * dirs
+      local ln = { 'weight_ih' .. s, 'weight_hh' .. s }
+      if self.bias then ln[3], ln[4] = 'bias_ih' .. s, 'bias_hh' .. s end
+      self._layerNames[#self._layerNames + 1] = ln
+      local sizes = { { gh, inSize }, { gh, self.hiddenSize }, { gh }, { gh } }
+      for k, name in ipairs(ln) do
+        self[name] = torch.Tensor(unpack(sizes[k]))
+        self[RNNBase._gradName(name)] = torch.Tensor(unpack(sizes[k]))
+        names[#names + 1] = name
+      end
     end
   end
   self:reset()
@@ -82,9 +96,10 @@ end
 
 function RNNBase._gradName(name) return (name:gsub('^weight', 'gradWeight'):gsub('^bias', 'gradBias')) end
 
--- The parameters of layer l: w_ih, w_hh, b_ih, b_hh and their gradients (biases nil without bias).
-function RNNBase:_layer(l)
-  local n = self._layerNames[l]
+-- The parameters of set k (layer and direction): w_ih, w_hh, b_ih, b_hh and their gradients
+-- (biases nil without bias).
+function RNNBase:_layer(k)
+  local n = self._layerNames[k]
   local g = RNNBase._gradName
   return self[n[1]], self[n[2]], n[3] and self[n[3]], n[4] and self[n[4]],
     self[g(n[1])], self[g(n[2])], n[3] and self[g(n[3])], n[4] and self[g(n[4])]
@@ -102,8 +117,8 @@ function RNNBase:reset(stdv)
   return self
 end
 
---- m:parameters(): per layer weight_ih, weight_hh, bias_ih, bias_hh (PyTorch's order), and the
---- matching gradWeight_ih, gradWeight_hh, gradBias_ih, gradBias_hh.
+--- m:parameters(): per layer weight_ih, weight_hh, bias_ih, bias_hh, then the same *_reverse ones
+--- when bidirectional (PyTorch's order), and the matching gradWeight_*, gradBias_* tensors.
 function RNNBase:parameters()
   local ps, gs = {}, {}
   for k, name in ipairs(self._stateParams) do
@@ -172,7 +187,7 @@ function RNNBase:_parse(input)
   if self.mode ~= 'LSTM' and c0 ~= nil then fail(self, 'has no cell state: expected {input, h0}, got a third entry') end
   local unbatched = x:dim() == 2
   if self.batchFirst and not unbatched then x = x:transpose(1, 2) end
-  local L, B, H = self.numLayers, x:size(unbatched and 1 or 2), self.hiddenSize
+  local L, B, H = self:_numStates(), x:size(unbatched and 1 or 2), self.hiddenSize
   local want = unbatched and { L, H } or { L, B, H }
   h0 = self:_checkState('h0', h0, want)
   c0 = self:_checkState('c0', c0, want)
@@ -194,23 +209,29 @@ local function stack_states(list, unbatched)
   return unbatched and s:squeeze(2) or s
 end
 
+-- The number of initial/final states: numLayers, times 2 when bidirectional.
+function RNNBase:_numStates() return self.numLayers * (self.bidirectional and 2 or 1) end
+
 --- m:updateOutput(input): input is a sequence (seqLen x batch x inputSize, batch x seqLen x
---- inputSize with batchFirst, or seqLen x inputSize unbatched) or a table {input, h0} ({input,
---- h0, c0} for LSTM) with initial states of size numLayers x batch x hiddenSize. Returns the
---- last layer's hidden state at every step (seqLen x batch x hiddenSize, in the input's layout);
---- m.hN (and m.cN for LSTM) hold the final states of every layer (numLayers x batch x hiddenSize).
+--- inputSize with batchFirst, or seqLen x inputSize unbatched), a nn.PackedSequence, or a table
+--- {input, h0} ({input, h0, c0} for LSTM) with initial states of size S x batch x hiddenSize, S =
+--- numLayers (2 * numLayers when bidirectional: layer 1 forward, layer 1 reverse, layer 2...).
+--- Returns the last layer's hidden state at every step (seqLen x batch x hiddenSize, 2 *
+--- hiddenSize when bidirectional: forward then reverse features, in the input's layout; a
+--- PackedSequence for a packed input, which batchFirst does not apply to, as in PyTorch); m.hN (and
+--- m.cN for LSTM) hold the final states (S x batch x hiddenSize; a packed sequence's at its own
+--- last step, in the caller's batch order).
 function RNNBase:updateOutput(input)
+  if packed.isPacked(input) then return packed.updateOutput(self, input) end
   local x, h0, c0, unbatched = self:_parse(input)
   local L, p = self.numLayers, self.dropout
   local drop = p > 0 and self.train ~= false and L > 1
   local layers, hs, cs = {}, {}, {}
   local cur = x
   for l = 1, L do
-    local wih, whh, bih, bhh = self:_layer(l)
-    local lh0, lc0 = h0 and h0[l], c0 and c0[l]
-    local y, hn, cn, ws = torch.rnnLayer(self.mode, cur, lh0, lc0, wih, whh, bih, bhh)
-    local s = { x = cur, h0 = lh0, c0 = lc0, y = y, ws = ws }
-    layers[l], hs[l], cs[l] = s, hn, cn
+    local y, dirs = layer.forward(self, l, cur, h0, c0, hs, cs)
+    local s = { dirs = dirs }
+    layers[l] = s
     cur = y
     if drop and l < L then
       s.mask = y.new(y:size()):bernoulli(1 - p):div(1 - p)
@@ -237,6 +258,9 @@ local function same_input(a, b)
     end
     -- A copy of the input (m:backward(x:float(), ...)) is as good as the input itself.
     return same_view or torch.equal(a, b)
+  elseif packed.isSequence(a) or packed.isSequence(b) then
+    return packed.isSequence(a) and packed.isSequence(b) and same_input(a.data, b.data)
+      and torch.equal(a.batchSizes, b.batchSizes) and same_input(a.sortedIndices, b.sortedIndices)
   elseif type(a) == 'table' and type(b) == 'table' then
     for i = 1, math.max(#a, #b, 3) do
       if not same_input(a[i], b[i]) then return false end
@@ -278,19 +302,17 @@ end
 
 --- m:updateGradInput(input, gradOutput): Torch7's backward for the input and initial states.
 --- gradOutput is the gradient of the output, or a table {gradOutput, gradHN[, gradCN]} (nil
---- entries are zero). gradInput matches input: a tensor, or {gradInput, gradH0[, gradC0]}.
+--- entries are zero). gradInput matches input: a tensor, or {gradInput, gradH0[, gradC0]}. For a
+--- packed input gradOutput's first entry is a PackedSequence (or its data's gradient) and so is
+--- gradInput's (Note [Torch7 backward of packed calls] in nn/rnn_packed.lua).
 function RNNBase:updateGradInput(input, gradOutput)
   local st = self:_lastForward(input)
+  if st.packed then return packed.updateGradInput(self, st, gradOutput) end
   local dy, gh, gc = self:_parseGrad(st, gradOutput)
   local L = self.numLayers
   local dh0s, dc0s, dx = {}, {}, nil
   for l = L, 1, -1 do
-    local s = st.layers[l]
-    local wih, whh = self:_layer(l)
-    local dh0, dc0
-    dx, dh0, dc0, s.dg = torch._rnnLayerBackward(self.mode, s.x, s.h0, s.c0, wih, whh, s.y, s.ws, dy, gh and gh[l],
-      gc and gc[l], true)
-    dh0s[l], dc0s[l] = dh0, dc0
+    dx = layer.backward(self, st.layers[l].dirs, dy, gh, gc, dh0s, dc0s)
     local below = st.layers[l - 1]
     if below then dy = below.mask and torch.cmul(dx, below.mask) or dx end
   end
@@ -312,29 +334,35 @@ end
 --- gradWeight_* and gradBias_* (one GEMM per weight over the whole sequence).
 function RNNBase:accGradParameters(input, gradOutput, scale)
   local st = self:_lastForward(input)
-  if not rawequal(st.gradOutput, gradOutput) or not st.layers[1].dg then self:updateGradInput(input, gradOutput) end
-  for l = 1, self.numLayers do
-    local s = st.layers[l]
-    local _, _, _, _, gwih, gwhh, gbih, gbhh = self:_layer(l)
-    torch._rnnLayerWeightGrads(self.mode, s.x, s.h0, s.y, s.dg, scale or 1, gwih, gwhh, gbih, gbhh)
-  end
+  if st.packed then return packed.accGradParameters(self, st, gradOutput, scale) end
+  if not rawequal(st.gradOutput, gradOutput) or not st.layers[1].dirs[1].dg then self:updateGradInput(input, gradOutput) end
+  for l = 1, self.numLayers do layer.weightGrads(self, st.layers[l].dirs, scale or 1) end
 end
 
 --- m:clearState(): drops the state kept for backward, the output and the final states.
 function RNNBase:clearState()
-  self._state, self.hN, self.cN = nil, nil, nil
+  self:_dropState()
   return parent.clearState(self)
 end
 
 --- m:type(name): converts the parameters (the state of the last forward is dropped).
 function RNNBase:type(name, cache)
-  if name then self._state, self.hN, self.cN = nil, nil, nil end
+  if name then self:_dropState() end
   return parent.type(self, name, cache)
+end
+
+-- Drops the state of the last forward; a packed output or gradInput goes too (converting it would
+-- turn its index tensors into floats).
+function RNNBase:_dropState()
+  self._state, self.hN, self.cN = nil, nil, nil
+  if packed.isPacked(self.output) then self.output = torch.Tensor() end
+  if packed.isPacked(self.gradInput) then self.gradInput = torch.Tensor() end
 end
 
 function RNNBase:__tostring__()
   local extra = {}
   if self.numLayers > 1 then extra[#extra + 1] = self.numLayers .. ' layers' end
+  if self.bidirectional then extra[#extra + 1] = 'bidirectional' end
   if self.mode == 'RNN_RELU' then extra[#extra + 1] = 'relu' end
   if self.dropout > 0 then extra[#extra + 1] = 'dropout ' .. self.dropout end
   if self.batchFirst then extra[#extra + 1] = 'batchFirst' end
