@@ -22,7 +22,8 @@ for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.lina
                         'torch.arrange', 'torch.search', 'torch.pointwise_math', 'torch.linalg_ns', 'torch.linalg_extra',
                         'torch.shape', 'torch.index_extra', 'torch.creation', 'torch.stats', 'torch.stats_more', 'torch.doc',
                         'torch.conv_t7',
-                        'torch.torch7_extra' }) do
+                        'torch.torch7_extra', 'torch.autograd_functional', 'torch.checkpoint',
+                        'torch.distributions' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).
