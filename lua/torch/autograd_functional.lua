@@ -66,17 +66,7 @@ end
 -- d(e . J^T u)/du = J e, one column of the Jacobian per input element. Costs one backward through
 -- a graph about twice func's per column, so it pays only when inputs are few and outputs many.
 local function forward_jacobian(op, func, ins, create, strict)
-  local out_list, outs = H.call(op, func, ins)
-  H.check_requires_grad(op, outs, 'outputs', strict)
-  local gos, dense, at = {}, {}, {}
-  for i, out in ipairs(outs) do
-    if out:needsGrad() then
-      gos[i] = torch.zerosLike(out):requiresGrad()
-      dense[#dense + 1], at[i] = gos[i], #dense + 1
-    end
-  end
-  local gis = H.grad(outs, ins, gos, true, true)
-  H.check_requires_grad(op, gis, 'gradInputs', strict, #ins)
+  local out_list, outs, gis, dense, at = H.transposed_jacobian(op, func, ins, strict)
   local res = {}
   for i = 1, #outs do res[i] = {} end
   for j, x in ipairs(ins) do

@@ -37,18 +37,8 @@ function F.jvp(func, inputs, v, opts)
     local xs = H.prepare(ins, create)
     local vs = v ~= nil and H.prepare_v(H.check_v(op, v, ins, in_list, 'input'), create)
       or H.default_v(op, xs, 'input')
-    local out_list, outs = H.call(op, func, xs)
-    H.check_requires_grad(op, outs, 'outputs', strict)
     -- Note [Forward mode by double backward] (autograd_functional.lua), with v in place of the one-hot columns.
-    local gos, dense, at = {}, {}, {}
-    for i, out in ipairs(outs) do
-      if out:needsGrad() then
-        gos[i] = torch.zerosLike(out):requiresGrad()
-        dense[#dense + 1], at[i] = gos[i], #dense + 1
-      end
-    end
-    local gis = H.grad(outs, xs, gos, true, true)
-    H.check_requires_grad(op, gis, 'gradInputs', strict, #xs)
+    local out_list, outs, gis, dense, at = H.transposed_jacobian(op, func, xs, strict)
     local jv = {}
     if #dense > 0 then
       local g = H.grad(gis, dense, vs, create, create, #xs)
@@ -59,12 +49,10 @@ function F.jvp(func, inputs, v, opts)
   end)
 end
 
---- torch.autograd.functional.vhp(func, inputs[, v][, {createGraph=false, strict=false}]):
---- returns func(inputs) and the vector-Hessian product v^T H (shaped like the inputs); func
---- returns a one-element tensor, v is shaped like the inputs (omitted: a one-element input).
---- Example: torch.autograd.functional.vhp(function(x) return torch.pow(x, 3):sum() end, torch.Tensor({1, 2}), torch.Tensor({1, 0}))
-function F.vhp(func, inputs, v, opts)
-  local op = 'autograd.functional.vhp'
+-- The shared first half of vhp and hvp: the checked arguments, the input copies xs, v as vs,
+-- func's single output and its gradient (with a graph) with respect to xs; then finish(...)
+-- computes the product, inside enableGrad.
+local function hessian_product(op, func, inputs, v, opts, finish)
   v, opts = H.split_v(v, opts)
   local _, in_list, ins, create, strict = H.arguments(op, func, inputs, opts, { 'createGraph', 'strict' })
   return torch.enableGrad(function()
@@ -74,8 +62,19 @@ function F.vhp(func, inputs, v, opts)
     local out = H.single_output(op, func, xs, strict)
     local jac = H.grad({ out }, xs, { torch.onesLike(out) }, true, true)
     H.check_requires_grad(op, jac, 'jacobian', strict, #xs)
-    local g = H.fill_zeros(op, H.grad(jac, xs, vs, create, create, #xs), xs, strict, 'doubleBack')
+    local g = finish(xs, vs, jac, create, strict)
     return H.finish(out, create), H.shape1(H.finish(g, create), in_list)
+  end)
+end
+
+--- torch.autograd.functional.vhp(func, inputs[, v][, {createGraph=false, strict=false}]):
+--- returns func(inputs) and the vector-Hessian product v^T H (shaped like the inputs); func
+--- returns a one-element tensor, v is shaped like the inputs (omitted: a one-element input).
+--- Example: torch.autograd.functional.vhp(function(x) return torch.pow(x, 3):sum() end, torch.Tensor({1, 2}), torch.Tensor({1, 0}))
+function F.vhp(func, inputs, v, opts)
+  local op = 'autograd.functional.vhp'
+  return hessian_product(op, func, inputs, v, opts, function(xs, vs, jac, create, strict)
+    return H.fill_zeros(op, H.grad(jac, xs, vs, create, create, #xs), xs, strict, 'doubleBack')
   end)
 end
 
@@ -85,22 +84,13 @@ end
 --- Example: torch.autograd.functional.hvp(function(x) return torch.pow(x, 3):sum() end, torch.Tensor({1, 2}), torch.Tensor({1, 0}))
 function F.hvp(func, inputs, v, opts)
   local op = 'autograd.functional.hvp'
-  v, opts = H.split_v(v, opts)
-  local _, in_list, ins, create, strict = H.arguments(op, func, inputs, opts, { 'createGraph', 'strict' })
-  return torch.enableGrad(function()
-    local xs = H.prepare(ins, create)
-    local vs = v ~= nil and H.prepare_v(H.check_v(op, v, ins, in_list, 'input'), create)
-      or H.default_v(op, xs, 'input')
-    local out = H.single_output(op, func, xs, strict)
-    local jac = H.grad({ out }, xs, { torch.onesLike(out) }, true, true)
-    H.check_requires_grad(op, jac, 'jacobian', strict, #xs)
+  return hessian_product(op, func, inputs, v, opts, function(xs, vs, jac, create, strict)
     -- Note [Forward mode by double backward] (autograd_functional.lua): H v is the gradient, with
     -- respect to u, of (H^T u) . v where H^T u is the gradient of jac . u (u = 0, any finite u).
     local us = {}
     for i, x in ipairs(xs) do us[i] = torch.zerosLike(x):requiresGrad() end
     local hu = H.grad(jac, xs, us, true, true, #xs)
     H.check_requires_grad(op, hu, 'hessian', strict, #xs)
-    local g = H.fill_zeros(op, H.grad(hu, us, vs, create, create, #xs), xs, strict, 'doubleBackTrick')
-    return H.finish(out, create), H.shape1(H.finish(g, create), in_list)
+    return H.fill_zeros(op, H.grad(hu, us, vs, create, create, #xs), xs, strict, 'doubleBackTrick')
   end)
 end

@@ -241,4 +241,23 @@ function H.single_output(op, func, ins, strict)
   return outs[1]
 end
 
+-- The first half of Note [Forward mode by double backward] (autograd_functional.lua): calls func
+-- on the input copies xs and takes g(u) = J^T u with a graph, at u = 0 for every output that needs
+-- a gradient. Returns the outputs (as H.call), gis = g(u) per input, the list `dense` of the u
+-- tensors and `at`, where at[i] is output i's position in dense (nil: independent of the inputs).
+function H.transposed_jacobian(op, func, xs, strict)
+  local out_list, outs = H.call(op, func, xs)
+  H.check_requires_grad(op, outs, 'outputs', strict)
+  local dense, at, gos = {}, {}, {}
+  for i, out in ipairs(outs) do
+    if out:needsGrad() then
+      gos[i] = torch.zerosLike(out):requiresGrad()
+      dense[#dense + 1], at[i] = gos[i], #dense + 1
+    end
+  end
+  local gis = H.grad(outs, xs, gos, true, true)
+  H.check_requires_grad(op, gis, 'gradInputs', strict, #xs)
+  return out_list, outs, gis, dense, at
+end
+
 return H
