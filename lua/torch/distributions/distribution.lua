@@ -32,6 +32,20 @@ function Distribution:_setup(batchShape, eventShape, validateArgs)
   self.validateArgs = validateArgs
 end
 
+-- The constructor of a family of numbers-or-tensors parameters: spec = { {name, constraint}, ... }
+-- in positional order. Reads them by position or name (util.args), broadcasts them together, sets
+-- them as fields, sets the batch shape and checks each against its constraint.
+function Distribution:_initParams(op, spec, ...)
+  local names, values = {}, {}
+  for i, p in ipairs(spec) do names[i] = p[1] end
+  local a, validate = util.args(op, names, ...)
+  for i, n in ipairs(names) do values[i] = a[n] end
+  local t, shape = util.broadcast_all(op, names, values)
+  for i, n in ipairs(names) do self[n] = t[i] end
+  self:_setup(shape, nil, validate)
+  for _, p in ipairs(spec) do self:_check(p[1], p[2], self[p[1]]) end
+end
+
 -- 'distributions.Normal', the prefix of every error message.
 function Distribution:_op() return 'distributions.' .. self.__typename:match('([^%.]+)$') end
 

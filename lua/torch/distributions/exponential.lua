@@ -6,14 +6,8 @@ local util = require 'torch.distributions.util'
 local constraints = require 'torch.distributions.constraints'
 local D = torch.distributions
 
-local function loc_scale(self, op, ...)
-  local a, validate = util.args(op, { 'loc', 'scale' }, ...)
-  local t, shape = util.broadcast_all(op, { 'loc', 'scale' }, { a.loc, a.scale })
-  self.loc, self.scale = t[1], t[2]
-  self:_setup(shape, nil, validate)
-  self:_check('loc', constraints.real, self.loc)
-  self:_check('scale', constraints.positive, self.scale)
-end
+local LOC_SCALE = { { 'loc', constraints.real }, { 'scale', constraints.positive } }
+local function loc_scale(self, op, ...) self:_initParams(op, LOC_SCALE, ...) end
 
 local Exponential = torch.class('torch.distributions.Exponential', 'torch.distributions.Distribution', D)
 Exponential.hasRsample = true
@@ -23,12 +17,7 @@ Exponential._params = { 'rate' }
 --- x >= 0, rate > 0 (mean 1 / rate).
 --- Example: torch.distributions.Exponential(2):sample({3})
 function Exponential:__init(...)
-  local op = 'distributions.Exponential'
-  local a, validate = util.args(op, { 'rate' }, ...)
-  local t, shape = util.broadcast_all(op, { 'rate' }, { a.rate })
-  self.rate = t[1]
-  self:_setup(shape, nil, validate)
-  self:_check('rate', constraints.positive, self.rate)
+  self:_initParams('distributions.Exponential', { { 'rate', constraints.positive } }, ...)
 end
 --- Exponential:support(): the non-negative reals.
 --- Example: torch.distributions.Exponential(1):support().desc

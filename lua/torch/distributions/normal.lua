@@ -7,6 +7,7 @@ local D = torch.distributions
 
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 local SQRT2 = math.sqrt(2)
+local LOC_SCALE = { { 'loc', constraints.real }, { 'scale', constraints.positive } }
 
 local Normal = torch.class('torch.distributions.Normal', 'torch.distributions.Distribution', D)
 Normal.hasRsample = true
@@ -15,15 +16,7 @@ Normal._params = { 'loc', 'scale' }
 --- torch.distributions.Normal(loc, scale [, {validateArgs=}]): the normal distribution with mean
 --- loc and standard deviation scale (> 0); numbers or tensors, broadcast together.
 --- Example: torch.distributions.Normal(torch.zeros(3), 1):sample()
-function Normal:__init(...)
-  local op = 'distributions.Normal'
-  local a, validate = util.args(op, { 'loc', 'scale' }, ...)
-  local t, shape = util.broadcast_all(op, { 'loc', 'scale' }, { a.loc, a.scale })
-  self.loc, self.scale = t[1], t[2]
-  self:_setup(shape, nil, validate)
-  self:_check('loc', constraints.real, self.loc)
-  self:_check('scale', constraints.positive, self.scale)
-end
+function Normal:__init(...) self:_initParams('distributions.Normal', LOC_SCALE, ...) end
 
 --- Normal:rsample([sampleShape]): loc + scale * eps, eps standard normal (differentiable).
 --- Example: torch.distributions.Normal(0, 1):rsample({4})
@@ -75,13 +68,7 @@ LogNormal._params = { 'loc', 'scale' }
 --- and std instead). baseDist is that Normal.
 --- Example: torch.distributions.LogNormal(0, 0.5):sample({3})
 function LogNormal:__init(...)
-  local op = 'distributions.LogNormal'
-  local a, validate = util.args(op, { 'loc', 'scale' }, ...)
-  local t, shape = util.broadcast_all(op, { 'loc', 'scale' }, { a.loc, a.scale })
-  self.loc, self.scale = t[1], t[2]
-  self:_setup(shape, nil, validate)
-  self:_check('loc', constraints.real, self.loc)
-  self:_check('scale', constraints.positive, self.scale)
+  self:_initParams('distributions.LogNormal', LOC_SCALE, ...)
   self.baseDist = D.Normal(self.loc, self.scale, { validateArgs = false })
 end
 function LogNormal:_expandParts(new, shape) new.baseDist = self.baseDist:expand(shape) end

@@ -13,12 +13,7 @@ Poisson._params = { 'rate' }
 --- rate^k exp(-rate) / k!, rate >= 0. Samples are whole numbers in the floating type.
 --- Example: torch.distributions.Poisson(torch.Tensor({1, 10})):sample({2})
 function Poisson:__init(...)
-  local op = 'distributions.Poisson'
-  local a, validate = util.args(op, { 'rate' }, ...)
-  local t, shape = util.broadcast_all(op, { 'rate' }, { a.rate })
-  self.rate = t[1]
-  self:_setup(shape, nil, validate)
-  self:_check('rate', constraints.nonnegative, self.rate)
+  self:_initParams('distributions.Poisson', { { 'rate', constraints.nonnegative } }, ...)
 end
 --- Poisson:support(): the non-negative integers.
 --- Example: torch.distributions.Poisson(3):support().desc

@@ -13,12 +13,7 @@ Uniform._params = { 'low', 'high' }
 --- Example: torch.distributions.Uniform(0, torch.Tensor({1, 2})):sample()
 function Uniform:__init(...)
   local op = 'distributions.Uniform'
-  local a, validate = util.args(op, { 'low', 'high' }, ...)
-  local t, shape = util.broadcast_all(op, { 'low', 'high' }, { a.low, a.high })
-  self.low, self.high = t[1], t[2]
-  self:_setup(shape, nil, validate)
-  self:_check('low', constraints.real, self.low)
-  self:_check('high', constraints.real, self.high)
+  self:_initParams(op, { { 'low', constraints.real }, { 'high', constraints.real } }, ...)
   if self.validateArgs and not torch.all(torch.lt(self.low, self.high)) then
     local bad = torch.argmax(torch.ge(self.low, self.high):float():contiguous():view(self.low:nElement()))
     local lo = self.low:contiguous():view(self.low:nElement()):double()[bad]
