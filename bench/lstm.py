@@ -32,3 +32,15 @@ for layers in (1, 2):
             m(x)
     print("lstm%d %.3f" % (layers, bench(step, 10)))
     print("lstm%d_fwd %.3f" % (layers, bench(fwd, 10)))
+
+g2 = torch.randn(T, B, 2 * H)
+bi = torch.nn.LSTM(I, H, 2, bidirectional=True)
+def bistep():
+    bi.zero_grad()
+    y, _ = bi(x)
+    y.backward(g2)
+def bifwd():
+    with torch.no_grad():
+        bi(x)
+print("bilstm2 %.3f" % bench(bistep, 10))
+print("bilstm2_fwd %.3f" % bench(bifwd, 10))
