@@ -145,17 +145,6 @@ function tests.matmulResultAndMethods()
   -- x * y stays Torch7's dot/mv/mm
   tester:assertalmosteq(v * v, torch.dot(v, v), 1e-12)
   tester:assertErrorPattern(function() return rnd(2, 3, 4) * rnd(4, 2) end, '%[mul%] tensor %* tensor is dot, mv or mm')
-  -- a 0-dim tensor scales like a number, on either side, and the product is differentiable
-  local s = D({ 3 }):view({})
-  tester:assertTensorEq(s * m0, m0 * 3, 0, '0-dim * matrix')
-  tester:assertTensorEq(v * s, v * 3, 0, 'vector * 0-dim')
-  tester:asserteq((s * s):dim(), 0)
-  tester:assertalmosteq((s * s):item(), 9, 0)
-  local x = D({ 1, 2, 3 }):requiresGrad()
-  local loss = x:sum() * torch.pow(x, 2):sum()  -- two 0-dim tensors under autograd
-  loss:backward()
-  tester:assertalmosteq(loss:item(), 84, 1e-12)
-  tester:assertTensorEq(x.grad, D({ 26, 38, 50 }), 1e-12, 'd/dx sum(x) * sum(x^2) = sum(x^2) + 2 x sum(x)')
 end
 
 function tests.matmulDtypes()

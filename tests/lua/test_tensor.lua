@@ -162,5 +162,22 @@ function tests.free()
   tester:assertErrorPattern(function() return t[1] end, 'freed')
 end
 
+-- x * y is Torch7's dot/mv/mm; a 0-dim operand scales like a number, on either side, and the
+-- product is differentiable (a:sum() * b:sum() under autograd multiplies two 0-dim tensors).
+function tests.mulOperatorWithZeroDim()
+  local D = torch.DoubleTensor
+  local s, m, v = D({ 3 }):view({}), torch.randn(3, 3):double(), torch.randn(3):double()
+  tester:assertTensorEq(s * m, m * 3, 0, '0-dim * matrix')
+  tester:assertTensorEq(v * s, v * 3, 0, 'vector * 0-dim')
+  tester:asserteq((s * s):dim(), 0)
+  tester:asserteq((s * s):item(), 9)
+  local x = D({ 1, 2, 3 }):requiresGrad()
+  local loss = x:sum() * torch.pow(x, 2):sum()
+  loss:backward()
+  tester:assertalmosteq(loss:item(), 84, 1e-12)
+  tester:assertTensorEq(x.grad, D({ 26, 38, 50 }), 1e-12, 'd/dx sum(x) * sum(x^2) = sum(x^2) + 2 x sum(x)')
+  tester:assertErrorPattern(function() return torch.randn(2, 3, 4) * torch.randn(4, 2) end, 'is dot, mv or mm')
+end
+
 tester:add(tests)
 tester:run()
