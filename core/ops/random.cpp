@@ -67,7 +67,8 @@ template <class Fill> void fill_through_buffer(const char* op, const Tensor& t, 
 // with a scalar p (DeviceRandomFillKernel), random (DeviceRandomIntKernel). A contiguous target
 // is filled in place, any other through a contiguous device temporary (the values depend only on
 // the element's index, Note [Philox streams]). An explicit torch.Generator keeps its CPU stream
-// (filled on the CPU and copied over), as does bernoulli with a tensor of probabilities.
+// (filled on the CPU and copied over); bernoulli with a tensor of probabilities draws on the device
+// too (Note [Device Bernoulli with tensor probabilities]).
 // randperm and multinomial draw on the device the same way, with front-ends of their own
 // (core/ops/random_sample.cpp; Note [Device randperm], Note [Device multinomial]). Runs
 // launch(kernel, out) and returns whether the fill ran on the device.
@@ -168,6 +169,44 @@ void bernoulli_(const Tensor& t, Generator& gen, double p) {
   fill_through_buffer("bernoulli", t, [&](void* data, int64_t n) { kernel(data, n, gen, p, nullptr); });
 }
 
+// core/ops/reduce.h's full `any` (that header's tocha::dist function clashes with the
+// tocha::dist namespace of random_dist.h, so it is declared here).
+Tensor any(const Tensor& a);
+
+namespace {
+
+void check_probabilities(const double* pv, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    TOCHA_CHECK(pv[i] >= 0 && pv[i] <= 1, "bernoulli", "probabilities must be in [0, 1], got ", pv[i],
+                " at element ", i + 1);
+}
+
+// Note [Device Bernoulli with tensor probabilities]: t on a device, drawn from the default
+// generator, is u < p for u uniform on [0, 1) drawn on the device (Note [Device random fills]),
+// u in f64 when p is f64 and f32 otherwise; the probabilities are checked by one device
+// reduction (is any element outside [0, 1] or NaN?) whose single byte comes back, and only when
+// one is bad are they copied over to name it. They used to be copied to the host, drawn there
+// from the CPU generator and copied back: two transfers and a synchronization per call
+// (torch.bernoulli(probs), distributions.Bernoulli:sample).
+bool device_bernoulli(const Tensor& t, Generator& gen, const Tensor& p) {
+  if (t.is_cpu() || &gen != &default_generator()) return false;
+  check_writable("bernoulli", t);
+  if (t.numel() == 0) return true;
+  const Tensor pd = to_device(p, t.device());
+  Tensor bad = binary(OpId::ne, clamp(pd, 0.0, 1.0), pd);  // NaN differs from itself too
+  if (item_at(any(bad), 0) != 0) {
+    Tensor host = empty(pd.sizes(), DType::f64);
+    copy_(host, pd);
+    check_probabilities(host.data<double>(), host.numel());
+  }
+  Tensor u = empty(t.sizes(), pd.dtype() == DType::f64 ? DType::f64 : DType::f32, t.device());
+  uniform_(u, gen, 0, 1);
+  copy_(t, binary(OpId::lt, u, pd));
+  return true;
+}
+
+}  // namespace
+
 void bernoulli_(const Tensor& t, Generator& gen, const Tensor& probs) {
   TOCHA_CHECK(probs.dtype() != DType::b8, "bernoulli", "probabilities must be numbers, got a torch.BoolTensor");
   DimVec shape;
@@ -179,13 +218,12 @@ void bernoulli_(const Tensor& t, Generator& gen, const Tensor& probs) {
                 " do not match a tensor of size ", shape_str(t.sizes()));
     p = view_as_shape(contiguous(probs), t.sizes());
   }
+  if (device_bernoulli(t, gen, p)) return;
   // A contiguous f64 CPU copy: the kernel reads it and the check below scans it.
   Tensor pd = empty(t.sizes(), DType::f64);
   copy_(pd, p);
   const double* pv = pd.data<double>();
-  for (int64_t i = 0; i < pd.numel(); ++i)
-    TOCHA_CHECK(pv[i] >= 0 && pv[i] <= 1, "bernoulli", "probabilities must be in [0, 1], got ", pv[i],
-                " at element ", i + 1);
+  check_probabilities(pv, pd.numel());
   auto kernel = kernel_for<BernoulliKernel>(OpId::bernoulli, DeviceType::cpu, t.dtype());
   fill_through_buffer("bernoulli", t, [&](void* data, int64_t n) { kernel(data, n, gen, 0, pv); });
 }

@@ -443,5 +443,41 @@ function tests.randpermAndMultinomialOnTheDevice()
   for c = 1, 4 do near('first pick among tiny f64 weights: class ' .. c, count_where(first:eq(c)) / 4000, 0.25, 0.03) end
 end
 
+-- Note [Device Bernoulli with tensor probabilities]: u < p drawn on the device for every target
+-- type, p checked by one device reduction.
+function tests.bernoulliWithTensorProbabilities()
+  local n = N / 4
+  for _, pty in ipairs({ F32, F64, F16 }) do
+    local p = new(pty, n):copy(torch.linspace(0, 1, n))
+    local mean_p = host(p):mean()
+    for _, ty in ipairs(every) do
+      local what = 'bernoulli(' .. tname(pty) .. ') into ' .. tname(ty)
+      seed(7)
+      local t = new(ty, n):bernoulli(p)
+      tester:asserteq(t:type(), tname(ty), what .. ': keeps its type')
+      local d = host(t)
+      tester:asserteq(count_where(d:ne(0):cmul(d:ne(1))), 0, what .. ': zeros and ones')
+      near(what .. ': mean', d:mean(), mean_p, 0.01)
+      -- p = 0 gives 0 and p = 1 gives 1 (the first and last elements)
+      tester:asserteq(d[1], 0, what .. ': p = 0')
+      tester:asserteq(d[n], 1, what .. ': p = 1')
+      -- ones follow p: the upper half has far more than the lower
+      near(what .. ': upper half', d:narrow(1, n / 2 + 1, n / 2):mean(), 0.75, 0.01)
+      seed(7)
+      tester:assert(same(t, new(ty, n):bernoulli(p)), what .. ': the same seed gives the same draws')
+    end
+  end
+  -- broadcast probabilities: one row of p for every row of t
+  local row = new(F32, 4):copy(torch.Tensor({ 0, 1, 0, 1 }))
+  local t = new(F32, 3, 4):bernoulli(row)
+  tester:assert(same(t, new(F32, 3, 4):copy(torch.Tensor({ 0, 1, 0, 1 }):view(1, 4):expand(3, 4))), 'broadcast p')
+  for _, bad in ipairs({ 1.5, -0.25, 0 / 0 }) do
+    local q = new(F32, 5):fill(0.5)
+    q[4] = bad
+    tester:assertErrorPattern(function() new(F32, 5):bernoulli(q) end,
+      '%[bernoulli%] probabilities must be in %[0, 1%], got .* at element 4', 'p = ' .. tostring(bad))
+  end
+end
+
 tester:add(tests)
 tester:run()
