@@ -1,22 +1,30 @@
--- torch.distributions.Gamma, Chi2, Beta and Dirichlet: sampled from standard gamma draws
--- (util.standard_gamma, Marsaglia-Tsang over tensors); sample only, no rsample.
+-- torch.distributions.Gamma, Chi2, Beta and Dirichlet: built on standard gamma draws
+-- (util.standard_gamma, Marsaglia-Tsang over tensors), reparameterized through
+-- D.standardGamma (gamma_grad.lua); sample is rsample without gradient.
 local torch = require 'torch.env'
 local util = require 'torch.distributions.util'
 local constraints = require 'torch.distributions.constraints'
 local D = torch.distributions
+require 'torch.distributions.gamma_grad'
 
--- Note [No rsample for Gamma]: PyTorch differentiates gamma draws implicitly (through the
--- derivative of the incomplete gamma function in alpha), which Tocha has no op for; a gradient
--- through the accepted Marsaglia-Tsang proposal would ignore how acceptance depends on alpha,
--- and be biased. So Gamma, Chi2, Beta and Dirichlet have hasRsample = false.
+-- Note [Gamma rsample]: a gradient through the accepted Marsaglia-Tsang proposal would ignore how
+-- acceptance depends on alpha, and be biased. Instead the draws are differentiated implicitly,
+-- as PyTorch does: x = F^-1(u; alpha) at a fixed quantile u, dx/dalpha = -(dF/dalpha) / f
+-- (D.standardGamma, Note [Gamma sample gradient]). On top of it: Gamma = standardGamma(a) /
+-- rate (the rate gradient through the division) and Chi2 = Gamma(df/2, 1/2), as PyTorch;
+-- Beta = X / (X + Y) and Dirichlet = G / sum(G) over independent standard gammas, differentiated
+-- through the normalization. PyTorch 1.13 gives Dirichlet (and Beta, its first coordinate) its
+-- own backward (_dirichlet_grad, the implicit gradient of the Beta marginals): the draws have the
+-- same distribution and the pathwise gradients the same expectation, but per-draw gradients
+-- differ from PyTorch's.
 
 local Gamma = torch.class('torch.distributions.Gamma', 'torch.distributions.Distribution', D)
-Gamma.hasRsample = false
+Gamma.hasRsample = true
 Gamma._params = { 'concentration', 'rate' }
 
 --- torch.distributions.Gamma(concentration, rate [, {validateArgs=}]): density rate^a x^(a-1)
---- exp(-rate x) / Gamma(a) on x > 0, a = concentration > 0, rate > 0. No rsample (Note [No
---- rsample for Gamma]).
+--- exp(-rate x) / Gamma(a) on x > 0, a = concentration > 0, rate > 0. rsample is differentiable
+--- in both (Note [Gamma rsample]).
 --- Example: torch.distributions.Gamma(2, 1):sample({3})
 function Gamma:__init(...)
   local op = self:_op()
@@ -33,12 +41,13 @@ end
 --- Gamma:support(): the positive reals.
 --- Example: torch.distributions.Gamma(2, 1):support().desc
 function Gamma:support() return constraints.positive end
---- Gamma:sample([sampleShape]): standard gamma draws / rate, no gradient.
---- Example: torch.distributions.Gamma(0.5, 2):sample({4})
-function Gamma:sample(shape)
+--- Gamma:rsample([sampleShape]): standardGamma(concentration) / rate, differentiable in both
+--- (Note [Gamma rsample]); sample() is the same draw without gradient.
+--- Example: torch.distributions.Gamma(torch.Tensor({0.5}):requiresGrad(), 2):rsample({4})
+function Gamma:rsample(shape)
   local s = self:_extendedShape(shape)
-  local g = util.standard_gamma(self.concentration:expand(s):contiguous())
-  return torch.noGrad(function() return torch.clampMin(g / self.rate, util.tiny(g)) end)
+  local g = D.standardGamma(self.concentration:expand(s))
+  return torch.clampMin(g / self.rate, util.tiny(g))
 end
 --- Gamma:logProb(value): a log(rate) + (a - 1) log(value) - rate value - lgamma(a).
 --- Example: torch.distributions.Gamma(2, 1):logProb(1)
@@ -80,12 +89,12 @@ function Chi2:__init(...)
 end
 
 local Beta = torch.class('torch.distributions.Beta', 'torch.distributions.Distribution', D)
-Beta.hasRsample = false
+Beta.hasRsample = true
 Beta._params = { 'concentration1', 'concentration0' }
 
 --- torch.distributions.Beta(concentration1, concentration0 [, {validateArgs=}]): density
 --- x^(a-1) (1-x)^(b-1) / B(a, b) on [0, 1], a = concentration1 > 0, b = concentration0 > 0.
---- Sampled as X / (X + Y) from gamma draws; no rsample.
+--- Sampled as X / (X + Y) from gamma draws, reparameterized (Note [Gamma rsample]).
 --- Example: torch.distributions.Beta(2, 3):sample({3})
 function Beta:__init(...)
   local op = self:_op()
@@ -99,13 +108,14 @@ end
 --- Beta:support(): [0, 1].
 --- Example: torch.distributions.Beta(2, 3):support().desc
 function Beta:support() return constraints.unitInterval end
---- Beta:sample([sampleShape]): X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b), no gradient.
---- Example: torch.distributions.Beta(0.5, 0.5):sample({4})
-function Beta:sample(shape)
+--- Beta:rsample([sampleShape]): X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b) from standardGamma,
+--- differentiable in both concentrations (Note [Gamma rsample]).
+--- Example: torch.distributions.Beta(0.5, 0.5):rsample({4})
+function Beta:rsample(shape)
   local s = self:_extendedShape(shape)
-  local x = util.standard_gamma(self.concentration1:expand(s):contiguous())
-  local y = util.standard_gamma(self.concentration0:expand(s):contiguous())
-  return torch.noGrad(function() return x / (x + y) end)
+  local x = D.standardGamma(self.concentration1:expand(s))
+  local y = D.standardGamma(self.concentration0:expand(s))
+  return x / (x + y)
 end
 --- Beta:logProb(value): (a - 1) log v + (b - 1) log(1 - v) - log B(a, b).
 --- Example: torch.distributions.Beta(2, 3):logProb(0.4)
@@ -133,12 +143,12 @@ function Beta:variance()
 end
 
 local Dirichlet = torch.class('torch.distributions.Dirichlet', 'torch.distributions.Distribution', D)
-Dirichlet.hasRsample = false
+Dirichlet.hasRsample = true
 Dirichlet._params = { 'concentration' }
 
 --- torch.distributions.Dirichlet(concentration [, {validateArgs=}]): distributions over the
 --- simplex of size K (the last dim of concentration, all > 0; the other dims are the batch).
---- Sampled by normalizing gamma draws; no rsample.
+--- Sampled by normalizing gamma draws, reparameterized (Note [Gamma rsample]).
 --- Example: torch.distributions.Dirichlet(torch.Tensor({1, 2, 3})):sample({2})
 function Dirichlet:__init(...)
   local op = self:_op()
@@ -152,11 +162,12 @@ end
 --- Dirichlet:support(): the simplex (non-negative entries summing to 1).
 --- Example: torch.distributions.Dirichlet(torch.ones(3)):support().desc
 function Dirichlet:support() return constraints.simplex end
---- Dirichlet:sample([sampleShape]): gamma draws normalized along the last dim, no gradient.
---- Example: torch.distributions.Dirichlet(torch.ones(3)):sample()
-function Dirichlet:sample(shape)
-  local g = util.standard_gamma(self.concentration:expand(self:_extendedShape(shape)):contiguous())
-  return torch.noGrad(function() return torch.clampMin(g / torch.sum(g, g:dim()), util.tiny(g)) end)
+--- Dirichlet:rsample([sampleShape]): standardGamma draws normalized along the last dim,
+--- differentiable in the concentration (Note [Gamma rsample]).
+--- Example: torch.distributions.Dirichlet(torch.ones(3)):rsample()
+function Dirichlet:rsample(shape)
+  local g = D.standardGamma(self.concentration:expand(self:_extendedShape(shape)))
+  return torch.clampMin(g / torch.sum(g, g:dim()), util.tiny(g))
 end
 --- Dirichlet:logProb(value): sum((a - 1) log v) + lgamma(sum a) - sum(lgamma a).
 --- Example: torch.distributions.Dirichlet(torch.ones(3)):logProb(torch.Tensor({0.2, 0.3, 0.5}))

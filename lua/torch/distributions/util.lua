@@ -211,7 +211,7 @@ end
 -- Standard gamma draws (rate 1) for each element of alpha (positive), by Marsaglia and Tsang's
 -- method: a rejection loop over whole tensors (every element draws each round until accepted;
 -- about 2 to 4 rounds for a million elements); alpha < 1 takes Gamma(alpha + 1) * u^(1/alpha).
--- No gradient (Note [No rsample for Gamma]).
+-- No gradient (the differentiable draw is gamma_grad.lua's, Note [Gamma rsample]).
 function util.standard_gamma(alpha)
   return torch.noGrad(function()
     local boost = torch.lt(alpha, 1)
