@@ -25,9 +25,17 @@ end
 optim.lr = optim.lr or {}
 for _, name in ipairs({ 'Scheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR', 'OneCycleLR',
                         'LinearWarmup', 'ReduceLROnPlateau', 'LambdaLR', 'PolynomialLR',
-                        'CyclicLR' }) do
+                        'CyclicLR', 'SWALR' }) do
   require('optim.lr.' .. name)
 end
+-- Weight averaging (optim.swa, optim.AveragedModel) is built on nn, which optim does not load:
+-- loaded on first use, so `require 'optim'` alone stays as light as Torch7's.
+setmetatable(optim, { __index = function(t, k)
+  if k == 'swa' or k == 'AveragedModel' then
+    require 'optim.swa'
+    return rawget(t, k)
+  end
+end })
 
 -- Metrics and logs.
 require 'optim.ConfusionMatrix'
