@@ -5,6 +5,9 @@ local BN, parent = torch.class('nn.BatchNormalization', 'nn.Module')
 
 BN.__version = 2
 BN.nDim = 2  -- dims of a mini-batch (evaluation also takes a single sample: nDim - 1 dims)
+-- stateDict holds the running statistics after weight and bias, as PyTorch's (a class field, so
+-- modules loaded from older files have it too).
+BN._stateBuffers = { 'running_mean', 'running_var' }
 
 function BN:__init(nOutput, eps, momentum, affine)
   parent.__init(self)

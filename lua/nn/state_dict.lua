@@ -6,7 +6,9 @@
 -- so the same stack of layers gets the same names in both engines. A module's own entries are
 -- its parameters (weight, bias, or the names its class lists in _stateParams) followed by its
 -- buffers (_stateBuffers, e.g. running_mean); a module holding children outside self.modules
--- (a wrapper) lists them in _stateChildren as {name = field}.
+-- (a wrapper) lists them in _stateChildren as {name = field}. PyTorch's batch norms also keep
+-- num_batches_tracked, which only its momentum=None mode reads; loadStateDict skips such entries
+-- where the model has none, so a PyTorch checkpoint loads strictly.
 local Module = nn.Module
 
 local function own_names(m)
@@ -59,7 +61,10 @@ function Module:loadStateDict(tbl, strict)
   local missing, unexpected = {}, {}
   for name in pairs(own) do if tbl[name] == nil then missing[#missing + 1] = name end end
   for name, v in pairs(tbl) do
-    if own[name] == nil then unexpected[#unexpected + 1] = tostring(name)
+    local skipped = own[name] == nil and type(name) == 'string' and name:match('num_batches_tracked$')
+    if skipped then
+      -- PyTorch's counter (Note [State dict names]): nothing to load it into
+    elseif own[name] == nil then unexpected[#unexpected + 1] = tostring(name)
     elseif not torch.isTensor(v) then
       error(string.format('[nn.Module.loadStateDict] %s: expected a tensor, got %s', name, torch.type(v)), 2)
     elseif not v:isSameSizeAs(own[name]) and not (v:nElement() == 1 and own[name]:nElement() == 1) then

@@ -20,6 +20,13 @@ function tests.namesFollowPyTorch()
   table.sort(names)
   tester:assertTableEq(names, { '0.bias', '0.weight', '2.0.bias', '2.0.weight', '2.1.weight' })
   tester:assert(sd['0.weight'] == m.modules[1].weight, 'entries are the module tensors')
+  -- batch norms hold their running statistics, as PyTorch's
+  local b = nn.Sequential():add(nn.SpatialBatchNormalization(3)):add(nn.BatchNormalization(2, nil, nil, false))
+  names = {}
+  for k in pairs(b:stateDict()) do names[#names + 1] = k end
+  table.sort(names)
+  tester:assertTableEq(names, { '0.bias', '0.running_mean', '0.running_var', '0.weight', '1.running_mean',
+                                '1.running_var' })
   local p = m:stateDict('model.')
   tester:assert(p['model.2.1.weight'] ~= nil)
 end
@@ -66,10 +73,12 @@ if have_torch == 0 or have_torch == true then
     os.remove(path)
     local x, y = tbl.input, tbl.output
     tbl.input, tbl.output = nil, nil
-    local cnn_tbl = {}
+    local cnn_tbl, bn_tbl = {}, {}
     for k, v in pairs(tbl) do
       local name = k:match('^cnn%.(.*)$')
       if name then cnn_tbl[name], tbl[k] = v, nil end
+      name = k:match('^bn%.(.*)$')
+      if name then bn_tbl[name], tbl[k] = v, nil end
     end
     local m = model()
     m:loadStateDict(tbl)
@@ -82,6 +91,16 @@ if have_torch == 0 or have_torch == true then
       :add(nn.SpatialAveragePooling(2, 2, 1, 1, 1, 1)):add(nn.View(27)):add(nn.Linear(27, 2))
     cnn:loadStateDict(cnn_tbl)
     tester:assertTensorEq(cnn:forward(xc), yc, 1e-5)
+    -- BatchNorm1d's running statistics load (strictly: num_batches_tracked is skipped) and give
+    -- PyTorch's evaluation output.
+    local xb, yb = bn_tbl.input, bn_tbl.output
+    bn_tbl.input, bn_tbl.output = nil, nil
+    tester:assert(bn_tbl['1.num_batches_tracked'] ~= nil, 'the export has num_batches_tracked')
+    local bn = nn.Sequential():add(nn.Linear(5, 4)):add(nn.BatchNormalization(4)):add(nn.ReLU())
+    bn:loadStateDict(bn_tbl)
+    bn:evaluate()
+    tester:assertTensorEq(bn.modules[2].running_mean, bn_tbl['1.running_mean'], 0)
+    tester:assertTensorEq(bn:forward(xb), yb, 1e-5)
   end
 else
   print('test_nn_state: /usr/bin/python3 has no torch module (Debian python3-torch); PyTorch import test skipped')
