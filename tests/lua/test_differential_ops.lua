@@ -287,7 +287,7 @@ function tests.spatialOpsLayoutsAndPrecision()
   local x5 = frandn(2, 3, 5, 6, 7):float()
   local cases = {
     { 'maxPool2d 3 stride 2 pad 1', function(t) return F.maxPool2d(t, 3, 2, 1) end, x },
-    { 'maxPool2d 2 ceil', function(t) return F.maxPool2d(t, 2, 2, 0, true) end, x },
+    { 'maxPool2d 2 ceil', function(t) return F.maxPool2d(t, 2, 2, 0, 1, true) end, x },
     { 'avgPool2d 3 stride 2 pad 1', function(t) return F.avgPool2d(t, 3, 2, 1) end, x, 1e-6 },
     { 'avgPool2d 2 no pad count', function(t) return F.avgPool2d(t, { 2, 3 }, { 1, 2 }, { 1, 1 }, false, false) end, x, 1e-6 },
     { 'adaptiveAvgPool2d', function(t) return F.adaptiveAvgPool2d(t, { 4, 5 }) end, x, 1e-6 },
@@ -320,7 +320,7 @@ function tests.spatialOpsLayoutsAndPrecision()
     end
   end
   -- maxUnpool2d inverts maxPool2d's selection
-  local y, ind = F.maxPool2d(x, 2)
+  local y, ind = torch.maxPool2d(x, 2)
   check_layouts('maxUnpool2d', function(v, i) return F.maxUnpool2d(v, i, { 9, 11 }) end, { y, ind }, { noexpand = { true, true } })
   -- convolutions: non-contiguous inputs and weights, including the 1x1 transposed convolution with
   -- output padding and a stride
@@ -365,7 +365,7 @@ function tests.maxPool2x2AgainstUnfold()
       for _, dt in ipairs({ 'float', 'double' }) do
         local x = torch.randn(unpack(s))[dt](torch.randn(unpack(s)))
         local what = string.format('maxPool2d 2 of %s %s%s', shape(x), dt, ceil and ' ceil' or '')
-        local got = run(what, F.maxPool2d, x, 2, 2, 0, ceil)
+        local got = run(what, torch.maxPool2d, x, 2, 2, 0, ceil)
         if got then
           local y, ind = got[1], got[2]
           check_same({ y }, { ref(x, ceil) }, 0, 0, what)
@@ -411,7 +411,7 @@ function tests.zeroSizedDims()
   is('cat of 5x0 and 5x2 along 2', function() return torch.cat(e2, torch.ones(5, 2), 2) end, torch.ones(5, 2))
   is('add 0x5 and 1x5', function() return torch.add(e, torch.ones(1, 5)) end, torch.FloatTensor(0, 5))
   is('gather of 3x0 indices', function() return torch.gather(torch.ones(3, 4), 2, torch.LongTensor(3, 0)) end, torch.FloatTensor(3, 0))
-  is('maxPool2d of an empty batch', function() return F.maxPool2d(torch.FloatTensor(0, 3, 4, 4), 2) end, torch.FloatTensor(0, 3, 2, 2))
+  is('maxPool2d of an empty batch', function() return torch.maxPool2d(torch.FloatTensor(0, 3, 4, 4), 2) end, torch.FloatTensor(0, 3, 2, 2))
 end
 
 
