@@ -427,29 +427,6 @@ function tests.scaledDotProductAttention()
   tester:assertErrorPattern(function() sdpa(q, k, v, { attnMask = torch.ones(3, 5):long() }) end, msg .. 'attnMask must be boolean')
 end
 
--- nn.functional.maxPool2d takes PyTorch's order (dilation 5th, then ceilMode, returnIndices); the
--- dilated case runs nn.SpatialDilatedMaxPooling. PyTorch 1.13: max_pool2d(X(2x3x7x6), (3, 2),
--- (2, 1), (1, 1), (2, 2), ceil_mode=True, return_indices=True) gives 2x3x3x6 values summing to
--- 159.20195256324575, sum(y_i cos(i - 1)) = 3.733256833935539, 1-based indices summing to 2432.
-function tests.maxPool2dFollowsPyTorch()
-  local x = X({ 2, 3, 7, 6 })
-  local y, idx = F.maxPool2d(x, { 3, 2 }, { 2, 1 }, { 1, 1 }, { 2, 2 }, true, true)
-  tester:assertTableEq(y:size():totable(), { 2, 3, 3, 6 })
-  tester:assertalmosteq(y:sum(), 159.20195256324575, 1e-11)
-  local w = torch.range(0, y:nElement() - 1):double():cos():viewAs(y)
-  tester:assertalmosteq(torch.cmul(y, w):sum(), 3.733256833935539, 1e-11)
-  tester:asserteq(idx:sum(), 2432)
-  -- without dilation: torch.maxPool2d's values and indices; one result unless returnIndices
-  local a, ai = F.maxPool2d(x, 3, 2, 1, 1, true, true)
-  local b, bi = torch.maxPool2d(x, 3, 2, 1, true)
-  tester:assertTensorEq(a, b, 0)
-  tester:assertTensorEq(ai, bi, 0)
-  tester:asserteq(select('#', F.maxPool2d(x, 2)), 1)
-  gradcheck(function(t) return F.maxPool2d(t, 3, 1, 1, 2) end, { rq(1, 2, 7, 7) }, 'dilated maxPool2d')
-  tester:assertErrorPattern(function() F.maxPool2d(x, 2, 2, 0, true) end,
-    '%[nn.functional.maxPool2d%] dilation must be an integer')
-end
-
 function tests.errorsNameTheFunction()
   local x = torch.randn(2, 3, 4):double()
   local cases = {
