@@ -14,6 +14,7 @@
 -- module with a weight (Linear, the convolutions), and the wrapped module keeps its own class.
 require 'nn.Container'
 local lib = require 'torch.lib'
+local reparam = require 'nn.reparam'
 local describe = require('torch.types').describe
 local SpectralNorm, parent = torch.class('nn.SpectralNorm', 'nn.Container')
 
@@ -143,29 +144,14 @@ function SpectralNorm:_accGradParameters(input, gradOutput, scale)
   local m = self.modules[1]
   local w = m[self.name]
   if not self._sigma or self._sigma:nElement() == 0 then lib.fail('nn.SpectralNorm', 'backward needs a forward first') end
-  local saved = m[self._gradName]
-  self._gradW = (self._gradW and self._gradW:type() == w:type()) and self._gradW or w.new()
-  self._gradW:resize(w:size()):zero()
-  m[self._gradName] = self._gradW
-  local ok, err = pcall(m.accGradParameters, m, input, gradOutput, scale or 1)
-  m[self._gradName] = saved
-  if not ok then error(err, 0) end
-  local G, Wn = self:_matrix(self._gradW), self:_matrix(w)
+  local G = self:_matrix(reparam.weightGradient(self, m, w, self._gradName, input, gradOutput, scale))
+  local Wn = self:_matrix(w)
   local dot = torch.cmul(G, Wn):view(-1):sum(1)
   local d = torch.csub(G, torch.cmul(torch.ger(self[self._u], self[self._v]), dot)):cdiv(self._sigma)
   self:_permuted(self[self._gradOrig]):add(d:view(self:_permuted(w):size()))
 end
 
-function SpectralNorm:accUpdateGradParameters(input, gradOutput, lr)
-  local params, grads = self:parameters()
-  local saved = {}
-  for i, g in ipairs(grads) do saved[i] = g:clone() g:zero() end
-  self:accGradParameters(input, gradOutput, 1)
-  for i, p in ipairs(params) do
-    p:add(-lr, grads[i])
-    grads[i]:copy(saved[i])
-  end
-end
+SpectralNorm.accUpdateGradParameters = reparam.accUpdateGradParameters
 
 -- Parameters are weight_orig and the module's others, not the children's own list.
 function SpectralNorm:zeroGradParameters() nn.Module.zeroGradParameters(self) end

@@ -7,6 +7,7 @@
 -- Torch7, which re-drew v at random, construction keeps the module's function (v = weight,
 -- g = ||weight||, as PyTorch); reset() re-draws Torch7's way.
 require 'nn.Container'
+local reparam = require 'nn.reparam'
 local WeightNorm, parent = torch.class('nn.WeightNorm', 'nn.Container')
 
 function WeightNorm:__init(module, outputDim)
@@ -90,13 +91,8 @@ end
 
 function WeightNorm:_accGradParameters(input, gradOutput, scale)
   local m = self.modules[1]
-  local gw = m.gradWeight
-  self._gradW = (self._gradW or m.weight.new()):resizeAs(m.weight):zero()
-  m.gradWeight = self._gradW
-  local ok, err = pcall(m.accGradParameters, m, input, gradOutput, scale or 1)
-  m.gradWeight = gw
-  if not ok then error(err, 0) end
-  local dw = self:_permuteIn(self._gradW):contiguous():view(self.viewIn)
+  local gw = reparam.weightGradient(self, m, m.weight, 'gradWeight', input, gradOutput, scale)
+  local dw = self:_permuteIn(gw):contiguous():view(self.viewIn)
   local norm = self._norm
   local dot = torch.cmul(dw, self.v):sum(2)
   self.gradG:add(torch.cdiv(dot, norm):view(-1))
@@ -104,16 +100,7 @@ function WeightNorm:_accGradParameters(input, gradOutput, scale)
   self.gradV:add(torch.cmul(torch.csub(dw, proj), torch.cdiv(self.g:view(-1, 1), norm):expandAs(dw)))
 end
 
-function WeightNorm:accUpdateGradParameters(input, gradOutput, lr)
-  local params, grads = self:parameters()
-  local saved = {}
-  for i, g in ipairs(grads) do saved[i] = g:clone() g:zero() end
-  self:accGradParameters(input, gradOutput, 1)
-  for i, p in ipairs(params) do
-    p:add(-lr, grads[i])
-    grads[i]:copy(saved[i])
-  end
-end
+WeightNorm.accUpdateGradParameters = reparam.accUpdateGradParameters
 
 function WeightNorm:zeroGradParameters()
   nn.Module.zeroGradParameters(self)
