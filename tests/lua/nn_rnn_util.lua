@@ -83,4 +83,50 @@ function util.jacobianError(m, input, outs, makeGrad, eps)
   return worst
 end
 
+-- The reference scripts' loss of a recurrent module's last call, sum(output * w1) + sum(hN * w2)
+-- (+ sum(cN * w3)), as the weights {w1, w2[, w3]} (Torch7's gradOutput) and as a function of them
+-- (autograd). out is m.output or, for a packed output, its data.
+function util.lossGrads(m, out)
+  local function w(t, a, b) return util.fill(t:nElement(), a, b, 1):viewAs(t) end
+  return { w(out or m.output, 0.37, 0.1), w(m.hN, 0.23, 0.3), m.cN and w(m.cN, 0.11, 0.5) or nil }
+end
+function util.loss(m, out, g)
+  local loss = torch.cmul(out or m.output, g[1]):sum() + torch.cmul(m.hN, g[2]):sum()
+  if m.cN then loss = loss + torch.cmul(m.cN, g[3]):sum() end
+  return loss
+end
+
+-- The values the reference scripts print for a call: fingerprints of the output (out: m.output or
+-- its packed data), hN and cN, its first three values (and last three with tail), fingerprints of
+-- the gradients of x, h0 and c0 (LSTM) and of every parameter; checked against ref to 1e-9.
+function util.checkFingerprint(tester, m, out, gx, gh, gc, tail, ref, name)
+  local got = { util.fp(out, 0.37, 0.1), util.fp(m.hN, 0.23, 0.3), m.cN and util.fp(m.cN, 0.11, 0.5) or 0 }
+  local flat = out:view(-1)
+  for k = 1, 3 do got[#got + 1] = flat[k] end
+  if tail then for k = flat:nElement() - 2, flat:nElement() do got[#got + 1] = flat[k] end end
+  got[#got + 1] = util.fp(gx, 0.29, 0.2)
+  got[#got + 1] = gh and util.fp(gh, 0.29, 0.2) or 0
+  got[#got + 1] = (gc and m.mode == 'LSTM') and util.fp(gc, 0.29, 0.2) or 0
+  local _, grads = m:parameters()
+  for _, g in ipairs(grads) do got[#got + 1] = util.fp(g, 0.29, 0.2) end
+  tester:asserteq(#got, #ref, name .. ': number of values')
+  for k = 1, #ref do tester:assertalmosteq(got[k], ref[k], 1e-9, name .. ': value ' .. k) end
+end
+
+-- Runs m on input (x with states {x, h0[, c0]}) and backward through Torch7's m:backward
+-- (path 'torch7') or loss:backward() ('autograd'); returns the gradients of x, h0 and c0.
+function util.backwardPaths(m, input, x, h0, c0, states, path)
+  m:zeroGradParameters()
+  if path == 'torch7' then
+    m:forward(input)
+    local gi = m:backward(input, util.lossGrads(m))
+    if states then return gi[1], gi[2], gi[3] end
+    return gi
+  end
+  for _, t in ipairs({ x, h0, c0 }) do t:requiresGrad() end
+  m:forward(input)
+  util.loss(m, nil, util.lossGrads(m)):backward()
+  return x.grad, states and h0.grad, states and c0.grad
+end
+
 return util

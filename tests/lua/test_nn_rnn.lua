@@ -82,11 +82,6 @@ local function inputs(L)
     util.filled(torch.DoubleTensor(L, B, H), 0.4, 2, -0.3)
 end
 -- The reference loss: fingerprints of output, hN and cN (their gradients are the fill weights).
-local function loss_grads(m)
-  local function w(t, a, b) return util.fill(t:nElement(), a, b, 1):viewAs(t) end
-  return { w(m.output, 0.37, 0.1), w(m.hN, 0.23, 0.3), m.cN and w(m.cN, 0.11, 0.5) or nil }
-end
-
 local function check_case(case, path)
   local mode, L, bias, states, ref = unpack(case)
   local name = string.format('%s %d layers%s%s (%s)', mode, L, bias and '' or ' no bias', states and '' or ' no states', path)
@@ -94,32 +89,8 @@ local function check_case(case, path)
   local x, h0, c0 = inputs(L)
   local input = x
   if states then input = mode == 'LSTM' and { x, h0, c0 } or { x, h0 } end
-  local gx, gh, gc
-  if path == 'torch7' then
-    m:zeroGradParameters()
-    m:forward(input)
-    local gi = m:backward(input, loss_grads(m))
-    if states then gx, gh, gc = gi[1], gi[2], gi[3] else gx = gi end
-  else
-    for _, t in ipairs({ x, h0, c0 }) do t:requiresGrad() end
-    m:zeroGradParameters()
-    m:forward(input)
-    local g = loss_grads(m)
-    local loss = torch.cmul(m.output, g[1]):sum() + torch.cmul(m.hN, g[2]):sum()
-    if m.cN then loss = loss + torch.cmul(m.cN, g[3]):sum() end
-    loss:backward()
-    gx, gh, gc = x.grad, states and h0.grad, states and c0.grad
-  end
-  local got = { util.fp(m.output, 0.37, 0.1), util.fp(m.hN, 0.23, 0.3), m.cN and util.fp(m.cN, 0.11, 0.5) or 0 }
-  local flat = m.output:view(-1)
-  for k = 1, 3 do got[#got + 1] = flat[k] end
-  got[#got + 1] = util.fp(gx, 0.29, 0.2)
-  got[#got + 1] = gh and util.fp(gh, 0.29, 0.2) or 0
-  got[#got + 1] = (gc and mode == 'LSTM') and util.fp(gc, 0.29, 0.2) or 0
-  local _, grads = m:parameters()
-  for _, g in ipairs(grads) do got[#got + 1] = util.fp(g, 0.29, 0.2) end
-  tester:asserteq(#got, #ref, name .. ': number of values')
-  for k = 1, #ref do tester:assertalmosteq(got[k], ref[k], 1e-9, name .. ': value ' .. k) end
+  local gx, gh, gc = util.backwardPaths(m, input, x, h0, c0, states, path)
+  util.checkFingerprint(tester, m, m.output, gx, gh, gc, false, ref, name)
 end
 
 function tests.forwardAndGradientsMatchPyTorch()

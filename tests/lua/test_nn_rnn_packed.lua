@@ -163,11 +163,6 @@ function tests.errorsNameTheFunction()
   tester:assertErrorPattern(function() m:backward(p, torch.ones(2, 2)) end, 'gradOutput must be a PackedSequence or a tensor of the packed output size 2x4')
 end
 
--- Loss of the reference: fingerprints of the packed output data, hN and cN.
-local function loss_grads(m)
-  return { w(m.output.data, 0.37, 0.1), w(m.hN, 0.23, 0.3), m.cN and w(m.cN, 0.11, 0.5) or nil }
-end
-
 local function check_case(case, path)
   local mode, L, _, states, ref = unpack(case)
   local name = string.format('packed bidirectional %s %d layers%s (%s)', mode, L, states and '' or ' no states', path)
@@ -179,16 +174,13 @@ local function check_case(case, path)
     for _, t in ipairs({ x, h0, c0 }) do t:requiresGrad() end
     local ps = R.packPaddedSequence(x, LENGTHS, false, false)
     m:forward(states and (mode == 'LSTM' and { ps, h0, c0 } or { ps, h0 }) or ps)
-    local g = loss_grads(m)
-    local loss = torch.cmul(m.output.data, g[1]):sum() + torch.cmul(m.hN, g[2]):sum()
-    if m.cN then loss = loss + torch.cmul(m.cN, g[3]):sum() end
-    loss:backward()
+    util.loss(m, m.output.data, util.lossGrads(m, m.output.data)):backward()
     gx, gh, gc = x.grad, states and h0.grad, states and c0.grad
   else
     local ps = R.packPaddedSequence(x, LENGTHS, false, false)
     local input = states and (mode == 'LSTM' and { ps, h0, c0 } or { ps, h0 }) or ps
     m:forward(input)
-    local gi = m:backward(input, loss_grads(m))
+    local gi = m:backward(input, util.lossGrads(m, m.output.data))
     local gps = states and gi[1] or gi
     tester:asserteq(torch.typename(gps), 'nn.PackedSequence', name .. ': gradInput is packed')
     gx = R.padPackedSequence(gps, false, 0, T)
@@ -196,17 +188,7 @@ local function check_case(case, path)
   end
   tester:assertTableEq(m.output.batchSizes:totable(), { 4, 3, 3, 2, 1 }, name .. ': batchSizes')
   tester:assertTableEq(m.hN:size():totable(), { 2 * L, B, H }, name .. ': hN size')
-  local got = { util.fp(m.output.data, 0.37, 0.1), util.fp(m.hN, 0.23, 0.3), m.cN and util.fp(m.cN, 0.11, 0.5) or 0 }
-  local flat = m.output.data:view(-1)
-  for k = 1, 3 do got[#got + 1] = flat[k] end
-  for k = flat:nElement() - 2, flat:nElement() do got[#got + 1] = flat[k] end
-  got[#got + 1] = util.fp(gx, 0.29, 0.2)
-  got[#got + 1] = gh and util.fp(gh, 0.29, 0.2) or 0
-  got[#got + 1] = (gc and mode == 'LSTM') and util.fp(gc, 0.29, 0.2) or 0
-  local _, grads = m:parameters()
-  for _, g in ipairs(grads) do got[#got + 1] = util.fp(g, 0.29, 0.2) end
-  tester:asserteq(#got, #ref, name .. ': number of values')
-  for k = 1, #ref do tester:assertalmosteq(got[k], ref[k], 1e-9, name .. ': value ' .. k) end
+  util.checkFingerprint(tester, m, m.output.data, gx, gh, gc, true, ref, name)
   return m
 end
 
