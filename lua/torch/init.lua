@@ -23,7 +23,7 @@ for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.lina
                         'torch.shape', 'torch.index_extra', 'torch.creation', 'torch.stats', 'torch.stats_more', 'torch.doc',
                         'torch.conv_t7',
                         'torch.torch7_extra', 'torch.autograd_functional', 'torch.checkpoint',
-                        'torch.distributions', 'torch.profiler' }) do
+                        'torch.distributions', 'torch.profiler', 'torch.tensorboard' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).
