@@ -117,7 +117,7 @@ local function coarse_backward(entry, grads, n)
   -- model:backward still computes every gradInput, as Torch7 does.
   local gi
   if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
-  module:accGradParameters(input, gradOutput, 1)
+  if not module._frozen then module:accGradParameters(input, gradOutput, 1) end  -- Note [Freezing]
   local flat = flat_grads(gi, input, {})
   for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
   return flat
@@ -166,7 +166,7 @@ function Module:backward(input, gradOutput, scale)
     return self.gradInput
   end
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
-  torch.noGrad(self.accGradParameters, self, input, gradOutput, scale)
+  if not self._frozen then torch.noGrad(self.accGradParameters, self, input, gradOutput, scale) end  -- Note [Freezing]
   return self.gradInput
 end
 

@@ -150,12 +150,20 @@ end
 --- Makes every parameter require grad and point .grad at its gradient tensor (gradWeight...),
 --- so autograd accumulates where Torch7-style code reads (Note [Modules and autograd]).
 function utils.linkGradients(module)
+  -- Note [Freezing] (nn/module_pytorch.lua): the parameters of frozen modules stay frozen, also
+  -- where a container's parameters() lists them
+  local frozen = {}
+  local function mark(m)
+    if not m._frozen then return end
+    for _, p in ipairs(m:parameters() or {}) do frozen[torch.pointer(p)] = true end
+  end
+  if module.modules then module:apply(mark) else mark(module) end
   local function link(m)
     local params, grads = m:parameters()
     if not params then return end
     for i, p in ipairs(params) do
       local g = grads and grads[i]
-      if utils.isFloating(p) then
+      if utils.isFloating(p) and not frozen[torch.pointer(p)] then
         if not p:needsGrad() then p:requiresGrad() end
         if g and g:isSameSizeAs(p) and g:type() == p:type() then p.grad = g end
       end
