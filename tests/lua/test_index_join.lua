@@ -166,7 +166,9 @@ function tests.flipAgainstReference()
     end
     return all
   end
-  for _, sz in ipairs({ { 5 }, { 3, 4 }, { 2, 3, 4 }, { 2, 3, 1, 4 } }) do
+  -- (a last dim of 16 or more with several rows takes the reversed-row copy: Note [Gathers along a
+  -- reversed or ascending range])
+  for _, sz in ipairs({ { 5 }, { 3, 4 }, { 2, 3, 4 }, { 2, 3, 1, 4 }, { 3, 21 }, { 2, 2, 16 } }) do
     local base = torch.rand(unpack(sz)):mul(100):floor()
     for _, name in ipairs({ 'FloatTensor', 'DoubleTensor', 'LongTensor', 'IntTensor', 'ByteTensor', 'HalfTensor',
                             'BFloat16Tensor' }) do
@@ -197,6 +199,10 @@ function tests.flipAgainstReference()
   tester:eq(b:flip(2):totable(), { { false, false, true }, { true, false, false } })
   local r = torch.randn(2, 3, 4, 5)
   tester:eq(r:flip(1, 3):flip({ 3, 1 }), r, 0)  -- flipping twice gives x back
+  -- index_select with an ascending run of positions along the last dim: each row copied
+  local m = torch.randn(4, 30)
+  tester:eq(torch.index(m, 2, torch.range(5, 24):long()), m:narrow(2, 5, 20), 0)
+  tester:eq(torch.index(m, 2, torch.range(24, 5, -1):long()), m:narrow(2, 5, 20):flip(2), 0)
 end
 
 function tests.flipGradient()
