@@ -1,8 +1,10 @@
 -- nn.Module: Torch7's module API (forward/backward, updateOutput/updateGradInput/
 -- accGradParameters, parameters/getParameters, type conversion, clone, share...) and how modules
--- meet autograd (Note [Modules and autograd]).
+-- meet autograd (Note [Modules and autograd]). The walks over children also reach the modules a
+-- PyTorch-style module holds in fields (Note [Submodules in fields], nn/field_children.lua).
 local Module = torch.class('nn.Module')
 local utils -- nn.utils, loaded after this file
+local fields -- nn.field_children: submodules held in fields (Note [Submodules in fields])
 
 function Module:__init()
   self.gradInput = torch.Tensor()
@@ -11,8 +13,8 @@ function Module:__init()
   self.train = true
 end
 
---- m:parameters(): the learnable tensors and their gradients, as two tables (nil when none).
-function Module:parameters()
+-- The module's own weight and bias with their gradients.
+local function own_parameters(self)
   if self.weight and self.bias then
     return { self.weight, self.bias }, { self.gradWeight, self.gradBias }
   elseif self.weight then
@@ -22,6 +24,28 @@ function Module:parameters()
   end
 end
 
+--- m:parameters(): the learnable tensors and their gradients, as two tables (nil when none):
+--- weight and bias, then those of the modules held in fields (Note [Submodules in fields]).
+function Module:parameters()
+  local w, gw = own_parameters(self)
+  -- a class's own parameters() calling this one keeps Torch7's answer
+  if self.parameters ~= Module.parameters then return w, gw end
+  local kids = fields.fields(self)
+  if #kids == 0 then return w, gw end
+  w, gw = w or {}, gw or {}
+  for _, e in ipairs(kids) do
+    local cw, cgw = e[2]:parameters()
+    if cw then
+      for i = 1, #cw do
+        local n = #w + 1
+        w[n], gw[n] = cw[i], cgw and cgw[i]
+      end
+    end
+  end
+  if #w == 0 then return nil end
+  return w, gw
+end
+
 function Module:updateOutput(input) return self.output end
 -- Note [Torch7 calls on autograd modules]: a class that defines only updateOutput (from
 -- differentiable ops) still answers Torch7's separate updateGradInput and accGradParameters (and so
@@ -29,13 +53,30 @@ function Module:updateOutput(input) return self.output end
 -- the forward with recording on and asks autograd (nn.utils.autogradBackward), one forward per
 -- call; Module:backward does both in one. A class that defines updateGradInput but not
 -- accGradParameters (a Torch7 module without parameters) keeps the no-op.
+--
+-- Note [Replays reaching Torch7-style children]: the replayed forward of such a module may run
+-- Torch7-style children (a PyTorch-style class calling self.fc1:forward, Note [Submodules in
+-- fields]); they record coarse nodes, which accumulate into their gradWeight when autograd runs
+-- them, not through the gradients the replay asks for. So a replay tells the coarse nodes what it
+-- wants (`replay` below): updateGradInput's leaves their parameters alone, backward's and
+-- accGradParameters' accumulate times scale; in those two the parameters are inputs of the coarse
+-- nodes recorded, as autograd runs a node only on a path to a tensor it differentiates (with
+-- indices for input, no input is one).
+local replay  -- {what =, scale =} while a replay runs
+local function replay_backward(self, input, gradOutput, scale, what)
+  local prev = replay
+  replay = { what = what, scale = scale or 1 }
+  local ok, err = pcall(utils.autogradBackward, self, input, gradOutput, scale, what)
+  replay = prev
+  if not ok then error(err, 0) end
+end
 function Module:updateGradInput(input, gradOutput)
-  utils.autogradBackward(self, input, gradOutput, 1, 'input')
+  replay_backward(self, input, gradOutput, 1, 'input')
   return self.gradInput
 end
 function Module:accGradParameters(input, gradOutput, scale)
   if self.updateGradInput ~= Module.updateGradInput or not self:parameters() then return end
-  utils.autogradBackward(self, input, gradOutput, scale, 'params')
+  replay_backward(self, input, gradOutput, scale, 'params')
 end
 function Module:accUpdateGradParameters(input, gradOutput, lr)
   local gw, gb = self.gradWeight, self.gradBias
@@ -117,7 +158,10 @@ local function coarse_backward(entry, grads, n)
   -- model:backward still computes every gradInput, as Torch7 does.
   local gi
   if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
-  if not module._frozen then module:accGradParameters(input, gradOutput, 1) end  -- Note [Freezing]
+  -- Note [Freezing]; Note [Replays reaching Torch7-style children]
+  if not module._frozen and not (replay and replay.what == 'input') then
+    module:accGradParameters(input, gradOutput, replay and replay.scale or 1)
+  end
   local flat = flat_grads(gi, input, {})
   for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
   return flat
@@ -127,6 +171,13 @@ local function forward_as_node(self, input, inputNeedsGrad)
   local output = torch.noGrad(self.updateOutput, self, input)
   local inputs = flat_tensors(input)
   local outs = flat_tensors(output)
+  -- Note [Replays reaching Torch7-style children]: in a replay that wants parameter gradients the
+  -- parameters are inputs of the node too (they get no gradient from it: accGradParameters
+  -- accumulates into gradWeight), so autograd runs it when no input needs a gradient (indices)
+  if replay and replay.what ~= 'input' then
+    local params = self:parameters()
+    for _, p in ipairs(params or {}) do if p:needsGrad() then inputs[#inputs + 1] = p end end
+  end
   -- An output that is an input (nn.Identity...) gets an alias so that it can carry the node.
   for k, o in ipairs(outs) do
     for _, i in ipairs(inputs) do
@@ -162,7 +213,7 @@ end
 function Module:backward(input, gradOutput, scale)
   scale = scale or 1
   if not defines_backward(self) then
-    utils.autogradBackward(self, input, gradOutput, scale)
+    replay_backward(self, input, gradOutput, scale, nil)
     return self.gradInput
   end
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
@@ -198,12 +249,24 @@ function Module:updateParameters(lr)
   else update_each(params, grads, lr) end  -- CPU updates run at once anyway
 end
 
---- m:training() / m:evaluate(): switch modes (Dropout, BatchNormalization...).
-function Module:training() self.train = true end
-function Module:evaluate() self.train = false end
+--- m:training() / m:evaluate(): switch modes (Dropout, BatchNormalization...), with the modules
+--- held in fields (Note [Submodules in fields]).
+function Module:training()
+  self.train = true
+  for _, e in ipairs(fields.fields(self)) do e[2]:training() end
+end
+function Module:evaluate()
+  self.train = false
+  for _, e in ipairs(fields.fields(self)) do e[2]:evaluate() end
+end
 
 --- m:share(other, 'weight', 'bias', ...): m's named tensors view other's storage.
 function Module:share(other, ...)
+  for _, e in ipairs(fields.fields(self)) do
+    local o = other[e[1]]
+    if o == nil and other._listChildren then o = other[tonumber(e[1]) + 1] end
+    if o ~= nil then e[2]:share(o, ...) end
+  end
   for _, name in ipairs({ ... }) do
     if self[name] ~= nil then
       self[name]:set(other[name])
@@ -241,7 +304,9 @@ function Module:float(...) return self:type('torch.FloatTensor', ...) end
 function Module:double(...) return self:type('torch.DoubleTensor', ...) end
 function Module:cuda(...) return self:type('torch.CudaTensor', ...) end
 
-function Module:reset() end
+function Module:reset(...)
+  for _, e in ipairs(fields.fields(self)) do e[2]:reset(...) end
+end
 
 --- m:__call__(input, gradOutput): forward, or backward when a gradOutput is given (Torch7).
 function Module:__call__(input, gradOutput)
@@ -263,10 +328,12 @@ function Module:getParameters()
   return p, g
 end
 
---- m:apply(fn): calls fn(module) on m and every module inside it.
+--- m:apply(fn): calls fn(module) on m and every module inside it (its modules and the modules
+--- held in its fields).
 function Module:apply(fn)
   fn(self)
   if self.modules then for _, m in ipairs(self.modules) do m:apply(fn) end end
+  for _, e in ipairs(fields.fields(self)) do e[2]:apply(fn) end
 end
 
 --- m:replace(fn): replaces every module by fn(module) (which may return it unchanged).
@@ -274,6 +341,11 @@ function Module:replace(fn)
   local out = fn(self)
   if self.modules then
     for i, m in ipairs(self.modules) do self.modules[i] = m:replace(fn) end
+  end
+  for _, e in ipairs(fields.fields(self)) do
+    local key = e[1]
+    if self._listChildren and key:match('^%d+$') then key = tonumber(key) + 1 end
+    self[key] = e[2]:replace(fn)
   end
   return out
 end
@@ -285,13 +357,14 @@ function Module:findModules(typename, container)
     nodes[1] = self
     containers[1] = container
   end
-  if self.modules then
-    for _, child in ipairs(self.modules) do
-      local n, c = child:findModules(typename, self)
-      for i = 1, #n do
-        nodes[#nodes + 1] = n[i]
-        containers[#containers + 1] = c[i]
-      end
+  local kids = {}
+  for _, child in ipairs(self.modules or {}) do kids[#kids + 1] = child end
+  for _, e in ipairs(fields.fields(self)) do kids[#kids + 1] = e[2] end
+  for _, child in ipairs(kids) do
+    local n, c = child:findModules(typename, self)
+    for i = 1, #n do
+      nodes[#nodes + 1] = n[i]
+      containers[#containers + 1] = c[i]
     end
   end
   return nodes, containers
@@ -300,11 +373,11 @@ end
 --- m:listModules(): m and every module inside it, depth first.
 function Module:listModules()
   local list = { self }
-  if self.modules then
-    for _, child in ipairs(self.modules) do
-      for _, m in ipairs(child:listModules()) do list[#list + 1] = m end
-    end
+  local function add(child)
+    for _, m in ipairs(child:listModules()) do list[#list + 1] = m end
   end
+  if self.modules then for _, child in ipairs(self.modules) do add(child) end end
+  for _, e in ipairs(fields.fields(self)) do add(e[2]) end
   return list
 end
 
@@ -319,6 +392,7 @@ function Module:clearState(...)
   for k, v in pairs(self) do
     if type(k) == 'string' and k:sub(1, 1) == '_' and torch.isTensor(v) then self[k] = v.new() end
   end
+  for _, e in ipairs(fields.fields(self)) do e[2]:clearState() end
   return self
 end
 
@@ -329,5 +403,8 @@ function Module:summary(...)
   return utils.summary(self, ...)
 end
 
-function Module._attach_utils(u) utils = u end
+function Module._attach_utils(u)
+  utils = u
+  fields = require 'nn.field_children'
+end
 return Module

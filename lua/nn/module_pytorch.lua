@@ -9,7 +9,8 @@
 -- loop does not disturb it. The Torch7 methods keep returning arrays (m:parameters(),
 -- m:listModules()). Names and order are those of m:stateDict() (Note [State dict names]): a
 -- module's own parameters (weight, bias or its _stateParams), then its children in order
--- (self.modules named '0', '1'..., then its _stateChildren by sorted name). Like
+-- (self.modules named '0', '1'..., then its _stateChildren by sorted name, then the modules
+-- held in its fields by sorted name, Note [Submodules in fields]). Like
 -- m:parameters() and m:stateDict(), a parameter shared through clone('weight') (another tensor
 -- viewing the same storage) is listed under each of its names; PyTorch lists a shared
 -- Parameter object once.
@@ -22,23 +23,9 @@ local lib = require 'torch.lib'
 local types = require 'torch.types'
 local Module = nn.Module
 
--- The direct children with their state-dict names (same walk as nn/state_dict.lua).
-local function named_children(m)
-  local list = {}
-  if m.modules then
-    for i, c in ipairs(m.modules) do list[#list + 1] = { tostring(i - 1), c } end
-  end
-  if m._stateChildren then
-    local keys = {}
-    for name in pairs(m._stateChildren) do keys[#keys + 1] = name end
-    table.sort(keys)
-    for _, name in ipairs(keys) do
-      local c = m[m._stateChildren[name]]
-      if c ~= nil then list[#list + 1] = { name, c } end
-    end
-  end
-  return list
-end
+-- The direct children with their state-dict names (the walk of nn/state_dict.lua, with the
+-- modules held in fields: Note [Submodules in fields]).
+local named_children = require('nn.field_children').named
 
 -- An iterator over a list of {name, value} pairs (or of values when `plain`).
 local function iterate(list, plain)
@@ -107,7 +94,8 @@ function Module:namedModules(prefix)
 end
 
 --- m:namedChildren(): an iterator over (name, module) for m's direct children: its modules
---- ('0', '1'...) then the wrapped modules a class lists in _stateChildren.
+--- ('0', '1'...), the wrapped modules a class lists in _stateChildren, then the modules a
+--- PyTorch-style module holds in fields ('fc1', Note [Submodules in fields]).
 --- Example: for name, c in nn.Sequential():add(nn.ReLU()):namedChildren() do print(name, c) end
 function Module:namedChildren()
   return iterate(named_children(self))

@@ -6,7 +6,9 @@
 -- so the same stack of layers gets the same names in both engines. A module's own entries are
 -- its parameters (weight, bias, or the names its class lists in _stateParams) followed by its
 -- buffers (_stateBuffers, e.g. running_mean); a module holding children outside self.modules
--- (a wrapper) lists them in _stateChildren as {name = field}. PyTorch's batch norms also keep
+-- (a wrapper) lists them in _stateChildren as {name = field}; a PyTorch-style module's fields
+-- holding modules are children under the field's name ('fc1.weight', Note [Submodules in
+-- fields]), and nn.ModuleList's items are named '0', '1'... like a container's. PyTorch's batch norms also keep
 -- num_batches_tracked, which only its momentum=None mode reads; loadStateDict skips such entries
 -- where the model has none, so a PyTorch checkpoint loads strictly.
 local Module = nn.Module
@@ -18,19 +20,9 @@ local function own_names(m)
   return names
 end
 
-local function children(m)
-  local list = {}
-  if m.modules then
-    for i, c in ipairs(m.modules) do list[#list + 1] = { tostring(i - 1), c } end
-  end
-  if m._stateChildren then
-    local keys = {}
-    for name in pairs(m._stateChildren) do keys[#keys + 1] = name end
-    table.sort(keys)
-    for _, name in ipairs(keys) do list[#list + 1] = { name, m[m._stateChildren[name]] } end
-  end
-  return list
-end
+-- The direct children with their names (nn/field_children.lua: modules, _stateChildren, then
+-- the modules held in fields, Note [Submodules in fields]).
+local children = require('nn.field_children').named
 
 local function collect(m, prefix, dest)
   for _, name in ipairs(own_names(m)) do

@@ -43,8 +43,10 @@ function utils.summary(model, ...)
   local input = make_input(model, ...)
   local rows = {}
   local patched = {}
+  local children = require 'nn.field_children'
   for _, m in ipairs(model:listModules()) do
-    if not m.modules then
+    -- leaves only: a container, or a PyTorch-style module with children in fields, is not a row
+    if not m.modules and #children.named(m) == 0 then
       local original = rawget(m, 'updateOutput')
       patched[#patched + 1] = { m, original }
       local cls = getmetatable(m).updateOutput

@@ -157,7 +157,9 @@ function utils.linkGradients(module)
     if not m._frozen then return end
     for _, p in ipairs(m:parameters() or {}) do frozen[torch.pointer(p)] = true end
   end
-  if module.modules then module:apply(mark) else mark(module) end
+  -- apply also reaches the modules held in fields (Note [Submodules in fields])
+  local walk = module.modules or type(module.apply) == 'function'
+  if walk then module:apply(mark) else mark(module) end
   local function link(m)
     local params, grads = m:parameters()
     if not params then return end
@@ -169,7 +171,7 @@ function utils.linkGradients(module)
       end
     end
   end
-  if module.modules then module:apply(link) else link(module) end
+  if walk then module:apply(link) else link(module) end
 end
 
 local SLOT = setmetatable({}, { __tostring = function() return 'nn.utils.SLOT' end })
