@@ -96,6 +96,11 @@ local function draws_random(m, input)
   walk_modules(m, function(x)
     local name = torch.typename(x)
     local random = random_classes[name]
+    if random == nil then  -- subclasses draw as their parents do (nn.Dropout2d is a SpatialDropout)
+      for cls, r in pairs(random_classes) do
+        if torch.isTypeOf(x, cls) then random = r break end
+      end
+    end
     if type(random) == 'function' then random = random(x, x == m and input or nil) end
     if random or (x.train ~= false and type(x.dropout) == 'number' and x.dropout > 0) then
       yes = true

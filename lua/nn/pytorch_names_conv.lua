@@ -1,0 +1,209 @@
+-- PyTorch's convolution names: nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d/3d as subclasses of
+-- Torch7's SpatialConvolution, VolumetricConvolution, SpatialFullConvolution and
+-- VolumetricFullConvolution, with PyTorch's signatures, weight layouts, defaults and init.
+-- Note [PyTorch-named convolutions]: the weights have PyTorch's layout (out x in/groups x k... for
+-- convolutions, in x out/groups x k... for transposed ones), so state dicts load either way. 1-D
+-- ones keep a 3-D weight and N x C x L inputs (PyTorch's), not TemporalConvolution's N x L x C
+-- layout; 1-D and 3-D ones and all transposed ones run the nd-generic conv ops here (groups and
+-- dilation, which the Torch7 parents lack); Conv2d reuses SpatialConvolution's methods, whose
+-- geometry already reads dilationW/dilationH. Torch7's fields (kW, dH, padT, adjW...) are kept
+-- so printing, :noBias() and .t7 serialization work as for the parents.
+-- Note [PyTorch init]: PyTorch draws weights from kaiming_uniform(a = sqrt(5)), i.e.
+-- U(-1/sqrt(fanIn), 1/sqrt(fanIn)), and biases from the same bound, fanIn = weight:size(2) * kernel
+-- volume. That is Torch7's reset for convolutions (and Tocha's nn.Linear), but not for transposed
+-- ones, whose Torch7 fanIn counts input planes: here fanIn = nElement / size(1) for every class.
+local P = require 'nn.pytorch_names_args'
+local lib = require 'torch.lib'
+require 'nn.SpatialConvolution'
+require 'nn.VolumetricConvolution'
+require 'nn.SpatialFullConvolution'
+require 'nn.VolumetricFullConvolution'
+local cu = nn.conv_utils
+local C, check = cu.C, cu.check
+
+local NAMES = { 'stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode' }
+local TNAMES = { 'stride', 'padding', 'outputPadding', 'groups', 'bias', 'dilation', 'paddingMode' }
+
+-- Parses (in, out, kernelSize, ...) into the geometry tables (depth, height, width order).
+local function geometry(cls, nd, transposed, inC, outC, k, ...)
+  local o = P.parse(cls, transposed and TNAMES or NAMES, ...)
+  local g = { nd = nd }
+  g.inC, g.outC = P.int(cls, 'inChannels', inC), P.int(cls, 'outChannels', outC)
+  g.k = P.tuple(cls, 'kernelSize', k, nd)
+  g.s = P.tuple(cls, 'stride', o.stride, nd, 1)
+  if o.padding == 'valid' then o.padding = 0 end
+  if type(o.padding) == 'string' then
+    lib.fail(cls, "padding = '%s' is not supported (give the padding as numbers)", o.padding)
+  end
+  g.p = P.tuple(cls, 'padding', o.padding, nd, 0, 0)
+  g.d = P.tuple(cls, 'dilation', o.dilation, nd, 1)
+  g.adj = P.tuple(cls, 'outputPadding', o.outputPadding, nd, 0, 0)
+  g.groups = P.int(cls, 'groups', o.groups, 1)
+  g.bias = P.bool(cls, 'bias', o.bias, true)
+  P.unsupported(cls, 'paddingMode', o.paddingMode, 'zeros')
+  if g.inC % g.groups ~= 0 or g.outC % g.groups ~= 0 then
+    lib.fail(cls, 'inChannels (%d) and outChannels (%d) must be divisible by groups (%d)', g.inC,
+      g.outC, g.groups)
+  end
+  for d = 1, nd do
+    if transposed and g.adj[d] >= math.max(g.s[d], g.d[d]) then
+      lib.fail(cls, 'outputPadding (%d) must be smaller than stride (%d) or dilation (%d)', g.adj[d],
+        g.s[d], g.d[d])
+    end
+  end
+  return g
+end
+
+-- Fills the fields shared by every PyTorch-named convolution.
+local function setup(self, g, transposed)
+  nn.Module.__init(self)
+  self.nInputPlane, self.nOutputPlane, self.groups = g.inC, g.outC, g.groups
+  self._k, self._s, self._p, self._d, self._adj = g.k, g.s, g.p, g.d, g.adj
+  self._transposed = transposed or nil
+  local size = transposed and { g.inC, g.outC / g.groups } or { g.outC, g.inC / g.groups }
+  for d = 1, g.nd do size[#size + 1] = g.k[d] end
+  self.weight = torch.Tensor(torch.LongStorage(size))
+  self.gradWeight = torch.Tensor(torch.LongStorage(size))
+  self.bias = torch.Tensor(g.outC)
+  self.gradBias = torch.Tensor(g.outC)
+  -- Torch7's fields, innermost dim last: W is the last dim, H the one before, T the first of three
+  local k, s, p, a = g.k, g.s, g.p, g.adj
+  local n = g.nd
+  self.kW, self.dW, self.padW, self.adjW = k[n], s[n], p[n], a[n]
+  self.kH, self.dH, self.padH, self.adjH = 1, 1, 0, 0
+  if n >= 2 then self.kH, self.dH, self.padH, self.adjH = k[n - 1], s[n - 1], p[n - 1], a[n - 1] end
+  if n == 3 then self.kT, self.dT, self.padT, self.adjT = k[1], s[1], p[1], a[1] end
+  if not transposed then self.adjW, self.adjH, self.adjT = nil, nil, nil end
+  if n == 2 and (g.d[1] ~= 1 or g.d[2] ~= 1) then self.dilationH, self.dilationW = g.d[1], g.d[2] end
+  self:reset()
+  if not g.bias then self:noBias() end
+end
+
+--- m:reset([stdv]): PyTorch's init, U(-1/sqrt(fanIn), 1/sqrt(fanIn)) for weight and bias with fanIn =
+--- weight:size(2) * kernel volume (Note [PyTorch init]); with stdv, Torch7's uniform(-stdv*sqrt(3), ..).
+--- Example: nn.Conv2d(3, 4, 3):reset()
+local function reset(self, stdv)
+  return nn.utils.resetUniform(self, self.weight:nElement() / self.weight:size(1), stdv)
+end
+
+local function options(self, adj)
+  return cu.options(#self._k, self.groups, self._s, self._p, self._d, adj and self._adj or nil)
+end
+
+-- The output's channel count and spatial sizes of a transposed convolution for input.
+local function t_output_size(self, input)
+  local first, want = input:dim() - #self._k, { self.nOutputPlane }
+  for d = 1, #self._k do
+    want[d + 1] = (input:size(first + d) - 1) * self._s[d] - 2 * self._p[d] + self._d[d] * (self._k[d] - 1) + 1
+        + self._adj[d]
+  end
+  return want
+end
+
+local conv = {}
+function conv.updateOutput(self, input)
+  local nd = #self._k
+  cu.checkInput(self, input, nd, self.nInputPlane, self._k, self._p, self._d)
+  check(C.tocha_conv_out(self.output.p, input.p, self.weight.p, self.bias and self.bias.p or nil, options(self)))
+  return self.output
+end
+function conv.updateGradInput(self, input, gradOutput)
+  if not self.gradInput then return end
+  local nd = #self._k
+  local want = cu.outputSizes(input, nd, self._k, self._s, self._p, self._d)
+  table.insert(want, 1, self.nOutputPlane)
+  cu.checkGradOutput(self, gradOutput, input, want)
+  local o = cu.backOptions(options(self), input, gradOutput, self._k)
+  check(C.tocha_conv_transpose_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, o))
+  return self.gradInput
+end
+function conv.accGradParameters(self, input, gradOutput, scale)
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, self.bias and self.gradBias.p or nil, input.p, gradOutput.p,
+    options(self), scale or 1, 1))
+end
+
+local tconv = {}
+function tconv.updateOutput(self, input)
+  local nd = #self._k
+  local ones, zeros = {}, {}
+  for d = 1, nd do ones[d], zeros[d] = 1, 0 end
+  cu.checkInput(self, input, nd, self.nInputPlane, ones, zeros)
+  local want = t_output_size(self, input)
+  for d = 2, #want do
+    if want[d] < 1 then
+      cu.fail(self, 'input of size %s gives an empty output (%s)', table.concat(input:size():totable(), 'x'),
+        table.concat(want, 'x', 2))
+    end
+  end
+  check(C.tocha_conv_transpose_out(self.output.p, input.p, self.weight.p, self.bias and self.bias.p or nil,
+    options(self, true)))
+  return self.output
+end
+function tconv.updateGradInput(self, input, gradOutput)
+  if not self.gradInput then return end
+  cu.checkGradOutput(self, gradOutput, input, t_output_size(self, input))
+  check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self)))
+  return self.gradInput
+end
+-- The weight gradient is that of the convolution it transposes, with gradOutput as its input.
+function tconv.accGradParameters(self, input, gradOutput, scale)
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, input.p, options(self), scale or 1, 1))
+  if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, #self._k, scale or 1)) end
+end
+
+-- The parent's printout plus the options it has no field for.
+local function tostring_with(parent_tostring)
+  return function(self)
+    local s = parent_tostring(self)
+    local extra = ''
+    local dil = false
+    for _, v in ipairs(self._d or {}) do dil = dil or v ~= 1 end
+    local printed = #self._k == 2 and not self._transposed  -- SpatialConvolution prints both
+    if dil and not printed then extra = extra .. ', dilation ' .. table.concat(self._d, ',') end
+    if self.groups ~= 1 and not printed then extra = extra .. ', groups ' .. self.groups end
+    if extra == '' then return s end
+    local head, tail = s:match('^(.*)(%) ?[^)]*)$')
+    return head .. extra .. tail
+  end
+end
+
+-- Loaded modules link their gradients again (the tensors are new objects).
+local function after_load(self)
+  nn.utils.linkGradients(self)
+  self._upgraded = true
+end
+
+local function define(name, parent_name, nd, transposed)
+  local cls, parent = torch.class(name, parent_name)
+  cls.__init = function(self, ...)
+    setup(self, geometry(name, nd, transposed, ...), transposed)
+    self._upgraded = true
+  end
+  cls.reset = reset
+  cls.afterLoad = after_load
+  if transposed or nd ~= 2 then
+    local impl = transposed and tconv or conv
+    cls.updateOutput, cls.updateGradInput, cls.accGradParameters = impl.updateOutput, impl.updateGradInput,
+        impl.accGradParameters
+  end
+  cls.__tostring__ = tostring_with(parent.__tostring__)
+  return cls
+end
+
+-- nn.Conv1d(inChannels, outChannels, kernelSize [, stride = 1, padding = 0, dilation = 1, groups = 1,
+-- bias = true, paddingMode = 'zeros'] or a trailing {stride =, padding =, ...}): PyTorch's Conv1d on
+-- C x L or N x C x L inputs, weight outChannels x inChannels/groups x kernelSize.
+define('nn.Conv1d', 'nn.SpatialConvolution', 1, false)
+-- nn.Conv2d(inChannels, outChannels, kernelSize [, stride, padding, dilation, groups, bias, paddingMode]):
+-- PyTorch's Conv2d; sizes a number or {h, w}; weight out x in/groups x kH x kW.
+define('nn.Conv2d', 'nn.SpatialConvolution', 2, false)
+-- nn.Conv3d(inChannels, outChannels, kernelSize [, ...]): PyTorch's Conv3d; sizes a number or {d, h, w}.
+define('nn.Conv3d', 'nn.VolumetricConvolution', 3, false)
+-- nn.ConvTranspose1d/2d/3d(inChannels, outChannels, kernelSize [, stride = 1, padding = 0,
+-- outputPadding = 0, groups = 1, bias = true, dilation = 1, paddingMode = 'zeros']): PyTorch's
+-- transposed convolutions, weight inChannels x outChannels/groups x k...
+define('nn.ConvTranspose1d', 'nn.SpatialFullConvolution', 1, true)
+define('nn.ConvTranspose2d', 'nn.SpatialFullConvolution', 2, true)
+define('nn.ConvTranspose3d', 'nn.VolumetricFullConvolution', 3, true)
+
+return nn.Conv2d

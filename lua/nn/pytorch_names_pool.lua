@@ -1,0 +1,132 @@
+-- PyTorch's pooling and padding names as subclasses of Torch7's classes: nn.MaxPool1d/2d/3d,
+-- AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, ZeroPad2d, ReflectionPad2d,
+-- ReplicationPad2d, with PyTorch's signatures (positionals or a trailing camelCase options table).
+-- Note [1-D pooling on 2-D parents]: PyTorch's 1-D pools take C x L or N x C x L inputs, which
+-- Torch7's Temporal* pools (frames x features) do not; the 1d classes extend the Spatial* pool with
+-- a 1-row window and run it on the input viewed as C x 1 x L (N x C x 1 x L), so indices are the
+-- 1-based positions along L. Sizes given as {h, w} follow PyTorch's order, the parents take W first.
+local P = require 'nn.pytorch_names_args'
+local lib = require 'torch.lib'
+for _, f in ipairs({ 'SpatialDilatedMaxPooling', 'VolumetricDilatedMaxPooling', 'SpatialAveragePooling',
+  'VolumetricAveragePooling', 'SpatialAdaptiveAveragePooling', 'SpatialAdaptiveMaxPooling', 'SpatialZeroPadding',
+  'SpatialReflectionPadding', 'SpatialReplicationPadding' }) do
+  require('nn.' .. f)
+end
+
+-- Runs a 2-D parent on a 1-D input viewed with a unit height (Note [1-D pooling on 2-D parents]).
+local function lift_1d(cls, parent, name)
+  local function lift(t) return t:unsqueeze(t:dim()) end
+  function cls:updateOutput(input)
+    if not torch.isTensor(input) or (input:dim() ~= 2 and input:dim() ~= 3) then
+      lib.fail(name, 'expected a 2D (C x L) or 3D (N x C x L) input, got %s', nn.utils.describe(input))
+    end
+    self.output = self._output2d or self.output
+    parent.updateOutput(self, lift(input))
+    self._output2d = self.output
+    self.output = self.output:select(self.output:dim() - 1, 1)
+    return self.output
+  end
+  function cls:updateGradInput(input, gradOutput)
+    if not self.gradInput then return end
+    local d = input:dim()
+    local output = self.output
+    self.output, self.gradInput = self._output2d or output, self._gradInput2d or self.gradInput
+    parent.updateGradInput(self, lift(input), lift(gradOutput))
+    self.output = output
+    self._gradInput2d = self.gradInput
+    self.gradInput = self.gradInput:select(d, 1)
+    return self.gradInput
+  end
+end
+
+local function check_pad(name, k, p)
+  for d = 1, #k do
+    if p[d] > k[d] / 2 then lib.fail(name, 'padding %d must be at most half the kernel size %d', p[d], k[d]) end
+  end
+end
+
+-- nn.MaxPool1d/2d/3d(kernelSize [, stride = kernelSize, padding = 0, dilation = 1, returnIndices =
+-- false, ceilMode = false]): PyTorch's max pools; returnIndices = true is not supported (the 1-based
+-- indices are in m.indices after a forward).
+for nd, parent_name in ipairs({ 'nn.SpatialDilatedMaxPooling', 'nn.SpatialDilatedMaxPooling',
+  'nn.VolumetricDilatedMaxPooling' }) do
+  local name = 'nn.MaxPool' .. nd .. 'd'
+  local cls, parent = torch.class(name, parent_name)
+  cls.__init = function(self, ...)
+    local o = P.parse(name, { 'kernelSize', 'stride', 'padding', 'dilation', 'returnIndices', 'ceilMode' }, ...)
+    local k = P.tuple(name, 'kernelSize', o.kernelSize, nd)
+    local s = P.tuple(name, 'stride', o.stride, nd, k)
+    local p = P.tuple(name, 'padding', o.padding, nd, 0, 0)
+    local d = P.tuple(name, 'dilation', o.dilation, nd, 1)
+    check_pad(name, k, p)
+    P.unsupported(name, 'returnIndices', o.returnIndices, false)
+    if nd == 1 then
+      parent.__init(self, k[1], 1, s[1], 1, p[1], 0, d[1], 1)
+    elseif nd == 2 then
+      parent.__init(self, k[2], k[1], s[2], s[1], p[2], p[1], d[2], d[1])
+    else
+      parent.__init(self, k[1], k[3], k[2], s[1], s[3], s[2], p[1], p[3], p[2], d[1], d[3], d[2])
+    end
+    if P.bool(name, 'ceilMode', o.ceilMode, false) then self:ceil() end
+  end
+  if nd == 1 then lift_1d(cls, parent, name) end
+end
+
+-- nn.AvgPool1d/2d/3d(kernelSize [, stride = kernelSize, padding = 0, ceilMode = false,
+-- countIncludePad = true, divisorOverride]): PyTorch's average pools (divisorOverride unsupported).
+for nd, parent_name in ipairs({ 'nn.SpatialAveragePooling', 'nn.SpatialAveragePooling',
+  'nn.VolumetricAveragePooling' }) do
+  local name = 'nn.AvgPool' .. nd .. 'd'
+  local cls, parent = torch.class(name, parent_name)
+  cls.__init = function(self, ...)
+    local names = { 'kernelSize', 'stride', 'padding', 'ceilMode', 'countIncludePad' }
+    if nd > 1 then names[6] = 'divisorOverride' end
+    local o = P.parse(name, names, ...)
+    local k = P.tuple(name, 'kernelSize', o.kernelSize, nd)
+    local s = P.tuple(name, 'stride', o.stride, nd, k)
+    local p = P.tuple(name, 'padding', o.padding, nd, 0, 0)
+    check_pad(name, k, p)
+    P.unsupported(name, 'divisorOverride', o.divisorOverride, nil)
+    if nd == 1 then
+      parent.__init(self, k[1], 1, s[1], 1, p[1], 0)
+    elseif nd == 2 then
+      parent.__init(self, k[2], k[1], s[2], s[1], p[2], p[1])
+    else
+      parent.__init(self, k[1], k[3], k[2], s[1], s[3], s[2], p[1], p[3], p[2])
+    end
+    if P.bool(name, 'ceilMode', o.ceilMode, false) then self:ceil() end
+    if not P.bool(name, 'countIncludePad', o.countIncludePad, true) then self:setCountExcludePad() end
+  end
+  if nd == 1 then lift_1d(cls, parent, name) end
+end
+
+-- nn.AdaptiveAvgPool1d/2d(outputSize) and nn.AdaptiveMaxPool1d/2d(outputSize [, returnIndices =
+-- false]): PyTorch's adaptive pools; outputSize a number or {h, w} (nil entries unsupported).
+for _, kind in ipairs({ 'Avg', 'Max' }) do
+  for nd = 1, 2 do
+    local name = 'nn.Adaptive' .. kind .. 'Pool' .. nd .. 'd'
+    local cls, parent = torch.class(name, 'nn.SpatialAdaptive' .. (kind == 'Avg' and 'Average' or 'Max') .. 'Pooling')
+    cls.__init = function(self, ...)
+      local o = P.parse(name, kind == 'Max' and { 'outputSize', 'returnIndices' } or { 'outputSize' }, ...)
+      local s = P.tuple(name, 'outputSize', o.outputSize, nd)
+      P.unsupported(name, 'returnIndices', o.returnIndices, false)
+      if nd == 1 then parent.__init(self, s[1], 1) else parent.__init(self, s[2], s[1]) end
+    end
+    if nd == 1 then lift_1d(cls, parent, name) end
+  end
+end
+
+-- nn.ZeroPad2d(padding), nn.ReflectionPad2d(padding), nn.ReplicationPad2d(padding): PyTorch's 2-D
+-- pads; padding a number or {left, right, top, bottom} (PyTorch's order, which is Torch7's).
+for _, spec in ipairs({ { 'ZeroPad2d', 'Zero' }, { 'ReflectionPad2d', 'Reflection' },
+  { 'ReplicationPad2d', 'Replication' } }) do
+  local name = 'nn.' .. spec[1]
+  local cls, parent = torch.class(name, 'nn.Spatial' .. spec[2] .. 'Padding')
+  cls.__init = function(self, ...)
+    local o = P.parse(name, { 'padding' }, ...)
+    local p = P.tuple(name, 'padding', o.padding, 4, nil, spec[2] == 'Zero' and -math.huge or 0)
+    parent.__init(self, p[1], p[2], p[3], p[4])
+  end
+end
+
+return nn.MaxPool2d
