@@ -13,19 +13,33 @@ function Module:__init()
   self.train = true
 end
 
--- The module's own weight and bias with their gradients.
+-- The module's own weight and bias with their gradients, then the tensors registered with
+-- m:registerParameter (Note [Registered tensors], nn/module_register.lua).
 local function own_parameters(self)
+  local w, gw
   if self.weight and self.bias then
-    return { self.weight, self.bias }, { self.gradWeight, self.gradBias }
+    w, gw = { self.weight, self.bias }, { self.gradWeight, self.gradBias }
   elseif self.weight then
-    return { self.weight }, { self.gradWeight }
+    w, gw = { self.weight }, { self.gradWeight }
   elseif self.bias then
-    return { self.bias }, { self.gradBias }
+    w, gw = { self.bias }, { self.gradBias }
   end
+  local reg = self._registeredParams
+  if reg then
+    for _, n in ipairs(reg) do
+      if torch.isTensor(self[n]) then
+        w, gw = w or {}, gw or {}
+        local k = #w + 1
+        w[k], gw[k] = self[n], self[Module.gradName(n)]
+      end
+    end
+  end
+  return w, gw
 end
 
 --- m:parameters(): the learnable tensors and their gradients, as two tables (nil when none):
---- weight and bias, then those of the modules held in fields (Note [Submodules in fields]).
+--- weight and bias, the registered ones (m:registerParameter), then those of the modules held in
+--- fields (Note [Submodules in fields]).
 function Module:parameters()
   local w, gw = own_parameters(self)
   -- a class's own parameters() calling this one keeps Torch7's answer
