@@ -25,7 +25,7 @@ end
 optim.lr = optim.lr or {}
 for _, name in ipairs({ 'Scheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', 'CosineAnnealingLR', 'OneCycleLR',
                         'LinearWarmup', 'ReduceLROnPlateau', 'LambdaLR', 'PolynomialLR',
-                        'CyclicLR', 'SWALR' }) do
+                        'CyclicLR', 'SWALR', 'LinearLR', 'ConstantLR', 'ChainedScheduler', 'SequentialLR' }) do
   require('optim.lr.' .. name)
 end
 -- Weight averaging (optim.swa, optim.AveragedModel) is built on nn, which optim does not load:
