@@ -48,14 +48,6 @@ function LinearLR:_apply()
 end
 
 --- sched:loadState(s): restores state() and the rates the schedule set last (Note [Chainable schedules]).
-function LinearLR:loadState(s)
-  if type(s) ~= 'table' or s.type ~= self._name then
-    lib.fail(self._name, 'loadState expects the state of a %s, got %s', self._name, type(s) == 'table' and tostring(s.type) or type(s))
-  end
-  for k, v in pairs(s) do if k ~= 'type' then self[k] = v end end
-  for i, g in ipairs(self._groups) do
-    if self.lastLrs and self.lastLrs[i] then g[self._key] = self.lastLrs[i] end
-  end
-end
+function LinearLR:loadState(s) self:_loadStateAndRates(s) end
 
 return LinearLR

@@ -84,9 +84,23 @@ end
 
 --- sched:loadState(s): restores state() of the same kind of schedule and re-applies its rates.
 function Scheduler:loadState(s)
+  self:_restoreFields(s)
+  self:_apply()
+end
+
+-- Checks s is this kind of schedule's state and copies its fields in.
+function Scheduler:_restoreFields(s)
   if type(s) ~= 'table' or s.type ~= self._name then
     lib.fail(self._name, 'loadState expects the state of a %s, got %s', self._name, type(s) == 'table' and tostring(s.type) or type(s))
   end
   for k, v in pairs(s) do if k ~= 'type' then self[k] = v end end
-  self:_apply()
+end
+
+-- loadState for the schedules whose step rescales the current rate (SWALR, LinearLR...): re-applying
+-- a step would move the rates again, so the rates set by the last step (lastLrs) are put back.
+function Scheduler:_loadStateAndRates(s)
+  self:_restoreFields(s)
+  for i, g in ipairs(self._groups) do
+    if self.lastLrs and self.lastLrs[i] then g[self._key] = self.lastLrs[i] end
+  end
 end
