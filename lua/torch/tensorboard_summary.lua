@@ -58,7 +58,9 @@ function M.histogram(op, values, bins)
   if type(x) == 'table' and not is_tensor(x) then x = torch.DoubleTensor(x) end
   if not is_tensor(x) then fail(op, 'values must be a tensor, got %s', describe(values)) end
   if x:nElement() == 0 then fail(op, 'values is empty') end
-  x = x:double()
+  -- detached: a parameter that requires grad would make the reductions below 0-dim tensors
+  -- (Note [Full reductions under autograd]) and record a graph
+  x = x:detach():double()
   if x:isCuda() then x = x:cpu() end
   x = x:contiguous():view(-1)
   local lo, hi = x:min(), x:max()
@@ -102,7 +104,8 @@ function M.image_hwc(op, img, fmt)
   local dtype = img.p.dtype
   local byte = dtype == lib.dtype.u8
   if not byte and dtype > lib.dtype.bf16 then fail(op, 'img must be a byte or floating tensor, got a %s', describe(img)) end
-  local x = img:isCuda() and img:cpu() or img
+  local x = img:detach()
+  if x:isCuda() then x = x:cpu() end
   if fmt == 'HW' then x = x:contiguous():view(x:size(1), x:size(2), 1)
   else x = x:permute((fmt:find('H')), (fmt:find('W')), (fmt:find('C'))) end
   local h, w, c = x:size(1), x:size(2), x:size(3)
