@@ -17,7 +17,7 @@ for _, name in ipairs({ 'sgd', 'nag', 'asgd', 'adam', 'adamw', 'adamax', 'adagra
 end
 
 -- Object API (PyTorch habits).
-for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS', 'NAdam', 'RAdam' }) do
+for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS', 'NAdam', 'RAdam', 'Adadelta', 'Adamax', 'ASGD', 'Rprop' }) do
   require('optim.object.' .. name)
 end
 
