@@ -18,6 +18,7 @@ require 'nn.SpatialConvolution'
 require 'nn.VolumetricConvolution'
 require 'nn.SpatialFullConvolution'
 require 'nn.VolumetricFullConvolution'
+local pad = require 'nn.pytorch_names_convpad'
 local cu = nn.conv_utils
 local C, check = cu.C, cu.check
 
@@ -31,16 +32,11 @@ local function geometry(cls, nd, transposed, inC, outC, k, ...)
   g.inC, g.outC = P.int(cls, 'inChannels', inC), P.int(cls, 'outChannels', outC)
   g.k = P.tuple(cls, 'kernelSize', k, nd)
   g.s = P.tuple(cls, 'stride', o.stride, nd, 1)
-  if o.padding == 'valid' then o.padding = 0 end
-  if type(o.padding) == 'string' then
-    lib.fail(cls, "padding = '%s' is not supported (give the padding as numbers)", o.padding)
-  end
-  g.p = P.tuple(cls, 'padding', o.padding, nd, 0, 0)
   g.d = P.tuple(cls, 'dilation', o.dilation, nd, 1)
+  pad.parse(cls, nd, transposed, o, g)
   g.adj = P.tuple(cls, 'outputPadding', o.outputPadding, nd, 0, 0)
   g.groups = P.int(cls, 'groups', o.groups, 1)
   g.bias = P.bool(cls, 'bias', o.bias, true)
-  P.unsupported(cls, 'paddingMode', o.paddingMode, 'zeros')
   if g.inC % g.groups ~= 0 or g.outC % g.groups ~= 0 then
     lib.fail(cls, 'inChannels (%d) and outChannels (%d) must be divisible by groups (%d)', g.inC,
       g.outC, g.groups)
@@ -60,6 +56,7 @@ local function setup(self, g, transposed)
   self.nInputPlane, self.nOutputPlane, self.groups = g.inC, g.outC, g.groups
   self._k, self._s, self._p, self._d, self._adj = g.k, g.s, g.p, g.d, g.adj
   self._transposed = transposed or nil
+  pad.setup(self, g)
   local size = transposed and { g.inC, g.outC / g.groups } or { g.outC, g.inC / g.groups }
   for d = 1, g.nd do size[#size + 1] = g.k[d] end
   self.weight = torch.Tensor(torch.LongStorage(size))
@@ -161,6 +158,7 @@ local function tostring_with(parent_tostring)
     local printed = #self._k == 2 and not self._transposed  -- SpatialConvolution prints both
     if dil and not printed then extra = extra .. ', dilation ' .. table.concat(self._d, ',') end
     if self.groups ~= 1 and not printed then extra = extra .. ', groups ' .. self.groups end
+    extra = extra .. pad.describe(self)
     if extra == '' then return s end
     local head, tail = s:match('^(.*)(%) ?[^)]*)$')
     return head .. extra .. tail
@@ -186,13 +184,16 @@ local function define(name, parent_name, nd, transposed)
     cls.updateOutput, cls.updateGradInput, cls.accGradParameters = impl.updateOutput, impl.updateGradInput,
         impl.accGradParameters
   end
+  if not transposed then pad.wrap(cls) end
   cls.__tostring__ = tostring_with(parent.__tostring__)
   return cls
 end
 
 -- nn.Conv1d(inChannels, outChannels, kernelSize [, stride = 1, padding = 0, dilation = 1, groups = 1,
 -- bias = true, paddingMode = 'zeros'] or a trailing {stride =, padding =, ...}): PyTorch's Conv1d on
--- C x L or N x C x L inputs, weight outChannels x inChannels/groups x kernelSize.
+-- C x L or N x C x L inputs, weight outChannels x inChannels/groups x kernelSize. padding may be
+-- 'valid' or 'same' (stride 1), paddingMode 'zeros', 'reflect', 'replicate' or 'circular' (Note
+-- [Explicit padding on PyTorch-named convolutions], nn/pytorch_names_convpad.lua); not for ConvTranspose*.
 define('nn.Conv1d', 'nn.SpatialConvolution', 1, false)
 -- nn.Conv2d(inChannels, outChannels, kernelSize [, stride, padding, dilation, groups, bias, paddingMode]):
 -- PyTorch's Conv2d; sizes a number or {h, w}; weight out x in/groups x kH x kW.

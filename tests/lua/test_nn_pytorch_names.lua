@@ -12,6 +12,10 @@ local tests = torch.TestSuite()
 local function sins(...) local t = torch.Tensor(...) return t:copy(torch.arange(0, t:nElement()):sin():viewAs(t)) end
 local function coss(...) local t = torch.Tensor(...) return t:copy(torch.arange(0, t:nElement()):cos():viewAs(t)) end
 local function vec(t) return torch.Tensor(t) end
+-- sins in double precision, for comparisons to 1e-10
+local function dsins(...) return torch.arange(0, torch.DoubleTensor(...):nElement()):double():sin():view(...) end
+-- a number from a sum (a 0-dim tensor when the output carries autograd history)
+local function num(v) return torch.isTensor(v) and v:item() or v end
 
 local PARENTS = {
   Conv1d = 'SpatialConvolution', Conv2d = 'SpatialConvolution', Conv3d = 'VolumetricConvolution',
@@ -196,17 +200,152 @@ function tests.gradientsByFiniteDifferences()
   end
 end
 
+-- padding = 'same' and paddingMode (Note [Explicit padding on PyTorch-named convolutions]): sum and
+-- sum of squares of the output, bias {0.1, 0.2, 0.3}, values PyTorch 1.13's.
+function tests.paddedConvolutionsMatchPastedPyTorch()
+  local cases = {
+    { nn.Conv1d(2, 3, 4, { padding = 'same' }), { 2, 2, 9 }, 9.702242091895535, 256.78070071463173, { 2, 3, 9 } },
+    { nn.Conv1d(2, 3, 3, 1, 2, { paddingMode = 'circular' }), { 2, 2, 9 }, 32.12545189915889, 239.11802110133, { 2, 3, 11 } },
+    { nn.Conv1d(2, 3, 2, { padding = 1, paddingMode = 'replicate' }), { 2, 2, 9 }, 11.80940624860633, 120.31452624551441,
+      { 2, 3, 10 } },
+    { nn.Conv2d(2, 3, 3, { padding = 'same' }), { 2, 2, 5, 6 }, 39.20257898604564, 130.89354401770717, { 2, 3, 5, 6 } },
+    { nn.Conv2d(2, 3, { 2, 4 }, { padding = 'same', dilation = { 2, 1 } }), { 2, 2, 5, 6 }, 35.47177424914585,
+      32.01740283464225, { 2, 3, 5, 6 } },
+    { nn.Conv2d(2, 3, 3, { padding = 1, paddingMode = 'circular' }), { 2, 2, 5, 6 }, 38.396554361629576,
+      221.4969583360533, { 2, 3, 5, 6 } },
+    { nn.Conv2d(2, 3, 3, { padding = { 1, 2 }, paddingMode = 'reflect' }), { 2, 2, 5, 6 }, 53.544327105043,
+      477.713217766315, { 2, 3, 5, 8 } },
+  }
+  for _, c in ipairs(cases) do
+    local m = c[1]:double()
+    m.weight:copy(torch.arange(0, m.weight:nElement()):double():cos():viewAs(m.weight))
+    m.bias:copy(torch.FloatTensor({ 0.1, 0.2, 0.3 }))  -- PyTorch's torch.tensor([0.1, 0.2, 0.3]) is float32
+    local y = m:forward(dsins(torch.LongStorage(c[2])))
+    tester:assertTableEq(y:size():totable(), c[5], tostring(m))
+    tester:assertalmosteq(num(y:sum()), c[3], 1e-10, tostring(m))
+    tester:assertalmosteq(num(y:clone():pow(2):sum()), c[4], 1e-9, tostring(m))
+  end
+  tester:assert(tostring(nn.Conv2d(2, 3, 3, { padding = 1, paddingMode = 'reflect' })):find('paddingMode reflect'))
+end
+
+-- d(sum(f() * r))/dt by central differences.
+local function numeric_grad(f, t, r)
+  local g, flat, h = t:clone():zero(), t:view(-1), 1e-6
+  local gf = g:view(-1)
+  for i = 1, flat:nElement() do
+    local v = flat[i]
+    flat[i] = v + h
+    local fp = f():clone():cmul(r):sum()
+    flat[i] = v - h
+    local fm = f():clone():cmul(r):sum()
+    flat[i] = v
+    gf[i] = (fp - fm) / (2 * h)
+  end
+  return g
+end
+
+-- Torch7 backward (nn.Jacobian) and autograd (against central differences) through the padding.
+function tests.paddedConvolutionGradients()
+  local J = nn.Jacobian
+  local cases = {
+    { nn.Conv1d(2, 2, 3, { padding = 2, paddingMode = 'reflect' }), { 2, 2, 5 } },
+    { nn.Conv1d(2, 2, 4, { padding = 'same', dilation = 2 }), { 2, 7 } },
+    { nn.Conv2d(2, 2, { 2, 4 }, { padding = 'same', dilation = { 2, 1 } }), { 1, 2, 4, 5 } },
+    { nn.Conv2d(2, 2, 3, { padding = { 1, 2 }, paddingMode = 'circular', groups = 2 }), { 1, 2, 3, 4 } },
+    { nn.Conv2d(2, 2, 2, { padding = 1, paddingMode = 'replicate' }), { 2, 3, 3 } },
+    { nn.Conv3d(2, 2, 2, { padding = { 1, 0, 1 }, paddingMode = 'circular' }), { 1, 2, 2, 3, 3 } },
+    { nn.Conv3d(1, 2, 2, { padding = 'same', paddingMode = 'reflect' }), { 1, 1, 3, 3, 3 } },
+  }
+  for _, c in ipairs(cases) do
+    local m, x = c[1]:double(), torch.randn(torch.LongStorage(c[2])):double()
+    local name = tostring(m)
+    tester:assertlt(J.testJacobian(m, x), 1e-6, name .. ' input')
+    tester:assertlt(J.testJacobianParameters(m, x, m.weight, m.gradWeight), 1e-6, name .. ' weight')
+    tester:assertlt(J.testJacobianParameters(m, x, m.bias, m.gradBias), 1e-6, name .. ' bias')
+    local r = torch.randn(m:forward(x):size()):double()
+    local f = function() return m:forward(x) end
+    local wx, ww, wb = numeric_grad(f, x, r), numeric_grad(f, m.weight, r), numeric_grad(f, m.bias, r)
+    m:zeroGradParameters()
+    local xa = x:clone():requiresGrad()
+    m(xa):cmul(r):sum():backward()
+    tester:assertTensorEq(xa.grad, wx, 1e-6, name .. ' autograd input')
+    tester:assertTensorEq(m.gradWeight, ww, 1e-6, name .. ' autograd weight')
+    tester:assertTensorEq(m.gradBias, wb, 1e-6, name .. ' autograd bias')
+  end
+end
+
+-- returnIndices (Note [returnIndices on PyTorch-named pools]): indices are PyTorch 1.13's + 1.
+function tests.poolsReturnIndices()
+  local x = dsins(2, 2, 5, 6)
+  local m = nn.MaxPool2d(3, 2, 1, { returnIndices = true }):double()
+  local y = m:forward(x)
+  tester:assert(type(y) == 'table' and torch.type(y[2]) == 'torch.LongTensor', 'a table {output, LongTensor}')
+  tester:assertalmosteq(num(y[1]:sum()), 20.91660337910063, 1e-10)
+  tester:assertTableEq(y[2]:view(-1):narrow(1, 1, 12):totable(), { 2, 9, 10, 8, 15, 22, 20, 28, 28, 2, 4, 4 })
+  -- saved right after a forward under autograd: the indices were an output of the recorded node,
+  -- and an integer tensor cannot require grad when it is read back
+  local net = nn.Sequential():add(nn.Conv2d(2, 2, 3)):add(nn.MaxPool2d(2, { returnIndices = true })):double()
+  net:forward(x)
+  local path = os.tmpname()
+  torch.save(path, net)
+  local back = torch.load(path)
+  os.remove(path)
+  tester:assertTensorEq(back.modules[2].output[2], net.modules[2].output[2], 0, 'indices saved and loaded')
+  tester:assert(y[2]:sum() == 556, 'index sum')
+  -- unpooling with the indices puts each maximum back where it was
+  local u = nn.functional.maxUnpool2d(y[1], y[2], { 5, 6 })
+  tester:assertTensorEq(u, x:clone():cmul(u:ne(0):double()), 0, 'maxUnpool2d')
+  local plain = nn.MaxPool2d(3, 2, 1):double()
+  local g = torch.randn(y[1]:size()):double()
+  local want = plain:forward(x) and plain:backward(x, g):clone()
+  tester:assertTensorEq(m:backward(x, { g, y[2] }), want, 0, 'backward with {gradOutput, indices}')
+  tester:assertTensorEq(m:backward(x, g), want, 0, 'backward with gradOutput')
+  local xa = x:clone():requiresGrad()
+  m(xa)[1]:cmul(g):sum():backward()
+  tester:assertTensorEq(xa.grad, want, 0, 'autograd')
+  local s = nn.Sequential():add(nn.MaxPool1d(3, 2, { returnIndices = true })):double()
+  tester:assertTableEq(s:forward(x:select(2, 1):select(2, 1))[2]:totable(), { { 3, 3 }, { 1, 5 } }, 'MaxPool1d')
+  tester:assert(nn.AdaptiveMaxPool2d(3, { returnIndices = true }):double():forward(x)[2]:sum() == 565, 'adaptive')
+  local a1 = nn.AdaptiveMaxPool1d(2, { returnIndices = true }):double():forward(x:select(3, 1))
+  tester:assertTensorEq(a1[1], x:select(3, 1):gather(3, a1[2]), 0, 'AdaptiveMaxPool1d indices point at the maxima')
+end
+
+-- Note [None in adaptive output sizes]: PyTorch 1.13's AdaptiveAvgPool2d((None, 4)) and
+-- AdaptiveMaxPool2d((2, None), return_indices=True) on the same input (sums; index sum + 1 each).
+function tests.adaptiveSizesKeepNilDims()
+  local x = dsins(2, 2, 5, 6)
+  local y = nn.AdaptiveAvgPool2d({ nil, 4 }):double():forward(x)
+  tester:assertTableEq(y:size():totable(), { 2, 2, 5, 4 })
+  tester:assertalmosteq(num(y:sum()), -0.08901238651242682, 1e-12)
+  tester:assertalmosteq(num(y:clone():pow(2):sum()), 29.216481858638602, 1e-10)
+  local m = nn.AdaptiveMaxPool2d({ 2, false }, { returnIndices = true }):double()
+  local z = m:forward(x)
+  tester:assertTableEq(z[1]:size():totable(), { 2, 2, 2, 6 })
+  tester:assertalmosteq(num(z[1]:sum()), 8.504241477664038, 1e-12)
+  tester:assert(z[2]:sum() == 744, 'index sum')
+  -- the kept size follows each input, forward and backward (checked by finite differences)
+  local a = nn.AdaptiveAvgPool2d({ nil, 2 }):double()
+  tester:assertTableEq(a:forward(torch.randn(3, 7, 5):double()):size():totable(), { 3, 7, 2 })
+  tester:assertlt(nn.Jacobian.testJacobian(a, torch.randn(2, 4, 5):double()), 1e-6, 'avg gradient')
+  tester:assertlt(nn.Jacobian.testJacobian(nn.AdaptiveMaxPool2d({ 3, nil }):double(), torch.randn(2, 4, 5):double()), 1e-6)
+end
+
 function tests.errorsNameTheClass()
   local cases = {
-    { function() nn.Conv2d(3, 4, 3, { paddingMode = 'reflect' }) end, '%[nn.Conv2d%] option paddingMode' },
-    { function() nn.Conv2d(3, 4, 3, { padding = 'same' }) end, "%[nn.Conv2d%] padding = 'same' is not supported" },
+    { function() nn.Conv2d(3, 4, 3, { paddingMode = 'mirror' }) end, "%[nn.Conv2d%] paddingMode must be 'zeros'" },
+    { function() nn.Conv2d(3, 4, 3, { padding = 'same', stride = 2 }) end, "%[nn.Conv2d%] padding = 'same' needs stride 1" },
+    { function() nn.Conv1d(3, 4, 3, { padding = 'full' }) end, "%[nn.Conv1d%] padding must be numbers, 'valid' or 'same'" },
+    { function() nn.ConvTranspose2d(3, 4, 3, { paddingMode = 'reflect' }) end, "%[nn.ConvTranspose2d%] only paddingMode" },
+    { function() nn.Conv1d(1, 1, 3, 1, 4, { paddingMode = 'circular' }):forward(torch.randn(1, 3)) end,
+      '%[nn.Conv1d.*circular padding 4,4 is larger than the input size 3' },
     { function() nn.Conv1d(3, 4, 3, { groups = 2 }) end, '%[nn.Conv1d%] inChannels %(3%).*divisible by groups' },
     { function() nn.Conv3d(3, 4, { 3, 3 }) end, '%[nn.Conv3d%] expected kernelSize as a number or a table of 3' },
     { function() nn.Conv2d(3, 4, 3, { strid = 2 }) end, '%[nn.Conv2d%] unknown option strid' },
     { function() nn.ConvTranspose2d(3, 4, 3, { stride = 2, outputPadding = 2 }) end, '%[nn.ConvTranspose2d%] outputPadding' },
     { function() nn.Conv1d(3, 4, 3):forward(torch.randn(2, 5, 7)) end, '%[nn.Conv1d%(3 %-> 4.*expected a 2D' },
     { function() nn.MaxPool1d(3):forward(torch.randn(7)) end, '%[nn.MaxPool1d%] expected a 2D' },
-    { function() nn.MaxPool2d(2, { returnIndices = true }) end, '%[nn.MaxPool2d%] option returnIndices' },
+    { function() nn.MaxPool2d(2, { returnIndices = 1 }) end, '%[nn.MaxPool2d%] expected returnIndices to be a boolean' },
+    { function() nn.AdaptiveAvgPool2d({ nil, 0 }) end, '%[nn.AdaptiveAvgPool2d%] expected outputSize to hold integers' },
     { function() nn.AvgPool2d(2, { divisorOverride = 3 }) end, '%[nn.AvgPool2d%] option divisorOverride' },
     { function() nn.BatchNorm2d(3, { trackRunningStats = false }) end, '%[nn.BatchNorm2d%] option trackRunningStats' },
     { function() nn.Embedding(5, 3, { sparse = true }) end, '%[nn.Embedding%] option sparse' },
@@ -309,7 +448,10 @@ if torch.cuda and torch.cuda.isAvailable() then
   function tests.cudaMatchesCpu()
     for _, c in ipairs({ { nn.Conv1d(4, 2, 3, { groups = 2, dilation = 2 }), { 2, 4, 9 } },
       { nn.ConvTranspose3d(2, 2, 2, { stride = 2, groups = 2 }), { 1, 2, 2, 3, 2 } },
-      { nn.MaxPool1d(3, 2, 1), { 2, 3, 9 } } }) do
+      { nn.MaxPool1d(3, 2, 1), { 2, 3, 9 } }, { nn.Conv1d(2, 2, 4, { padding = 'same' }), { 2, 2, 7 } },
+      { nn.Conv2d(2, 2, 3, { padding = { 1, 2 }, paddingMode = 'reflect' }), { 1, 2, 4, 5 } },
+      { nn.Conv3d(2, 2, 2, { padding = 1, paddingMode = 'circular' }), { 1, 2, 3, 3, 3 } },
+      { nn.Conv2d(2, 2, 2, { padding = 1, paddingMode = 'replicate' }), { 2, 3, 3 } } }) do
       local x = torch.randn(torch.LongStorage(c[2]))
       local y = c[1]:forward(x):clone()
       local g = c[1]:backward(x, torch.ones(y:size())):clone()
@@ -317,6 +459,11 @@ if torch.cuda and torch.cuda.isAvailable() then
       tester:assertTensorEq(m:forward(x:cuda()):float(), y, 1e-4, tostring(c[1]))
       tester:assertTensorEq(m:backward(x:cuda(), torch.ones(y:size()):cuda()):float(), g, 1e-4, tostring(c[1]))
     end
+    local x, p = torch.randn(2, 3, 7, 6), nn.MaxPool2d(3, 2, 1, { returnIndices = true })
+    local y = p:forward(x)
+    local yc = p:clone():cuda():forward(x:cuda())
+    tester:assertTensorEq(yc[1]:float(), y[1], 0, 'returnIndices values')
+    tester:assertTensorEq(yc[2]:long(), y[2], 0, 'returnIndices indices')
   end
 end
 

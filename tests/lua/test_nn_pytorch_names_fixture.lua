@@ -1,7 +1,8 @@
 -- PyTorch's module names against PyTorch itself: fixtures/export_pytorch_names.py (run when
 -- /usr/bin/python3 has torch, else the suite skips with a message) exports PyTorch 1.13 modules'
 -- state dicts, inputs and outputs, and loss values for each reduction; the Tocha modules of the
--- same names and arguments load those state dicts and must give PyTorch's outputs and losses.
+-- same names and arguments load those state dicts and must give PyTorch's outputs and losses
+-- (padding = 'same', each paddingMode, and the indices of pools with returnIndices among them).
 require 'nn'
 dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
@@ -39,7 +40,21 @@ local MODULES = {
   softplus = function() return nn.Softplus(2, 1) end,
   cossim = function() return nn.CosineSimilarity({ dim = 2, eps = 1e-6 }) end,
   mha = function() return nn.MultiheadAttention(8, 2, { batchFirst = true }) end,
+  conv2dsame = function() return nn.Conv2d(3, 4, 3, { padding = 'same' }) end,
+  conv2dsame_even = function() return nn.Conv2d(3, 4, { 2, 4 }, { padding = 'same', dilation = { 3, 1 } }) end,
+  conv1dsame = function() return nn.Conv1d(2, 4, 4, { padding = 'same', dilation = 2, paddingMode = 'reflect' }) end,
+  maxpool1d_idx = function() return nn.MaxPool1d(3, 2, 1, { returnIndices = true }) end,
+  maxpool2d_idx = function() return nn.MaxPool2d({ 3, 2 }, { stride = { 2, 1 }, padding = 1, returnIndices = true }) end,
+  maxpool3d_idx = function() return nn.MaxPool3d(2, { stride = { 1, 2, 2 }, returnIndices = true }) end,
+  amax2d_idx = function() return nn.AdaptiveMaxPool2d({ 4, 3 }, { returnIndices = true }) end,
 }
+for _, mode in ipairs({ 'reflect', 'replicate', 'circular' }) do
+  MODULES['conv1d_' .. mode] = function() return nn.Conv1d(4, 6, 3, 2, 2, { groups = 2, paddingMode = mode }) end
+  MODULES['conv2d_' .. mode] = function()
+    return nn.Conv2d(3, 4, { 3, 2 }, { padding = { 2, 1 }, dilation = { 1, 2 }, paddingMode = mode })
+  end
+  MODULES['conv3d_' .. mode] = function() return nn.Conv3d(2, 4, 2, { padding = { 1, 0, 1 }, paddingMode = mode }) end
+end
 
 -- Entries under key.: the state dict, the inputs and the output.
 local function split(tbl, key)
@@ -48,7 +63,7 @@ local function split(tbl, key)
     local name = k:sub(1, #key + 1) == key .. '.' and k:sub(#key + 2)
     if name then
       local i = name:match('^input(%d)$')
-      if i then inputs[tonumber(i)] = v elseif name == 'output' then out = v else sd[name] = v end
+      if i then inputs[tonumber(i)] = v elseif name == 'output' then out = v elseif name ~= 'indices' then sd[name] = v end
     end
   end
   return sd, inputs, out
@@ -77,7 +92,13 @@ if have_torch == 0 or have_torch == true then
       m:evaluate()
       local input = #inputs == 1 and inputs[1] or inputs
       if key == 'mha' then input = inputs[1] end  -- self-attention: query = key = value
-      tester:assertTensorEq(m:forward(input), want, 2e-5, key .. ' ' .. tostring(m))
+      local got, idx = m:forward(input), t[key .. '.indices']
+      if idx then  -- returnIndices: {output, indices}, PyTorch's 0-based indices + 1
+        tester:assertTensorEq(got[1], want, 2e-5, key .. ' ' .. tostring(m))
+        tester:assertTensorEq(got[2]:double(), idx:double():add(1), 0, key .. ' indices')
+      else
+        tester:assertTensorEq(got, want, 2e-5, key .. ' ' .. tostring(m))
+      end
     end
     -- Embedding: PyTorch's 0-based indices + 1
     local e = nn.Embedding(10, 3, { paddingIdx = 3 })
