@@ -162,18 +162,7 @@ local function route(F, st, x, shape)
   local out = { F.apply(st, unpack(tensors)) }
   for j, k in ipairs(need) do flat[k] = out[j] end
   if shape == true then return flat[1], need, dims end
-  -- rebuild keeping the non-tensor entries of x
-  local k = 0
-  local function walk(s, v)
-    if s == true then k = k + 1 return flat[k] end
-    if type(s) == 'table' then
-      local r = {}
-      for i, si in ipairs(s) do r[i] = walk(si, v[i]) end
-      return r
-    end
-    return v
-  end
-  return walk(shape, x), need, dims
+  return nn.utils.rebuild(x, flat, true), need, dims  -- the non-tensor entries of x kept
 end
 
 -- Note [Hook state holds no tensors]: the state of one forward (st, kept by both Functions' nodes
