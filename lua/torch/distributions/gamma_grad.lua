@@ -84,50 +84,59 @@ local function compose(f, g, n)  -- f(g), g[1] = 0
   return r
 end
 
-local M = NT + 2 * K + 4
--- eta / mu = h(mu) = sqrt(2 (mu - log(1 + mu)) / mu^2) = sqrt(2 sum_n (-1)^n mu^n / (n + 2)).
-local arg = {}
-for i = 1, M do arg[i] = 2 * (-1) ^ (i - 1) / (i + 1) end
-local H = sqrt_series(arg, M)
--- Reversion: mu / eta = 1 / h(mu) with mu = eta * (mu / eta), iterated to a fixed point (each
--- pass fixes one more coefficient); then W = eta / mu as a series in eta.
-local ginv, eta = { 1 }, { 0, 1 }
-for i = 2, M do ginv[i], eta[i + 1] = 0, 0 end
-for _ = 1, M do ginv = inv(compose(H, mul(eta, ginv, M), M), M) end
-local W = inv(ginv, M)
--- Taylor coefficients of c_k: c_0 = (W - 1) / eta, and c_k[n] = (n + 2) c_{k-1}[n + 2] +
--- (-1)^k g_k W[n + 1] (0-based n): the 1/eta poles of the two parts of the recursion cancel.
-local C = { {} }
-for n = 1, M - 1 do C[1][n] = W[n + 1] end
-for k = 1, K + 1 do
-  local p, c = C[k], {}
-  for n = 1, #p - 2 do c[n] = (n + 1) * p[n + 2] + (-1) ^ k * G[k + 1] * W[n + 1] end
-  C[k + 1] = c
-end
--- Closed forms: c_k as { {i, j, coef}, ... } meaning sum coef / (eta^i mu^j). With u = 1/eta,
--- v = 1/mu: du/deta = -u^2, dv/deta = -v^2 (v + 1) / u, so (1/eta) d/deta (u^i v^j) =
--- -i u^(i+2) v^j - j u^i v^(j+2) - j u^i v^(j+1).
-local closed = { { [ '0,1' ] = 1, [ '1,0' ] = -1 } }
-for k = 1, K + 1 do
-  local d = {}
-  local function add(i, j, c) local key = i .. ',' .. j d[key] = (d[key] or 0) + c end
-  for key, c in pairs(closed[k]) do
-    local i, j = key:match('(%d+),(%d+)')
-    i, j = tonumber(i), tonumber(j)
-    if i > 0 then add(i + 2, j, -i * c) end
-    if j > 0 then add(i, j + 2, -j * c) add(i, j + 1, -j * c) end
+-- The series of Temme's expansion (H: eta / mu in mu; C[k]: c_k's Taylor coefficients in eta;
+-- closed[k]: c_k in closed form), computed on the first asymptotic evaluation rather than at
+-- load: the reversion below is ~5 ms of plain Lua, which every `require 'torch'` paid.
+local temme_cache
+local function temme()
+  if temme_cache then return temme_cache[1], temme_cache[2], temme_cache[3] end
+  local M = NT + 2 * K + 4
+  -- eta / mu = h(mu) = sqrt(2 (mu - log(1 + mu)) / mu^2) = sqrt(2 sum_n (-1)^n mu^n / (n + 2)).
+  local arg = {}
+  for i = 1, M do arg[i] = 2 * (-1) ^ (i - 1) / (i + 1) end
+  local H = sqrt_series(arg, M)
+  -- Reversion: mu / eta = 1 / h(mu) with mu = eta * (mu / eta), iterated to a fixed point (each
+  -- pass fixes one more coefficient); then W = eta / mu as a series in eta.
+  local ginv, eta = { 1 }, { 0, 1 }
+  for i = 2, M do ginv[i], eta[i + 1] = 0, 0 end
+  for _ = 1, M do ginv = inv(compose(H, mul(eta, ginv, M), M), M) end
+  local W = inv(ginv, M)
+  -- Taylor coefficients of c_k: c_0 = (W - 1) / eta, and c_k[n] = (n + 2) c_{k-1}[n + 2] +
+  -- (-1)^k g_k W[n + 1] (0-based n): the 1/eta poles of the two parts of the recursion cancel.
+  local C = { {} }
+  for n = 1, M - 1 do C[1][n] = W[n + 1] end
+  for k = 1, K + 1 do
+    local p, c = C[k], {}
+    for n = 1, #p - 2 do c[n] = (n + 1) * p[n + 2] + (-1) ^ k * G[k + 1] * W[n + 1] end
+    C[k + 1] = c
   end
-  add(0, 1, (-1) ^ k * G[k + 1])
-  closed[k + 1] = d
-end
-for k = 1, K + 2 do
-  local list = {}
-  for key, c in pairs(closed[k]) do
-    local i, j = key:match('(%d+),(%d+)')
-    list[#list + 1] = { tonumber(i), tonumber(j), c }
+  -- Closed forms: c_k as { {i, j, coef}, ... } meaning sum coef / (eta^i mu^j). With u = 1/eta,
+  -- v = 1/mu: du/deta = -u^2, dv/deta = -v^2 (v + 1) / u, so (1/eta) d/deta (u^i v^j) =
+  -- -i u^(i+2) v^j - j u^i v^(j+2) - j u^i v^(j+1).
+  local closed = { { [ '0,1' ] = 1, [ '1,0' ] = -1 } }
+  for k = 1, K + 1 do
+    local d = {}
+    local function add(i, j, c) local key = i .. ',' .. j d[key] = (d[key] or 0) + c end
+    for key, c in pairs(closed[k]) do
+      local i, j = key:match('(%d+),(%d+)')
+      i, j = tonumber(i), tonumber(j)
+      if i > 0 then add(i + 2, j, -i * c) end
+      if j > 0 then add(i, j + 2, -j * c) add(i, j + 1, -j * c) end
+    end
+    add(0, 1, (-1) ^ k * G[k + 1])
+    closed[k + 1] = d
   end
-  table.sort(list, function(p, q) return p[1] * 100 + p[2] < q[1] * 100 + q[2] end)
-  closed[k] = list
+  for k = 1, K + 2 do
+    local list = {}
+    for key, c in pairs(closed[k]) do
+      local i, j = key:match('(%d+),(%d+)')
+      list[#list + 1] = { tonumber(i), tonumber(j), c }
+    end
+    table.sort(list, function(p, q) return p[1] * 100 + p[2] < q[1] * 100 + q[2] end)
+    closed[k] = list
+  end
+  temme_cache = { H, C, closed }
+  return H, C, closed
 end
 
 -- ---- tensor evaluation (double tensors) --------------------------------------------------------
@@ -171,6 +180,7 @@ end
 
 -- a > ASYM: the derivative of Temme's expansion.
 local function asymptotic(a, x)
+  local H, C, closed = temme()
   local lam = x / a
   local mu = lam - 1
   local near = torch.lt(torch.abs(mu), 0.1)
