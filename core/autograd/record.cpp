@@ -72,7 +72,11 @@ static void add_outputs(const std::shared_ptr<Node>& node, TensorList outs) {
   int nr = 0;
   for (const Tensor* o : outs) {
     node->outputs.push_back(InputMeta{o->sizes(), o->dtype(), o->device()});
-    set_history(*o, node, nr++);
+    // Note [Integer outputs carry no history]: an integer output (indices returned beside values,
+    // by a Lua Function or a Torch7 module's node) cannot have a gradient, so it gets no history,
+    // as in PyTorch; with it, it reported needsGrad and torch.load refused the saved flag.
+    if (is_floating(o->dtype())) set_history(*o, node, nr);
+    ++nr;
   }
   if (anomaly_enabled()) node->forward_trace = lua_forward_trace();
 }

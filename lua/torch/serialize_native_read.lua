@@ -170,8 +170,8 @@ function Reader:tensor()
   if bdtype ~= dtype then self:fail('a %s over %s data: the file is corrupt', types.tensor_name[dtype], types.suffix[bdtype]) end
   local what = common.path_string('tensor at object', self.keys)
   local t = S.view(base, offset, sizes, strides, what, self.op)
-  -- An integer tensor can carry the flag (the indices a Torch7 module returned beside its output,
-  -- recorded as an output of the module's autograd node) but cannot require grad: it is dropped.
+  -- An integer tensor cannot require grad; files written before Note [Integer outputs carry no
+  -- history] (core/autograd/record.cpp) may still carry the flag on indices: it is dropped.
   if bit.band(flags, N.FLAG_REQUIRES_GRAD) ~= 0 and t.requiresGrad and t.p.dtype <= 3 then t:requiresGrad() end
   self.objects[id] = t
   return t

@@ -337,5 +337,22 @@ function tests.gradcheckPointwise()
   tester:assert(gc(function(x) return x:float():double() end, { a }, { eps = 1e-3, atol = 1e-3 }), 'dtype conversion')
 end
 
+-- Note [Integer outputs carry no history]: a Function (or a module's node) returning indices beside
+-- its values records the values only; the indices need no grad.
+function tests.integerOutputsCarryNoHistory()
+  local ArgMax = torch.autograd.Function('ValuesAndIndices')
+  function ArgMax.forward(ctx, x)
+    local v, i = torch.max(x, 1)
+    return v, i
+  end
+  function ArgMax.backward(ctx, gv) return gv end
+  local x = torch.randn(4, 3):requiresGrad()
+  local v, i = ArgMax.apply(x)
+  tester:assert(v:needsGrad(), 'the values carry the history')
+  tester:assert(not i:needsGrad(), 'the indices do not')
+  local sorted, order = torch.sort(x:view(-1))
+  tester:assert(sorted:needsGrad() and not order:needsGrad())
+end
+
 tester:add(tests)
 tester:run()
