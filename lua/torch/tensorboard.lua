@@ -285,6 +285,11 @@ function SummaryWriter:close()
   self._main = nil
 end
 
+-- What lua/torch/tensorboard_more.lua (hparams, PR curves, embeddings, audio, image grids) needs.
+M._internals = { main_writer = main_writer, check_tag = check_tag, read_number = read_number, read_step = read_step,
+  read_walltime = read_walltime, now = now, mkdir_p = mkdir_p }
+
 torch.utils = torch.utils or {}
 torch.utils.tensorboard = M
+require 'torch.tensorboard_more'
 return M
