@@ -162,7 +162,8 @@ local function flat_grads(gi, input, out)
 end
 
 -- The backward of a coarse node (shared by all of them; the entry holds the call's state).
-local function coarse_backward(entry, grads, n)
+local history = require 'nn.param_history'  -- Note [Parameters with a history]
+local function coarse_backward_body(entry, grads, n)
   local module, input = entry.module, entry.input
   local gradOutput = entry.single and grads[1] or utils.rebuild(entry.shape, grads, true)
   -- Note [Skipping gradInput]: under autograd nothing reads the gradInput of an input that needs
@@ -174,11 +175,27 @@ local function coarse_backward(entry, grads, n)
   if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
   -- Note [Freezing]; Note [Replays reaching Torch7-style children]
   if not module._frozen and not (replay and replay.what == 'input') then
-    module:accGradParameters(input, gradOutput, replay and replay.scale or 1)
+    if entry.histParams then history.acc_grad_capturing(module, entry.histParams, input, gradOutput, replay and replay.scale or 1)
+    else module:accGradParameters(input, gradOutput, replay and replay.scale or 1) end
   end
   local flat = flat_grads(gi, input, {})
   for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
+  local hist = entry.histParams
+  if hist and not module._frozen and not (replay and replay.what == 'input') then
+    for k, h in ipairs(hist) do flat[entry.histFirst + k - 1] = h.grad end
+  end
   return flat
+end
+
+
+local function coarse_backward(entry, grads, n)
+  local at_forward = entry.paramsAtForward  -- Note [Parameters with a history]
+  if not at_forward then return coarse_backward_body(entry, grads, n) end
+  local current = history.install(entry.module, at_forward)
+  local ok, res = pcall(coarse_backward_body, entry, grads, n)
+  history.install(entry.module, current)
+  if not ok then error(res, 0) end
+  return res
 end
 
 local function forward_as_node(self, input, inputNeedsGrad)
@@ -188,10 +205,13 @@ local function forward_as_node(self, input, inputNeedsGrad)
   -- Note [Replays reaching Torch7-style children]: in a replay that wants parameter gradients the
   -- parameters are inputs of the node too (they get no gradient from it: accGradParameters
   -- accumulates into gradWeight), so autograd runs it when no input needs a gradient (indices)
+  local hist = history.params_with_history(self)
   if replay and replay.what ~= 'input' then
     local params = self:parameters()
-    for _, p in ipairs(params or {}) do if p:needsGrad() then inputs[#inputs + 1] = p end end
+    for _, p in ipairs(params or {}) do if p:needsGrad() and p:isLeaf() then inputs[#inputs + 1] = p end end
   end
+  local histFirst = #inputs + 1
+  for _, h in ipairs(hist or {}) do inputs[#inputs + 1] = h.param end  -- Note [Parameters with a history]
   -- An output that is an input (nn.Identity...) gets an alias so that it can carry the node.
   for k, o in ipairs(outs) do
     for _, i in ipairs(inputs) do
@@ -208,7 +228,8 @@ local function forward_as_node(self, input, inputNeedsGrad)
   -- allocates a new output each call) and no backward ran, every step's output leaked.
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
                                     module = self, input = input, shape = (not single) and utils.skeleton(output) or nil,
-                                    single = single, inputNeedsGrad = inputNeedsGrad },
+                                    single = single, inputNeedsGrad = inputNeedsGrad, histParams = hist, histFirst = histFirst,
+                                    paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil },
                                   inputs, outs)
   return output
 end

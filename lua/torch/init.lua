@@ -22,14 +22,15 @@ for _, name in ipairs({ 'torch.reduce', 'torch.sort', 'torch.index', 'torch.lina
                         'torch.arrange', 'torch.search', 'torch.pointwise_math', 'torch.linalg_ns', 'torch.linalg_extra',
                         'torch.shape', 'torch.index_extra', 'torch.creation', 'torch.stats', 'torch.stats_more', 'torch.doc',
                         'torch.conv_t7',
-                        'torch.torch7_extra', 'torch.autograd_functional', 'torch.checkpoint',
+                        'torch.torch7_extra', 'torch.autograd_functional', 'torch.func', 'torch.checkpoint',
                         'torch.distributions', 'torch.profiler', 'torch.tensorboard' }) do
   require(name)
 end
 -- Convolution and pooling functions (torch.conv2d, torch.maxPool2d...).
 require 'torch.conv'
 -- Being written (loaded when present).
-for _, name in ipairs({ 'torch.serialize' }) do
+for _, name in ipairs({ 'torch.serialize', 'torch.special', 'torch.misc_pytorch', 'torch.misc_scatter',
+                        'torch.linalg_more', 'torch.fft' }) do
   if package.searchpath(name, package.path) then require(name) end
 end
 

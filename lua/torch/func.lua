@@ -1,0 +1,195 @@
+-- torch.func (PyTorch's functorch API): function transforms that return functions. grad and
+-- gradAndValue, vjp, jvp, jacrev, jacfwd and hessian differentiate a Lua function of tensors (or
+-- of tables of tensors: "pytrees", such as a dict of parameters); functionalCall runs a module
+-- with other parameters. vmap is in func_vmap.lua, functionalCall in func_module.lua.
+--
+-- Note [Transforms compose through the graph]: each transform makes its inputs fresh tensors that
+-- require grad and differentiates with torch.autograd.grad. An input that already requires grad
+-- (it comes from an outer transform) is cloned under recording instead, so the result keeps its
+-- graph and the outer transform can differentiate it again: grad(grad(f)), jacrev(grad(f)),
+-- vmap(grad(f)) work as in PyTorch. At the outermost level results are detached.
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local F = torch.autograd.functional
+local is_tensor, describe, fail = types.is_tensor, types.describe, lib.fail
+
+local Fn = {}
+torch.func = Fn
+
+-- ---- pytrees -----------------------------------------------------------------------------------------
+
+local function is_tree(x) return type(x) == 'table' and not is_tensor(x) end
+
+-- fn applied to each tensor of x (a tensor or nested tables); other values are kept.
+local function tree_map(x, fn)
+  if is_tensor(x) then return fn(x) end
+  if not is_tree(x) then return x end
+  local out = {}
+  for k, v in pairs(x) do out[k] = tree_map(v, fn) end
+  return out
+end
+Fn._tree_map = tree_map
+
+-- The tensors of x in a fixed order: array part first, then the other keys sorted.
+local function tree_leaves(x, out)
+  out = out or {}
+  if is_tensor(x) then out[#out + 1] = x return out end
+  if not is_tree(x) then return out end
+  local n = #x
+  for i = 1, n do tree_leaves(x[i], out) end
+  local keys = {}
+  for k in pairs(x) do
+    if not (type(k) == 'number' and k >= 1 and k <= n and k == math.floor(k)) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return type(a) == 'number'
+  end)
+  for _, k in ipairs(keys) do tree_leaves(x[k], out) end
+  return out
+end
+Fn._tree_leaves = tree_leaves
+
+-- ---- arguments ---------------------------------------------------------------------------------------
+
+local FLOAT = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
+
+local function check_func(op, func)
+  if type(func) ~= 'function' and not (type(func) == 'table' and getmetatable(func) and getmetatable(func).__call) then
+    fail(op, 'expected a function as argument 1, got %s', describe(func))
+  end
+end
+
+local function options(op, opts, names)
+  if opts == nil then return {} end
+  if not is_tree(opts) then fail(op, 'options must be a table, got %s', describe(opts)) end
+  local valid = {}
+  for _, n in ipairs(names) do valid[n] = true end
+  for k in pairs(opts) do
+    if not valid[k] then fail(op, 'unknown option %s (valid options: %s)', tostring(k), table.concat(names, ', ')) end
+  end
+  return opts
+end
+Fn._options = options
+Fn._check_func = check_func
+
+-- argnums: a position (1-based) or a list of them; returns the list and whether it was one.
+local function read_argnums(op, a)
+  if a == nil then return { 1 }, true end
+  local function check(k)
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then
+      fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', describe(k))
+    end
+  end
+  if type(a) == 'number' then check(a) return { a }, true end
+  if not is_tree(a) or #a == 0 then fail(op, 'argnums must be a positive integer or a non-empty list, got %s', describe(a)) end
+  local seen = {}
+  for _, k in ipairs(a) do
+    check(k)
+    if seen[k] then fail(op, 'argnums lists argument %d twice', k) end
+    seen[k] = true
+  end
+  return a, false
+end
+
+-- A differentiable stand-in for x (Note [Transforms compose through the graph]).
+local function prepare(op, x, what)
+  if not FLOAT[x.p.dtype] then fail(op, '%s must hold floating-point tensors to be differentiated, got a %s', what, describe(x)) end
+  if x:needsGrad() then return x:clone(), true end
+  return x:detach():requiresGrad(), false
+end
+
+-- Replaces args[a] for each a of argnums by its stand-ins; returns the stand-ins in order and
+-- whether any input came from an outer transform.
+local function prepare_args(op, args, nargs, argnums)
+  local leaves, nested = {}, false
+  for _, a in ipairs(argnums) do
+    if a > nargs then fail(op, 'argnums names argument %d but the function got %d arguments', a, nargs) end
+    local what = 'argument ' .. a
+    if not is_tensor(args[a]) and #tree_leaves(args[a]) == 0 then
+      fail(op, '%s must be a tensor or a table of tensors to be differentiated, got %s', what, describe(args[a]))
+    end
+    args[a] = tree_map(args[a], function(x)
+      local p, outer = prepare(op, x, what)
+      nested = nested or outer
+      leaves[#leaves + 1] = p
+      return p
+    end)
+  end
+  return leaves, nested
+end
+
+local function finish(x, keep) return keep and x or tree_map(x, function(t) return t:detach() end) end
+
+-- ---- grad and gradAndValue ------------------------------------------------------------------------
+
+local function grad_core(op, func, argnums, single, has_aux, ...)
+  local nargs = select('#', ...)
+  local args = { ... }
+  local leaves, nested = prepare_args(op, args, nargs, argnums)
+  local res = { torch.enableGrad(func, unpack(args, 1, nargs)) }
+  local out, aux = res[1], res[2]
+  if not has_aux and table.maxn(res) > 1 then
+    fail(op, 'the function returned %d values; return only the loss, or pass hasAux = true to return (loss, aux)', table.maxn(res))
+  end
+  if type(out) ~= 'number' then
+    if not is_tensor(out) then fail(op, 'the function must return a one-element tensor, got %s', describe(out)) end
+    if out:nElement() ~= 1 then
+      fail(op, 'the function must return a one-element tensor (a loss), got a %s; torch.func.jacrev or vjp take other outputs', describe(out))
+    end
+  end
+  -- a number, or a tensor that does not require grad, does not depend on the inputs: zero gradients
+  local grads = {}
+  if is_tensor(out) and out:needsGrad() then
+    grads = torch.autograd.grad({ out }, leaves, nil, { createGraph = nested, allowUnused = true })
+  end
+  local by_leaf = {}
+  for i, p in ipairs(leaves) do
+    local g = grads[i] or torch.zerosLike(p:detach())
+    by_leaf[p] = nested and g or g:detach()
+  end
+  local per_arg = {}
+  for i, a in ipairs(argnums) do per_arg[i] = tree_map(args[a], function(p) return by_leaf[p] end) end
+  local value = is_tensor(out) and finish(out, nested) or out
+  return single and per_arg[1] or per_arg, value, has_aux and finish(aux, nested) or nil
+end
+
+--- torch.func.grad(func[, {argnums = 1, hasAux = false}]): the function computing the gradient of
+--- func (which returns a one-element tensor) with respect to its argument argnums (a position or
+--- a list of them; an argument may be a table of tensors, whose gradient is a table of the same
+--- shape). With hasAux, func returns (loss, aux) and the new function returns (gradient, aux).
+--- Example: torch.func.grad(function(x) return torch.sum(torch.sin(x)) end)(torch.Tensor({0, 1}))
+function Fn.grad(func, opts)
+  local op = 'func.grad'
+  check_func(op, func)
+  opts = options(op, opts, { 'argnums', 'hasAux' })
+  local argnums, single = read_argnums(op, opts.argnums)
+  local has_aux = opts.hasAux and true or false
+  return function(...)
+    local g, _, aux = grad_core(op, func, argnums, single, has_aux, ...)
+    if has_aux then return g, aux end
+    return g
+  end
+end
+
+--- torch.func.gradAndValue(func[, {argnums = 1, hasAux = false}]): like torch.func.grad, but the
+--- new function returns (gradient, value), or (gradient, value, aux) with hasAux.
+--- Example: local g, v = torch.func.gradAndValue(function(x) return torch.sum(x * x) end)(torch.Tensor({1, 2}))
+function Fn.gradAndValue(func, opts)
+  local op = 'func.gradAndValue'
+  check_func(op, func)
+  opts = options(op, opts, { 'argnums', 'hasAux' })
+  local argnums, single = read_argnums(op, opts.argnums)
+  local has_aux = opts.hasAux and true or false
+  return function(...)
+    local g, value, aux = grad_core(op, func, argnums, single, has_aux, ...)
+    if has_aux then return g, value, aux end
+    return g, value
+  end
+end
+
+require 'torch.func_products'
+require 'torch.func_vmap'
+require 'torch.func_module'
+return Fn
