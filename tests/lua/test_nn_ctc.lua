@@ -266,7 +266,7 @@ function tests.criterion()
   local x = z:clone():requiresGrad()
   crit(x:logSoftmax(3), target):backward()
   near(x.grad, PT.A.mean.grad, 1e-10, 'crit(x, t):backward()')
-  tester:assertErrorPattern(function() nn.CTCCriterion(1, 'none') end, "nn.CTCCriterion.*'mean' or 'sum'")
+  tester:assertErrorPattern(function() nn.CTCCriterion(1, 'avg') end, "nn.CTCCriterion.*'mean', 'sum' or 'none'")
   tester:assertErrorPattern(function() nn.CTCCriterion(0) end, 'nn.CTCCriterion.*blank')
   tester:assertErrorPattern(function() crit:forward(lp, torch.LongTensor(c.targets)) end,
     'nn.CTCCriterion.*{targets, inputLengths, targetLengths}')
