@@ -10,6 +10,11 @@ for _, name in ipairs({ 'dataset', 'datasets', 'loader', 'idx', 'csv', 'cifar', 
   require('data.' .. name)
 end
 
+-- Being written (loaded when present).
+for _, name in ipairs({ 'transforms_tv', 'samplers' }) do
+  if package.searchpath('data.' .. name, package.path) then require('data.' .. name) end
+end
+
 data.collate = require('data.collate').default
 data._loaded = true
 package.loaded.data = data

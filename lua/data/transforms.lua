@@ -117,7 +117,10 @@ end
 function T.compose(list)
   if type(list) ~= 'table' then util.fail('compose', 'expected a list of transforms') end
   for i, t in ipairs(list) do
-    if type(t) ~= 'function' then util.fail('compose', 'transform %d is a %s, not a function', i, type(t)) end
+    local mt = type(t) == 'table' and getmetatable(t)
+    if type(t) ~= 'function' and not (mt and mt.__call) then  -- a function or a callable (T.Resize(...))
+      util.fail('compose', 'transform %d is a %s, not a function or a callable transform', i, type(t))
+    end
   end
   return function(img)
     for _, t in ipairs(list) do img = t(img) end
