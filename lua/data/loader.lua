@@ -14,37 +14,101 @@ local C = lib.C
 local DataLoader = torch.class('data.DataLoader', data)
 
 local options = { batchSize = true, shuffle = true, seed = true, dropLast = true, workers = true, prefetch = true,
-                  collate = true, sampler = true, pinMemory = true }
+                  collate = true, sampler = true, pinMemory = true, batchSampler = true, collateFn = true,
+                  workerInitFn = true, generator = true, persistentWorkers = true, prefetchFactor = true }
 
 -- Note [Loader determinism]: everything random about epoch e comes from one base seed: the
--- loader's seed mixed with e, or (no seed given) a draw from torch's default generator when
--- iter() starts, so torch.manualSeed upstream also makes runs repeat. The order is a permutation
--- drawn from the base seed; batch k is produced after seeding the default generator of the
+-- loader's seed mixed with e, or (no seed given) a draw from opts.generator or torch's default
+-- generator when iter() starts, so torch.manualSeed upstream also makes runs repeat. The order
+-- is a permutation drawn from the base seed; batch k is produced after seeding the default generator of the
 -- state producing it with mix(base, k), so random transforms (data.transforms) give the same
 -- batch whichever worker (or the main state) produces it. With workers = 0 the main state's
 -- generator is saved before each batch and restored after it, so the training loop's own
 -- random stream does not depend on the loader.
 
---- data.DataLoader(dataset, opts): iterates over batches of dataset (an object with size() and
---- get(i), or a constructor spec {module=, args=} that worker states can rebuild it from).
---- opts: batchSize (default 1; false gives single samples), shuffle (false), seed (nil: drawn from
---- torch's generator each epoch), dropLast (false: the last batch may be smaller), workers (0:
---- produce batches in the main state), prefetch (2: batches per worker prepared ahead), collate
---- (function(samples) -> batch; default stacks tensors and numbers field by field), sampler (an
---- object with size() and indices(epoch), e.g. data.DistributedSampler: the loader reads those
---- indices in that order instead of 1..n; shuffle must then be off), pinMemory (false: true puts
---- the batches' CPU tensors in pinned memory, for fast and asynchronous copies to the GPU with
---- batch.input:cuda() or dst:copy(src, true); ignored without a CUDA device).
---- Example: for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end
-function DataLoader:__init(dataset, opts)
-  opts = opts or {}
+-- Note [PyTorch loader options]: PyTorch's names are accepted next to Tocha's: collateFn is
+-- collate, prefetchFactor is prefetch (and, as in PyTorch 1.13, only with workers > 0 unless it
+-- is 2), batchSampler excludes batchSize/shuffle/sampler/dropLast, sampler excludes shuffle, an
+-- iterable dataset excludes all three. Tocha's workers are threads that live as long as the
+-- loader (persistentWorkers = true is the default, unlike PyTorch); persistentWorkers = false
+-- stops them after each epoch, so the next one ships the dataset and runs workerInitFn again.
+
+local function check_options(opts)
   if type(opts) ~= 'table' then util.fail('DataLoader', 'options must be a table, got %s', type(opts)) end
   for k in pairs(opts) do
     if not options[k] then util.fail('DataLoader', 'unknown option %s', tostring(k)) end
   end
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  if o.collateFn ~= nil then
+    if o.collate ~= nil then util.fail('DataLoader', 'collate and collateFn are the same option: give one') end
+    if type(o.collateFn) ~= 'function' then util.fail('DataLoader', 'collateFn must be a function, got %s', type(o.collateFn)) end
+    o.collate = o.collateFn
+  end
+  if o.prefetchFactor ~= nil then
+    if o.prefetch ~= nil then util.fail('DataLoader', 'prefetch and prefetchFactor are the same option: give one') end
+    if (o.workers or 0) == 0 and o.prefetchFactor ~= 2 then
+      util.fail('DataLoader', 'prefetchFactor can only be given with workers > 0, got workers = 0')
+    end
+    o.prefetch = o.prefetchFactor
+  end
+  if o.persistentWorkers ~= nil and type(o.persistentWorkers) ~= 'boolean' then
+    util.fail('DataLoader', 'persistentWorkers must be a boolean, got %s', tostring(o.persistentWorkers))
+  end
+  if o.persistentWorkers and (o.workers or 0) == 0 then
+    util.fail('DataLoader', 'persistentWorkers needs workers > 0, got workers = 0')
+  end
+  if o.workerInitFn ~= nil and type(o.workerInitFn) ~= 'function' then
+    util.fail('DataLoader', 'workerInitFn must be a function, got %s', type(o.workerInitFn))
+  end
+  if o.generator ~= nil then
+    if not torch._is_generator(o.generator) then
+      util.fail('DataLoader', 'generator must be a torch.Generator, got %s', torch.type(o.generator))
+    end
+    if o.seed ~= nil then util.fail('DataLoader', 'give a seed or a generator, not both') end
+  end
+  if o.batchSampler ~= nil then
+    if (o.batchSize ~= nil and o.batchSize ~= 1) or o.shuffle or o.sampler ~= nil or o.dropLast then
+      util.fail('DataLoader', 'batchSampler option is mutually exclusive with batchSize, shuffle, sampler, and dropLast')
+    end
+    local b = o.batchSampler
+    if type(b) ~= 'table' or (type(b.size) ~= 'function' and type(b.len) ~= 'function')
+        or (type(b.batches) ~= 'function' and type(b.iter) ~= 'function') then
+      util.fail('DataLoader', 'batchSampler must have size() (or len()) and batches(epoch) (or iter(epoch)), got %s',
+        torch.type(b))
+    end
+  end
+  return o
+end
+
+--- data.DataLoader(dataset, opts): iterates over batches of dataset (an object with size() and
+--- get(i), a constructor spec {module=, args=} that worker states can rebuild it from, or an
+--- iterable dataset such as data.IterableDataset).
+--- opts: batchSize (default 1; false gives single samples), shuffle (false), seed (nil: drawn from
+--- generator, or torch's generator, each epoch), dropLast (false: the last batch may be smaller),
+--- workers (0: produce batches in the main state), prefetch or prefetchFactor (2: batches per
+--- worker prepared ahead), collate or collateFn (function(samples) -> batch; default stacks
+--- tensors and numbers field by field), sampler (an object with size() and indices(epoch) or
+--- iter(epoch), e.g. data.RandomSampler or data.DistributedSampler: the loader reads those
+--- indices in that order instead of 1..n; shuffle must then be off), batchSampler (an object with
+--- size() and batches(epoch) or iter(epoch), e.g. data.BatchSampler: each list of indices is one
+--- batch), workerInitFn (function(id) run in each worker state before its first sample),
+--- generator (a torch.Generator the base seeds are drawn from), persistentWorkers (true: the
+--- worker threads live as long as the loader; false: stopped after each epoch), pinMemory
+--- (false: true puts the batches' CPU tensors in pinned memory, for fast and asynchronous copies to the GPU with
+--- batch.input:cuda() or dst:copy(src, true); ignored without a CUDA device).
+--- Example: for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end
+function DataLoader:__init(dataset, opts)
+  opts = check_options(opts or {})
+  self.iterable = data.isIterable ~= nil and data.isIterable(dataset)
   if job.is_spec(dataset) then
     self.spec = dataset
     self.dataset = job.build(dataset)
+  elseif self.iterable then
+    for _, k in ipairs({ 'shuffle', 'sampler', 'batchSampler' }) do
+      if opts[k] then util.fail('DataLoader', 'an iterable dataset gives its own order: %s cannot be given', k) end
+    end
+    self.dataset = dataset
   else
     util.check_dataset('DataLoader', dataset, 1)
     self.dataset = dataset
@@ -67,45 +131,75 @@ function DataLoader:__init(dataset, opts)
   self.batchSize = bs
   self.shuffle = opts.shuffle and true or false
   self.seed = util.check_seed('DataLoader', opts.seed)
+  self.generator = opts.generator
   self.dropLast = opts.dropLast and true or false
   self.workers, self.prefetch = workers, prefetch
   self.collate = opts.collate
+  self.workerInitFn = opts.workerInitFn
+  self.persistentWorkers = opts.persistentWorkers ~= false
   self.pinMemory = opts.pinMemory and torch.cuda.isAvailable() or false
   if opts.sampler ~= nil then
     local smp = opts.sampler
-    if type(smp) ~= 'table' or type(smp.indices) ~= 'function' or type(smp.size) ~= 'function' then
-      util.fail('DataLoader', 'sampler must have size() and indices(epoch), got %s', torch.type(smp))
+    if type(smp) ~= 'table' or (type(smp.indices) ~= 'function' and type(smp.iter) ~= 'function')
+        or (type(smp.size) ~= 'function' and type(smp.len) ~= 'function') then
+      util.fail('DataLoader', 'sampler must have size() (or len()) and indices(epoch) (or iter(epoch)), got %s',
+        torch.type(smp))
     end
     if self.shuffle then util.fail('DataLoader', 'sampler and shuffle cannot both be given (the sampler shuffles)') end
     self.sampler = smp
   end
+  self.batchSampler = opts.batchSampler
   self.epoch = 0
 end
 
---- loader:size(): the number of batches in an epoch.
+-- The length of a sampler (Note [Sampler protocol], data/samplers.lua).
+local function sampler_len(s)
+  if type(s.size) == 'function' then return s:size() end
+  return s:len()
+end
+
+--- loader:size(): the number of batches in an epoch (for an iterable dataset, from its declared
+--- size; with workers each worker's last batch may be partial, so there can be a few more).
 function DataLoader:size()
-  local n = self.sampler and self.sampler:size() or self.dataset:size()
+  if self.batchSampler then return sampler_len(self.batchSampler) end
+  local n
+  if self.iterable then
+    n = type(self.dataset.size) == 'function' and self.dataset:size() or nil
+    if n == nil then util.fail('DataLoader', 'the iterable dataset has no known length (declare it with opts.size)') end
+  else
+    n = self.sampler and sampler_len(self.sampler) or self.dataset:size()
+  end
   if not self.batchSize then return n end
   return self.dropLast and math.floor(n / self.batchSize) or math.ceil(n / self.batchSize)
 end
 
 function DataLoader:__tostring__()
-  return string.format('data.DataLoader (%d batches of %s, %d workers)', self:size(), tostring(self.batchSize or 1),
-    self.workers)
+  local ok, n = pcall(self.size, self)
+  return string.format('data.DataLoader (%s batches of %s, %d workers)', ok and tostring(n) or 'unknown number of',
+    tostring(self.batchSize or 1), self.workers)
 end
 
 -- The lists of dataset indices of each batch of an epoch with base seed `base`.
 function DataLoader:_batches(base)
-  local n = self.sampler and self.sampler:size() or self.dataset:size()
-  local order
-  if self.sampler then order = self.sampler:indices(self.epoch)
-  elseif self.shuffle then order = util.permutation(n, util.mix_seed(base, 0))
+  local b = self.batchSampler
+  if b then
+    if type(b.batches) == 'function' then return b:batches(self.epoch) end
+    local out = {}
+    for idx in b:iter(self.epoch) do out[#out + 1] = idx end
+    return out
+  end
+  local order, s = nil, self.sampler
+  if s and type(s.indices) == 'function' then order = s:indices(self.epoch)
+  elseif s then
+    order = {}
+    for i in s:iter(self.epoch) do order[#order + 1] = i end
+  elseif self.shuffle then order = util.permutation(self.dataset:size(), util.mix_seed(base, 0))
   else
     order = {}
-    for i = 1, n do order[i] = i end
+    for i = 1, self.dataset:size() do order[i] = i end
   end
-  local per, batches = self.batchSize or 1, {}
-  for b = 1, self:size() do
+  local n, per, batches = #order, self.batchSize or 1, {}
+  for b = 1, self.dropLast and math.floor(n / per) or math.ceil(n / per) do
     local idx = {}
     for k = (b - 1) * per + 1, math.min(b * per, n) do idx[#idx + 1] = order[k] end
     batches[b] = idx
@@ -113,9 +207,18 @@ function DataLoader:_batches(base)
   return batches
 end
 
+-- What the worker states run: the dataset wrapped so that data.getWorkerInfo() and
+-- workerInitFn work there (data/iterable.lua), or one worker's stream of an iterable dataset.
 function DataLoader:_job()
-  return { spec = self.spec, dataset = (not self.spec) and self.dataset or nil, batched = self.batchSize ~= false,
-           collate = self.collate }
+  local W, init = self.workers, self.workerInitFn
+  if self.iterable then
+    return { batched = false, dataset = data._IterableShard(self.dataset, { numWorkers = W, init = init,
+      batchSize = self.batchSize, dropLast = self.dropLast, collate = self.collate }) }
+  end
+  local j = { batched = self.batchSize ~= false, collate = self.collate }
+  if self.spec then j.spec = { module = 'data', constructor = '_WorkerDataset', args = { self.spec, W, init } }
+  else j.dataset = data._WorkerDataset(self.dataset, W, init) end
+  return j
 end
 
 -- Starts the worker threads (once; they live as long as the loader, so their Lua states start
@@ -213,6 +316,15 @@ local function pinned_iterator(it)
   end
 end
 
+-- Stops the workers when the epoch ends (persistentWorkers = false).
+local function closing_iterator(self, it, token)
+  return function()
+    local item = it()
+    if item == nil and self._token == token then self:close() end
+    return item
+  end
+end
+
 -- Wraps an iterator with a progress bar (data.ProgressBar) over the epoch's batches.
 local function with_progress(it, total, progress)
   local bar = data.ProgressBar{ total = total, title = type(progress) == 'string' and progress or nil }
@@ -234,20 +346,30 @@ end
 function DataLoader:iter(opts)
   if opts and opts.progress then
     local progress = opts.progress
-    return with_progress(self:iter(), self:size(), progress)
+    local known = not self.iterable or (type(self.dataset.size) == 'function' and self.dataset:size() ~= nil)
+    return with_progress(self:iter(), known and self:size() or nil, progress)
   end
   self.epoch = self.epoch + 1
-  local base = self.seed and util.mix_seed(self.seed, self.epoch) or torch.random()
-  local batches = self:_batches(base)
+  if not self.persistentWorkers then self:close() end
+  local base = self.seed and util.mix_seed(self.seed, self.epoch)
+    or (self.generator and torch.random(self.generator) or torch.random())
   local token = {}
-  self._token = token
   local it
-  if self.workers == 0 then
-    local j = job.resolve({ dataset = self.dataset, batched = self.batchSize ~= false, collate = self.collate })
-    it = local_iterator(self, j, batches, base, token)
+  if self.iterable then
+    self._token = token
+    local stream = require 'data.iterable_loader'
+    it = self.workers == 0 and stream.local_iterator(self, base, token) or stream.worker_iterator(self, base, token)
   else
-    it = worker_iterator(self, batches, base, token)
+    local batches = self:_batches(base)
+    self._token = token
+    if self.workers == 0 then
+      local j = job.resolve({ dataset = self.dataset, batched = self.batchSize ~= false, collate = self.collate })
+      it = local_iterator(self, j, batches, base, token)
+    else
+      it = worker_iterator(self, batches, base, token)
+    end
   end
+  if self.workers > 0 and not self.persistentWorkers then it = closing_iterator(self, it, token) end
   return self.pinMemory and pinned_iterator(it) or it
 end
 

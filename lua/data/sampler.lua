@@ -69,6 +69,18 @@ function Sampler:indices(epoch)
   return mine
 end
 
+--- sampler:len(): the same as size() (PyTorch's len(sampler); Note [Sampler protocol], data/samplers.lua).
+function Sampler:len() return self.numSamples end
+
+--- sampler:iter([epoch]): an iterator over indices(epoch).
+function Sampler:iter(epoch)
+  local list, k = self:indices(epoch), 0
+  return function()
+    k = k + 1
+    return list[k]
+  end
+end
+
 function Sampler:__tostring__()
   return string.format('data.DistributedSampler (rank %d of %d, %d of %d samples%s)', self.rank, self.numReplicas,
     self.numSamples, self.n, self.shuffle and ', shuffled' or '')
