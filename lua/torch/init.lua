@@ -30,7 +30,7 @@ end
 require 'torch.conv'
 -- Being written (loaded when present).
 for _, name in ipairs({ 'torch.serialize', 'torch.special', 'torch.misc_pytorch', 'torch.misc_scatter',
-                        'torch.linalg_more', 'torch.fft' }) do
+                        'torch.linalg_more', 'torch.fft', 'torch.tensor_pytorch', 'torch.onnx', 'torch.sparse' }) do
   if package.searchpath(name, package.path) then require(name) end
 end
 
