@@ -30,6 +30,7 @@ local skip = {
   updateerrorhandlers = true, manualSeed = false, randperm = false, serialize = true, deserialize = true,
   packageLuaPath = true, DiskFile = true, MemoryFile = true, PipeFile = true, loadSafetensors = true,
   saveSafetensors = true, detectAnomaly = true, setDetectAnomaly = true, noGrad = false, enableGrad = false,
+  setNumThreads = true, setDefaultDtype = true, setPrintoptions = true, frombuffer = true, emptyStrided = true,
 }
 
 local rng = torch.Generator()

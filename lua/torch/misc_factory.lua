@@ -1,0 +1,254 @@
+-- PyTorch's tensor factories and dtype settings on Torch7's type names: torch.tensor,
+-- torch.asTensor, torch.frombuffer, torch.emptyStrided, torch.setDefaultDtype/getDefaultDtype,
+-- and the dtype names they accept ('float32', 'torch.DoubleTensor'...).
+local ffi = require 'ffi'
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, fail, dt_ids = lib.C, lib.wrap, lib.fail, lib.dtype
+local is_tensor, describe = types.is_tensor, types.describe
+
+-- Note [dtype names]: Tocha's types are Torch7's class names, so a dtype is given as one
+-- ('torch.DoubleTensor', a Cuda name too) or as PyTorch's name as a string ('float64',
+-- 'double', 'int64', 'long', 'bool'...); there are no torch.float32-style dtype objects.
+-- getDefaultDtype answers with PyTorch's name ('float32').
+local PYTORCH_NAMES = {
+  float32 = dt_ids.f32, float = dt_ids.f32, float64 = dt_ids.f64, double = dt_ids.f64,
+  float16 = dt_ids.f16, half = dt_ids.f16, bfloat16 = dt_ids.bf16, int64 = dt_ids.i64, long = dt_ids.i64,
+  int32 = dt_ids.i32, int = dt_ids.i32, uint8 = dt_ids.u8, bool = dt_ids.bool,
+}
+local CANONICAL = { [dt_ids.f32] = 'float32', [dt_ids.f64] = 'float64', [dt_ids.f16] = 'float16',
+  [dt_ids.bf16] = 'bfloat16', [dt_ids.i64] = 'int64', [dt_ids.i32] = 'int32', [dt_ids.u8] = 'uint8',
+  [dt_ids.bool] = 'bool' }
+
+-- A dtype name (nil gives nil) as a dtype id; a Cuda type name also returns 'cuda'.
+local function dtype_arg(op, v)
+  if v == nil then return nil end
+  if type(v) == 'string' then
+    local id = PYTORCH_NAMES[v:gsub('^torch%.', '')] or types.dtype_of_name[v]
+    if id then return id, v:find('Cuda') and 'cuda' or nil end
+  end
+  fail(op, "expected a dtype such as 'float32', 'int64' or 'torch.DoubleTensor', got %s",
+    type(v) == 'string' and "'" .. v .. "'" or describe(v))
+end
+torch._dtype_arg = dtype_arg
+torch._dtype_name = CANONICAL
+
+local function is_floating(id)
+  return id == dt_ids.f32 or id == dt_ids.f64 or id == dt_ids.f16 or id == dt_ids.bf16
+end
+
+local function check_opts(op, opts)
+  if opts == nil then return {} end
+  if type(opts) ~= 'table' or getmetatable(opts) ~= nil then
+    fail(op, 'expected options as a table {dtype=, device=, requiresGrad=}, got %s', describe(opts))
+  end
+  return opts
+end
+
+-- t converted to the options' dtype and device; requiresGrad set when asked.
+local function finish(op, t, opts, dt)
+  local id, cuda = dtype_arg(op, opts.dtype)
+  id = id or dt
+  if id and t.p.dtype ~= id then t = wrap(C.tocha_tensor_to_dtype(t.p, id)) end
+  local device = opts.device or cuda
+  if device ~= nil then t = torch._to_device(t, device, op) end
+  if opts.requiresGrad then
+    if not is_floating(t.p.dtype) then
+      fail(op, 'only floating-point tensors can require gradients, got %s', types.typename(t))
+    end
+    t:requiresGrad()
+  end
+  return t
+end
+
+-- Walks nested tables: fills flat (row-major), records the sizes, infers the dtype.
+local function flatten(op, data, depth, sizes, flat, info)
+  local n = #data
+  for k in pairs(data) do
+    if type(k) ~= 'number' or k < 1 or k > n or k ~= math.floor(k) then
+      fail(op, 'expected a sequence (a Lua table with keys 1..n), got a table with key %s', tostring(k))
+    end
+  end
+  if sizes[depth] == nil then
+    if info.leaf_depth and depth > info.leaf_depth then fail(op, 'ragged nesting: a table where a number was expected') end
+    sizes[depth] = n
+  elseif sizes[depth] ~= n then
+    fail(op, 'ragged nesting: sequences at depth %d have lengths %d and %d', depth, sizes[depth], n)
+  end
+  for i = 1, n do
+    local v = data[i]
+    local tv = type(v)
+    if tv == 'table' and getmetatable(v) == nil then
+      if info.leaf_depth and info.leaf_depth <= depth then fail(op, 'ragged nesting: a table where a number was expected') end
+      flatten(op, v, depth + 1, sizes, flat, info)
+    elseif tv == 'number' or tv == 'boolean' then
+      if info.leaf_depth == nil then info.leaf_depth = depth
+      elseif info.leaf_depth ~= depth or sizes[depth + 1] ~= nil then fail(op, 'ragged nesting: a number where a table was expected') end
+      if tv == 'number' then
+        info.all_bool = false
+        if v ~= math.floor(v) or v ~= v or v == math.huge or v == -math.huge then info.float = true end
+      end
+      flat[#flat + 1] = v
+    else
+      fail(op, 'expected numbers, booleans or nested tables of them, got %s', describe(v))
+    end
+  end
+end
+
+local INT_RANGE = { [dt_ids.i64] = { -2 ^ 63, 2 ^ 63 }, [dt_ids.i32] = { -2 ^ 31, 2 ^ 31 }, [dt_ids.u8] = { 0, 256 } }
+
+local function shape_of(sizes)
+  local shape = torch.LongStorage(#sizes)
+  for i, v in ipairs(sizes) do shape[i] = v end
+  return shape
+end
+
+-- A new CPU tensor holding data (nested tables, a number or a boolean), dtype inferred as
+-- PyTorch's: all booleans BoolTensor, any non-integer number the default float type, else Long.
+local function from_data(op, data, want)
+  local flat, sizes, info = {}, {}, { all_bool = true }
+  if type(data) == 'number' or type(data) == 'boolean' then
+    flat[1] = data
+    info.all_bool = type(data) == 'boolean'
+    info.float = type(data) == 'number' and (data ~= math.floor(data) or data ~= data or math.abs(data) == math.huge)
+  else
+    flatten(op, data, 1, sizes, flat, info)
+  end
+  local id = want
+  if id == nil then
+    id = (#flat > 0 and info.all_bool) and dt_ids.bool or (info.float or #flat == 0) and torch._default_dtype() or dt_ids.i64
+  end
+  -- Integer dtypes take numbers truncated toward zero, as PyTorch's conversion; out of range is
+  -- an error (PyTorch: "value cannot be converted to type ... without overflow").
+  local range = INT_RANGE[id]
+  local truncate = false
+  for i, v in ipairs(flat) do
+    if type(v) == 'boolean' then
+      if not info.all_bool or id ~= dt_ids.bool then flat[i] = v and 1 or 0 end
+    elseif range then
+      local tv = v < 0 and math.ceil(v) or math.floor(v)
+      if not (tv >= range[1] and tv < range[2]) then
+        fail(op, 'value %s cannot be converted to %s without overflow', tostring(v), types.tensor_name[id])
+      end
+      if tv ~= v then truncate = true end
+    end
+  end
+  if truncate then
+    local d = torch.DoubleTensor(flat)
+    return (wrap(C.tocha_tensor_to_dtype(d.p, id)):view(shape_of(sizes)))
+  end
+  local t = torch._ctor_by_dtype[id](#flat > 0 and flat or 0)
+  return (t:view(shape_of(sizes)))
+end
+
+--- torch.tensor(data [, {dtype=, device=, requiresGrad=}]): a new tensor holding a copy of data:
+--- nested Lua tables of numbers or booleans, a number, a boolean (0-dim) or a tensor (copied,
+--- detached). The dtype is PyTorch's inference unless given: all integers a LongTensor, any
+--- other number the default float type, all booleans a BoolTensor (Note [dtype names]).
+--- Example: torch.tensor({{1, 2}, {3, 4.5}})
+function torch.tensor(data, opts)
+  opts = check_opts('tensor', opts)
+  if is_tensor(data) then return (finish('tensor', data:detach():clone(), opts)) end
+  if type(data) ~= 'table' and type(data) ~= 'number' and type(data) ~= 'boolean' or getmetatable(data) ~= nil then
+    fail('tensor', 'expected data as nested tables, a number, a boolean or a tensor, got %s', describe(data))
+  end
+  return (finish('tensor', from_data('tensor', data, (dtype_arg('tensor', opts.dtype))), opts))
+end
+
+--- torch.asTensor(data [, {dtype=, device=}]): data as a tensor, without a copy when data is a
+--- tensor of that dtype and device already (the same tensor, its autograd history kept);
+--- converted otherwise, and built like torch.tensor from tables and numbers.
+--- Example: torch.asTensor({1, 2, 3}, {dtype = 'float64'})
+function torch.asTensor(data, opts)
+  opts = check_opts('asTensor', opts)
+  if opts.requiresGrad ~= nil then fail('asTensor', 'takes no requiresGrad option (PyTorch\'s as_tensor has none)') end
+  if is_tensor(data) then return (finish('asTensor', data, opts)) end
+  return (torch.tensor(data, opts))
+end
+
+--- torch.frombuffer(buffer, {dtype= [, count = -1] [, offset = 0]}): a 1-D tensor of dtype read
+--- from the bytes of buffer, a Lua string or FFI cdata (a pointer needs count), starting offset
+--- bytes in, count elements (-1: all the rest). The bytes are copied (Lua strings are
+--- immutable), where PyTorch shares the buffer.
+--- Example: torch.frombuffer(string.char(1, 2, 3), {dtype = 'uint8'})
+function torch.frombuffer(buffer, opts)
+  opts = check_opts('frombuffer', opts)
+  local id = dtype_arg('frombuffer', opts.dtype)
+  if id == nil then fail('frombuffer', 'needs a dtype, as in PyTorch ({dtype = \'float32\'...})') end
+  local count, offset = opts.count or -1, opts.offset or 0
+  if type(count) ~= 'number' or count ~= math.floor(count) or count < -1 then
+    fail('frombuffer', 'count must be -1 or a non-negative integer, got %s', tostring(count))
+  end
+  if type(offset) ~= 'number' or offset ~= math.floor(offset) or offset < 0 then
+    fail('frombuffer', 'offset must be a non-negative integer, got %s', tostring(offset))
+  end
+  local ptr, len
+  if type(buffer) == 'string' then
+    ptr, len = buffer, #buffer
+  elseif type(buffer) == 'cdata' then
+    ptr = buffer
+    local ok, size = pcall(ffi.sizeof, buffer)
+    len = ok and size or nil
+    if len == nil and count == -1 then fail('frombuffer', 'a pointer buffer needs count (its size is unknown)') end
+  else
+    fail('frombuffer', 'expected a Lua string or FFI cdata, got %s', describe(buffer))
+  end
+  local t = wrap(C.tocha_tensor_empty(1, ffi.new('int64_t[1]', 0), id, 0, 0))
+  local esize = t.p.elsize
+  if len ~= nil then
+    if offset > len then fail('frombuffer', 'offset %d is past the buffer\'s %d bytes', offset, len) end
+    if count == -1 then
+      if (len - offset) % esize ~= 0 then
+        fail('frombuffer', 'the buffer\'s %d bytes after offset %d are not a multiple of the element size %d', len - offset, offset, esize)
+      end
+      count = (len - offset) / esize
+    elseif offset + count * esize > len then
+      fail('frombuffer', '%d elements of %d bytes from offset %d need %d bytes, the buffer has %d', count, esize, offset, offset + count * esize, len)
+    end
+  end
+  t = wrap(C.tocha_tensor_empty(1, ffi.new('int64_t[1]', count), id, 0, 0))
+  if count > 0 then ffi.copy(ffi.cast('char *', t.p.storage.data), ffi.cast('const char *', ptr) + offset, count * esize) end
+  return (finish('frombuffer', t, { requiresGrad = opts.requiresGrad }))
+end
+
+--- torch.emptyStrided(sizes, strides [, {dtype=, device=}]): a new uninitialized tensor with
+--- those sizes and strides (tables or LongStorages) over a storage just large enough.
+--- Example: torch.emptyStrided({2, 3}, {1, 2}):stride()
+function torch.emptyStrided(sizes, strides, opts)
+  opts = check_opts('emptyStrided', opts)
+  for _, v in ipairs({ sizes, strides }) do
+    if not (type(v) == 'table' and getmetatable(v) == nil or types.is_storage(v)) then
+      fail('emptyStrided', 'expected sizes and strides as tables or LongStorages, got %s', describe(v))
+    end
+  end
+  local sz, st = torch.LongStorage(sizes), torch.LongStorage(strides)
+  if #sz ~= #st then fail('emptyStrided', 'sizes and strides differ in length (%d and %d)', #sz, #st) end
+  local need = 1
+  for i = 1, #sz do
+    if sz[i] < 0 or st[i] < 0 then fail('emptyStrided', 'sizes and strides must be non-negative, got size %d stride %d', sz[i], st[i]) end
+    if sz[i] == 0 then need = 0 break end
+    need = need + (sz[i] - 1) * st[i]
+  end
+  local id, cuda = dtype_arg('emptyStrided', opts.dtype)
+  local base = wrap(C.tocha_tensor_empty(1, ffi.new('int64_t[1]', need), id or torch._default_dtype(), 0, 0))
+  local device = opts.device or cuda
+  if device ~= nil then base = torch._to_device(base, device, 'emptyStrided') end
+  return (base:asStrided(sz, st, 1))
+end
+
+--- torch.setDefaultDtype(dtype): the default floating dtype ('float32', 'float64', 'float16',
+--- 'bfloat16' or a type name): torch.setdefaulttensortype with PyTorch's names.
+--- Example: torch.setDefaultDtype('float32')
+function torch.setDefaultDtype(d)
+  local id = dtype_arg('setDefaultDtype', d)
+  if not is_floating(id) then fail('setDefaultDtype', 'expected a floating dtype, got \'%s\'', d) end
+  torch.setdefaulttensortype(types.tensor_name[id])
+end
+
+--- torch.getDefaultDtype(): the default floating dtype as PyTorch names it ('float32' unless
+--- changed by setDefaultDtype or setdefaulttensortype).
+--- Example: torch.getDefaultDtype()
+function torch.getDefaultDtype() return CANONICAL[torch._default_dtype()] end
+
+return torch
