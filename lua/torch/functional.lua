@@ -10,11 +10,13 @@ local methods = torch._tensor_methods
 local function default_dim(x) return x.p.ndim == 0 and 1 or x.p.ndim end
 
 --- torch.softmax(x [, dim = last]): exp(x) / sum(exp(x)) along dim.
+--- Example: torch.softmax(torch.Tensor({1, 2, 3}))
 function torch.softmax(x, dim)
   check_tensor('softmax', x)
   return wrap(C.tocha_softmax(x.p, cdim('softmax', dim or default_dim(x), x.p.ndim)))
 end
 --- torch.logSoftmax(x [, dim = last]): log(softmax(x)), computed stably.
+--- Example: torch.logSoftmax(torch.Tensor({1, 2, 3}))
 function torch.logSoftmax(x, dim)
   check_tensor('logSoftmax', x)
   return wrap(C.tocha_log_softmax(x.p, cdim('logSoftmax', dim or default_dim(x), x.p.ndim)))

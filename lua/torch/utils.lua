@@ -9,7 +9,8 @@ torch._VERSION = ffi.string(C.tocha_version())
 --- Example: torch.version()
 function torch.version() return torch._VERSION end
 
---- Threads used by CPU kernels and OpenBLAS (one shared pool).
+--- torch.setnumthreads(n): threads used by CPU kernels and OpenBLAS (one shared pool).
+--- Example: torch.setnumthreads(torch.getnumthreads())
 function torch.setnumthreads(n)
   if type(n) ~= 'number' or n < 1 then fail('setnumthreads', 'expected a positive number, got %s', tostring(n)) end
   C.tocha_set_num_threads(n)
