@@ -1,0 +1,132 @@
+-- The walk of torch.onnx.export over a model: containers (Sequential, Concat, ConcatTable,
+-- ParallelTable) wire their children's values; each leaf runs forward once on its sample input (the
+-- shapes of value_info and outputs come from that run) and its converter adds its nodes.
+local lib = require 'torch.lib'
+local S = require 'nn.support'
+local U = require 'torch.onnx_util'
+local A = require 'torch.onnx_act'
+local C = require 'torch.onnx_conv'
+local L = require 'torch.onnx_layers'
+
+local W = {}
+local function fail(fmt, ...) lib.fail('torch.onnx.export', fmt, ...) end
+
+-- Converters by class name: f(G, module, input value(s), sample output, ctx) -> output value.
+local CONVERT = {}
+for k, f in pairs(A.CONVERT) do CONVERT[k] = f end
+for _, c in ipairs({ 'nn.SpatialConvolution', 'nn.SpatialConvolutionMM', 'nn.SpatialDilatedConvolution',
+  'nn.VolumetricConvolution', 'nn.VolumetricDilatedConvolution', 'nn.SpatialFullConvolution',
+  'nn.VolumetricFullConvolution', 'nn.Conv1d', 'nn.Conv2d', 'nn.Conv3d', 'nn.ConvTranspose1d', 'nn.ConvTranspose2d',
+  'nn.ConvTranspose3d' }) do
+  CONVERT[c] = C.conv
+end
+for c in pairs(U.BN) do CONVERT[c] = C.batchNorm end
+for _, c in ipairs({ 'nn.InstanceNormalization', 'nn.InstanceNorm1d', 'nn.InstanceNorm2d', 'nn.InstanceNorm3d' }) do
+  CONVERT[c] = C.instanceNorm
+end
+CONVERT['nn.GroupNormalization'], CONVERT['nn.GroupNorm'] = C.groupNorm, C.groupNorm
+for c in pairs(L.POOLS) do CONVERT[c] = L.pool end
+for c in pairs(L.ADAPTIVE) do CONVERT[c] = L.adaptive end
+for c in pairs(L.TABLE_OPS) do CONVERT[c] = L.tableOp end
+CONVERT['nn.Linear'] = L.linear
+CONVERT['nn.LayerNormalization'], CONVERT['nn.LayerNorm'] = L.layerNorm, L.layerNorm
+for _, c in ipairs({ 'nn.View', 'nn.Reshape', 'nn.Flatten', 'nn.Unflatten', 'nn.Squeeze', 'nn.Unsqueeze',
+  'nn.Collapse' }) do
+  CONVERT[c] = L.reshape
+end
+CONVERT['nn.JoinTable'] = L.joinTable
+CONVERT['nn.LookupTable'], CONVERT['nn.Embedding'] = L.embedding, L.embedding
+for _, c in ipairs({ 'nn.SpatialZeroPadding', 'nn.SpatialReflectionPadding', 'nn.SpatialReplicationPadding',
+  'nn.ZeroPad2d', 'nn.ReflectionPad2d', 'nn.ReplicationPad2d', 'nn.Padding' }) do
+  CONVERT[c] = L.padding
+end
+for _, kind in ipairs({ 'Zero', 'Constant', 'Reflection', 'Replication', 'Circular' }) do
+  for nd = 1, 3 do
+    local c = 'nn.' .. kind .. 'Pad' .. nd .. 'd'
+    CONVERT[c] = CONVERT[c] or L.padding
+  end
+end
+-- Modules whose input is a table of tensors.
+local TABLE_IN = { ['nn.JoinTable'] = true, ['nn.CAddTable'] = true, ['nn.CMulTable'] = true,
+  ['nn.CSubTable'] = true, ['nn.CDivTable'] = true }
+
+--- W.supported(): the sorted class names torch.onnx.export converts (containers included).
+function W.supported()
+  local out = { 'nn.Sequential', 'nn.Concat', 'nn.ConcatTable', 'nn.ParallelTable' }
+  for k in pairs(CONVERT) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
+
+local function child(ctx, i, m)
+  local p = ctx.path .. '/' .. (i - 1)
+  local prm = ctx.param == '' and tostring(i - 1) or ctx.param .. '.' .. (i - 1)
+  local pos = ctx.pos .. '.modules[' .. i .. ']'
+  return { path = p, param = prm, pos = pos, where = torch.typename(m) .. ' at ' .. pos }
+end
+
+local function sample(x)
+  if x.name then return x.t end
+  local out = {}
+  for i, v in ipairs(x) do out[i] = sample(v) end
+  return out
+end
+
+local function one(x, ctx)
+  if not x.name then fail('%s expects a tensor, got a table of %d values', ctx.where, #x) end
+  return x
+end
+
+--- W.emit(G, m, x, ctx): adds m's nodes for input x (a value or a list of values); returns the
+--- output value (or list).
+function W.emit(G, m, x, ctx)
+  local cls = torch.typename(m)
+  if cls == 'nn.Sequential' then
+    local i, cur = 1, x
+    while i <= #m.modules do
+      local c, nxt = m.modules[i], m.modules[i + 1]
+      local cctx = child(ctx, i, c)
+      if G.opts.fold and CONVERT[torch.typename(c)] == C.conv and C.foldable(c, nxt) then
+        local y = nxt:forward(c:forward(sample(one(cur, cctx))))
+        cur = C.conv(G, c, cur, y, cctx, nxt)
+        i = i + 2
+      else
+        cur = W.emit(G, c, cur, cctx)
+        i = i + 1
+      end
+    end
+    return cur
+  elseif cls == 'nn.Concat' then
+    local outs, ts = {}, {}
+    for i, c in ipairs(m.modules) do
+      outs[i] = one(W.emit(G, c, x, child(ctx, i, c)), ctx)
+      ts[i] = outs[i].t
+    end
+    local d = S.dim('nn.Concat', m.dimension, ts[1])
+    return L.concat(G, outs, torch.cat(ts, d), d, ctx)
+  elseif cls == 'nn.ConcatTable' then
+    local outs = {}
+    for i, c in ipairs(m.modules) do outs[i] = W.emit(G, c, x, child(ctx, i, c)) end
+    return outs
+  elseif cls == 'nn.ParallelTable' then
+    if x.name or #x ~= #m.modules then
+      fail('%s expects a table of %d inputs, got %s', ctx.where, #m.modules, x.name and 'a tensor' or #x)
+    end
+    local outs = {}
+    for i, c in ipairs(m.modules) do outs[i] = W.emit(G, c, x[i], child(ctx, i, c)) end
+    return outs
+  end
+  local f = CONVERT[cls]
+  if not f then fail('%s is not supported (no ONNX conversion for this module)', ctx.where) end
+  if TABLE_IN[cls] then
+    if x.name then fail('%s expects a table of tensors, got a tensor', ctx.where) end
+    for _, v in ipairs(x) do one(v, ctx) end
+  else
+    one(x, ctx)
+  end
+  local y = m:forward(sample(x))
+  if not torch.isTensor(y) then fail('%s returned %s, expected a tensor', ctx.where, S.describe(y)) end
+  return f(G, m, x, y, ctx)
+end
+
+return W
