@@ -21,13 +21,26 @@ local function fallback(obj)
   return type(idx) == 'table' and idx or nil
 end
 
--- obj[key] without running metamethods other than __index tables (at most 20 levels).
+-- The lazily loaded names of a table (Note [Lazy namespaces], lua/torch/init.lua).
+local function lazy_names(obj)
+  local mt = type(obj) == 'table' and debug.getmetatable(obj) or nil
+  return type(mt) == 'table' and type(rawget(mt, '__lazy')) == 'table' and rawget(mt, '__lazy') or nil
+end
+
+-- obj[key] without running metamethods other than __index tables (at most 20 levels); a lazy
+-- namespace is loaded, as the user is about to use it.
 local function field(obj, key)
   for _ = 1, 20 do
     if obj == nil then return nil end
     if type(obj) == 'table' then
       local v = rawget(obj, key)
       if v ~= nil then return v end
+      local lazy = lazy_names(obj)
+      if lazy and lazy[key] then
+        local mod = lazy[key]
+        lazy[key] = nil
+        if pcall(require, mod) then return rawget(obj, key) end
+      end
     end
     obj = fallback(obj)
   end
@@ -45,6 +58,9 @@ local function members(obj)
           seen[k] = true
           out[k] = v
         end
+      end
+      for k in pairs(lazy_names(obj) or {}) do  -- namespaces not loaded yet: tables
+        if not seen[k] then seen[k] = true out[k] = {} end
       end
     end
     obj = fallback(obj)

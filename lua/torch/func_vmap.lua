@@ -185,7 +185,5 @@ function Fn.vmap(func, opts)
   end
 end
 
--- PyTorch 2's alias.
-torch.vmap = Fn.vmap
 
 return Fn
