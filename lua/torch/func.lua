@@ -11,7 +11,6 @@
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
-local F = torch.autograd.functional
 local is_tensor, describe, fail = types.is_tensor, types.describe, lib.fail
 
 local Fn = {}
@@ -53,24 +52,18 @@ Fn._tree_leaves = tree_leaves
 
 -- ---- arguments ---------------------------------------------------------------------------------------
 
-local FLOAT = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 
-local function check_func(op, func)
-  if type(func) ~= 'function' and not (type(func) == 'table' and getmetatable(func) and getmetatable(func).__call) then
-    fail(op, 'expected a function as argument 1, got %s', describe(func))
+-- The argument checks of torch.autograd.functional: the function, options checked by name.
+local H = require 'torch.autograd_functional_util'
+local check_func, options = H.check_func, H.options
+
+-- chunkSize: accepted as PyTorch's vmap/jacrev take it; the loops here run one slice at a time.
+function Fn._check_chunk_size(op, n)
+  if n ~= nil and (type(n) ~= 'number' or n < 1 or n ~= math.floor(n)) then
+    fail(op, 'chunkSize must be a positive integer, got %s', describe(n))
   end
 end
 
-local function options(op, opts, names)
-  if opts == nil then return {} end
-  if not is_tree(opts) then fail(op, 'options must be a table, got %s', describe(opts)) end
-  local valid = {}
-  for _, n in ipairs(names) do valid[n] = true end
-  for k in pairs(opts) do
-    if not valid[k] then fail(op, 'unknown option %s (valid options: %s)', tostring(k), table.concat(names, ', ')) end
-  end
-  return opts
-end
 Fn._options = options
 Fn._check_func = check_func
 
@@ -95,7 +88,7 @@ end
 
 -- A differentiable stand-in for x (Note [Transforms compose through the graph]).
 local function prepare(op, x, what)
-  if not FLOAT[x.p.dtype] then fail(op, '%s must hold floating-point tensors to be differentiated, got a %s', what, describe(x)) end
+  if not H.is_float(x) then fail(op, '%s must hold floating-point tensors to be differentiated, got a %s', what, describe(x)) end
   if x:needsGrad() then return x:clone(), true end
   return x:detach():requiresGrad(), false
 end

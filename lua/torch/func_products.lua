@@ -6,10 +6,10 @@ local lib = require 'torch.lib'
 local types = require 'torch.types'
 local F = torch.autograd.functional
 local Fn = torch.func
+local H = require 'torch.autograd_functional_util'
 local is_tensor, describe, fail = types.is_tensor, types.describe, lib.fail
 local tree_map, tree_leaves, options, check_func = Fn._tree_map, Fn._tree_leaves, Fn._options, Fn._check_func
 
-local FLOAT = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 local function is_tree(x) return type(x) == 'table' and not is_tensor(x) end
 
 -- A trailing {hasAux = ...} table among varargs is the options (PyTorch's keyword argument).
@@ -43,7 +43,7 @@ function Fn.vjp(func, ...)
     end
     per_primal[a] = {}
     args[a] = tree_map(args[a], function(x)
-      if not FLOAT[x.p.dtype] then fail(op, 'primal %d must hold floating-point tensors, got a %s', a, describe(x)) end
+      if not H.is_float(x) then fail(op, 'primal %d must hold floating-point tensors, got a %s', a, describe(x)) end
       local p
       if x:needsGrad() then p, nested = x:clone(), true else p = x:detach():requiresGrad() end
       leaves[#leaves + 1] = p
@@ -141,9 +141,7 @@ local function jacobian_transform(op, func, opts, strategy)
       fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', describe(a))
     end
   end
-  if opts.chunkSize ~= nil and (type(opts.chunkSize) ~= 'number' or opts.chunkSize < 1) then
-    fail(op, 'chunkSize must be a positive integer, got %s', describe(opts.chunkSize))
-  end
+  Fn._check_chunk_size(op, opts.chunkSize)
   return function(...)
     local nargs = select('#', ...)
     local args = { ... }

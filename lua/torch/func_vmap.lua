@@ -11,10 +11,10 @@ local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
 local Fn = torch.func
+local H = require 'torch.autograd_functional_util'
 local is_tensor, describe, fail = types.is_tensor, types.describe, lib.fail
 local tree_map, tree_leaves, options, check_func = Fn._tree_map, Fn._tree_leaves, Fn._options, Fn._check_func
 
-local FLOAT = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 local function is_tree(x) return type(x) == 'table' and not is_tensor(x) end
 
 local function check_dim_value(op, what, d)
@@ -90,7 +90,7 @@ local function mapped_arguments(op, args, nargs, dims)
   for a = 1, nargs do
     if slicers[a] then ref = tree_leaves(args[a])[1] break end
   end
-  if ref and not FLOAT[ref.p.dtype] then ref = nil end
+  if ref and not H.is_float(ref) then ref = nil end
   return batch, slicers, ref
 end
 
@@ -150,9 +150,7 @@ function Fn.vmap(func, opts)
   if randomness ~= 'error' and randomness ~= 'different' and randomness ~= 'same' then
     fail(op, "randomness must be 'error', 'different' or 'same', got %s", describe(randomness))
   end
-  if opts.chunkSize ~= nil and (type(opts.chunkSize) ~= 'number' or opts.chunkSize < 1) then
-    fail(op, 'chunkSize must be a positive integer, got %s', describe(opts.chunkSize))
-  end
+  Fn._check_chunk_size(op, opts.chunkSize)
   return function(...)
     local nargs = select('#', ...)
     local args = { ... }
