@@ -5,6 +5,7 @@
 require 'nn.parametrize'
 local lib = require 'torch.lib'
 local fail = lib.fail
+local core = require 'nn.parametrize_core'
 local linalg = torch.linalg
 local parametrizations = {}
 nn.utils.parametrizations = parametrizations
@@ -114,13 +115,8 @@ end
 --- Example: local m = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3)); print(m.weight * m.weight:t())
 function parametrizations.orthogonal(module, name, o)
   local op = 'nn.utils.parametrizations.orthogonal'
-  if type(name) == 'table' then name, o = nil, name end
-  name, o = name or 'weight', o or {}
-  if type(name) ~= 'string' or type(o) ~= 'table' then
-    fail(op, 'expected (module [, name] [, options table]), got a name %s and options %s', torch.type(name), torch.type(o))
-  end
-  local W = torch.isTypeOf(module, 'nn.Module') and module[name]
-  if not torch.isTensor(W) then fail(op, 'module has no tensor %s', tostring(name)) end
+  local W
+  name, o, W = core.target_args(op, module, name, o)
   if W:dim() < 2 then fail(op, 'expected a matrix or batch of matrices, got a tensor with %d dims', W:dim()) end
   local map = o.orthogonalMap or (W:size(W:dim()) == W:size(W:dim() - 1) and 'matrixExp' or 'householder')
   if not maps[map] then fail(op, "orthogonalMap must be 'matrixExp', 'cayley' or 'householder', got %s", tostring(map)) end

@@ -223,4 +223,17 @@ function Module.afterLoad(self)
   return afterLoad(self)
 end
 
+-- The arguments (module [, name = 'weight'] [, options]) of the nn.utils.parametrizations
+-- functions, checked: the name, the options table and the tensor module[name].
+function core.target_args(op, module, name, o)
+  if type(name) == 'table' then name, o = nil, name end
+  name, o = name or 'weight', o or {}
+  if type(name) ~= 'string' or type(o) ~= 'table' then
+    fail(op, 'expected (module [, name] [, options table]), got a name %s and options %s', torch.type(name), torch.type(o))
+  end
+  local W = torch.isTypeOf(module, 'nn.Module') and module[name]
+  if not torch.isTensor(W) then fail(op, 'module has no tensor %s', tostring(name)) end
+  return name, o, W
+end
+
 return core

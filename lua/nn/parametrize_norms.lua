@@ -4,6 +4,7 @@
 -- wrappers nn.SpectralNorm / nn.WeightNorm (nn.utils.spectralNorm) stay as they are.
 local lib = require 'torch.lib'
 local fail = lib.fail
+local core = require 'nn.parametrize_core'
 local parametrizations = nn.utils.parametrizations
 
 -- Transposed convolutions hold their weight as nInputPlane x nOutputPlane x ...: the output dim is 2.
@@ -73,13 +74,8 @@ end
 --- Example: local m = nn.utils.parametrizations.spectralNorm(nn.Linear(4, 3)); print(torch.linalg.svdvals(m.weight)[1])
 function parametrizations.spectralNorm(module, name, o)
   local op = 'nn.utils.parametrizations.spectralNorm'
-  if type(name) == 'table' then name, o = nil, name end
-  name, o = name or 'weight', o or {}
-  if type(name) ~= 'string' or type(o) ~= 'table' then
-    fail(op, 'expected (module [, name] [, options table]), got a name %s and options %s', torch.type(name), torch.type(o))
-  end
-  local W = torch.isTypeOf(module, 'nn.Module') and module[name]
-  if not torch.isTensor(W) then fail(op, 'module has no tensor %s', tostring(name)) end
+  local W
+  name, o, W = core.target_args(op, module, name, o)
   local n = o.nPowerIterations or 1
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then fail(op, 'nPowerIterations must be a positive integer, got %s', tostring(n)) end
   local dim = check_dim(op, W, o.dim or (transposed[torch.typename(module)] and 2 or 1))
@@ -126,13 +122,8 @@ end
 --- Example: local m = nn.utils.parametrizations.weightNorm(nn.Linear(3, 2)); print(m.parametrizations.weight.original0)
 function parametrizations.weightNorm(module, name, o)
   local op = 'nn.utils.parametrizations.weightNorm'
-  if type(name) == 'table' then name, o = nil, name end
-  name, o = name or 'weight', o or {}
-  if type(name) ~= 'string' or type(o) ~= 'table' then
-    fail(op, 'expected (module [, name] [, options table]), got a name %s and options %s', torch.type(name), torch.type(o))
-  end
-  local W = torch.isTypeOf(module, 'nn.Module') and module[name]
-  if not torch.isTensor(W) then fail(op, 'module has no tensor %s', tostring(name)) end
+  local W
+  name, o, W = core.target_args(op, module, name, o)
   local dim = o.dim == nil and 1 or o.dim
   if dim ~= 0 then dim = check_dim(op, W, dim) end
   return nn.utils.parametrize.registerParametrization(module, name, nn.WeightNormParametrization(dim))
