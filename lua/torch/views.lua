@@ -122,7 +122,7 @@ local function reshape(t, ...)
   return (wrap(C.tocha_reshape(t.p, n, dims_a)))
 end
 methods.reshape, torch.reshape = reshape, reshape
-function methods.flatten(t) return (reshape(t, -1)) end
+-- x:flatten([startDim [, endDim]]) is torch.flatten (lua/torch/tensor_pytorch_shape.lua).
 
 --- torch.expand(x, sizes...): a view of x repeated along its size-1 dims (stride 0, no copy) to
 --- the given sizes, as numbers, a table or a LongStorage; new leading dims may be added.

@@ -12,7 +12,8 @@ end
 
 function tests.tensorMethods()
   _G.test_x = torch.ones(2, 3)
-  tester:assertTableEq(complete.candidates('test_x:nar'), { 'test_x:narrow(' })
+  tester:assertTableEq(complete.candidates('test_x:narrow'), { 'test_x:narrow', 'test_x:narrowCopy' })
+  tester:assertTableEq(complete.candidates('test_x:narrowC'), { 'test_x:narrowCopy(' })
   tester:assertTableEq(complete.candidates('test_x:nan'), { 'test_x:nanToNum', 'test_x:nanToNum_', 'test_x:nanmean',
     'test_x:nanmedian', 'test_x:nanquantile', 'test_x:nansum' })
   local all = set(complete.candidates('test_x:s'))
