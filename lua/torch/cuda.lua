@@ -230,14 +230,24 @@ function methods.cuda(t, device) return torch._to_device(t, device or 'cuda', 'c
 --- t:cpu(): t on the CPU (a copy when it is on a device, t itself otherwise).
 --- Example: torch.ones(2):cpu()
 function methods.cpu(t) return torch._to_device(t, 'cpu', 'cpu') end
---- t:to(device[, typename]) or t:to(typename): t on a device ('cpu', 'cuda', 'cuda:1') and/or of a
---- tensor type ('torch.DoubleTensor'); t itself when nothing changes.
+-- A tensor type name or PyTorch's dtype name ('float64', 'torch.int64': Note [dtype names]) as a
+-- dtype id, or nil.
+local function dtype_named(v)
+  if type(v) ~= 'string' then return nil end
+  if types.dtype_of_name[v] then return types.dtype_of_name[v] end
+  if not torch._dtype_arg then return nil end
+  local ok, id = pcall(torch._dtype_arg, 'to', v)
+  return ok and id or nil
+end
+
+--- t:to(device[, dtype]) or t:to(dtype): t on a device ('cpu', 'cuda', 'cuda:1') and/or of a
+--- tensor type ('torch.DoubleTensor', or PyTorch's 'float64'); t itself when nothing changes.
 --- Example: torch.ones(2):to('cpu', 'torch.DoubleTensor')
 function methods.to(t, a, b)
-  if type(a) == 'string' and a:match('^torch%.') then a, b = nil, a end
+  if type(a) == 'string' and (a:match('^torch%.') or dtype_named(a)) then a, b = nil, a end
   if a ~= nil then t = torch._to_device(t, a, 'to') end
   if b ~= nil then
-    local dt = types.dtype_of_name[b]
+    local dt = dtype_named(b)
     if not dt then fail('to', 'unknown tensor type %s', tostring(b)) end
     if t.p.dtype ~= dt then t = wrap(C.tocha_tensor_to_dtype(t.p, dt)) end
   end

@@ -217,8 +217,11 @@ end
 methods.lerp_ = methods.lerp
 
 --- torch.where(cond, a, b): elements of a where cond is non-zero, else of b (numbers allowed).
+--- torch.where(cond) alone is torch.nonzero(cond, {asTuple = true}): one LongTensor of 1-based
+--- indices per dim, as PyTorch's.
 function torch.where(cond, a, b)
   if not is_tensor(cond) then fail('where', 'condition must be a tensor, got %s', describe(cond)) end
+  if a == nil and b == nil then return torch.nonzero(cond, { asTuple = true }) end
   local ref = is_tensor(a) and a or (is_tensor(b) and b or nil)
   local function as_tensor(v)
     if is_tensor(v) then return v end

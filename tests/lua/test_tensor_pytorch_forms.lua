@@ -120,4 +120,22 @@ function tests.cuda()
   tester:assertTensorEq(torch.angle(torch.Tensor({ -1, 1 }):cuda()):float(), torch.Tensor({ math.pi, 0 }), 1e-6)
 end
 
+function tests.toWithPyTorchDtypeNames()
+  tester:asserteq(torch.ones(2):to('float64'):type(), 'torch.DoubleTensor')
+  tester:asserteq(torch.ones(2):to('cpu', 'int64'):type(), 'torch.LongTensor')
+  tester:asserteq(torch.ones(2):to('torch.float16'):type(), 'torch.HalfTensor')
+  local x = torch.ones(2)
+  tester:assert(rawequal(x:to('float32'), x), 'same dtype: the tensor itself')
+  local ok, err = pcall(function() return torch.ones(2):to('float65') end)
+  tester:assert(not ok and err:find('[to]', 1, true), tostring(err))
+end
+
+function tests.whereWithOneArgument()
+  -- PyTorch 1.13: torch.where(tensor([[0, 1], [1, 0]])) = (tensor([0, 1]), tensor([1, 0])), 0-based
+  local r = torch.where(torch.Tensor({ { 0, 1 }, { 1, 0 } }))
+  tester:asserteq(#r, 2)
+  tester:assertTensorEq(r[1], torch.LongTensor({ 1, 2 }), 0)
+  tester:assertTensorEq(r[2], torch.LongTensor({ 2, 1 }), 0)
+end
+
 tester:add(tests):run()
