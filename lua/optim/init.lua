@@ -28,6 +28,8 @@ for _, name in ipairs({ 'Scheduler', 'StepLR', 'MultiStepLR', 'ExponentialLR', '
                         'CyclicLR', 'SWALR', 'LinearLR', 'ConstantLR', 'ChainedScheduler', 'SequentialLR' }) do
   require('optim.lr.' .. name)
 end
+-- PyTorch's remaining names on the classes above (stateDict, loadStateDict, maximize).
+require 'optim.pytorch_more'
 -- Weight averaging (optim.swa, optim.AveragedModel) is built on nn, which optim does not load:
 -- loaded on first use, so `require 'optim'` alone stays as light as Torch7's.
 setmetatable(optim, { __index = function(t, k)

@@ -310,8 +310,8 @@ function tests.errors()
   tester:assertErrorPattern(function() F.gridSample(x, torch.zeros(1, 2, 2, 3)) end, 'gridSample.*grid of size')
   tester:assertErrorPattern(function() F.gridSample(x, torch.zeros(2, 2, 2, 2)) end, 'gridSample.*grid of size')
   tester:assertErrorPattern(function() F.gridSample(x, g:double()) end, 'gridSample.*one type')
-  tester:assertErrorPattern(function() F.gridSample(x, g, { mode = 'bicubic' }) end,
-    "gridSample.*mode must be 'bilinear' or 'nearest'")
+  tester:assertErrorPattern(function() F.gridSample(x, g, { mode = 'cubic' }) end,
+    "gridSample.*mode must be 'bilinear', 'nearest' or 'bicubic'")
   tester:assertErrorPattern(function() F.gridSample(x, g, { paddingMode = 'reflect' }) end, 'gridSample.*paddingMode')
   tester:assertErrorPattern(function() F.gridSample(x, g, { align = true }) end, 'gridSample.*unknown option align')
   tester:assertErrorPattern(function() F.gridSample(x:long(), g) end, 'gridSample.*floating')

@@ -115,8 +115,8 @@ function tests.errors()
   m:forward(rnd(1, 3, 3))
   tester:assertErrorPattern(function() m:backward(rnd(1, 3, 3), rnd(1, 4, 5)) end,
     'grad is 1x4x5 but padding %(1,1,1,1%) of an input of size 1x3x3 gives 1x5x5')
-  tester:assertErrorPattern(function() F.pad(rnd(3, 3), { 1, 1 }, 'circular') end,
-    "%[pad%] mode must be 'constant', 'reflect' or 'replicate', got circular")
+  tester:assertErrorPattern(function() F.pad(rnd(3, 3), { 1, 1 }, 'wrap') end,
+    "%[pad%] mode must be 'constant', 'reflect', 'replicate' or 'circular', got wrap")
   tester:assertErrorPattern(function() F.pad(rnd(3, 3), { 1, 1, 1 }) end, 'a table of 2, 4 or 6 numbers, got 3 numbers')
   tester:assertErrorPattern(function() F.pad(rnd(3, 3), { 1, 1 }, 'reflect', 2) end, 'a value only goes with constant')
   tester:assertErrorPattern(function() F.pad(rnd(3), { 1, 1, 1, 1 }) end, '4 pads need a tensor of at least 2 dims')

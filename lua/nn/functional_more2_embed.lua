@@ -1,0 +1,153 @@
+-- nn.functional.embedding and embeddingBag with the rest of PyTorch's options (maxNorm, normType,
+-- scaleGradByFreq, includeLastOffset): the lookups stay functional_act.lua's embedding and
+-- EmbeddingBag.lua's embeddingBag, called as before for every call without the new options.
+require 'nn.functional_act'
+local A = require 'nn.functional_args'
+local F = nn.functional
+local fail = A.fail
+local name = 'nn.functional.embedding'
+local lookup = F._embeddingLookup or F.embedding
+F._embeddingLookup = lookup  -- the plain lookup, kept if this file is loaded again
+
+local known = { paddingIdx = true, maxNorm = true, normType = true, scaleGradByFreq = true, sparse = true }
+
+--- nn.functional.embedding(indices, weight [, paddingIdx] [, maxNorm] [, normType = 2]
+--- [, scaleGradByFreq = false] [, sparse = false]): the rows of weight (num x dim) picked by a
+--- LongTensor of 1-based indices, shaped indices' size x dim; the optional arguments may also be one
+--- table {paddingIdx=, maxNorm=, normType=, scaleGradByFreq=}. Rows at paddingIdx get no gradient;
+--- with maxNorm, each referenced row whose normType-norm exceeds maxNorm is first rescaled in place
+--- to maxNorm / (norm + 1e-7) of itself (outside autograd, as PyTorch); scaleGradByFreq divides
+--- each row's gradient by how often its index occurs in indices. sparse = true is refused (no
+--- sparse gradients here).
+--- Example: nn.functional.embedding(torch.LongTensor({1, 3}), torch.randn(4, 2), {maxNorm = 1})
+function F.embedding(idx, w, paddingIdx, maxNorm, normType, scaleGradByFreq, sparse)
+  if type(paddingIdx) == 'table' then
+    if maxNorm ~= nil then fail(name, 'options come either as one table or as positional arguments') end
+    local o = A.opts(name, paddingIdx, known)
+    paddingIdx, maxNorm, normType, scaleGradByFreq, sparse = o.paddingIdx, o.maxNorm, o.normType, o.scaleGradByFreq, o.sparse
+  end
+  if maxNorm == nil and normType == nil and not scaleGradByFreq and not sparse then
+    return lookup(idx, w, paddingIdx)
+  end
+  A.long(name, idx, 'indices')
+  A.float(name, w, 'a weight')
+  maxNorm = A.number(name, maxNorm, 'maxNorm')
+  normType = A.number(name, normType, 'normType', 2)
+  scaleGradByFreq = A.bool(name, scaleGradByFreq, 'scaleGradByFreq', false)
+  if A.bool(name, sparse, 'sparse', false) then fail(name, 'sparse gradients are not supported (sparse = true)') end
+  if maxNorm ~= nil and maxNorm < 0 then fail(name, 'maxNorm must be non-negative, got %g', maxNorm) end
+  if maxNorm ~= nil and w:dim() == 2 then
+    -- validate the indices before touching the weight
+    local flat = idx:contiguous():view(-1)
+    if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
+      fail(name, 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
+    end
+    if flat:nElement() > 0 then
+      torch.noGrad(function()
+        local rows = torch.unique(flat)
+        local sel = w:index(1, rows)
+        local norms = torch.norm(sel, normType, 2):view(-1)
+        local scale = torch.cdiv(torch.mul(norms, 0):add(maxNorm), torch.add(norms, 1e-7))
+        scale:maskedFill(torch.le(norms, maxNorm), 1)
+        w:indexCopy(1, rows, torch.cmul(sel, scale:view(-1, 1):expandAs(sel)))
+      end)
+    end
+  end
+  local out = lookup(idx, w, paddingIdx)
+  if scaleGradByFreq and idx:nElement() > 0 then
+    -- Note [Gradient scaled by frequency]: out = d + (out - d) * s with d = out detached and s =
+    -- 1 / count(index): the values are out's, the gradient reaching weight is divided by the count.
+    local flat = idx:contiguous():view(-1)
+    local counts = flat.new(w:size(1)):zero():indexAdd(1, flat, flat.new(flat:size(1)):fill(1))
+    local s = torch.pow(counts:index(1, flat):typeAs(out), -1)
+    local size = out:size()
+    local o2 = out:view(flat:size(1), -1)
+    local d = o2:detach()
+    out = torch.add(d, torch.cmul(torch.csub(o2, d), s:view(-1, 1):expandAs(o2))):view(size)
+  end
+  return out
+end
+
+-- ---- embeddingBag ------------------------------------------------------------------------------
+
+require 'nn.EmbeddingBag'
+local bagName = 'nn.functional.embeddingBag'
+local bag = F._embeddingBagBase or F.embeddingBag
+F._embeddingBagBase = bag
+local bagKnown = { mode = true, perSampleWeights = true, paddingIdx = true, maxNorm = true, normType = true,
+                   scaleGradByFreq = true, sparse = true, includeLastOffset = true }
+
+-- Rows of w referenced by flat whose normType-norm exceeds maxNorm rescaled in place (PyTorch's
+-- embedding_renorm_: outside autograd, by maxNorm / (norm + 1e-7)).
+local function renorm(flat, w, maxNorm, normType)
+  if flat:nElement() == 0 then return end
+  torch.noGrad(function()
+    local rows = torch.unique(flat:to(w:device()))
+    local sel = w:index(1, rows)
+    local norms = torch.norm(sel, normType, 2):view(-1)
+    local scale = torch.cdiv(torch.mul(norms, 0):add(maxNorm), torch.add(norms, 1e-7))
+    scale:maskedFill(torch.le(norms, maxNorm), 1)
+    w:indexCopy(1, rows, torch.cmul(sel, scale:view(-1, 1):expandAs(sel)))
+  end)
+end
+
+-- w with the gradient of each row divided by the number of times flat references it (values
+-- unchanged: Note [Gradient scaled by frequency]).
+local function freq_scaled(flat, w)
+  local f = flat:to(w:device())
+  local counts = f.new(w:size(1)):zero():indexAdd(1, f, f.new(f:size(1)):fill(1))
+  local s = torch.pow(torch.clamp(counts, 1, math.huge):typeAs(w), -1):view(-1, 1):expandAs(w)
+  local d = w:detach()
+  return torch.add(d, torch.cmul(torch.csub(w, d), s))
+end
+
+--- nn.functional.embeddingBag(indices, weight [, offsets] [, {mode = 'mean', perSampleWeights =,
+--- paddingIdx =, maxNorm =, normType = 2, scaleGradByFreq = false, includeLastOffset = false}]): one
+--- row per bag: the sum, mean or max of the weight rows (num x dim) that the bag's 1-based indices
+--- pick. indices is B x L (each row a bag; offsets nil) or 1-D with offsets, the 1-based start of each
+--- bag (increasing; a bag runs to the next start, the last to the end, or with includeLastOffset the
+--- last offset is the end of the last bag, PyTorch's include_last_offset). perSampleWeights (like
+--- indices) scale the rows (mode 'sum' only). Entries equal to paddingIdx are left out (and not
+--- counted by 'mean'); an empty bag gives zeros. maxNorm rescales the referenced rows in place first
+--- (as embedding); scaleGradByFreq divides each row's gradient by its count in indices (not with
+--- 'max', as PyTorch). sparse = true is refused.
+--- Example: nn.functional.embeddingBag(torch.LongTensor({1, 2, 4}), torch.randn(5, 3), torch.LongTensor({1, 3, 4}), {mode = 'sum', includeLastOffset = true})
+function F.embeddingBag(idx, w, offsets, o)
+  if type(offsets) == 'table' and not torch.isTensor(offsets) then offsets, o = nil, offsets end
+  if type(o) ~= 'table' or (o.maxNorm == nil and o.normType == nil and o.scaleGradByFreq == nil and o.sparse == nil
+                            and o.includeLastOffset == nil) then
+    return bag(idx, w, offsets, o)
+  end
+  o = A.opts(bagName, o, bagKnown)
+  A.long(bagName, idx, 'indices')
+  A.float(bagName, w, 'a weight')
+  if A.bool(bagName, o.sparse, 'sparse', false) then
+    fail(bagName, 'sparse gradients are not supported (sparse = true)')
+  end
+  local maxNorm = A.number(bagName, o.maxNorm, 'maxNorm')
+  local normType = A.number(bagName, o.normType, 'normType', 2)
+  local byFreq = A.bool(bagName, o.scaleGradByFreq, 'scaleGradByFreq', false)
+  if maxNorm ~= nil and maxNorm < 0 then fail(bagName, 'maxNorm must be non-negative, got %g', maxNorm) end
+  if byFreq and o.mode == 'max' then fail(bagName, "scaleGradByFreq does not go with mode 'max' (as PyTorch)") end
+  if A.bool(bagName, o.includeLastOffset, 'includeLastOffset', false) then
+    if offsets == nil or idx:dim() ~= 1 then fail(bagName, 'includeLastOffset needs 1-D indices and offsets') end
+    A.long(bagName, offsets, 'offsets')
+    local n, B = idx:size(1), offsets:nElement()
+    local last = B > 0 and offsets:view(-1)[B] or nil
+    if B < 2 or last < 1 or last > n + 1 then
+      fail(bagName, 'with includeLastOffset, offsets needs 2+ entries, the last (the end) in [1, %d], got %s', n + 1,
+        B > 0 and tostring(last) or 'none')
+    end
+    -- the last offset ends the last bag: the indices after it are not in any bag
+    idx = idx:narrow(1, 1, last - 1)
+    if o.perSampleWeights ~= nil then o.perSampleWeights = o.perSampleWeights:narrow(1, 1, last - 1) end
+    offsets = offsets:narrow(1, 1, B - 1)
+  end
+  local flat = idx:contiguous():view(-1)
+  if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
+    fail(bagName, 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
+  end
+  if maxNorm ~= nil and w:dim() == 2 then renorm(flat, w, maxNorm, normType) end
+  local wUse = byFreq and w:dim() == 2 and freq_scaled(flat, w) or w
+  return bag(idx, wUse, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = o.paddingIdx })
+end
