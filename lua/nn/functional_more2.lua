@@ -81,8 +81,8 @@ local function triple(name, v, what, default, min)
 end
 
 --- nn.functional.maxPool3dWithIndices(x, kernelSize [, stride = kernelSize] [, padding = 0]
---- [, dilation = 1] [, ceilMode = false]): PyTorch's argument order (nn.functional.maxPool3d takes
---- ceilMode 5th and no dilation); the output and the 1-based flat indices in each D*H*W volume.
+--- [, dilation = 1] [, ceilMode = false]): nn.functional.maxPool3d's output and the 1-based flat
+--- indices in each D*H*W volume.
 --- Example: local y, i = nn.functional.maxPool3dWithIndices(torch.randn(1, 1, 4, 4, 4), 2)
 function F.maxPool3dWithIndices(x, kernelSize, stride, padding, dilation, ceilMode)
   local name = op('maxPool3dWithIndices')
@@ -97,7 +97,7 @@ function F.maxPool3dWithIndices(x, kernelSize, stride, padding, dilation, ceilMo
   if x:dim() ~= 4 and x:dim() ~= 5 then
     fail(name, 'expected a C x D x H x W or N x C x D x H x W tensor, got size %s', A.shape(x))
   end
-  if d[1] == 1 and d[2] == 1 and d[3] == 1 then return F.maxPool3d(x, k, st, p, ceilMode == true) end
+  if d[1] == 1 and d[2] == 1 and d[3] == 1 then return F.maxPool3d(x, k, st, p, 1, ceilMode == true) end
   local m = nn.VolumetricDilatedMaxPooling(k[1], k[3], k[2], st[1], st[3], st[2], p[1], p[3], p[2], d[1], d[3], d[2])
   m = m:type(x:type())
   if ceilMode then m:ceil() end

@@ -110,6 +110,24 @@ local function resample_dim(x, dim, tp)
   return y
 end
 
+-- Note [Scale factors that do not divide]: PyTorch maps output position i to source (i + 0.5) /
+-- scaleFactor - 0.5 (or i / scaleFactor for 'nearest'), where Tocha's first interpolate used the
+-- sizes' ratio in / out; the two agree exactly when in * scaleFactor is a whole number (every
+-- integer scale). Otherwise (scaleFactor = 1.7 on 4 elements) a call without
+-- recomputeScaleFactor takes the path with PyTorch's formula. True if the ratio rule is exact.
+local function exact_scale(x, sf)
+  if sf == nil then return true end
+  local n = x:dim() - 2
+  if n < 1 or n > 3 then return true end  -- the error comes from the base function
+  for i = 1, n do
+    local s = type(sf) == 'number' and sf or (type(sf) == 'table' and sf[i])
+    if type(s) ~= 'number' then return true end
+    local out = x:size(2 + i) * s
+    if out ~= math.floor(out) then return false end
+  end
+  return true
+end
+
 local LINEAR = { 'linear', 'bilinear', 'trilinear' }
 local MODES = { nearest = true, ['nearest-exact'] = true, area = true, linear = true, bilinear = true, bicubic = true,
                 trilinear = true }
@@ -121,10 +139,9 @@ local known = { size = true, scaleFactor = true, mode = true, alignCorners = tru
 --- N x C x L, N x C x H x W or N x C x D x H x W tensor. Modes: 'nearest', 'nearest-exact', 'area'
 --- (adaptive average pooling) on any of them; 'linear' (3-D), 'bilinear' and 'bicubic' (4-D),
 --- 'trilinear' (5-D), which take alignCorners; antialias (bilinear, bicubic) widens the filter when
---- downsampling (PIL's, as PyTorch). The new modes, antialias and recomputeScaleFactor = false use
---- the given scaleFactor for source coordinates (PyTorch's default); 'nearest' and the linear modes
---- without those options keep Tocha's earlier rule, input/output sizes (PyTorch's
---- recomputeScaleFactor = true). The output size is floor(size * scaleFactor).
+--- downsampling (PIL's, as PyTorch). A scaleFactor gives source coordinates from the factor itself,
+--- as PyTorch's default (recomputeScaleFactor = true: from the sizes' ratio). The output size is
+--- floor(size * scaleFactor).
 --- Example: nn.functional.interpolate(torch.randn(1, 1, 4, 4), {scaleFactor = 0.5, mode = 'bicubic', antialias = true})
 function F.interpolate(x, opts)
   local name = 'interpolate'
@@ -144,7 +161,7 @@ function F.interpolate(x, opts)
   end
   if rec ~= nil and o.size ~= nil then fail(name, 'recomputeScaleFactor is not meaningful with an explicit size') end
   local new = mode == 'area' or mode == 'nearest-exact' or mode == 'bicubic' or o.antialias
-    or (rec == false and o.scaleFactor ~= nil)
+    or (rec == false and o.scaleFactor ~= nil) or (rec == nil and not exact_scale(x, o.scaleFactor))
   if not new then
     if rec == nil and o.antialias == nil then return base_interpolate(x, opts) end
     return base_interpolate(x, { size = o.size, scaleFactor = o.scaleFactor, mode = o.mode, alignCorners = o.alignCorners })

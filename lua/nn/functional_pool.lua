@@ -269,11 +269,21 @@ function F.adaptiveAvgPool2d(x, size)
   return M.adaptiveAvgPool2d(nil, x, s[1], s[2])
 end
 
---- nn.functional.maxPool3d(x, kernel [, stride = kernel] [, padding = 0] [, ceilMode = false]):
---- max pooling of a (C x T x H x W) or (N x C x T x H x W) tensor; sizes are numbers or {t, h, w}.
---- Returns the output and the 1-based flat positions of the maxima in their (T x H x W) volumes.
-function F.maxPool3d(x, kernel, stride, padding, ceilMode)
+--- nn.functional.maxPool3d(x, kernel [, stride = kernel] [, padding = 0] [, dilation = 1]
+--- [, ceilMode = false]): max pooling of a (C x T x H x W) or (N x C x T x H x W) tensor, in
+--- PyTorch's argument order; sizes are numbers or {t, h, w}. Returns the output and the 1-based
+--- flat positions of the maxima in their (T x H x W) volumes. A boolean 5th argument is ceilMode
+--- (Tocha's earlier order; a dilation is never a boolean).
+--- Example: nn.functional.maxPool3d(torch.randn(1, 1, 4, 4, 4), 2)
+function F.maxPool3d(x, kernel, stride, padding, dilation, ceilMode)
   tensor_arg('maxPool3d', x, 'an input')
+  if type(dilation) == 'boolean' then dilation, ceilMode = nil, dilation end
+  if dilation ~= nil then
+    local dl = ints('maxPool3d', dilation, 3, 'the dilation')
+    if dl[1] ~= 1 or dl[2] ~= 1 or dl[3] ~= 1 then
+      return F.maxPool3dWithIndices(x, kernel, stride, padding, dilation, ceilMode)
+    end
+  end
   local k = ints('maxPool3d', kernel, 3, 'the kernel size')
   local d = ints('maxPool3d', stride, 3, 'the stride', k)
   local p = ints('maxPool3d', padding, 3, 'the padding', 0)

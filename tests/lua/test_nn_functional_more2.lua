@@ -457,5 +457,15 @@ function tests.cudaMatchesCpu()
     F.embeddingBag(bi:cuda(), bw:cuda(), bo:cuda(), { mode = 'sum', includeLastOffset = true, maxNorm = 1.2 }), 'embeddingBag')
 end
 
+function tests.maxPool3dTakesPyTorchsOrder()
+  local F = nn.functional
+  local x = torch.range(0, 124):view(1, 1, 5, 5, 5)
+  -- PyTorch 1.13: F.max_pool3d(x, 2, 2, 0, 1) is 1x1x2x2x2; with dilation 2 the maxima below
+  tester:assertTableEq(F.maxPool3d(x, 2, 2, 0, 1):size():totable(), { 1, 1, 2, 2, 2 })
+  tester:assertTensorEq(F.maxPool3d(x, 2, 2, 0, 2):view(-1), torch.Tensor({ 62, 64, 72, 74, 112, 114, 122, 124 }), 0)
+  tester:assertTableEq(F.maxPool3d(x, 2, 2, 0, 1, true):size():totable(), { 1, 1, 3, 3, 3 })
+  tester:assertTableEq(F.maxPool3d(x, 2, 2, 0, true):size():totable(), { 1, 1, 3, 3, 3 }, 'a boolean 5th is ceilMode')
+end
+
 tester:add(tests)
 tester:run()

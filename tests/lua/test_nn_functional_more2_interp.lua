@@ -382,5 +382,24 @@ function tests.cudaMatchesCpu()
   tester:assertTensorEq(F.gridSample(xs:cuda(), g:cuda(), o):double(), F.gridSample(xs, g, o), 1e-12, 'gridSample bicubic')
 end
 
+-- Note [Scale factors that do not divide]: PyTorch 1.13's values for factors whose output size
+-- is rounded down (the source coordinates come from the factor, not from the sizes' ratio).
+function tests.scaleFactorsThatDoNotDivide()
+  local F = nn.functional
+  local x1 = torch.range(1, 4):view(1, 1, 4)
+  tester:assertTensorEq(F.interpolate(x1, { scaleFactor = 1.7 }):view(-1), torch.Tensor({ 1, 1, 2, 2, 3, 3 }), 0)
+  tester:assertTensorEq(F.interpolate(x1, { scaleFactor = 1.7, mode = 'linear' }):view(-1),
+    torch.Tensor({ 1.0, 1.3824, 1.9706, 2.5588, 3.1471, 3.7353 }), 1e-4)
+  local x2 = torch.range(1, 9):view(1, 1, 3, 3)
+  tester:assertTensorEq(F.interpolate(x2, { scaleFactor = 1.5, mode = 'bilinear' }):view(-1),
+    torch.Tensor({ 1.0, 1.5, 2.1666667461395264, 2.8333334922790527, 2.5, 3.0, 3.6666665077209473, 4.333333492279053,
+      4.5, 5.0, 5.666666507720947, 6.333333492279053, 6.5, 7.0, 7.666666507720947, 8.333333969116211 }), 1e-5)
+  tester:assertTensorEq(F.interpolate(x2, { scaleFactor = { 1.5, 2 } }):view(-1),
+    torch.Tensor({ 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9 }), 0)
+  -- the sizes' ratio on request
+  tester:assertTensorEq(F.interpolate(x1, { scaleFactor = 1.7, recomputeScaleFactor = true }):view(-1),
+    torch.Tensor({ 1, 1, 2, 3, 3, 4 }), 0)
+end
+
 tester:add(tests)
 tester:run()

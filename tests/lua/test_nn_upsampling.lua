@@ -194,7 +194,8 @@ function tests.errors()
     'alignCorners only goes with linear modes')
   tester:assertErrorPattern(function() F.interpolate(rnd(2, 2), { size = 3 }) end, 'expected a 3D')
   tester:assertErrorPattern(function() F.interpolate(rnd(1, 1, 2, 2), { scaleFactor = 0.1 }) end,
-    'output size 0x0 must be positive')
+    'output sizes must be positive integers, got 0')
+  tester:assertErrorPattern(function() F.interpolate(rnd(1, 1, 2, 2), { size = 0 }) end, 'must be positive')
   tester:assertErrorPattern(function() nn.SpatialUpSamplingNearest(2):forward(torch.LongTensor(1, 2, 2)) end,
     'floating%-point')
 end
