@@ -126,15 +126,21 @@ local function grad_core(op, func, argnums, single, has_aux, ...)
   if not has_aux and table.maxn(res) > 1 then
     fail(op, 'the function returned %d values; return only the loss, or pass hasAux = true to return (loss, aux)', table.maxn(res))
   end
-  if type(out) ~= 'number' then
-    if not is_tensor(out) then fail(op, 'the function must return a one-element tensor, got %s', describe(out)) end
-    if out:nElement() ~= 1 then
-      fail(op, 'the function must return a one-element tensor (a loss), got a %s; torch.func.jacrev or vjp take other outputs', describe(out))
-    end
+  -- Note [A number is not a loss]: Torch7's full reductions and criterion:forward return Lua
+  -- numbers, which carry no graph even when computed from the inputs; taking them for a constant
+  -- would give zero gradients silently.
+  if type(out) == 'number' then
+    fail(op, 'the function returned a number, which carries no gradient: return a tensor (Torch7\'s '
+      .. 'criterion:forward(x, y) and x:sum() on a tensor that needs no grad give numbers; criterion(x, y) and '
+      .. 'torch.sum(x) give tensors)')
   end
-  -- a number, or a tensor that does not require grad, does not depend on the inputs: zero gradients
+  if not is_tensor(out) then fail(op, 'the function must return a one-element tensor, got %s', describe(out)) end
+  if out:nElement() ~= 1 then
+    fail(op, 'the function must return a one-element tensor (a loss), got a %s; torch.func.jacrev or vjp take other outputs', describe(out))
+  end
+  -- a tensor that does not require grad does not depend on the inputs: zero gradients (functorch's)
   local grads = {}
-  if is_tensor(out) and out:needsGrad() then
+  if out:needsGrad() then
     grads = torch.autograd.grad({ out }, leaves, nil, { createGraph = nested, allowUnused = true })
   end
   local by_leaf = {}
@@ -144,7 +150,7 @@ local function grad_core(op, func, argnums, single, has_aux, ...)
   end
   local per_arg = {}
   for i, a in ipairs(argnums) do per_arg[i] = tree_map(args[a], function(p) return by_leaf[p] end) end
-  local value = is_tensor(out) and finish(out, nested) or out
+  local value = finish(out, nested)
   return single and per_arg[1] or per_arg, value, has_aux and finish(aux, nested) or nil
 end
 

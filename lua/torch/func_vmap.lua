@@ -156,6 +156,10 @@ function Fn.vmap(func, opts)
     local args = { ... }
     local dims = per_position(op, 'inDims', opts.inDims, nargs, 1)
     local batch, slicers, ref = mapped_arguments(op, args, nargs, dims)
+    local any_grad = false
+    for a = 1, nargs do
+      for _, t in ipairs(tree_leaves(args[a])) do any_grad = any_grad or t:needsGrad() end
+    end
     local results, nres = {}, nil
     local start = randomness ~= 'different' and rng_snapshot() or nil
     for b = 1, batch do
@@ -171,6 +175,10 @@ function Fn.vmap(func, opts)
       if nres and n ~= nres then fail(op, 'the function returned %d values for slice 1 but %d for slice %d', nres, n, b) end
       nres = n
       for i = 1, n do
+        if any_grad and type(res[i]) == 'number' then  -- Note [A number is not a loss] (func.lua)
+          fail(op, 'result %d is a number, which carries no gradient, while an input requires grad: return a '
+            .. 'tensor (criterion(x, y) and torch.sum(x) give tensors where criterion:forward and x:sum() give numbers)', i)
+        end
         results[i] = results[i] or {}
         results[i][b] = tree_map(res[i], function(t) return t:clone() end)
       end

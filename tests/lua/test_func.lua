@@ -39,8 +39,8 @@ function tests.gradClosedForms()
   tester:assertTensorEq(gv, torch.exp(x), 1e-12)
   tester:assertalmosteq(value:item(), torch.exp(x):sum(), 1e-12)
   tester:assert(not gv:needsGrad() and not x:needsGrad(), 'outermost results and the input need no grad')
-  -- a function that does not use its input at all returns zeros
-  tester:assertTensorEq(Fn.grad(function(v) return 4 end)(x), torch.zeros(3):double(), 0)
+  -- a tensor that does not depend on the input gives zeros
+  tester:assertTensorEq(Fn.grad(function(v) return torch.ones(1):double() end)(x), torch.zeros(3):double(), 0)
 end
 
 function tests.gradComposes()
@@ -67,6 +67,13 @@ function tests.gradErrors()
   err('floating-point', Fn.grad(function(v) return torch.sum(v) end), torch.LongTensor({ 1 }))
   err('argnums names argument 2 but the function got 1', Fn.grad(function(v) return torch.sum(v) end, { argnums = 2 }), x)
   err('argnums lists argument 1 twice', Fn.grad, torch.sum, { argnums = { 1, 1 } })
+  -- Note [A number is not a loss]: Torch7's criterion:forward gives a number, with no graph
+  local crit = nn.MSECriterion():double()
+  err('returned a number, which carries no gradient', Fn.grad(function(v) return crit:forward(v, D({ 0, 0 })) end), x)
+  tester:assertTensorEq(Fn.grad(function(v) return crit(v, D({ 0, 0 })) end)(x), x, 1e-12, 'criterion(x, y) is a tensor')
+  err('result 1 is a number, which carries no gradient', Fn.grad(function(v)
+    return torch.sum(Fn.vmap(function(r) return crit:forward(r, D({ 0 })) end)(v:view(2, 1)))
+  end), x)
   err('unknown option argnum', Fn.grad, torch.sum, { argnum = 1 })
   err('expected a function', Fn.grad, 3)
 end
