@@ -114,5 +114,6 @@ TOCHA_API int tocha_memory_reset_peak(int device_type) TOCHA_NOEXCEPT;
 #include "tocha_shape.h"
 #include "tocha_linalg_ns.h"
 #include "tocha_stats.h"
+#include "tocha_fft.h"
 
 #endif

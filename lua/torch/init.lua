@@ -52,7 +52,11 @@ local function lazy(tbl, names)
   setmetatable(tbl, mt)
 end
 lazy(torch, { distributions = 'torch.distributions', special = 'torch.special', func = 'torch.func',
-              profiler = 'torch.profiler', onnx = 'torch.onnx', fft = 'torch.fft' })
+              profiler = 'torch.profiler', onnx = 'torch.onnx', fft = 'torch.fft',
+              -- torch.fft's complex helpers and short-time transforms
+              complex = 'torch.complex', polar = 'torch.complex', real = 'torch.complex', imag = 'torch.complex',
+              complexAbs = 'torch.complex', complexAngle = 'torch.complex', complexMul = 'torch.complex',
+              complexConj = 'torch.complex', stft = 'torch.fft_stft', istft = 'torch.fft_stft' })
 torch.utils = torch.utils or {}
 lazy(torch.utils, { tensorboard = 'torch.tensorboard' })
 

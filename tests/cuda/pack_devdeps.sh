@@ -13,6 +13,9 @@ pkgs=$(for bin in "$BUILD/tocha" "$BUILD/libtocha.so"; do ldd "$bin"; done | awk
   while read -r lib; do
     dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
   done | cut -d: -f1 | sort -u | grep -Ev "$base" || true)
+# FFTW is opened with dlopen on the first torch.fft call (Note [FFTW opened on first use]): ldd
+# cannot see it.
+pkgs="$pkgs"$'\n'"libfftw3-single3"$'\n'"libfftw3-double3"
 echo "pack_devdeps: ${pkgs//$'\n'/ }"
 # shellcheck disable=SC2086  # one package name per word
 bash "$PACK" $pkgs

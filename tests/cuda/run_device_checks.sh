@@ -92,7 +92,7 @@ t0=$(date +%s)
 # (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all. The
 # suites of the twelfth, thirteenth and sixteenth sessions' functions compare CUDA with CPU inside,
 # behind isAvailable.)
-timeout 200 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda|^lua\.(products|predicates|det|arrange|search_unique|pointwise_extra|pointwise_extra_grad|pointwise_rows|stats|stats_more|stats_edges|linalg_ns|linalg_extra|shape_views|index_extra|scatter_reduce|shape_random|autograd_functional|checkpoint|distributions.*|profiler|tensorboard|optim_swa|optim_objects_more)$' \
+timeout 200 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda|^lua\.(products|predicates|det|arrange|search_unique|pointwise_extra|pointwise_extra_grad|pointwise_rows|stats|stats_more|stats_edges|linalg_ns|linalg_extra|shape_views|index_extra|scatter_reduce|shape_random|autograd_functional|checkpoint|distributions.*|profiler|tensorboard|optim_swa|optim_objects_more|fft|fft_stft|func|sparse|sparse_mm|special|misc_pytorch.*|tensor_pytorch.*|onnx.*|data_transforms_tv.*|linalg_more)$' \
   -E "$device_exclude" -j6 --timeout 120 --output-on-failure \
   > "$OUT/test_cuda.log" 2>&1
 rc=$?

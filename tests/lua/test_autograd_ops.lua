@@ -46,6 +46,8 @@ for _, name in ipairs({ 'linalgCholesky', 'linalgEigh', 'linalgSvd', 'linalgQr' 
 end
 -- amax/amin (ties), cummax/cummin and logcumsumexp (first and second order): test_stats.lua.
 for _, name in ipairs({ 'amax', 'amin', 'cummax', 'cummin', 'logcumsumexp' }) do cases[name] = 'test_stats.lua' end
+-- the FFT primitives (every norm, odd and even sizes, n dims, second order): test_fft.lua
+for _, name in ipairs({ 'fftC2c', 'fftR2c', 'fftC2r' }) do cases[name] = 'test_fft.lua' end
 for _, name in ipairs({ 'conv', 'convTranspose', 'convWeight', 'maxPool2d', 'maxPool2dBackward', 'avgPool2d',
                         'avgPool2dBackward' }) do
   cases[name] = 'test_nn_conv_grad.lua'  -- gradchecked (first and second order) with the conv functions

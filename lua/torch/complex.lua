@@ -1,0 +1,100 @@
+-- Complex numbers as real tensors with a trailing dim of 2 (Note [Complex values as a trailing
+-- dim of 2], lua/torch/fft.lua): building them (torch.complex, torch.polar), their parts and the
+-- arithmetic torch.fft results need, all from existing ops, so they are differentiable and run on
+-- every device. Operands broadcast as PyTorch's complex ops do.
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local fail, describe, is_tensor = lib.fail, types.describe, types.is_tensor
+
+local function real_arg(op, x, what)
+  if not is_tensor(x) then fail(op, 'expected a tensor as %s, got %s', what, describe(x)) end
+  return x
+end
+
+local function complex_arg(op, z, what)
+  real_arg(op, z, what)
+  if z:dim() < 1 or z:size(z:dim()) ~= 2 then
+    fail(op, 'expected a complex tensor as %s: a real tensor whose last dim has size 2 (real, imaginary), got %s; '
+      .. 'torch.complex(re, im) makes one', what, describe(z))
+  end
+  return z
+end
+
+-- re and im broadcast to one shape, stacked along a new last dim.
+local function pack(re, im)
+  if not re:isSameSizeAs(im) then
+    local b = torch.broadcastTensors(re, im)
+    re, im = b[1], b[2]
+  end
+  return torch.stack({ re, im }, re:dim() + 1)
+end
+
+--- torch.complex(re, im): the complex tensor (..., 2) with real parts re and imaginary parts im
+--- (broadcast to one size; PyTorch's torch.view_as_real(torch.complex(re, im))). Differentiable.
+--- Example: torch.complex(torch.Tensor({1, 2}), torch.Tensor({0, -1}))
+function torch.complex(re, im)
+  real_arg('complex', re, 're')
+  real_arg('complex', im, 'im')
+  if re:type() ~= im:type() then
+    fail('complex', 're and im must have one type, got %s and %s', describe(re), describe(im))
+  end
+  return (pack(re, im))
+end
+
+--- torch.polar(abs, angle): the complex tensor (..., 2) abs * (cos(angle), sin(angle)).
+--- Example: torch.polar(torch.Tensor({2}), torch.Tensor({math.pi / 2}))
+function torch.polar(abs, angle)
+  real_arg('polar', abs, 'abs')
+  real_arg('polar', angle, 'angle')
+  return (pack(torch.cmul(abs, torch.cos(angle)), torch.cmul(abs, torch.sin(angle))))
+end
+
+--- torch.real(z): the real parts of the complex z (..., 2), a view of size (...).
+--- Example: torch.real(torch.complex(torch.Tensor({1, 2}), torch.Tensor({3, 4})))
+function torch.real(z)
+  complex_arg('real', z, 'z')
+  return (z:select(z:dim(), 1))
+end
+
+--- torch.imag(z): the imaginary parts of the complex z (..., 2), a view of size (...).
+--- Example: torch.imag(torch.complex(torch.Tensor({1, 2}), torch.Tensor({3, 4})))
+function torch.imag(z)
+  complex_arg('imag', z, 'z')
+  return (z:select(z:dim(), 2))
+end
+
+--- torch.complexAbs(z): |z| = sqrt(re^2 + im^2) of the complex z (..., 2), of size (...)
+--- (PyTorch's torch.abs of a complex tensor). Differentiable.
+--- Example: torch.complexAbs(torch.complex(torch.Tensor({3}), torch.Tensor({4})))
+function torch.complexAbs(z)
+  complex_arg('complexAbs', z, 'z')
+  return (torch.hypot(z:select(z:dim(), 1), z:select(z:dim(), 2)))
+end
+
+--- torch.complexAngle(z): the argument atan2(im, re) of the complex z (..., 2), in (-pi, pi]
+--- (PyTorch's torch.angle of a complex tensor). Differentiable.
+--- Example: torch.complexAngle(torch.complex(torch.Tensor({0}), torch.Tensor({1})))
+function torch.complexAngle(z)
+  complex_arg('complexAngle', z, 'z')
+  return (torch.atan2(z:select(z:dim(), 2), z:select(z:dim(), 1)))
+end
+
+--- torch.complexMul(a, b): the complex product of a and b (..., 2), broadcasting their complex
+--- views. Differentiable.
+--- Example: torch.complexMul(torch.Tensor({0, 1}), torch.Tensor({0, 1}))
+function torch.complexMul(a, b)
+  complex_arg('complexMul', a, 'a')
+  complex_arg('complexMul', b, 'b')
+  local ar, ai = a:select(a:dim(), 1), a:select(a:dim(), 2)
+  local br, bi = b:select(b:dim(), 1), b:select(b:dim(), 2)
+  return (pack(torch.cmul(ar, br) - torch.cmul(ai, bi), torch.cmul(ar, bi) + torch.cmul(ai, br)))
+end
+
+--- torch.complexConj(z): the complex conjugate of z (..., 2): the imaginary parts negated.
+--- Example: torch.complexConj(torch.complex(torch.Tensor({1}), torch.Tensor({2})))
+function torch.complexConj(z)
+  complex_arg('complexConj', z, 'z')
+  local last = z:dim()
+  return (torch.stack({ z:select(last, 1), -z:select(last, 2) }, last))
+end
