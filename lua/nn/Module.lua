@@ -174,15 +174,25 @@ local function coarse_backward_body(entry, grads, n)
   local gi
   if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
   -- Note [Freezing]; Note [Replays reaching Torch7-style children]
-  if not module._frozen and not (replay and replay.what == 'input') then
-    if entry.histParams then history.acc_grad_capturing(module, entry.histParams, input, gradOutput, replay and replay.scale or 1)
-    else module:accGradParameters(input, gradOutput, replay and replay.scale or 1) end
-  end
   local flat = flat_grads(gi, input, {})
   for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
-  local hist = entry.histParams
-  if hist and not module._frozen and not (replay and replay.what == 'input') then
-    for k, h in ipairs(hist) do flat[entry.histFirst + k - 1] = h.grad end
+  if not module._frozen and not (replay and replay.what == 'input') then
+    -- Note [Parameters with a history]; Note [Parameter gradients under torch.autograd.grad]
+    local own, captured = entry.ownParams, nil
+    local all = own and replay == nil and torch.autograd._gradDepth > 0
+    for k, h in ipairs(own or {}) do
+      if all or not h.leaf or not history.linked(module, h) then
+        captured = captured or {}
+        captured[#captured + 1] = h
+        h.at = entry.ownFirst + k - 1
+      end
+    end
+    if captured then
+      history.acc_grad_capturing(module, captured, input, gradOutput, replay and replay.scale or 1)
+      for _, h in ipairs(captured) do flat[h.at] = h.grad end
+    else
+      module:accGradParameters(input, gradOutput, replay and replay.scale or 1)
+    end
   end
   return flat
 end
@@ -205,13 +215,18 @@ local function forward_as_node(self, input, inputNeedsGrad)
   -- Note [Replays reaching Torch7-style children]: in a replay that wants parameter gradients the
   -- parameters are inputs of the node too (they get no gradient from it: accGradParameters
   -- accumulates into gradWeight), so autograd runs it when no input needs a gradient (indices)
-  local hist = history.params_with_history(self)
+  -- Note [Parameter gradients under torch.autograd.grad]: the own parameters are inputs too
+  local own, hist = history.node_params(self)
   if replay and replay.what ~= 'input' then
     local params = self:parameters()
-    for _, p in ipairs(params or {}) do if p:needsGrad() and p:isLeaf() then inputs[#inputs + 1] = p end end
+    for _, p in ipairs(params or {}) do
+      local mine = false
+      for _, h in ipairs(own or {}) do if h.param == p then mine = true end end
+      if p:needsGrad() and p:isLeaf() and not mine then inputs[#inputs + 1] = p end
+    end
   end
-  local histFirst = #inputs + 1
-  for _, h in ipairs(hist or {}) do inputs[#inputs + 1] = h.param end  -- Note [Parameters with a history]
+  local ownFirst = #inputs + 1
+  for _, h in ipairs(own or {}) do inputs[#inputs + 1] = h.param end
   -- An output that is an input (nn.Identity...) gets an alias so that it can carry the node.
   for k, o in ipairs(outs) do
     for _, i in ipairs(inputs) do
@@ -228,7 +243,7 @@ local function forward_as_node(self, input, inputNeedsGrad)
   -- allocates a new output each call) and no backward ran, every step's output leaked.
   torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
                                     module = self, input = input, shape = (not single) and utils.skeleton(output) or nil,
-                                    single = single, inputNeedsGrad = inputNeedsGrad, histParams = hist, histFirst = histFirst,
+                                    single = single, inputNeedsGrad = inputNeedsGrad, ownParams = own, ownFirst = ownFirst,
                                     paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil },
                                   inputs, outs)
   return output

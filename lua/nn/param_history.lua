@@ -14,27 +14,46 @@ local M = {}
 -- _substitutedParams), are also captured at the forward and put back for the backward: by then
 -- the caller may have restored the module's own (functionalCall does), and updateGradInput
 -- must use the weight the forward used.
--- Runs on every forward that records a coarse node, so it allocates nothing in the usual case
--- (no such parameter).
-local function add_if_historied(self, n, hist)
+-- Note [Parameter gradients under torch.autograd.grad]: every parameter of a coarse node that
+-- requires grad is an input of the node, so torch.autograd.grad(loss, {m.weight}) finds it.
+-- Under loss:backward() a leaf parameter's gradient still goes straight into gradWeight (its
+-- .grad, linkGradients) and the node returns none for it; a leaf whose .grad is not gradWeight
+-- (put in place by torch.func.functionalCall) is captured. While torch.autograd.grad runs (outside
+-- a replay, which accumulates its own way: Note [Replays reaching Torch7-style children]) every
+-- parameter is captured like one with a history: the gradients go back through the graph and
+-- gradWeight is left alone, since torch.autograd.grad must not touch any .grad. Before, it could
+-- not differentiate with respect to a parameter and it accumulated into gradWeight.
+-- Runs on every forward that records a coarse node: one small table when parameters need grad.
+local function add_param(self, n, list)
   local p = self[n]
-  if torch.isTensor(p) and p:needsGrad() and not p:isLeaf() then
-    hist = hist or {}
-    hist[#hist + 1] = { name = n, gradName = nn.Module.gradName(n), param = p }
+  if torch.isTensor(p) and p:needsGrad() then
+    list = list or {}
+    list[#list + 1] = { name = n, gradName = nn.Module.gradName(n), param = p, leaf = p:isLeaf() }
   end
-  return hist
+  return list
 end
 
-function M.params_with_history(self)
-  local hist
-  if self.weight then hist = add_if_historied(self, 'weight', hist) end
-  if self.bias then hist = add_if_historied(self, 'bias', hist) end
+-- The module's own parameters that require grad, and whether one of them has a history.
+function M.node_params(self)
+  local list
+  if self.weight then list = add_param(self, 'weight', list) end
+  if self.bias then list = add_param(self, 'bias', list) end
   local reg = self._registeredParams
-  if reg then for _, n in ipairs(reg) do hist = add_if_historied(self, n, hist) end end
-  return hist
+  if reg then for _, n in ipairs(reg) do list = add_param(self, n, list) end end
+  local hist = false
+  for _, h in ipairs(list or {}) do if not h.leaf then hist = true end end
+  return list, hist
 end
 
--- accGradParameters with each parameter with a history accumulating into its own zeroed buffer.
+-- Whether the leaf parameter's .grad is the module's gradient field (nn.utils.linkGradients), so
+-- accGradParameters can accumulate into it directly. A leaf that torch.func.functionalCall put in
+-- place is not: its gradient goes back through the graph to its own .grad.
+function M.linked(module, h)
+  local g, field = h.param.grad, module[h.gradName]
+  return g ~= nil and field ~= nil and g.p == field.p
+end
+
+-- accGradParameters with each parameter of the list accumulating into its own zeroed buffer.
 function M.acc_grad_capturing(module, hist, input, gradOutput, scale)
   local saved = {}
   for k, h in ipairs(hist) do

@@ -252,6 +252,7 @@ end
 
 --- torch.autograd.grad(outputs, inputs[, gradOutputs][, {createGraph=, retainGraph=, allowUnused=}])
 --- returns a table of gradients (a tensor when inputs is a single tensor).
+autograd._gradDepth = 0
 function autograd.grad(outputs, inputs, grad_outputs, opts)
   if type(grad_outputs) == 'table' and not is_tensor(grad_outputs) and (grad_outputs.createGraph ~= nil
       or grad_outputs.retainGraph ~= nil or grad_outputs.allowUnused ~= nil) then
@@ -265,7 +266,11 @@ function autograd.grad(outputs, inputs, grad_outputs, opts)
   local res = ffi.new('tocha_tensor *[?]', math.max(nin, 1))
   local create = opts.createGraph and 1 or 0
   local retain = (opts.retainGraph == nil and create or (opts.retainGraph and 1 or 0))
+  -- Note [Parameter gradients under torch.autograd.grad] (lua/nn/param_history.lua): the coarse
+  -- nodes of Torch7 modules ask this depth whether to capture their parameters' gradients
+  autograd._gradDepth = autograd._gradDepth + 1
   local rc = C.tocha_autograd_grad(nout, o, g, nin, i, retain, create, opts.allowUnused and 1 or 0, res)
+  autograd._gradDepth = autograd._gradDepth - 1
   if rc ~= 0 then lib.raise() end
   local out = {}
   for k = 1, nin do out[k] = res[k - 1] ~= nil and wrap(res[k - 1]) or nil end

@@ -49,17 +49,6 @@ local function merge_dicts(op, dicts)
   return merged
 end
 
--- A view of a leaf that requires grad: a module's coarse autograd node sends the gradient of a
--- parameter with a history back through the graph (Note [Parameters with a history]), so the
--- caller's tensor gets it; a leaf would be taken for the module's own parameter.
-local function stand_in(t)
-  if t:needsGrad() and t:isLeaf() then
-    if t:dim() > 0 then return t:narrow(1, 1, t:size(1)) end
-    return t:clone()
-  end
-  return t
-end
-
 --- torch.func.functionalCall(module, parameters, input[, {strict = false, tieWeights = true}]):
 --- module:forward(input) with the tensors of parameters (a table name = tensor with state-dict
 --- names such as '0.weight', or a list of such tables) in place of the module's own; the module
@@ -110,7 +99,7 @@ function Fn.functionalCall(module, parameters, input, opts)
     local mod, field = where[name][1], where[name][2]
     saved[#saved + 1] = { mod, field, mod[field] }
     if marks[mod] == nil then marks[mod] = mod._substitutedParams or false end
-    mod[field] = stand_in(v)
+    mod[field] = v  -- Note [Parameter gradients under torch.autograd.grad]: the node routes its gradient
     mod._substitutedParams = true
   end
   local ok, res = pcall(module.forward, module, input)

@@ -147,6 +147,10 @@ function tests.vmapBasics()
   -- a table argument is mapped leaf by leaf
   local out = Fn.vmap(function(p) return p.a + p.b end)({ a = A, b = B })
   tester:assertTensorEq(out, A + B, 0)
+  -- slices returned as they came (views of the argument) after a first slice that was new
+  local X = D({ { 1, 2 }, { -1, 3 }, { -2, 4 } })
+  local y = Fn.vmap(function(row) if row[1] > 0 then return row * 2 end return row end)(X)
+  tester:assertTensorEq(y, D({ { 2, 4 }, { -1, 3 }, { -2, 4 } }), 0)
 end
 
 function tests.vmapUnderAutograd()
@@ -278,6 +282,10 @@ function tests.ensembleWithStackModuleState()
   for i = 1, 3 do tester:assertTensorEq(out[i], models[i]:forward(x), 1e-12) end
   torch.sum(out):backward()
   tester:assertTableEq(params['0.weight'].grad:size():totable(), { 3, 2, 3 })
+  -- PyTorch's ensembling tutorial maps the (empty) buffers too: an empty table is unmapped
+  local out2 = Fn.vmap(function(p, b, xx) return Fn.functionalCall(base, { p, b }, xx) end,
+    { inDims = { 1, 1, false } })(params, buffers, x)
+  tester:assertTensorEq(out2, out:detach(), 1e-12)
   err('one class', Fn.stackModuleState, { nn.Linear(2, 2), nn.Tanh() })
 end
 
