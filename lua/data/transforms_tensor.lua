@@ -118,7 +118,9 @@ function F.erase(img, top, left, height, width, value, inplace)
   if type(value) == 'number' then
     win:fill(value)
   elseif torch.isTensor(value) then
-    win:copy(value:typeAs(win):expandAs(win))
+    local v = value
+    while v:dim() > win:dim() and v:size(1) == 1 do v = v:select(1, 1) end  -- PyTorch's setitem drops leading 1s
+    win:copy(v:typeAs(win):expandAs(win))
   else
     fail('erase', 'value must be a number or a tensor, got %s', torch.type(value))
   end

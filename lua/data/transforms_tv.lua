@@ -158,13 +158,15 @@ define('Normalize', { 'mean', 'std', 'inplace' }, function(self, a)
   self.mean, self.std, self.inplace = a.mean, a.std, a.inplace or false
 end, function(self, img) return Fn.normalize(img, self.mean, self.std, self.inplace) end)
 
+-- allow_int: a number or a one-element list {n} stays as given (resize's shorter side).
 local function check_size(op, size, allow_int)
   if allow_int and type(size) == 'number' then core.size2(op, size) return size end
+  if allow_int and type(size) == 'table' and #size == 1 then core.size2(op, size) return { size[1] } end
   return core.size2(op, size)
 end
 
 --- data.transforms.Resize(size[, {interpolation = 'bilinear', maxSize =, antialias = true}]): see
---- functional.resize (a number resizes the shorter side).
+--- functional.resize (a number or {n} resizes the shorter side).
 --- Example: data.transforms.Resize(4)(torch.rand(3, 8, 6))
 define('Resize', { 'size', 'interpolation', 'maxSize', 'antialias' }, function(self, a)
   self.size = check_size('Resize', a.size, true)

@@ -70,11 +70,14 @@ end
 
 local GRID_MODES = { nearest = true, bilinear = true }
 
+-- A number is {v, 0}; a one-element list {v} is {v, v} for shear (torchvision's F.affine), {v, 0}
+-- for translate.
 local function pair(op, v, what)
   if type(v) == 'number' then return { v, 0 } end
   if type(v) ~= 'table' or type(v[1]) ~= 'number' or (v[2] ~= nil and type(v[2]) ~= 'number') then
     fail(op, '%s must be a number or a pair of numbers, got %s', what, tostring(v))
   end
+  if v[2] == nil and what == 'shear' then return { v[1], v[1] } end
   return { v[1], v[2] or 0 }
 end
 
@@ -88,7 +91,7 @@ end
 
 --- data.transforms.functional.affine(img, angle, translate, scale, shear[, {interpolation =
 --- 'nearest', fill =, center =}]): rotation by angle degrees (clockwise on screen), translation
---- {tx, ty} pixels, scale, shear (degrees: a number for x or {x, y}) about center ({x, y} pixel
+--- {tx, ty} pixels, scale, shear (degrees: a number for x, {s} for both or {x, y}) about center ({x, y} pixel
 --- coordinates; the image centre by default), resampled with 'nearest' or 'bilinear'.
 --- Example: data.transforms.functional.affine(torch.rand(3, 8, 8), 30, {1, 0}, 1.2, 0)
 function F.affine(img, angle, translate, scale, shear, opts)

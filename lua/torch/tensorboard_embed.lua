@@ -70,19 +70,34 @@ end
 
 -- ---- Embeddings -------------------------------------------------------------------------------------
 
--- Python's str() of a float: the shortest decimal that reads back to the same double, with '.0'
--- on integral values (PyTorch writes str(x.item()) of each element).
+-- Python's str() of a float: the shortest decimal that reads back to the same double, written
+-- positionally with '.0' on integral values while the exponent is in [-4, 16), else as 1.5e+16 or
+-- 1e-05 (PyTorch writes str(x.item()) of each element).
+local ffi = require 'ffi'
+pcall(ffi.cdef, 'int snprintf(char *str, size_t size, const char *format, ...);')
+local fmt_buf = ffi.new('char[64]')
 local function py_float(v)
   if v ~= v then return 'nan' end
   if v == math.huge then return 'inf' end
   if v == -math.huge then return '-inf' end
   local s
-  for digits = 1, 17 do
-    s = string.format('%.' .. digits .. 'g', v)
+  for digits = 1, 17 do  -- the C library's exact rounding (LuaJIT's own rounds ties up; Python's are even)
+    s = ffi.string(fmt_buf, ffi.C.snprintf(fmt_buf, 64, '%.*e', ffi.new('int', digits - 1), ffi.new('double', v)))
     if tonumber(s) == v then break end
   end
-  if not s:find('[%.eni]') then s = s .. '.0' end
-  return s
+  local sign, mant, e = s:match('^(-?)([%d.]+)e([-+]%d+)$')
+  local digits = mant:gsub('%.', ''):gsub('0+$', '')
+  if digits == '' then digits = '0' end
+  local exp = tonumber(e)
+  if exp < -4 or exp >= 16 then
+    local m = digits:sub(1, 1) .. (#digits > 1 and '.' .. digits:sub(2) or '')
+    return string.format('%s%se%s%02d', sign, m, exp < 0 and '-' or '+', math.abs(exp))
+  end
+  if exp < 0 then return sign .. '0.' .. string.rep('0', -exp - 1) .. digits end
+  local int = digits:sub(1, exp + 1)
+  int = int .. string.rep('0', exp + 1 - #int)
+  local frac = digits:sub(exp + 2)
+  return sign .. int .. '.' .. (frac == '' and '0' or frac)
 end
 
 local function py_str(op, v)
@@ -147,11 +162,19 @@ local function metadata_tsv(op, metadata, header, n)
   return concat(lines, '\n') .. '\n'
 end
 
+-- mat's rows as Python's str() of each item: floats, ints for integer dtypes, True/False for bool.
+local INTEGRAL = { ['torch.LongTensor'] = true, ['torch.IntTensor'] = true, ['torch.ShortTensor'] = true,
+  ['torch.ByteTensor'] = true, ['torch.CharTensor'] = true }
 local function tensors_tsv(mat)
-  local rows = mat:totable()
+  local ty = mat:type()
+  local rows = mat:double():totable()
   local lines = {}
   for i, r in ipairs(rows) do
-    for j = 1, #r do r[j] = py_float(r[j]) end
+    for j = 1, #r do
+      if ty == 'torch.BoolTensor' then r[j] = r[j] ~= 0 and 'True' or 'False'
+      elseif INTEGRAL[ty] then r[j] = string.format('%d', r[j])
+      else r[j] = py_float(r[j]) end
+    end
     lines[i] = concat(r, '\t')
   end
   return concat(lines, '\n') .. '\n'
@@ -202,7 +225,7 @@ function SummaryWriter:addEmbedding(mat, opts)
   if opts.labelImg ~= nil then sprite, info.dims = sprite_png(op, opts.labelImg, n) end
   local x = mat:detach()
   if x:isCuda() then x = x:cpu() end
-  local values = tensors_tsv(x:double())
+  local values = tensors_tsv(x)
   I.mkdir_p(dir)
   if meta then
     write_file(op, dir .. '/metadata.tsv', meta)

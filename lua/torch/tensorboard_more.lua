@@ -210,6 +210,10 @@ function SummaryWriter:addPrCurve(tag, labels, predictions, step, opts)
   opts = check_opts(op, opts, { numThresholds = true, weights = true, wallTime = true })
   local l = cpu_doubles(op, 'labels', labels):contiguous():view(-1)
   local p = cpu_doubles(op, 'predictions', predictions):contiguous():view(-1)
+  -- NumPy buckets float32 predictions with a float32 product, whose rounding can reach the next
+  -- bucket (0.7 * 10 is 7, not 6.99...): float predictions stay floats
+  local pt = torch.type(predictions)
+  if pt == 'torch.FloatTensor' or pt == 'torch.CudaTensor' then p = p:float() end
   if l:nElement() ~= p:nElement() then
     fail(op, 'labels and predictions must have as many elements, got %d and %d', l:nElement(), p:nElement())
   end
@@ -270,7 +274,10 @@ function SummaryWriter:addAudio(tag, sound, step, opts)
     io.stderr:write('warning: audio amplitude out of range, auto clipped.\n')
     x = x:clamp(-1, 1)
   end
-  -- PyTorch's astype('<i2') of samples * 32767 truncates toward zero
+  -- PyTorch's astype('<i2') of samples * 32767 truncates toward zero; NumPy multiplies float32
+  -- samples in float32, whose rounding can reach the next integer: a float sound is scaled as floats
+  local t = torch.type(sound)
+  if t == 'torch.FloatTensor' or t == 'torch.CudaTensor' then x = x:float() end
   local pcm = torch.mul(x, 32767):trunc():int():contiguous()
   step = I.read_step(op, step)
   local audio = pb.float(1, rate) .. pb.int(2, 1) .. pb.int(3, x:nElement()) .. pb.bytes(4, wav_bytes(pcm, rate))

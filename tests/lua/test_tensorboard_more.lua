@@ -152,6 +152,14 @@ function tests.prCurve()
   name, data, dtype, shape = curve_of(evs[4])
   tester:asserteq(data[2][1], 127, 'capped at 127 as PyTorch')
   tester:assertTableEq(shape, { 6, 127 })
+  -- float32 predictions are bucketed with a float32 product, as NumPy: 0.7 -> 7, 0.9 -> 9 of 10
+  local w2 = SummaryWriter(tmpdir())
+  w2:addPrCurve('f32', torch.Tensor({ 1, 0 }), torch.FloatTensor({ 0.7, 0.9 }), 0, { numThresholds = 11 })
+  w2:close()
+  _, _, _, _, values = curve_of(events_in(w2.logDir .. '/events.out.tfevents.*')[2])
+  tester:assertTableEq(values, { 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0 })
 end
 
 function tests.prCurveErrors()
@@ -186,6 +194,12 @@ function tests.audio()
   -- Python's wave module on PyTorch's (samples * 32767).astype('<i2')
   tester:asserteq(hex(a[4][1]), '524946463400000057415645666d74201000000001000100401f0000803e000002001000'
     .. '64617461100000000000ff3f01c0ff7f0180ff1fbe0f0580')
+  -- float32 samples are scaled in float32 as NumPy does: its rounding reaches the next integer here
+  local w2 = SummaryWriter(tmpdir())
+  w2:addAudio('f32', torch.FloatTensor({ -0.8055360317230225, 0.9266029596328735, -0.16428112983703613 }), 0)
+  w2:close()
+  local a2 = decode(events_in(w2.logDir .. '/events.out.tfevents.*')[2].value[6][1])
+  tester:asserteq(hex(a2[4][1]):sub(-12), 'e5989a76f9ea', 'PCM of (samples * 32767) in float32')
 end
 
 function tests.audioClipsAndErrors()
@@ -258,6 +272,16 @@ function tests.embedding()
   tester:assertTableEq(sprite:size():totable(), { 3, 10, 10 })
   tester:assertTensorEq(sprite:narrow(2, 1, 4):narrow(3, 6, 5), imgs[2]:double():mul(255):floor():byte(), 0)
   tester:asserteq(sprite:narrow(2, 5, 6):max(), 0)
+  -- Python's str() writes exponents below 16 positionally and rounds shortest-digit ties to even
+  local dir2 = tmpdir()
+  local w2 = SummaryWriter(dir2)
+  w2:addEmbedding(torch.DoubleTensor({ { 100, -20, 1e15, 1e16, 0.0001, 97502014460042.125, 0, 123456789012345.6 } }),
+    { globalStep = 13 })
+  w2:addEmbedding(torch.LongTensor({ { 3, -7 } }), { globalStep = 14 })  -- ints are str(int)
+  w2:close()
+  tester:asserteq(read_file(dir2 .. '/00014/default/tensors.tsv'), '3\t-7\n')
+  tester:asserteq(read_file(dir2 .. '/00013/default/tensors.tsv'),
+    '100.0\t-20.0\t1000000000000000.0\t1e+16\t0.0001\t97502014460042.12\t0.0\t123456789012345.6\n')
 end
 
 function tests.embeddingErrors()
