@@ -120,6 +120,9 @@ function Fn.jvp(func, primals, tangents, opts)
   local ps, plist = as_list(op, primals, 'primals')
   local ts = as_list(op, tangents, 'tangents')
   if #ts ~= #ps then fail(op, 'expected one tangent per primal (%d), got %d', #ps, #ts) end
+  for i, p in ipairs(ps) do
+    if not H.is_float(p) then fail(op, 'primal %d must be a floating-point tensor, got a %s', i, describe(p)) end
+  end
   local nested = false
   for _, p in ipairs(ps) do nested = nested or p:needsGrad() end
   local box = {}
@@ -149,6 +152,9 @@ local function jacobian_transform(op, func, opts, strategy)
     for i, a in ipairs(nums) do
       if a > nargs then fail(op, 'argnums names argument %d but the function got %d arguments', a, nargs) end
       if not is_tensor(args[a]) then fail(op, 'argument %d must be a tensor, got %s', a, describe(args[a])) end
+      if not H.is_float(args[a]) then
+        fail(op, 'argument %d must be a floating-point tensor to be differentiated, got a %s', a, describe(args[a]))
+      end
       inputs[i] = args[a]
       nested = nested or args[a]:needsGrad()
     end

@@ -48,18 +48,21 @@ end
 -- cloned; a later result whose memory is that of a first-slice result (the same tensor, or a view
 -- of its storage) is cloned too, and a fresh one is kept as it is (cloning every slice's
 -- gradients doubled the time of vmap(grad(f)) on an MLP). A later result that shares memory with
--- a kept one, which was then overwritten, is an error rather than a wrong result.
+-- one kept from an earlier slice, which was then overwritten, is an error rather than a wrong
+-- result; results of one slice may share memory, and results that view an argument are cloned.
 local function storage_key(t)
   return tostring(ffi.cast('intptr_t', C.tocha_tensor_data(t.p)) - t.p.storage_offset * t.p.elsize)
 end
-local function unshared(op, t, seen, first)
+-- seen maps tensors and storages to 'cloned' or to the slice b whose result was kept there (results
+-- of one slice may share memory: return y, y:narrow(...) or {a = y, b = y}).
+local function unshared(op, t, seen, b)
   local base = storage_key(t)
   local prev = seen[t] or seen[base]
-  if prev == 'kept' then
+  if type(prev) == 'number' and prev ~= b then
     fail(op, 'the function returned a tensor that shares memory with the result of an earlier slice, which it '
       .. 'overwrote: return new tensors (clone the output of a module that reuses its output tensor)')
   end
-  local mark = (first or prev) and 'cloned' or 'kept'
+  local mark = (b == 1 or prev == 'cloned') and 'cloned' or b
   if mark == 'cloned' then t = t:clone() end
   seen[t], seen[base] = mark, mark
   return t
@@ -218,7 +221,7 @@ function Fn.vmap(func, opts)
             .. 'tensor (criterion(x, y) and torch.sum(x) give tensors where criterion:forward and x:sum() give numbers)', i)
         end
         results[i] = results[i] or {}
-        results[i][b] = tree_map(res[i], function(t) return unshared(op, t, seen, b == 1) end)
+        results[i][b] = tree_map(res[i], function(t) return unshared(op, t, seen, b) end)
       end
     end
     if nres == 0 then fail(op, 'the function returned nothing; it must return tensors') end

@@ -96,7 +96,7 @@ function torch.gradient(x, opts)
     local seen = {}
     for i, d in ipairs(list) do
       if type(d) ~= 'number' then fail(OP, 'dim %d is a %s, expected a number', i, describe(d)) end
-      dims[i] = types.cdim(OP, d, nd) + 1
+      dims[i] = types.cdim(OP, d, nd) % nd + 1  -- cdim keeps a negative dim negative
       if seen[dims[i]] then fail(OP, 'dim %d appears twice', d) end
       seen[dims[i]] = true
     end

@@ -59,7 +59,7 @@ methods.diagonalScatter = torch.diagonalScatter
 function torch.selectScatter(x, src, dim, index)
   return (scatter_view('selectScatter', x, src, function(pos)
     if pos:dim() == 0 then fail('selectScatter', 'expected x with at least 1 dimension, got a 0-dim tensor') end
-    local d = cdim('selectScatter', dim, pos:dim()) + 1
+    local d = cdim('selectScatter', dim, pos:dim()) % pos:dim() + 1  -- cdim keeps a negative dim negative
     local i = types.cindex('selectScatter', integer('selectScatter', index, 'index'), pos:size(d)) + 1
     return pos:select(d, i)
   end))
@@ -78,7 +78,7 @@ function torch.sliceScatter(x, src, dim, start, stop, step)
   local op = 'sliceScatter'
   return (scatter_view(op, x, src, function(pos)
     if pos:dim() == 0 then fail(op, 'expected x with at least 1 dimension, got a 0-dim tensor') end
-    local d = cdim(op, dim or 1, pos:dim()) + 1
+    local d = cdim(op, dim or 1, pos:dim()) % pos:dim() + 1  -- cdim keeps a negative dim negative
     local n = pos:size(d)
     local s = integer(op, start or 1, 'start')
     local e = integer(op, stop or n, 'stop')
@@ -106,7 +106,7 @@ local REDUCTIONS = { prod = true, mean = true, amax = true, amin = true }
 function torch.indexReduce(x, dim, index, source, reduce, opts)
   local op = 'indexReduce'
   check_tensor(op, x, 1)
-  local d = cdim(op, dim, x.p.ndim) + 1
+  local d = cdim(op, dim, x.p.ndim) % math.max(x.p.ndim, 1) + 1  -- cdim keeps a negative dim negative
   if not is_tensor(index) or index.p.dtype ~= lib.dtype.i64 or index.p.ndim > 1 then
     fail(op, 'expected index (a 1-D LongTensor), got %s', describe(index))
   end
@@ -129,6 +129,17 @@ function torch.indexReduce(x, dim, index, source, reduce, opts)
     if source:size(i) ~= want then
       fail(op, 'source has size %s; expected %d along dim %d (%s)', types.shape_str(source.p), want, i,
         i == d and 'the number of indices' or 'as x')
+    end
+  end
+  -- checked here so that the errors name indexReduce, not the scatterReduce it runs on
+  if source.p.dtype ~= x.p.dtype then
+    fail(op, 'source is a %s but x is a %s; expected one type', types.typename(source), types.typename(x))
+  end
+  local size = x.p.ndim == 0 and 1 or x:size(d)
+  if n > 0 then
+    local lo, hi = index:min(), index:max()
+    if lo < 1 or hi > size then
+      fail(op, 'index %d is out of range for dim %d of size %d (indices are 1-based)', lo < 1 and lo or hi, d, size)
     end
   end
   -- index[i] for every element of source: index viewed along dim d and expanded to source's shape.

@@ -60,7 +60,7 @@ function special.logsumexp(x, dim, keepdim)
   local cd, seen = {}, {}
   for i, d in ipairs(dims) do
     if type(d) ~= 'number' then fail('special.logsumexp', 'dim %d is a %s, expected a number', i, describe(d)) end
-    local c = types.cdim('special.logsumexp', d, x.p.ndim)
+    local c = types.cdim('special.logsumexp', d, x.p.ndim) % math.max(x.p.ndim, 1)  -- 0-based, negative dims too
     if seen[c] then fail('special.logsumexp', 'dim %d appears twice', d) end
     seen[c] = true
     cd[#cd + 1] = c + 1

@@ -66,6 +66,7 @@ end
 -- P and Q in double for broadcast double tensors, with PyTorch's special cases: NaN for a < 0
 -- or x < 0 (or both 0, or both inf), P = 1 at a = 0 or x = inf, P = 0 at x = 0 or a = inf.
 local function igamma(a, x)
+  if a:nElement() == 0 then return a:clone(), a:clone() end  -- the loops' convergence checks reduce
   local finite = torch.logicalAnd(torch.isfinite(a), torch.isfinite(x))
   local ok = torch.logicalAnd(torch.logicalAnd(torch.gt(a, 0), torch.gt(x, 0)), finite)
   local as, xs = torch.where(ok, a, 1), torch.where(ok, x, 1)
@@ -176,7 +177,9 @@ local function zeta64(x, q)
   local qneg_int = torch.logicalAnd(torch.le(q, 0), torch.eq(q, torch.floor(q)))
   local nan = torch.logicalOr(torch.lt(x, 1), torch.logicalAnd(torch.le(q, 0), torch.ne(x, torch.floor(x))))
   local inf = torch.logicalOr(torch.eq(x, 1), qneg_int)
-  local ok = torch.logicalNot(torch.logicalOr(nan, inf))
+  local isnan = torch.logicalOr(torch.isnan(x), torch.isnan(q))
+  -- a NaN q made the count of direct terms NaN, and direct_sum summed nothing (a Lua error)
+  local ok = torch.logicalNot(torch.logicalOr(torch.logicalOr(nan, inf), isnan))
   local xs, qs = torch.where(ok, x, 2), torch.where(ok, q, 1)
   local n = torch.cmax(torch.floor(9 - qs:detach()) + 1, 9)  -- direct terms after q^-x
   local s = direct_sum(xs, qs, n)
@@ -194,7 +197,7 @@ local function zeta64(x, q)
     k = k + 1
   end
   s = torch.where(inf, math.huge, s)
-  return (torch.where(torch.logicalOr(nan, torch.logicalOr(torch.isnan(x), torch.isnan(q))), 0 / 0, s))
+  return (torch.where(torch.logicalOr(nan, isnan), 0 / 0, s))
 end
 
 --- torch.special.zeta(x, q): the Hurwitz zeta function sum_{k>=0} (k + q)^-x (numbers or

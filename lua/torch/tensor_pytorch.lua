@@ -127,7 +127,8 @@ function methods.isNonzero(t)
   if tonumber(t.p.numel) ~= 1 then
     fail('isNonzero', 'expected a tensor with exactly one element, got %s', describe(t))
   end
-  return t:view(1)[1] ~= 0
+  local v = t:view(1)[1]  -- a BoolTensor's element is a Lua boolean
+  return v ~= 0 and v ~= false
 end
 torch.isNonzero = methods.isNonzero
 --- x:isSameSize(y): true when x and y have the same sizes (Torch7's isSameSizeAs).

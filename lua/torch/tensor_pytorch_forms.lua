@@ -34,6 +34,11 @@ local function scaled(name, key, k, f)
     local s = o[key]
     if s == nil then return f(unpack(args, 1, n - 1)) end
     if type(s) ~= 'number' then fail(name, '%s must be a number, got %s', key, describe(s)) end
+    -- add(x, number, {alpha}): PyTorch's x + alpha * number; Torch7's scaled form takes a tensor
+    if k == 1 and type(args[n - 1]) == 'number' then
+      args[n - 1] = args[n - 1] * s
+      return f(unpack(args, 1, n - 1))
+    end
     table.insert(args, n - k, s)
     return f(unpack(args, 1, n))
   end

@@ -76,6 +76,9 @@ function tests.gradErrors()
   end), x)
   err('unknown option argnum', Fn.grad, torch.sum, { argnum = 1 })
   err('expected a function', Fn.grad, 3)
+  -- integer inputs are refused by the transform itself (the error named autograd.functional.jacobian)
+  err('[func.jacrev] argument 1 must be a floating-point tensor', Fn.jacrev(torch.exp), torch.LongTensor({ 1 }))
+  err('[func.jvp] primal 1 must be a floating-point tensor', Fn.jvp, torch.exp, torch.LongTensor({ 1 }), torch.LongTensor({ 1 }))
 end
 
 -- ---- vjp, jvp, Jacobians --------------------------------------------------------------------------------
@@ -151,6 +154,13 @@ function tests.vmapBasics()
   local X = D({ { 1, 2 }, { -1, 3 }, { -2, 4 } })
   local y = Fn.vmap(function(row) if row[1] > 0 then return row * 2 end return row end)(X)
   tester:assertTensorEq(y, D({ { 2, 4 }, { -1, 3 }, { -2, 4 } }), 0)
+  -- results of one slice that share memory (a tensor and its view, one tensor twice) are not a
+  -- reused output buffer (slice 2 was taken for one and refused)
+  local y1, y2 = Fn.vmap(function(row) local z = row * 2 return z, z:narrow(1, 1, 1) end)(X)
+  tester:assertTensorEq(y1, X * 2, 0)
+  tester:assertTensorEq(y2, X:narrow(2, 1, 1) * 2, 0)
+  local both = Fn.vmap(function(row) local z = row * 2 return { a = z, b = z } end)(X)
+  tester:assertTensorEq(both.b, X * 2, 0)
 end
 
 function tests.vmapUnderAutograd()

@@ -45,6 +45,9 @@ function tests.gradient()
   -- one dim; PyTorch 1.13: spacing 3 along dim 2
   local g = torch.gradient(F, { spacing = 3, dim = 2 })
   tester:asserteq(#g, 1)
+  -- a negative dim counts from the end (dim -2 differentiated along the last dim)
+  close(torch.gradient(F, { dim = -2 })[1], GRADIENTS[1][2][1], 1e-14, 'dim -2')
+  close(torch.gradient(F, { spacing = 3, dim = -1 })[1], g[1]:contiguous():view(-1):totable(), 0, 'dim -1')
   close(g[1], { 0.3333333333333333, 0.5, 1, 1, 0.6666666666666666, 0.6666666666666666, 1, 1, 1.8333333333333333, 3,
     0.3333333333333333, 0.16666666666666666, 0.16666666666666666, 0.3333333333333333, 0.3333333333333333 }, 1e-15, 'dim 2')
   -- exact for quadratics with edgeOrder 2 on uneven coordinates: d/dx x^2 = 2x
@@ -97,6 +100,15 @@ function tests.viewScatters()
   local want = x:clone()
   want:select(2, -1):copy(s)
   close(torch.selectScatter(x, s, 2, -1), want:view(-1):totable(), 0, 'selectScatter vs copy')
+  -- negative dims count from the end (dim -2 selected along the last dim)
+  local q, qs = torch.randn(3, 3):double(), torch.randn(3):double()
+  want = q:clone()
+  want:select(1, 2):copy(qs)
+  close(torch.selectScatter(q, qs, -2, 2), want:view(-1):totable(), 0, 'selectScatter dim -2')
+  want = q:clone()
+  want:narrow(1, 2, 1):copy(qs:view(1, 3))
+  close(torch.sliceScatter(q, qs:view(1, 3), -2, 2, 2), want:view(-1):totable(), 0, 'sliceScatter dim -2')
+  close(torch.sliceScatter(z, torch.ones(3, 2), -1, 1, 4, 2), { 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0 }, 0, 'sliceScatter dim -1')
   -- differentiable in x and src
   local gc = torch.autograd.gradcheck
   local R = function(t) return t:double():requiresGrad() end
@@ -122,6 +134,9 @@ function tests.indexReduce()
   end
   close(a:indexReduce(2, torch.LongTensor({ 4, 1 }), D({ { 2, 3 }, { 6, 7 }, { 1, -1 } }), 'mean'),
     { 2, 2, 3, 3, 6, 6, 7, 7, 4, 10, 11, 6.5 }, 1e-15, 'indexReduce along dim 2')
+  close(a:indexReduce(-1, torch.LongTensor({ 4, 1 }), D({ { 2, 3 }, { 6, 7 }, { 1, -1 } }), 'mean'),
+    { 2, 2, 3, 3, 6, 6, 7, 7, 4, 10, 11, 6.5 }, 1e-15, 'indexReduce along dim -1')
+  close(torch.indexReduce(a, -2, idx, src, 'amax'), want.amax[1], 0, 'indexReduce along dim -2')
   local ai = torch.range(1, 12):long():view(3, 4)
   close(torch.indexReduce(ai, 1, idx, src:long(), 'mean'), { 1, 1, 3, 2, 5, 6, 7, 8, 7, 8, 9, 10 }, 0, 'integer mean rounds down')
   tester:assert(torch.autograd.gradcheck(function(x, s) return torch.indexReduce(x, 1, idx, s, 'prod') end,
@@ -142,6 +157,13 @@ function tests.errors()
     "reduce must be 'prod', 'mean', 'amax' or 'amin', got 'sum'")
   tester:assertErrorPattern(function() torch.indexReduce(torch.zeros(3), 1, torch.LongTensor({ 1 }), torch.ones(2), 'prod') end,
     'expected 1 along dim 1 %(the number of indices%)')
+  -- named indexReduce (they came from the scatterReduce it runs on)
+  tester:assertErrorPattern(function() torch.indexReduce(torch.zeros(3, 2), 1, torch.LongTensor({ 4 }), torch.ones(1, 2), 'amax') end,
+    '%[indexReduce%] index 4 is out of range for dim 1 of size 3')
+  tester:assertErrorPattern(function() torch.indexReduce(torch.zeros(3), 1, torch.LongTensor({ 0 }), torch.ones(1), 'amax') end,
+    '%[indexReduce%] index 0 is out of range')
+  tester:assertErrorPattern(function() torch.indexReduce(torch.zeros(3), 1, torch.LongTensor({ 1 }), torch.ones(1):long(), 'amax') end,
+    '%[indexReduce%] source is a torch.LongTensor but x is a torch.FloatTensor')
 end
 
 function tests.cuda()

@@ -77,6 +77,9 @@ function tests.predicates()
   -- PyTorch 1.13: tensor([0.]).is_nonzero() False, tensor([[2]]).is_nonzero() True
   tester:asserteq(torch.Tensor({ 0 }):isNonzero(), false)
   tester:asserteq(torch.LongTensor({ { 2 } }):isNonzero(), true)
+  -- a BoolTensor's element reads as a Lua boolean: false was taken for non-zero
+  tester:asserteq(torch.BoolTensor({ false }):isNonzero(), false)
+  tester:asserteq(torch.BoolTensor({ true }):isNonzero(), true)
   tester:assertErrorPattern(function() torch.zeros(2):isNonzero() end, '%[isNonzero%].*exactly one element')
   tester:assert(f:isSameSize(torch.ones(2)) and not torch.isSameSize(f, torch.ones(3)))
   tester:assertErrorPattern(function() f:isSameSize(3) end, '%[isSameSize%]')
