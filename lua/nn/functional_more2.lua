@@ -19,15 +19,19 @@ local function op(name) return 'nn.functional.' .. name end
 
 -- ---- in-place activations ------------------------------------------------------------------------
 
--- Note [In-place functional activations]: F.f_(x, ...) computes F.f(x, ...) and copies it into x,
--- which autograd records as an in-place op (the gradient flows through the copy, and saved uses of
--- the old x are caught by the version counter). As in PyTorch, a leaf that requires grad refuses.
+-- Note [In-place functional activations]: F.f_(x, ...) computes F.f(x, ...) (of a recorded clone
+-- of x when x has history) and copies it into x, which autograd records as an in-place op (the
+-- gradient flows through the copy, and saved uses of the old x are caught by the version
+-- counter). As in PyTorch, a leaf that requires grad refuses.
 local function inplace(name, f, x, ...)
   A.float(op(name), x)
   if torch.isGradEnabled() and x:needsGrad() and x:isLeaf() then
     fail(op(name), 'a leaf tensor that requires grad cannot be changed in place')
   end
-  local y = f(x, ...)
+  -- with history, f runs on a recorded clone: ops of f that save their input (clamp in elu_,
+  -- selu_, hardtanh_) then keep the clone, which the copy below leaves intact (on x itself the
+  -- copy was caught by the version counter at backward)
+  local y = f(torch.isGradEnabled() and x:needsGrad() and x:clone() or x, ...)
   return x:copy(y)
 end
 
@@ -305,7 +309,7 @@ function F.multilabelMarginLoss(x, t, o)
   local diff = torch.add(torch.csub(X:view(N, 1, C):expand(N, C, C), X:view(N, C, 1):expand(N, C, C)), 1)
   local wgt = torch.cmul(count:view(N, C, 1):expand(N, C, C), torch.mul(isTarget, -1):add(1):view(N, 1, C):expand(N, C, C))
   local l = torch.div(torch.sum(torch.cmul(torch.relu(diff), wgt):view(N, C * C), 2):view(N), C)
-  if vec and r == 'none' then return l end
+  if vec and r == 'none' then return l:view(torch.LongStorage({})) end  -- one sample: 0-dim, as PyTorch
   return A.reduce(l, r)
 end
 

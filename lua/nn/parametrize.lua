@@ -52,13 +52,20 @@ end
 core.kinds.param = {
   origs = function(m, e) return originals(m.parametrizations[e.name]) end,
   compute = function(m, e, xs) return chain(m, m.parametrizations[e.name], xs) end,
-  -- the originals' gradients from the computed tensor's G: a vector-Jacobian product by autograd
+  -- the originals' gradients from the computed tensor's G: a vector-Jacobian product by autograd.
+  -- Note [Replayed parametrizations]: the chain runs again here, after the forward's; with
+  -- core.replaying set, a parametrization with state skips its update (spectralNorm's power step),
+  -- so the product is the one of the forward's function and the state advances once per forward.
   vjp = function(m, e, G)
     local plist = m.parametrizations[e.name]
     local list = originals(plist)
     local xs = {}
     for i, o in ipairs(list) do xs[i] = o[1]:detach():requiresGrad() end
-    local W = torch.enableGrad(chain, m, plist, xs)
+    local prev = core.replaying
+    core.replaying = true
+    local ok, W = pcall(torch.enableGrad, chain, m, plist, xs)
+    core.replaying = prev
+    if not ok then error(W, 0) end
     local gs = torch.enableGrad(torch.autograd.grad, { W }, xs, { G }, { allowUnused = true })
     torch.noGrad(function()
       for i, o in ipairs(list) do if gs[i] then o[2]:add(gs[i]) end end

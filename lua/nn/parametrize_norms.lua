@@ -62,8 +62,10 @@ function SN:updateOutput(W)
     return self.output
   end
   local Wm = as_matrix(W, self.dim)
-  if self.train ~= false then torch.noGrad(self._power, self, Wm:detach(), self.nPowerIterations) end
-  local sigma = torch.dot(self._u, torch.mv(Wm, self._v:clone()))
+  -- no power step when a backward replays the forward (Note [Replayed parametrizations])
+  if self.train ~= false and not core.replaying then torch.noGrad(self._power, self, Wm:detach(), self.nPowerIterations) end
+  -- clones, as PyTorch: the graph keeps this forward's u and v when a later forward steps them
+  local sigma = torch.dot(self._u:clone(), torch.mv(Wm, self._v:clone()))
   self.output = W / sigma
   return self.output
 end

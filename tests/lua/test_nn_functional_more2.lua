@@ -193,6 +193,15 @@ function tests.inplaceActivations()
   F.relu_(y)
   y:sum():backward()
   near(a.grad, torch.gt(a:detach(), 0):double():mul(2):totable(), 0, 'relu_ gradient')
+  -- every one on a tensor with history: elu_, selu_ and hardtanh_ failed at backward (their clamp
+  -- had saved the tensor the copy then changed)
+  for _, c in ipairs(cases) do
+    gradcheck(function(t)
+      local v = torch.mul(t, 2)
+      F[c[1]](v, unpack(c[2]))
+      return v
+    end, { X({ 5 }, 0.3):mul(1.7):add(0.05):requiresGrad() }, c[1] .. ' gradient')
+  end
   raises(function() F.relu_(X({ 3 }):requiresGrad()) end, 'leaf', 'in-place on a leaf')
   raises(function() F.elu_(torch.LongTensor({ 1 })) end, 'nn.functional.elu_', 'integer input')
 end
@@ -304,6 +313,10 @@ function tests.multilabelMarginLoss()
   tester:assertalmosteq(F.multilabelMarginLoss(x, t), PT.MLM_MEAN, 1e-12, 'mean')
   tester:assertalmosteq(F.multilabelMarginLoss(x, t, { reduction = 'sum' }), PT.MLM_MEAN * 3, 1e-12, 'sum')
   tester:assertalmosteq(F.multilabelMarginLoss(x[1], t[1]), PT.MLM_VEC, 1e-12, 'one sample')
+  -- one sample with 'none': a 0-dim loss, as PyTorch's (it was a 1-element vector)
+  local l1 = F.multilabelMarginLoss(x[1], t[1], 'none')
+  tester:asserteq(l1:dim(), 0, 'one sample, none: 0-dim')
+  tester:assertalmosteq(l1:item(), PT.MLM_VEC, 1e-12, 'one sample, none')
   -- the criterion computes the same
   tester:assertalmosteq(nn.MultiLabelMarginCriterion():forward(x, t), PT.MLM_MEAN, 1e-12, 'nn.MultiLabelMarginCriterion')
   local xg = x:clone():requiresGrad()

@@ -3,7 +3,7 @@
 -- values (constants below), training keeps the constraints, removal keeps the current value,
 -- state-dict keys, save/load, cached, and errors.
 require 'nn'
-dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
+local D = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/device/nn_device.lua')  -- TOCHA_TEST_DEVICE
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 torch.setdefaulttensortype('torch.DoubleTensor')
@@ -203,6 +203,47 @@ function tests.spectralAndWeightNorm()
   fd_check(wloss, wl.parametrizations.weight.original1, wl.parametrizations.weight.original1.grad)
   tester:asserteq(#wl:parameters(), 3)
 end
+
+-- spectralNorm steps u and v once per training forward, and the gradient is the one of that
+-- forward's function (PyTorch 1.13's values): the backward of a Torch7-style layer replayed the
+-- chain with one more power step (another sigma, u stepped twice), and a second forward before the
+-- backward modified the u the first graph had saved (an in-place error).
+local SNLin = torch.class('nn.TestSNLinear', 'nn.Module')
+function SNLin:__init(W) nn.Module.__init(self) self.weight = W:clone() self.gradWeight = W:clone():zero() end
+function SNLin:updateOutput(x) self.output = torch.matmul(x, self.weight:t()) return self.output end
+function tests.spectralNormStepsOncePerForward()
+  local W = T({ { 0.5, -1.0, 2.0, 0.3 }, { 1.5, 0.2, -0.7, 1.0 }, { -0.4, 0.9, 0.1, -1.2 } })
+  local x = T({ { 1, 2, -1, 0.5 }, { 0.3, -0.2, 0.4, 1 } })
+  local function mk(m)
+    PS.spectralNorm(m)
+    local p = m.parametrizations.weight.modules[1]
+    p._u:copy(T({ 1, 0, 0 }))
+    p._v:copy(T({ 0, 1, 0, 0 }))
+    return m, p
+  end
+  local g1 = T({ -1.794451466258483, -0.6621564316014323, -0.7792802017274829, -1.4347837135348251, 1.491373414031891,
+    1.9469420568700657, -0.5824785433004143, 1.3318072410458348, 0.6786061481611958, -1.2276901192856415,
+    1.5947290972122201, 0.7708627315286795 }):view(3, 4)
+  local u1 = T({ -0.7352146220938078, 0.14704292441876157, 0.661693159884427 })
+  for _, style in ipairs({ 'torch7', 'autograd' }) do
+    local lin = nn.Linear(4, 3, false)
+    lin.weight:copy(W)
+    local m, p = mk(lin)
+    local y = m:forward(x)
+    if style == 'torch7' then m:backward(x, y * 2) else torch.pow(y, 2):sum():backward() end
+    tester:assertTensorEq(m.parametrizations.weight.gradOriginal, g1, 1e-12, style)
+    tester:assertTensorEq(p._u, u1, 1e-12, style)
+  end
+  local m = mk(nn.TestSNLinear(W))
+  local y1 = m:forward(x)
+  local y2 = m:forward(x)
+  torch.add(torch.pow(y1, 2):sum(), y2:sum()):backward()
+  tester:assertTensorEq(m.parametrizations.weight.original.grad, T({ -1.3222200836881681, 0.21624168709041935,
+    -1.2063219304086248, -0.8942215061499666, 2.029290742769164, 2.6990829783873607, -0.8375758573319279,
+    1.9523400075070052, 1.2507123466650674, -0.5412647902685281, 1.429127109694055, 1.4330193641129418 }):view(3, 4), 1e-12)
+end
+D.cpuOnly(tests, "a training-mode forward steps u, and the replay's own forward before backward would step it again",
+          'spectralNormStepsOncePerForward')
 
 function tests.removeSaveAndLoad()
   local lin = nn.Linear(4, 4)
