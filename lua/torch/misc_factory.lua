@@ -87,7 +87,9 @@ local function flatten(op, data, depth, sizes, flat, info)
       elseif info.leaf_depth ~= depth or sizes[depth + 1] ~= nil then fail(op, 'ragged nesting: a number where a table was expected') end
       if tv == 'number' then
         info.all_bool = false
-        if v ~= math.floor(v) or v ~= v or v == math.huge or v == -math.huge then info.float = true end
+        -- Lua numbers do not say whether they were written 1e20 or 1: a whole number beyond int64's
+        -- range can only have been meant as a float
+        if v ~= math.floor(v) or v ~= v or v >= 2 ^ 63 or v < -2 ^ 63 then info.float = true end
       end
       flat[#flat + 1] = v
     else
@@ -105,13 +107,14 @@ local function shape_of(sizes)
 end
 
 -- A new CPU tensor holding data (nested tables, a number or a boolean), dtype inferred as
--- PyTorch's: all booleans BoolTensor, any non-integer number the default float type, else Long.
+-- PyTorch's: all booleans BoolTensor, any non-integer number (or one beyond int64's range) the
+-- default float type, else Long.
 local function from_data(op, data, want)
   local flat, sizes, info = {}, {}, { all_bool = true }
   if type(data) == 'number' or type(data) == 'boolean' then
     flat[1] = data
     info.all_bool = type(data) == 'boolean'
-    info.float = type(data) == 'number' and (data ~= math.floor(data) or data ~= data or math.abs(data) == math.huge)
+    info.float = type(data) == 'number' and (data ~= math.floor(data) or data ~= data or data >= 2 ^ 63 or data < -2 ^ 63)
   else
     flatten(op, data, 1, sizes, flat, info)
   end

@@ -58,6 +58,10 @@ function tests.tensorOptions()
   local y = torch.asTensor(x, { dtype = 'float32' })
   tester:asserteq(y:type(), 'torch.FloatTensor')
   tester:asserteq(torch.asTensor({ 1, 2 }):type(), 'torch.LongTensor')
+  -- a whole number beyond int64 was written as a float (PyTorch: torch.tensor([1e20]) is float32)
+  tester:asserteq(torch.tensor({ 1e20, 1 }):type(), torch.getdefaulttensortype())
+  tester:asserteq(torch.tensor(-1e19):type(), torch.getdefaulttensortype())
+  tester:asserteq(torch.tensor({ -2 ^ 63 }):type(), 'torch.LongTensor')
 end
 
 function tests.tensorErrors()
