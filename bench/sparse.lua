@@ -38,49 +38,8 @@ for _ = 1, 7 do
   us_wrapped = math.min(us_wrapped, ms(loop(wrapped), 20))
 end
 
-local TWIN = [[
-import os, sys, time
-os.environ.setdefault('OPENBLAS_NUM_THREADS', sys.argv[1])
-import torch
-torch.set_num_threads(int(sys.argv[1]))
-torch.manual_seed(0)
-def best(fn, n):
-    fn()
-    b = float('inf')
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        b = min(b, (time.perf_counter() - t0) / n)
-    return b * 1e3
-N, P, NNZ = 10000, 64, 100000
-S = torch.sparse_coo_tensor(torch.randint(0, N, (2, NNZ)), torch.randn(NNZ), (N, N))
-Sc = S.coalesce()
-D = torch.randn(N, P)
-A = Sc.to_dense()
-print('sparse_mm_uncoalesced', best(lambda: torch.sparse.mm(S, D), 5))
-print('sparse_mm_coalesced', best(lambda: torch.sparse.mm(Sc, D), 5))
-print('dense_mm', best(lambda: torch.mm(A, D), 2))
-]]
-
-local function reference()
-  local path = os.tmpname()
-  local f = assert(io.open(path, 'w'))
-  f:write(TWIN)
-  f:close()
-  local ref = {}
-  local p = io.popen(string.format('/usr/bin/python3 %q %d 2>/dev/null', path, threads))
-  if p then
-    for line in p:lines() do
-      local k, v = line:match('^(%S+) ([%d.eE+-]+)')
-      if k then ref[k] = tonumber(v) end
-    end
-    p:close()
-  end
-  os.remove(path)
-  return ref
-end
-local ref = reference()
+-- The PyTorch twin (bench/sparse.py): the same products.
+local ref = H.reference('sparse.py', threads)
 
 print(string.format('threads=%d  %dx%d sparse (%d entries) x %dx%d dense, f32, CPU; max |sparse - dense| = %.2g',
   threads, N, N, NNZ, N, P, err))
