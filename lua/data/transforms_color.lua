@@ -34,14 +34,16 @@ local function gray(x)
 end
 
 --- data.transforms.functional.rgbToGrayscale(img[, numOutputChannels = 1]): luma 0.2989 R +
---- 0.587 G + 0.114 B of an RGB image (a 1-channel image is copied), repeated numOutputChannels (1
---- or 3) times.
+--- 0.587 G + 0.114 B of an RGB image, repeated numOutputChannels (1 or 3) times. A 1-channel image
+--- is copied and keeps 1 channel whatever numOutputChannels, as torchvision 0.14's tensor code
+--- (which expands the copy to the input's shape).
 --- Example: data.transforms.functional.rgbToGrayscale(torch.rand(3, 4, 4))
 function F.rgbToGrayscale(img, n)
   local x, back = core.image('rgbToGrayscale', img)
   n = n or 1
   if n ~= 1 and n ~= 3 then fail('rgbToGrayscale', 'numOutputChannels must be 1 or 3, got %s', tostring(n)) end
-  local l = channels('rgbToGrayscale', x) == 3 and gray(x) or x:clone()
+  if channels('rgbToGrayscale', x) == 1 then return back(x:clone()) end
+  local l = gray(x)
   if n == 3 then l = l:expand(x:size(1), 3, x:size(3), x:size(4)):contiguous() end
   return back(l)
 end

@@ -6,12 +6,24 @@ nn.functional = nn.functional or {}
 local F = nn.functional
 local fail = A.fail
 
---- nn.functional.relu(x): max(x, 0) (a new tensor).
-function F.relu(x) return torch.relu(A.tensor('relu', x)) end
---- nn.functional.relu6(x): min(max(x, 0), 6).
-function F.relu6(x) return torch.clamp(A.float('relu6', x), 0, 6) end
---- nn.functional.hardtanh(x [, minVal = -1] [, maxVal = 1]): x clamped to [minVal, maxVal].
-function F.hardtanh(x, lo, hi)
+-- The `inplace` arguments below are PyTorch's (Note [Inplace flags], functional_args.lua).
+
+--- nn.functional.relu(x [, inplace = false]): max(x, 0) (a new tensor; with inplace, written into x,
+--- which is returned, as nn.functional.relu_).
+function F.relu(x, inplace)
+  if A.inplace_flag('relu', inplace) then return A.inplace('relu', F.relu, x) end
+  return torch.relu(A.tensor('relu', x))
+end
+--- nn.functional.relu6(x [, inplace = false]): min(max(x, 0), 6) (with inplace, written into x, which
+--- is returned).
+function F.relu6(x, inplace)
+  if A.inplace_flag('relu6', inplace) then return A.inplace('relu6', F.relu6, x) end
+  return torch.clamp(A.float('relu6', x), 0, 6)
+end
+--- nn.functional.hardtanh(x [, minVal = -1] [, maxVal = 1] [, inplace = false]): x clamped to
+--- [minVal, maxVal] (with inplace, written into x, which is returned, as nn.functional.hardtanh_).
+function F.hardtanh(x, lo, hi, inplace)
+  if A.inplace_flag('hardtanh', inplace) then return A.inplace('hardtanh', F.hardtanh, x, lo, hi) end
   lo, hi = A.number('hardtanh', lo, 'minVal', -1), A.number('hardtanh', hi, 'maxVal', 1)
   if lo > hi then fail('hardtanh', 'minVal %g is above maxVal %g', lo, hi) end
   return torch.clamp(A.float('hardtanh', x), lo, hi)
@@ -25,22 +37,46 @@ function F.gelu(x, approximate)
   local inner = torch.mul(torch.add(x, torch.mul(torch.pow(x, 3), 0.044715)), math.sqrt(2 / math.pi))
   return torch.mul(torch.cmul(x, torch.add(torch.tanh(inner), 1)), 0.5)
 end
---- nn.functional.silu(x): x * sigmoid(x).
-function F.silu(x) return torch.silu(A.float('silu', x)) end
---- nn.functional.mish(x): x * tanh(softplus(x)).
-function F.mish(x) return torch.cmul(x, torch.tanh(torch.softplus(A.float('mish', x)))) end
---- nn.functional.hardsigmoid(x): relu6(x + 3) / 6.
-function F.hardsigmoid(x) return torch.div(torch.clamp(torch.add(A.float('hardsigmoid', x), 3), 0, 6), 6) end
---- nn.functional.hardswish(x): x * relu6(x + 3) / 6.
-function F.hardswish(x)
+--- nn.functional.silu(x [, inplace = false]): x * sigmoid(x) (with inplace, written into x, which is
+--- returned).
+function F.silu(x, inplace)
+  if A.inplace_flag('silu', inplace) then return A.inplace('silu', F.silu, x) end
+  return torch.silu(A.float('silu', x))
+end
+--- nn.functional.mish(x [, inplace = false]): x * tanh(softplus(x)) (with inplace, written into x,
+--- which is returned).
+function F.mish(x, inplace)
+  if A.inplace_flag('mish', inplace) then return A.inplace('mish', F.mish, x) end
+  return torch.cmul(x, torch.tanh(torch.softplus(A.float('mish', x))))
+end
+--- nn.functional.hardsigmoid(x [, inplace = false]): relu6(x + 3) / 6 (with inplace, written into x,
+--- which is returned).
+function F.hardsigmoid(x, inplace)
+  if A.inplace_flag('hardsigmoid', inplace) then return A.inplace('hardsigmoid', F.hardsigmoid, x) end
+  return torch.div(torch.clamp(torch.add(A.float('hardsigmoid', x), 3), 0, 6), 6)
+end
+--- nn.functional.hardswish(x [, inplace = false]): x * relu6(x + 3) / 6 (with inplace, written into x,
+--- which is returned).
+function F.hardswish(x, inplace)
+  if A.inplace_flag('hardswish', inplace) then return A.inplace('hardswish', F.hardswish, x) end
   return torch.div(torch.cmul(x, torch.clamp(torch.add(A.float('hardswish', x), 3), 0, 6)), 6)
 end
---- nn.functional.elu(x [, alpha = 1]): torch.elu.
-function F.elu(x, alpha) return torch.elu(A.float('elu', x), A.number('elu', alpha, 'alpha', 1)) end
---- nn.functional.selu(x): torch.selu.
-function F.selu(x) return torch.selu(A.float('selu', x)) end
---- nn.functional.leakyRelu(x [, slope = 0.01]): torch.leakyRelu.
-function F.leakyRelu(x, slope)
+--- nn.functional.elu(x [, alpha = 1] [, inplace = false]): torch.elu (with inplace, written into x,
+--- which is returned, as nn.functional.elu_).
+function F.elu(x, alpha, inplace)
+  if A.inplace_flag('elu', inplace) then return A.inplace('elu', F.elu, x, alpha) end
+  return torch.elu(A.float('elu', x), A.number('elu', alpha, 'alpha', 1))
+end
+--- nn.functional.selu(x [, inplace = false]): torch.selu (with inplace, written into x, which is
+--- returned, as nn.functional.selu_).
+function F.selu(x, inplace)
+  if A.inplace_flag('selu', inplace) then return A.inplace('selu', F.selu, x) end
+  return torch.selu(A.float('selu', x))
+end
+--- nn.functional.leakyRelu(x [, slope = 0.01] [, inplace = false]): torch.leakyRelu (with inplace,
+--- written into x, which is returned, as nn.functional.leakyRelu_).
+function F.leakyRelu(x, slope, inplace)
+  if A.inplace_flag('leakyRelu', inplace) then return A.inplace('leakyRelu', F.leakyRelu, x, slope) end
   return torch.leakyRelu(A.float('leakyRelu', x), A.number('leakyRelu', slope, 'slope', 0.01))
 end
 --- nn.functional.softplus(x [, beta = 1] [, threshold = 20]): torch.softplus.
@@ -64,13 +100,17 @@ function F.logSoftmax(x, dim) return torch.logSoftmax(A.float('logSoftmax', x), 
 --- nn.functional.softmin(x [, dim = last]): softmax(-x).
 function F.softmin(x, dim) return torch.softmax(torch.neg(A.float('softmin', x)), dim) end
 
---- nn.functional.dropout(x [, p = 0.5] [, training = true]): zeroes each element with probability p
---- and scales the others by 1 / (1 - p); the identity when not training or p = 0.
-function F.dropout(x, p, training)
+--- nn.functional.dropout(x [, p = 0.5] [, training = true] [, inplace = false]): zeroes each element
+--- with probability p and scales the others by 1 / (1 - p); the identity (x itself) when not
+--- training or p = 0. With inplace, the result is written into x, which is returned.
+function F.dropout(x, p, training, inplace)
+  inplace = A.inplace_flag('dropout', inplace)
   A.float('dropout', x)
   p = A.number('dropout', p, 'p', 0.5)
   if p < 0 or p > 1 then fail('dropout', 'p must be in [0, 1], got %g', p) end
   if A.bool('dropout', training, 'training', true) == false or p == 0 then return x end
+  -- (after the identity cases: PyTorch lets those through on a leaf that requires grad)
+  if inplace then return A.inplace('dropout', F.dropout, x, p, training) end
   if p == 1 then return torch.mul(x, 0) end
   local mask = x.new(x:size()):bernoulli(1 - p):div(1 - p)
   return torch.cmul(x, mask)

@@ -34,6 +34,16 @@ function A.bool(op, v, what, default)
   if type(v) ~= 'boolean' then fail(op, 'expected %s (a boolean), got %s', what, describe(v)) end
   return v
 end
+-- Note [Inplace flags]: PyTorch's `inplace` argument of an activation or dropout (F.relu(x, inplace=True)),
+-- at PyTorch's position: true writes the result into x and returns x, through the helper of
+-- nn.functional.relu_ and the other in-place activations (Note [In-place functional activations],
+-- functional_more2.lua, which stores it in A.inplace_helper); nil or false returns a new tensor, any
+-- other value is an error. A.inplace_flag checks the flag; A.inplace(name, f, x, ...) is the helper.
+function A.inplace_flag(op, v) return A.bool(op, v, 'inplace', false) end
+function A.inplace(name, f, x, ...)
+  if A.inplace_helper == nil then require 'nn.functional_more2' end
+  return A.inplace_helper(name, f, x, ...)
+end
 -- x, checked to be a LongTensor (indices, offsets) on any device.
 function A.long(op, x, what)
   A.tensor(op, x, what)

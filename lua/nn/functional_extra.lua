@@ -14,19 +14,24 @@ local F = nn.functional
 local function op(name) return 'nn.functional.' .. name end
 local fail = A.fail
 
---- nn.functional.celu(x [, alpha = 1]): max(0, x) + min(0, alpha (exp(x / alpha) - 1)).
+--- nn.functional.celu(x [, alpha = 1] [, inplace = false]): max(0, x) + min(0, alpha (exp(x / alpha)
+--- - 1)) (with inplace, written into x, which is returned, as nn.functional.celu_; Note [Inplace
+--- flags], functional_args.lua).
 --- Example: nn.functional.celu(torch.randn(4), 0.5)
-function F.celu(x, alpha)
+function F.celu(x, alpha, inplace)
+  if A.inplace_flag(op('celu'), inplace) then return A.inplace('celu', F.celu, x, alpha) end
   A.float(op('celu'), x)
   alpha = A.number(op('celu'), alpha, 'alpha', 1)
   if alpha == 0 then fail(op('celu'), 'alpha must not be 0') end
   return torch.mul(torch.elu(torch.div(x, alpha), 1), alpha)
 end
 
---- nn.functional.threshold(x, threshold, value): x where x > threshold, value elsewhere (nn.Threshold;
---- no gradient where replaced).
+--- nn.functional.threshold(x, threshold, value [, inplace = false]): x where x > threshold, value
+--- elsewhere (nn.Threshold; no gradient where replaced). With inplace, written into x, which is
+--- returned, as nn.functional.threshold_.
 --- Example: nn.functional.threshold(torch.randn(4), 0.1, 20)
-function F.threshold(x, th, value)
+function F.threshold(x, th, value, inplace)
+  if A.inplace_flag(op('threshold'), inplace) then return A.inplace('threshold', F.threshold, x, th, value) end
   A.float(op('threshold'), x)
   if th == nil or value == nil then fail(op('threshold'), 'expected (x, threshold, value), got no %s',
     th == nil and 'threshold' or 'value') end
@@ -64,12 +69,14 @@ function F.tanhshrink(x) return torch.csub(A.float(op('tanhshrink'), x), torch.t
 -- PyTorch's spelling of nn.functional.logSigmoid: the same function (and so the same doc).
 F.logsigmoid = F.logSigmoid
 
---- nn.functional.rrelu(x [, lower = 1/8] [, upper = 1/3] [, training = false]): randomized leaky
---- ReLU: x where x > 0, else x times a slope drawn from U(lower, upper) per element when training,
---- (lower + upper) / 2 otherwise (nn.RReLU, drawing the same slopes from the same seed).
+--- nn.functional.rrelu(x [, lower = 1/8] [, upper = 1/3] [, training = false] [, inplace = false]):
+--- randomized leaky ReLU: x where x > 0, else x times a slope drawn from U(lower, upper) per element
+--- when training, (lower + upper) / 2 otherwise (nn.RReLU, drawing the same slopes from the same
+--- seed). With inplace, written into x, which is returned, as nn.functional.rrelu_.
 --- Example: nn.functional.rrelu(torch.randn(4), 0.1, 0.3, true)
-function F.rrelu(x, lower, upper, training)
+function F.rrelu(x, lower, upper, training, inplace)
   local name = op('rrelu')
+  if A.inplace_flag(name, inplace) then return A.inplace('rrelu', F.rrelu, x, lower, upper, training) end
   A.float(name, x)
   lower, upper = A.number(name, lower, 'lower', 1 / 8), A.number(name, upper, 'upper', 1 / 3)
   if lower < 0 or lower > upper then fail(name, 'expected 0 <= lower <= upper, got lower=%g, upper=%g', lower, upper) end
@@ -153,45 +160,56 @@ end
 
 local CHANNEL = { dropout1d = { 3, 'N x C x L' }, dropout2d = { 4, 'N x C x H x W' },
                   dropout3d = { 5, 'N x C x D x H x W' } }
-local function channel_dropout(fname, x, p, training)
+-- (inplace: Note [Inplace flags], functional_args.lua; checked after the identity cases, which return
+-- x itself, as PyTorch, even for a leaf that requires grad)
+local function channel_dropout(fname, x, p, training, inplace)
   local name, rank, layout = op(fname), CHANNEL[fname][1], CHANNEL[fname][2]
+  inplace = A.inplace_flag(name, inplace)
   A.float(name, x)
   if x:dim() ~= rank and x:dim() ~= rank - 1 then
     fail(name, 'expected a %dD (%s) or %dD (unbatched) input, got size %s', rank, layout, rank - 1, A.shape(x))
   end
   p = p_arg(name, p)
   if not A.bool(name, training, 'training', true) or p == 0 then return x end
+  if inplace then return A.inplace(fname, F[fname], x, p, training) end
   if p == 1 then return torch.mul(x, 0) end
   local mask = x.new(channel_shape(x, rank)):bernoulli(1 - p):div(1 - p)
   return torch.cmul(x, mask:expandAs(x))
 end
 
---- nn.functional.dropout1d(x [, p = 0.5] [, training = true]): zeroes whole channels (dim 2 of
---- N x C x L, dim 1 of C x L) with probability p, scaling the rest by 1 / (1 - p); the identity
---- when not training (nn.TemporalDropout(p, false, true) draws the same mask).
+--- nn.functional.dropout1d(x [, p = 0.5] [, training = true] [, inplace = false]): zeroes whole
+--- channels (dim 2 of N x C x L, dim 1 of C x L) with probability p, scaling the rest by 1 / (1 - p);
+--- the identity (x itself) when not training (nn.TemporalDropout(p, false, true) draws the same
+--- mask). With inplace, the result is written into x, which is returned.
 --- Example: nn.functional.dropout1d(torch.randn(2, 3, 5), 0.5)
-function F.dropout1d(x, p, training) return channel_dropout('dropout1d', x, p, training) end
---- nn.functional.dropout2d(x [, p = 0.5] [, training = true]): dropout1d for N x C x H x W or
---- C x H x W inputs (nn.SpatialDropout(p, false, true); PyTorch 1.13 reads a 3D input as N x C x L).
+function F.dropout1d(x, p, training, inplace) return channel_dropout('dropout1d', x, p, training, inplace) end
+--- nn.functional.dropout2d(x [, p = 0.5] [, training = true] [, inplace = false]): dropout1d for
+--- N x C x H x W or C x H x W inputs (nn.SpatialDropout(p, false, true); PyTorch 1.13 reads a 3D
+--- input as N x C x L). With inplace, the result is written into x, which is returned.
 --- Example: nn.functional.dropout2d(torch.randn(2, 3, 4, 4), 0.5)
-function F.dropout2d(x, p, training) return channel_dropout('dropout2d', x, p, training) end
---- nn.functional.dropout3d(x [, p = 0.5] [, training = true]): dropout1d for N x C x D x H x W or
---- C x D x H x W inputs (nn.VolumetricDropout(p, false, true)).
+function F.dropout2d(x, p, training, inplace) return channel_dropout('dropout2d', x, p, training, inplace) end
+--- nn.functional.dropout3d(x [, p = 0.5] [, training = true] [, inplace = false]): dropout1d for
+--- N x C x D x H x W or C x D x H x W inputs (nn.VolumetricDropout(p, false, true)). With inplace,
+--- the result is written into x, which is returned.
 --- Example: nn.functional.dropout3d(torch.randn(2, 3, 2, 4, 4), 0.5)
-function F.dropout3d(x, p, training) return channel_dropout('dropout3d', x, p, training) end
+function F.dropout3d(x, p, training, inplace) return channel_dropout('dropout3d', x, p, training, inplace) end
 
 -- Note [Alpha dropout]: PyTorch's formula (ATen's _dropout_impl): with keep mask m ~ Bernoulli(1 - p),
 -- a = 1 / sqrt((alpha^2 p + 1)(1 - p)) and alpha = 1.7580993408473766 (SELU's lambda * alpha),
 -- y = x m a + alpha a (m - 1 + p): kept elements become a x + alpha a p and dropped ones the SELU
 -- saturation value -alpha scaled, so zero mean and unit variance survive.
 local SELU_ALPHA = 1.7580993408473766
-local function alpha_dropout(name, x, p, training, feature)
+local function alpha_dropout(fname, x, p, training, feature, inplace)
+  local name = op(fname)
+  inplace = A.inplace_flag(name, inplace)
   A.float(name, x)
   if feature and x:dim() < 2 then
     fail(name, 'feature dropout needs at least 2 dims (N x C x ...), got size %s', A.shape(x))
   end
   p = p_arg(name, p)
   if not A.bool(name, training, 'training', false) or p == 0 or x:nElement() == 0 then return x end
+  -- (after the identity cases, as channel_dropout)
+  if inplace then return A.inplace(fname, F[fname], x, p, training) end
   if p == 1 then return torch.mul(x, 0) end
   local shape = feature and channel_shape(x, x:dim()) or x:size()
   local keep = x.new(shape):bernoulli(1 - p)
@@ -200,17 +218,21 @@ local function alpha_dropout(name, x, p, training, feature)
   return torch.add(torch.cmul(x, keep:mul(a):expandAs(x)), b:expandAs(x))
 end
 
---- nn.functional.alphaDropout(x [, p = 0.5] [, training = false]): dropout that keeps SELU's zero
---- mean and unit variance: dropped elements are set to SELU's negative saturation and all are
---- rescaled (PyTorch's alpha_dropout; Note [Alpha dropout]). The identity when not training.
+--- nn.functional.alphaDropout(x [, p = 0.5] [, training = false] [, inplace = false]): dropout that
+--- keeps SELU's zero mean and unit variance: dropped elements are set to SELU's negative saturation
+--- and all are rescaled (PyTorch's alpha_dropout; Note [Alpha dropout]). The identity (x itself)
+--- when not training. With inplace, the result is written into x, which is returned.
 --- Example: nn.functional.alphaDropout(torch.randn(6), 0.2, true)
-function F.alphaDropout(x, p, training) return alpha_dropout(op('alphaDropout'), x, p, training, false) end
+function F.alphaDropout(x, p, training, inplace)
+  return alpha_dropout('alphaDropout', x, p, training, false, inplace)
+end
 
---- nn.functional.featureAlphaDropout(x [, p = 0.5] [, training = false]): alphaDropout dropping
---- whole channels: one draw per (dim 1, dim 2) pair, as PyTorch (so a C x L input drops per row).
+--- nn.functional.featureAlphaDropout(x [, p = 0.5] [, training = false] [, inplace = false]):
+--- alphaDropout dropping whole channels: one draw per (dim 1, dim 2) pair, as PyTorch (so a C x L
+--- input drops per row). With inplace, the result is written into x, which is returned.
 --- Example: nn.functional.featureAlphaDropout(torch.randn(2, 3, 4), 0.2, true)
-function F.featureAlphaDropout(x, p, training)
-  return alpha_dropout(op('featureAlphaDropout'), x, p, training, true)
+function F.featureAlphaDropout(x, p, training, inplace)
+  return alpha_dropout('featureAlphaDropout', x, p, training, true, inplace)
 end
 
 return F

@@ -34,6 +34,7 @@ local function inplace(name, f, x, ...)
   local y = f(torch.isGradEnabled() and x:needsGrad() and x:clone() or x, ...)
   return x:copy(y)
 end
+A.inplace_helper = inplace  -- the inplace flags of F.relu, F.dropout... (Note [Inplace flags], functional_args.lua)
 
 --- nn.functional.relu_(x): relu in place; returns x.
 --- Example: nn.functional.relu_(torch.randn(4))

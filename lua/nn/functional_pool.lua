@@ -252,20 +252,42 @@ end
 
 -- ---- pooling --------------------------------------------------------------------------------------
 
+-- The {oh, ow} of an adaptive 2D pool of x: size is oh or {oh, ow}, where a nil or false entry keeps
+-- that input size (PyTorch's None, as the nn modules: Note [None in adaptive output sizes],
+-- pytorch_names_pool.lua).
+local function adaptive_size(op, x, size)
+  if type(size) == 'table' and (size[1] == nil or size[1] == false or size[2] == nil or size[2] == false) then
+    for k in pairs(size) do
+      if k ~= 1 and k ~= 2 then
+        fail(op, 'expected the output size as {h, w} (nil keeps a size), got a key %s', tostring(k))
+      end
+    end
+    rank_arg(op, x, 3, 'N x C x H x W')
+    local n = x:dim()
+    local t = { size[1], size[2] }
+    if not t[1] then t[1] = x:size(n - 1) end
+    if not t[2] then t[2] = x:size(n) end
+    size = t
+  end
+  return ints(op, size, 2, 'the output size')
+end
+
 --- nn.functional.adaptiveMaxPool2d(x, size): max over adaptive windows of a (C x H x W) or
---- (N x C x H x W) tensor; size is oh or {oh, ow}. Returns the output and a LongTensor of the
---- 1-based flat positions ((h-1)*W + w) of the maxima in their planes.
+--- (N x C x H x W) tensor; size is oh or {oh, ow}, a nil or false entry keeping that input size
+--- (PyTorch's None). Returns the output and a LongTensor of the 1-based flat positions
+--- ((h-1)*W + w) of the maxima in their planes.
 function F.adaptiveMaxPool2d(x, size)
   tensor_arg('adaptiveMaxPool2d', x, 'an input')
-  local s = ints('adaptiveMaxPool2d', size, 2, 'the output size')
+  local s = adaptive_size('adaptiveMaxPool2d', x, size)
   return M.adaptiveMaxPool2d(nil, nil, x, s[1], s[2])
 end
 
 --- nn.functional.adaptiveAvgPool2d(x, size): averages over adaptive windows (rows
---- floor((i-1)*H/oh) .. ceil(i*H/oh)) of a (C x H x W) or (N x C x H x W) tensor; size is oh or {oh, ow}.
+--- floor((i-1)*H/oh) .. ceil(i*H/oh)) of a (C x H x W) or (N x C x H x W) tensor; size is oh or
+--- {oh, ow}, a nil or false entry keeping that input size (PyTorch's None).
 function F.adaptiveAvgPool2d(x, size)
   tensor_arg('adaptiveAvgPool2d', x, 'an input')
-  local s = ints('adaptiveAvgPool2d', size, 2, 'the output size')
+  local s = adaptive_size('adaptiveAvgPool2d', x, size)
   return M.adaptiveAvgPool2d(nil, x, s[1], s[2])
 end
 
@@ -310,10 +332,53 @@ function F.temporalMaxPool(x, kW, dW)
   return M.temporalMaxPool(nil, nil, x, kW, dW)
 end
 
---- nn.functional.maxUnpool2d(x, indices, size): the inverse of a 2D max pooling: zeros of
---- (.. x oh x ow) with x's values at indices (1-based flat positions in each plane, as max poolings
---- return them); size is oh or {oh, ow}.
-function F.maxUnpool2d(x, indices, size)
+-- Note [maxUnpool2d's arguments]: nn.functional.maxUnpool2d took (x, indices, outputSize); it takes
+-- PyTorch's (x, indices, kernelSize [, stride = kernelSize] [, padding = 0] [, outputSize]) now, as
+-- maxUnpool1d/3d (functional_more2.lua). The old form cannot be told from the new one: its output
+-- size, like a kernel size, is a number or {h, w}, so a 3-argument call has PyTorch's meaning (the
+-- old F.maxUnpool2d(y, i, {oh, ow}) would unpool into (in - 1) * {oh, ow} + {oh, ow}: no error, as
+-- in PyTorch, since the indices fit). Write F.maxUnpool2d(y, i, k, s, p, {oh, ow}) for a given
+-- size (Tocha's own callers and tests were changed so).
+
+-- The unpooled {oh, ow}: PyTorch's (in - 1) * stride - 2 * padding + kernel, or outputSize ({oh, ow}
+-- or {N, C, oh, ow}), which must lie strictly within one stride of it (PyTorch's check).
+local function unpool2d_size(op, x, kernelSize, stride, padding, outputSize)
+  local k = ints(op, kernelSize, 2, 'the kernel size')
+  local st = ints(op, stride, 2, 'the stride', k)
+  local p = ints(op, padding, 2, 'the padding', 0)
+  local n = x:dim()
+  local r = {}
+  for i = 1, 2 do
+    if k[i] < 1 or st[i] < 1 or p[i] < 0 then
+      fail(op, 'kernel size and stride must be positive and padding non-negative, got %dx%d, %dx%d, %dx%d',
+        k[1], k[2], st[1], st[2], p[1], p[2])
+    end
+    r[i] = (x:size(n - 2 + i) - 1) * st[i] - 2 * p[i] + k[i]
+  end
+  if outputSize ~= nil then
+    local o = outputSize
+    if torch.typename(o) == 'torch.LongStorage' then o = o:totable() end
+    if type(o) == 'table' and #o == 4 then o = { o[3], o[4] } end
+    o = ints(op, o, 2, 'the output size')
+    for i = 1, 2 do
+      if o[i] <= r[i] - st[i] or o[i] >= r[i] + st[i] then
+        fail(op, 'invalid output size %d in dim %d (must be between %d and %d, exclusive)', o[i], i,
+          r[i] - st[i], r[i] + st[i])
+      end
+    end
+    r = o
+  end
+  if r[1] < 1 or r[2] < 1 then fail(op, 'output size %dx%d must be positive', r[1], r[2]) end
+  return r
+end
+
+--- nn.functional.maxUnpool2d(x, indices, kernelSize [, stride = kernelSize] [, padding = 0]
+--- [, outputSize]): the inverse of a 2D max pooling (PyTorch's arguments; Note [maxUnpool2d's
+--- arguments]): zeros of (.. x oh x ow), oh = (H - 1) * stride - 2 * padding + kernelSize (or
+--- outputSize: {oh, ow} or {N, C, oh, ow}), with x's values at indices (1-based flat positions in
+--- each plane, as max poolings return them). Sizes are numbers or {h, w}.
+--- Example: local y, i = nn.functional.maxPool2dWithIndices(torch.randn(1, 1, 4, 4), 2); nn.functional.maxUnpool2d(y, i, 2)
+function F.maxUnpool2d(x, indices, kernelSize, stride, padding, outputSize)
   local op = 'maxUnpool2d'
   rank_arg(op, x, 3, 'N x C x H x W')
   tensor_arg(op, indices, 'indices')
@@ -321,8 +386,7 @@ function F.maxUnpool2d(x, indices, size)
   if indices.p.dtype ~= 4 or indices:device() ~= x:device() or not indices:isSameSizeAs(x) then
     fail(op, 'indices must be a LongTensor of the input\'s size %s on its device, got %s', types.shape_str(x.p), describe(indices))
   end
-  local s = ints(op, size, 2, 'the output size')
-  if s[1] < 1 or s[2] < 1 then fail(op, 'output size %dx%d must be positive', s[1], s[2]) end
+  local s = unpool2d_size(op, x, kernelSize, stride, padding, outputSize)
   local n = x:dim()
   local h, w = x:size(n - 1), x:size(n)
   local planes = n == 4 and x:size(1) * x:size(2) or x:size(1)
@@ -330,7 +394,12 @@ function F.maxUnpool2d(x, indices, size)
   out_size[n - 1], out_size[n] = s[1], s[2]
   local flat = x.new(planes, s[1] * s[2]):zero()
   if h * w > 0 and planes > 0 then
-    flat:scatter(2, indices:reshape(planes, h * w), x:reshape(planes, h * w))
+    local idx = indices:reshape(planes, h * w)
+    if idx:min() < 1 or idx:max() > s[1] * s[2] then
+      fail(op, 'indices span [%d, %d], outside the %d positions of a %dx%d output plane', idx:min(), idx:max(),
+        s[1] * s[2], s[1], s[2])
+    end
+    flat:scatter(2, idx, x:reshape(planes, h * w))
   end
   return flat:view(out_size)
 end

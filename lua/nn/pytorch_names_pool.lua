@@ -43,7 +43,7 @@ end
 -- here forward returns the table {output, indices} (m.output is that table, so containers pass it
 -- on, as nn.ConcatTable's outputs), indices the parent's m.indices: a LongTensor of the output's
 -- size holding PyTorch's flat position of each maximum in its input plane + 1 (Note [Max-pooling
--- indices]), what nn.functional.maxUnpool2d(output, indices, size) and nn.SpatialMaxUnpooling take.
+-- indices]), what nn.functional.maxUnpool2d(output, indices, kernelSize...) and nn.SpatialMaxUnpooling take.
 -- The gradient with respect to the indices is none: Torch7's backward takes {gradOutput, anything}
 -- or gradOutput alone, and gives the input's gradient.
 local function return_indices(cls, lifted)

@@ -333,5 +333,23 @@ function tests.cudaMatchesCpu()
   tester:assertTensorEq(Fn.adjustSaturation(gb, 0.4):byte(), Fn.adjustSaturation(B, 0.4), 0)
 end
 
+-- rgbToGrayscale of a 1-channel image with numOutputChannels 3: torchvision 0.14's tensor code
+-- (functional_tensor.rgb_to_grayscale: l_img = img.clone(), then l_img.expand(img.shape)) keeps the
+-- 1 channel; it was expanded to 3 channels here before.
+function tests.grayscaleOfOneChannelKeepsOneChannel()
+  for _, x in ipairs({ imgF(1, 5, 6), imgB(1, 5, 6), imgF(1, 5, 6):view(1, 1, 5, 6):expand(2, 1, 5, 6) }) do
+    for _, n in ipairs({ 1, 3 }) do
+      local y = Fn.rgbToGrayscale(x, n)
+      tester:assertTableEq(y:size():totable(), x:size():totable(), 'size, numOutputChannels ' .. n)
+      tester:assertTensorEq(y:double(), x:double(), 0, 'a copy, numOutputChannels ' .. n)
+      tester:asserteq(torch.type(y), torch.type(x), 'the input\'s type')
+      local before = x:clone()
+      y:fill(1)
+      tester:assertTensorEq(x:double(), before:double(), 0, 'a new tensor: x unchanged')
+    end
+  end
+  tester:assertTableEq(T.Grayscale(3)(imgF(1, 5, 6)):size():totable(), { 1, 5, 6 }, 'Grayscale(3)')
+end
+
 tester:add(tests)
 tester:run()

@@ -321,7 +321,7 @@ function tests.spatialOpsLayoutsAndPrecision()
   end
   -- maxUnpool2d inverts maxPool2d's selection
   local y, ind = torch.maxPool2d(x, 2)
-  check_layouts('maxUnpool2d', function(v, i) return F.maxUnpool2d(v, i, { 9, 11 }) end, { y, ind }, { noexpand = { true, true } })
+  check_layouts('maxUnpool2d', function(v, i) return F.maxUnpool2d(v, i, 2, 2, 0, { 9, 11 }) end, { y, ind }, { noexpand = { true, true } })
   -- convolutions: non-contiguous inputs and weights, including the 1x1 transposed convolution with
   -- output padding and a stride
   local w2, b2 = frandn(4, 3, 3, 3):float(), frandn(4):float()

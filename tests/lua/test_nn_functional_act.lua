@@ -281,5 +281,77 @@ function tests.cudaMatchesCpu()
   tester:assertTensorEq(F.oneHot(idx:cuda(), 10):double(), F.oneHot(idx, 10):double(), 0)
 end
 
+-- PyTorch's inplace flags (F.relu(x, inplace=True)...; Note [Inplace flags]): the result goes into
+-- x, which is returned; values of PyTorch 1.13 with inplace=True on x = {-2, -0.5, 0, 0.5, 2, 7}.
+-- They were ignored before (x unchanged, a new tensor returned).
+function tests.inplaceFlags()
+  local PTI = {
+    relu = { 0.0, 0.0, 0.0, 0.5, 2.0, 7.0 },
+    relu6 = { 0.0, 0.0, 0.0, 0.5, 2.0, 6.0 },
+    selu = { -1.520166468595695, -0.691758187802871, 0.0, 0.52535049367774, 2.101401974710961, 7.354906911488364 },
+    silu = { -0.238405844044235, -0.188770334399073, 0.0, 0.311229665600927, 1.761594155955765, 6.993622641639196 },
+    mish = { -0.252501482695709, -0.22074377465173, 0.0, 0.375245211304895, 1.943958959533995, 6.999988379809741 },
+    hardsigmoid = { 0.166666666666667, 0.416666666666667, 0.5, 0.583333333333333, 0.833333333333333, 1.0 },
+    hardswish = { -0.333333333333333, -0.208333333333333, 0.0, 0.291666666666667, 1.666666666666667, 7.0 },
+    elu = { -0.432332358381694, -0.196734670143683, 0.0, 0.5, 2.0, 7.0 },
+    leakyRelu = { -0.4, -0.1, 0.0, 0.5, 2.0, 7.0 },
+    hardtanh = { -0.5, -0.5, 0.0, 0.5, 0.5, 0.5 },
+  }
+  local cases = { { 'relu' }, { 'relu6' }, { 'selu' }, { 'silu' }, { 'mish' }, { 'hardsigmoid' }, { 'hardswish' },
+    { 'elu', 0.5 }, { 'leakyRelu', 0.2 }, { 'hardtanh', -0.5, 0.5 } }
+  for _, c in ipairs(cases) do
+    local name, a1, a2 = c[1], c[2], c[3]
+    local x = D({ -2, -0.5, 0, 0.5, 2, 7 })
+    local y
+    if name == 'hardtanh' then y = F.hardtanh(x, a1, a2, true)
+    elseif a1 then y = F[name](x, a1, true) else y = F[name](x, true) end
+    tester:assert(y == x, name .. ' returns x')
+    tester:assertTensorEq(x, D(PTI[name]), 1e-12, name .. '(x, ..., true) writes x')
+    -- false and nil: a new tensor, x kept
+    local x2 = D({ -2, -0.5, 0, 0.5, 2, 7 })
+    local y2 = name == 'hardtanh' and F.hardtanh(x2, a1, a2, false) or (a1 and F[name](x2, a1, false) or F[name](x2, false))
+    tester:assert(y2 ~= x2 and x2[1] == -2, name .. ' with false keeps x')
+    tester:assertTensorEq(y2, D(PTI[name]), 1e-12, name .. ' with false')
+    local ok, err = pcall(function()
+      if name == 'hardtanh' then return F.hardtanh(x2, a1, a2, 1) end
+      if a1 then return F[name](x2, a1, 'yes') end
+      return F[name](x2, 1)
+    end)
+    tester:assert(not ok and tostring(err):find('inplace', 1, true) and tostring(err):find(name, 1, true),
+      name .. ': a non-boolean flag is an error naming it: ' .. tostring(err))
+  end
+  -- through autograd on a non-leaf, as relu_: PyTorch's a.grad of F.silu(a * 2, inplace=True):sum()
+  local a = D({ -1, 0.5, 2 }):requiresGrad()
+  local b = torch.mul(a, 2)
+  tester:assert(F.silu(b, true) == b, 'silu on a non-leaf returns it')
+  b:sum():backward()
+  tester:assertTensorEq(a.grad, D({ -0.18156849756979093, 1.8553410237429737, 2.1053292297821455 }), 1e-12,
+    'silu(inplace) gradient')
+  a = D({ -1, 0.5, 2 }):requiresGrad()
+  b = torch.mul(a, 2)
+  F.elu(b, 0.5, true)
+  torch.cmul(b, b):sum():backward()
+  tester:assertTensorEq(a.grad, D({ -0.11701964434787852, 4.0, 16.0 }), 1e-12, 'elu(inplace) gradient')
+  local ok, err = pcall(F.relu, D({ 1, -1 }):requiresGrad(), true)
+  tester:assert(not ok and tostring(err):find('leaf', 1, true), 'relu(leaf, true) refuses: ' .. tostring(err))
+  -- dropout(x, p, training, inplace): the same mask as without the flag; the identity cases return x
+  -- itself even for a leaf that requires grad (PyTorch), the others refuse one
+  local x = torch.randn(50):double()
+  local x0 = x:clone()
+  torch.manualSeed(7)
+  local want = F.dropout(x, 0.5, true)
+  torch.manualSeed(7)
+  tester:assert(F.dropout(x, 0.5, true, true) == x, 'dropout(inplace) returns x')
+  tester:assertTensorEq(x, want, 0, 'dropout(inplace) writes the same dropout into x')
+  tester:assert(x:ne(x0):sum() > 0, 'dropout(inplace) changed x')
+  local leaf = torch.randn(4):double():requiresGrad()
+  tester:assert(F.dropout(leaf, 0.5, false, true) == leaf and F.dropout(leaf, 0, true, true) == leaf,
+    'dropout(inplace) identity on a leaf')
+  ok, err = pcall(F.dropout, leaf, 0.5, true, true)
+  tester:assert(not ok and tostring(err):find('leaf', 1, true), 'dropout(leaf, training, inplace) refuses')
+  ok, err = pcall(F.dropout, x, 0.5, false, 'no')
+  tester:assert(not ok and tostring(err):find('inplace', 1, true), 'dropout: a non-boolean flag is an error')
+end
+
 tester:add(tests)
 tester:run()

@@ -222,10 +222,10 @@ function tests.functionalUnpooling()
   local x = rnd(2, 3, 4, 6)
   local y, i = F.maxPool3d(x:view(2, 3, 1, 4, 6), { 1, 2, 2 })
   y, i = y:view(2, 3, 2, 3), i:view(2, 3, 2, 3)
-  local u = F.maxUnpool2d(y, i, { 4, 6 })
+  local u = F.maxUnpool2d(y, i, 2)
   tester:assertTensorEq(u:view(6, 24):gather(2, i:reshape(6, 6)), y:reshape(6, 6), 0)
   tester:asserteq(torch.ne(u, 0):sum(), 36)
-  tester:assert(gc(function(t) return F.maxUnpool2d(t, i, { 4, 6 }) end, { y:clone():requiresGrad() }))
+  tester:assert(gc(function(t) return F.maxUnpool2d(t, i, { 2, 2 }, nil, nil, { 4, 6 }) end, { y:clone():requiresGrad() }))
   tester:assertErrorPattern(function() F.maxUnpool2d(y, i:double(), 4) end, 'indices must be a LongTensor')
 end
 

@@ -293,7 +293,7 @@ function tests.poolsReturnIndices()
   tester:assertTensorEq(back.modules[2].output[2], net.modules[2].output[2], 0, 'indices saved and loaded')
   tester:assert(y[2]:sum() == 556, 'index sum')
   -- unpooling with the indices puts each maximum back where it was
-  local u = nn.functional.maxUnpool2d(y[1], y[2], { 5, 6 })
+  local u = nn.functional.maxUnpool2d(y[1], y[2], 3, 2, 1, { 5, 6 })
   tester:assertTensorEq(u, x:clone():cmul(u:ne(0):double()), 0, 'maxUnpool2d')
   local plain = nn.MaxPool2d(3, 2, 1):double()
   local g = torch.randn(y[1]:size()):double()
