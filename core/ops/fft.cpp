@@ -107,6 +107,14 @@ Tensor copy_for_c2r(const Tensor& t) {
   return r;
 }
 
+// cuFFT reads its input as complex elements (float2/double2), real input too: a device view that
+// starts at an odd real offset (a narrow of a real tensor, or one viewed as complex) is copied to
+// a fresh allocation, as PyTorch does for cuFFT. FFTW takes any address (FFTW_UNALIGNED plans).
+Tensor aligned_for_device(const Tensor& t) {
+  if (t.is_cpu() || reinterpret_cast<std::uintptr_t>(t.raw_data()) % (2 * t.elsize()) == 0) return t;
+  return copy_for_c2r(t);
+}
+
 // x already checked; dims wrapped. Unscaled, not recorded.
 Tensor c2c_compute(const Tensor& x, const DimVec& dims, bool forward) {
   const int ndim = x.dim() - 1;
@@ -115,7 +123,7 @@ Tensor c2c_compute(const Tensor& x, const DimVec& dims, bool forward) {
     return c2c_compute(c2c_compute(x, head, forward), tail, forward);
   }
   Layout l = layout_for(x.sizes(), ndim, dims, true);
-  Tensor in = contiguous(l.identity ? x : permute(x, l.perm));
+  Tensor in = aligned_for_device(contiguous(l.identity ? x : permute(x, l.perm)));
   DimVec n;
   for (int64_t d : dims) n.push_back(x.size(int(d)));
   Tensor out = empty(in.sizes(), in.dtype(), in.device());
@@ -130,7 +138,7 @@ Tensor r2c_compute(const Tensor& x, const DimVec& dims) {
     return c2c_compute(r2c_compute(x, tail), head, true);
   }
   Layout l = layout_for(x.sizes(), ndim, dims, false);
-  Tensor in = contiguous(l.identity ? x : permute(x, l.perm));
+  Tensor in = aligned_for_device(contiguous(l.identity ? x : permute(x, l.perm)));
   DimVec n, out_sizes = in.sizes();
   for (int64_t d : dims) n.push_back(x.size(int(d)));
   out_sizes[out_sizes.size() - 1] = n.back() / 2 + 1;
@@ -152,7 +160,7 @@ Tensor c2r_compute(const Tensor& x, const DimVec& dims, int64_t last_size) {
   Layout l = layout_for(x.sizes(), ndim, dims, true);
   Tensor in = contiguous(l.identity ? x : permute(x, l.perm));
   // the kernels may overwrite a c2r input: never the caller's storage
-  if (in.shares_storage(x)) in = copy_for_c2r(in);
+  if (in.shares_storage(x)) in = copy_for_c2r(in);  // fresh, so aligned for cuFFT too
   DimVec n, out_sizes = in.sizes();
   for (int64_t d : dims) n.push_back(x.size(int(d)));
   n[n.size() - 1] = last_size;

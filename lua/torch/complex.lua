@@ -64,20 +64,32 @@ function torch.imag(z)
   return (z:select(z:dim(), 2))
 end
 
+-- Note [Gradients at z = 0]: hypot's and atan2's gradients are 0/0 (NaN) at z = 0, where PyTorch's
+-- abs and angle of a complex tensor have 0 (its sgn(0) = 0): a spectrum of a silent stretch has
+-- exact zeros. So f runs on z with each 0 replaced by 1 + 0i and the result takes `at_zero` there
+-- (no gradient flows through either branch at those entries).
+local function nonzero_apply(f, z, at_zero)
+  local re, im = z:select(z:dim(), 1), z:select(z:dim(), 2)
+  local zero = torch.eq(re, 0):cmul(torch.eq(im, 0))
+  return torch.where(zero, at_zero, f(torch.where(zero, 1, re), im))
+end
+
 --- torch.complexAbs(z): |z| = sqrt(re^2 + im^2) of the complex z (..., 2), of size (...)
---- (PyTorch's torch.abs of a complex tensor). Differentiable.
+--- (PyTorch's torch.abs of a complex tensor). Differentiable (gradient 0 at z = 0, as PyTorch's).
 --- Example: torch.complexAbs(torch.complex(torch.Tensor({3}), torch.Tensor({4})))
 function torch.complexAbs(z)
   complex_arg('complexAbs', z, 'z')
-  return (torch.hypot(z:select(z:dim(), 1), z:select(z:dim(), 2)))
+  return (nonzero_apply(torch.hypot, z, 0))
 end
 
 --- torch.complexAngle(z): the argument atan2(im, re) of the complex z (..., 2), in (-pi, pi]
---- (PyTorch's torch.angle of a complex tensor). Differentiable.
+--- (PyTorch's torch.angle of a complex tensor). Differentiable (gradient 0 at z = 0, as PyTorch's).
 --- Example: torch.complexAngle(torch.complex(torch.Tensor({0}), torch.Tensor({1})))
 function torch.complexAngle(z)
   complex_arg('complexAngle', z, 'z')
-  return (torch.atan2(z:select(z:dim(), 2), z:select(z:dim(), 1)))
+  -- at z = 0 the value keeps atan2's signed zeros (pi for -0 + 0i, as PyTorch's)
+  local at_zero = torch.atan2(z:select(z:dim(), 2):detach(), z:select(z:dim(), 1):detach())
+  return (nonzero_apply(function(re, im) return torch.atan2(im, re) end, z, at_zero))
 end
 
 --- torch.complexMul(a, b): the complex product of a and b (..., 2), broadcasting their complex

@@ -28,7 +28,7 @@ local function c2c_1d(op, forward, x, ...)
   local o = core.options(op, ONE, ...)
   x = core.complex_input(op, x)
   local d = core.dim(op, o.dim or -1, x:dim() - 1)
-  local n = core.length(op, o.n) or x:size(d)
+  local n = core.length(op, o.n) or core.signal_size(op, x, d)
   return core.c2c(core.resize(x, d, n), { d }, forward, core.scale(op, o.norm, n, forward))
 end
 
@@ -52,7 +52,7 @@ function fft.rfft(x, ...)
   x = core.float_input(op, x)
   if x:dim() == 0 then fail(op, 'expected a signal of at least one dim, got a 0-dim tensor') end
   local d = core.dim(op, o.dim or -1, x:dim())
-  local n = core.length(op, o.n) or x:size(d)
+  local n = core.length(op, o.n) or core.signal_size(op, x, d)
   return (core.r2c(core.resize(x, d, n), { d }, core.scale(op, o.norm, n, true)))
 end
 
@@ -101,7 +101,7 @@ function fft.ihfft(x, ...)
   x = core.float_input(op, x)
   if x:dim() == 0 then fail(op, 'expected a signal of at least one dim, got a 0-dim tensor') end
   local d = core.dim(op, o.dim or -1, x:dim())
-  local n = core.length(op, o.n) or x:size(d)
+  local n = core.length(op, o.n) or core.signal_size(op, x, d)
   return (core.conj(core.r2c(core.resize(x, d, n), { d }, core.scale(op, o.norm, n, false))))
 end
 

@@ -84,6 +84,14 @@ function M.length(op, n, what)
   return n
 end
 
+-- The size of x along the 1-based dim d, as the signal length when no n or s is given: at least 1
+-- (the C check would name the 0-based dim).
+function M.signal_size(op, x, d)
+  local n = x:size(d)
+  if n < 1 then fail(op, 'invalid number of data points (%d) along dim %d: give n (or s) to zero-pad it', n, d) end
+  return n
+end
+
 -- The dims and signal sizes of an n-dim transform: dims (a table, a number or nil), s (a table
 -- or nil). Without dims: the last #s dims, or every dim. Returns 1-based dims and the sizes (s
 -- or the signal's own).
@@ -110,7 +118,7 @@ function M.dims_and_sizes(op, x, nd, dims, s, default_dims)
     if seen[w] then fail(op, 'dim %d appears twice in the dims', d) end
     seen[w] = true
     out[i] = w
-    sizes[i] = s and s[i] ~= -1 and M.length(op, s[i], 's[' .. i .. ']') or x:size(w)
+    sizes[i] = s and s[i] ~= -1 and M.length(op, s[i], 's[' .. i .. ']') or M.signal_size(op, x, w)
   end
   return out, sizes
 end

@@ -162,7 +162,7 @@ function torch.istft(z, n_fft, opts)
   local keep = math.min(stop, total) - start
   if keep < 1 then fail(op, 'the signal is empty after removing the centre padding') end
   y, env = y:narrow(2, start + 1, keep), env:narrow(2, start + 1, keep)
-  local lowest = env:abs():min()
+  local lowest = torch.abs(env):min()
   if type(lowest) ~= 'number' then lowest = lowest:item() end
   if lowest < 1e-11 then
     fail(op, 'the window overlap-add (sum of squared windows) is below 1e-11 at some sample: the signal '

@@ -113,10 +113,13 @@ template <class T> void c2c(const FakePlan& p, const std::complex<T>* in, std::c
   }
 }
 
-cufftResult queued(cufftHandle h, cufftType want) {
+// cuFFT loads its input as complex elements, real input included (PyTorch copies real input that
+// is not aligned as complex): the fake refuses such addresses, where the real library would fault.
+cufftResult queued(cufftHandle h, cufftType want, const void* in, size_t complex_bytes) {
   FakePlan* p = plan_of(h);
   if (!p || !p->made) return CUFFT_INVALID_PLAN;
   if (p->type != want) return CUFFT_INVALID_TYPE;
+  if (reinterpret_cast<std::uintptr_t>(in) % complex_bytes != 0) return CUFFT_INVALID_VALUE;
   fakegpu_trace_call("cufft exec");
   fakegpu_device_work();
   return CUFFT_SUCCESS;
@@ -157,35 +160,35 @@ cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long int* n, lo
   return CUFFT_SUCCESS;
 }
 cufftResult cufftExecC2C(cufftHandle h, cufftComplex* in, cufftComplex* out, int dir) {
-  cufftResult r = queued(h, CUFFT_C2C);
+  cufftResult r = queued(h, CUFFT_C2C, in, 8);
   if (r == CUFFT_SUCCESS)
     c2c<float>(*plan_of(h), reinterpret_cast<std::complex<float>*>(in), reinterpret_cast<std::complex<float>*>(out), dir);
   return r;
 }
 cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex* in, cufftDoubleComplex* out, int dir) {
-  cufftResult r = queued(h, CUFFT_Z2Z);
+  cufftResult r = queued(h, CUFFT_Z2Z, in, 16);
   if (r == CUFFT_SUCCESS)
     c2c<double>(*plan_of(h), reinterpret_cast<std::complex<double>*>(in), reinterpret_cast<std::complex<double>*>(out),
                 dir);
   return r;
 }
 cufftResult cufftExecR2C(cufftHandle h, cufftReal* in, cufftComplex* out) {
-  cufftResult r = queued(h, CUFFT_R2C);
+  cufftResult r = queued(h, CUFFT_R2C, in, 8);
   if (r == CUFFT_SUCCESS) r2c<float>(*plan_of(h), in, reinterpret_cast<std::complex<float>*>(out));
   return r;
 }
 cufftResult cufftExecD2Z(cufftHandle h, cufftDoubleReal* in, cufftDoubleComplex* out) {
-  cufftResult r = queued(h, CUFFT_D2Z);
+  cufftResult r = queued(h, CUFFT_D2Z, in, 16);
   if (r == CUFFT_SUCCESS) r2c<double>(*plan_of(h), in, reinterpret_cast<std::complex<double>*>(out));
   return r;
 }
 cufftResult cufftExecC2R(cufftHandle h, cufftComplex* in, cufftReal* out) {
-  cufftResult r = queued(h, CUFFT_C2R);
+  cufftResult r = queued(h, CUFFT_C2R, in, 8);
   if (r == CUFFT_SUCCESS) c2r<float>(*plan_of(h), reinterpret_cast<std::complex<float>*>(in), out);
   return r;
 }
 cufftResult cufftExecZ2D(cufftHandle h, cufftDoubleComplex* in, cufftDoubleReal* out) {
-  cufftResult r = queued(h, CUFFT_Z2D);
+  cufftResult r = queued(h, CUFFT_Z2D, in, 16);
   if (r == CUFFT_SUCCESS) c2r<double>(*plan_of(h), reinterpret_cast<std::complex<double>*>(in), out);
   return r;
 }

@@ -208,6 +208,15 @@ function tests.complexHelpers()
   tester:assert(gc(torch.complexAbs, { cgen({ 4 }, 3):requiresGrad() }))
   tester:assert(gc(torch.complexAngle, { cgen({ 4 }, 4):requiresGrad() }))
   tester:assert(gc(torch.polar, { gen({ 3 }, 5):requiresGrad(), gen({ 3 }, 6):requiresGrad() }))
+  -- at z = 0 the gradients are 0, as PyTorch's abs and angle (hypot's and atan2's were NaN)
+  local z0 = D({ { 0, 0 }, { -0.0, 0 }, { 3, 4 } }):requiresGrad()
+  torch.complexAbs(z0):sum():backward()
+  tester:eq(z0.grad, D({ { 0, 0 }, { 0, 0 }, { 0.6, 0.8 } }), 1e-15, 'complexAbs gradient at 0')
+  z0 = D({ { 0, 0 }, { -0.0, 0 }, { 3, 4 } }):requiresGrad()
+  local angle = torch.complexAngle(z0)
+  tester:eq(angle, D({ 0, math.pi, math.atan2(4, 3) }), 1e-15, 'complexAngle keeps atan2 signed zeros')
+  angle:sum():backward()
+  tester:eq(z0.grad, D({ { 0, 0 }, { 0, 0 }, { -0.16, 0.12 } }), 1e-15, 'complexAngle gradient at 0')
 end
 
 local function leaf(t) return t:clone():requiresGrad() end
@@ -265,6 +274,10 @@ function tests.errors()
   fails(function() F.rfft('x') end, 'expected a tensor as the input, got string')
   fails(function() torch.complexAbs(x) end, '[complexAbs] expected a complex tensor')
   fails(function() F.fftfreq(0) end, 'positive integer')
+  -- an empty signal dim is named 1-based by the function (the C check named it 0-based, as 'fft')
+  fails(function() F.fft(D(4, 0, 2)) end, '[fft.fft] invalid number of data points (0) along dim 2')
+  fails(function() F.rfft2(D(0, 4)) end, '[fft.rfft2] invalid number of data points (0) along dim 1')
+  tester:eq(F.fft(D(4, 0, 2), 3), D(4, 3, 2):zero(), 0, 'an empty signal zero-padded by n')
 end
 
 -- Random bad calls of every function (a fixed pseudo-random sequence): each either returns or

@@ -48,6 +48,28 @@ function tests.transformsMatchTheCpu()
   end
 end
 
+-- cuFFT reads its input as complex elements: a view starting at an odd real offset is copied
+-- on the device first (the fake cuFFT refuses a misaligned input, where the real one faults; the
+-- fake does not carry out device copies, so only the calls are checked)
+function tests.viewsAtAnOddOffsetAreCopied()
+  for _, tname in ipairs({ 'torch.DoubleTensor', 'torch.FloatTensor' }) do
+    local x = gen({ 25 }, 1, tname):cuda()
+    local cases = {
+      { 'rfft', function() return F.rfft(x:narrow(1, 2, 24):view(3, 8)) end, { 3, 5, 2 } },
+      { 'fft', function() return F.fft(x:narrow(1, 2, 24):view(3, 4, 2)) end, { 3, 4, 2 } },
+    }
+    for _, case in ipairs(cases) do
+      local ok, y
+      local c, trace = FG.count(function() ok, y = pcall(case[2]) end)
+      tester:assert(ok, case[1] .. ' of an odd offset ' .. tname .. ': ' .. tostring(y))
+      local _, execs = trace:gsub('cufft exec', '')
+      tester:eq(execs, 1, case[1] .. ' exec calls')
+      tester:eq(c.copies_on_device, 1, case[1] .. ' copies its input on the device')
+      if ok then tester:eq(y:size():totable(), case[3], case[1] .. ' size') end
+    end
+  end
+end
+
 function tests.oneLibraryCallPerTransform()
   local x = gen({ 4, 16 }, 1, 'torch.FloatTensor'):cuda()
   F.rfft(x)  -- makes the plan
