@@ -175,11 +175,18 @@ local function coarse_backward_body(entry, grads, n)
   if entry.inputNeedsGrad or not module._accGradWithoutGradInput then gi = module:updateGradInput(input, gradOutput) end
   -- Note [Freezing]; Note [Replays reaching Torch7-style children]
   local flat = flat_grads(gi, input, {})
-  for k = 1, #flat do if flat[k] == false then flat[k] = nil end end
+  -- Note [Parameter gradients under torch.autograd.grad]
+  local all = replay == nil and torch.autograd._gradDepth > 0
+  for k = 1, #flat do
+    if flat[k] == false then flat[k] = nil
+    -- gradInput is the module's buffer, which its next backward overwrites: torch.autograd.grad
+    -- hands an input's gradient to the caller as it is, so it gets a copy (a result kept across
+    -- calls, torch.func.grad's included, changed under the caller)
+    elseif all then flat[k] = flat[k]:clone() end
+  end
   if not module._frozen and not (replay and replay.what == 'input') then
     -- Note [Parameters with a history]; Note [Parameter gradients under torch.autograd.grad]
     local own, captured = entry.ownParams, nil
-    local all = own and replay == nil and torch.autograd._gradDepth > 0
     for k, h in ipairs(own or {}) do
       if all or not h.leaf or not history.linked(module, h) then
         captured = captured or {}
@@ -187,13 +194,14 @@ local function coarse_backward_body(entry, grads, n)
         h.at = entry.ownFirst + k - 1
       end
     end
-    if captured then
-      history.acc_grad_capturing(module, captured, input, gradOutput, replay and replay.scale or 1)
-      for _, h in ipairs(captured) do flat[h.at] = h.grad end
+    if captured or all then
+      history.acc_grad_capturing(module, captured or {}, input, gradOutput, replay and replay.scale or 1, all)
+      for _, h in ipairs(captured or {}) do flat[h.at] = h.grad end
     else
       module:accGradParameters(input, gradOutput, replay and replay.scale or 1)
     end
   end
+  if torch.isGradEnabled() then history.no_second_order(entry, flat, grads, n) end  -- createGraph=true
   return flat
 end
 

@@ -1,6 +1,9 @@
--- The parameters of a Torch7-style module that have an autograd history, and the capture of
--- their gradients in a coarse node's backward (Note [Parameters with a history]; used by
--- lua/nn/Module.lua's forward_as_node and coarse_backward).
+-- A Torch7-style module's coarse autograd node and its parameters (used by lua/nn/Module.lua's
+-- forward_as_node and coarse_backward): which parameters are inputs of the node, the capture of
+-- their gradients (Note [Parameters with a history], Note [Parameter gradients under
+-- torch.autograd.grad]) and the refusal of second order where a backward builds no graph (Note
+-- [Coarse nodes under createGraph]).
+local lib = require 'torch.lib'
 local M = {}
 
 -- Note [Parameters with a history]: a parameter that requires grad but is not a leaf (m.weight =
@@ -40,6 +43,26 @@ function M.node_params(self)
   if self.bias then list = add_param(self, 'bias', list) end
   local reg = self._registeredParams
   if reg then for _, n in ipairs(reg) do list = add_param(self, n, list) end end
+  -- A class with its own parameters() may list tensors held under other names (nn.WeightedEuclidean's
+  -- diagCov, nn.LinearWeightNorm's v and g): those are inputs too when the module holds their
+  -- gradient (the tensor parameters() pairs them with) in a field of its own, which is swapped. One
+  -- whose gradient lives elsewhere (in a child: nn.PartialLinear, nn.DataParallelTable) is not.
+  if self.parameters ~= nn.Module.parameters then
+    local params, grads = self:parameters()
+    for i, p in ipairs(params or {}) do
+      local g = grads and grads[i]
+      if torch.isTensor(g) and p:needsGrad() then
+        local known = false
+        for _, h in ipairs(list or {}) do if rawequal(h.param, p) then known = true end end
+        local gradName
+        if not known then for k, v in pairs(self) do if rawequal(v, g) then gradName = k break end end end
+        if gradName then
+          list = list or {}
+          list[#list + 1] = { gradName = gradName, param = p, leaf = p:isLeaf() }
+        end
+      end
+    end
+  end
   local hist = false
   for _, h in ipairs(list or {}) do if not h.leaf then hist = true end end
   return list, hist
@@ -53,23 +76,40 @@ function M.linked(module, h)
   return g ~= nil and field ~= nil and g.p == field.p
 end
 
--- accGradParameters with each parameter of the list accumulating into its own zeroed buffer.
-function M.acc_grad_capturing(module, hist, input, gradOutput, scale)
-  local saved = {}
-  for k, h in ipairs(hist) do
-    saved[k] = module[h.gradName]
-    h.grad = h.param.new(h.param:size()):zero()
-    module[h.gradName] = h.grad
-  end
-  local ok, err = pcall(module.accGradParameters, module, input, gradOutput, scale)
-  for k, h in ipairs(hist) do module[h.gradName] = saved[k] end
-  if not ok then error(err, 0) end
-end
-
 local function own_names(self)
   local names = { 'weight', 'bias' }
   for _, n in ipairs(self._registeredParams or {}) do names[#names + 1] = n end
   return names
+end
+
+-- accGradParameters with each parameter of the list accumulating into its own zeroed buffer.
+-- untouched: the gradient fields of the module's other own parameters (one that needs no
+-- gradient: m.bias:requiresGrad(false)) accumulate into scratch buffers that are dropped, as
+-- torch.autograd.grad changes no gradient (before, gradBias filled under it).
+function M.acc_grad_capturing(module, hist, input, gradOutput, scale, untouched)
+  local saved, swapped = {}, {}
+  for k, h in ipairs(hist) do
+    saved[k] = module[h.gradName]
+    h.grad = h.param.new(h.param:size()):zero()
+    module[h.gradName] = h.grad
+    swapped[h.gradName] = true
+  end
+  local others
+  if untouched then
+    for _, n in ipairs(own_names(module)) do
+      local gn = nn.Module.gradName(n)
+      local g = module[gn]
+      if torch.isTensor(g) and not swapped[gn] then
+        others = others or {}
+        others[#others + 1] = { gn, g }
+        module[gn] = g.new(g:size()):zero()
+      end
+    end
+  end
+  local ok, err = pcall(module.accGradParameters, module, input, gradOutput, scale)
+  for k, h in ipairs(hist) do module[h.gradName] = saved[k] end
+  for _, o in ipairs(others or {}) do module[o[1]] = o[2] end
+  if not ok then error(err, 0) end
 end
 
 -- The module's own parameter fields, as {name = tensor or false}.
@@ -87,6 +127,40 @@ function M.install(self, saved)
     self[n] = t or nil
   end
   return current
+end
+
+-- Note [Coarse nodes under createGraph]: a coarse node's backward runs with recording on under
+-- createGraph=true; many Torch7 backwards (Linear, Tanh...) then build the graph of their gradients,
+-- but others compute them in kernels autograd cannot follow (ReLU, the convolutions' parameter
+-- gradients, Narrow...). A gradient is linear in gradOutput, so when gradOutput carries a graph
+-- every gradient the node returns must too; one that does not would be a constant to the next
+-- differentiation (a Hessian-vector product or torch.autograd.functional.jvp through nn.ReLU came
+-- out silently wrong, jvp as zero). Such a gradient is returned through a node whose backward
+-- raises, naming the module: as in PyTorch, createGraph itself works and only differentiating
+-- that gradient again is an error (a penalty on the input gradient that never differentiates a
+-- parameter gradient without a graph still runs).
+function M.no_second_order(entry, flat, grads, n)
+  local dep
+  for i = 1, n do
+    local g = grads[i]
+    if torch.isTensor(g) and g:needsGrad() then dep = g break end
+  end
+  if not dep then return end
+  local inputs = nn.Module._collect_tensors(entry.input, {})
+  local name = torch.typename(entry.module) or 'nn.Module'
+  for k, g in pairs(flat) do
+    local wanted = (inputs[k] == nil or inputs[k]:needsGrad())  -- beyond the inputs: a parameter
+    if wanted and torch.isTensor(g) and not g:needsGrad() then
+      local what = inputs[k] ~= nil and 'the gradient of input ' .. k or 'a parameter gradient'
+      local out = g.new(g)
+      torch.autograd._record_lua_node({ label = name .. ' (gradient)', backward = function()
+        lib.fail(name, 'differentiating twice (createGraph=true, then a gradient of that gradient) through this '
+          .. 'Torch7-style module is not supported: its backward computes %s without a graph; use the PyTorch-style '
+          .. 'module or the functional op instead', what)
+      end }, { dep }, { out })
+      flat[k] = out
+    end
+  end
 end
 
 return M

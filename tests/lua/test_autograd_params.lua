@@ -67,4 +67,88 @@ function tests.frozenParametersAreNotInputs()
   tester:assert(not ok and tostring(err):find('[grad]', 1, true), tostring(err))
 end
 
+-- Parameters that nn.Module's parameters() does not list by name (a class with its own
+-- parameters()): nn.WeightedEuclidean's diagCov was no input of the node ('input 2 was not used')
+-- and its gradient filled gradDiagCov under torch.autograd.grad.
+function tests.parametersUnderOtherNames()
+  local m = nn.WeightedEuclidean(3, 2):double()
+  local x, gy = torch.randn(4, 3):double(), torch.randn(4, 2):double()
+  m:zeroGradParameters()
+  m:forward(x)
+  m:backward(x, gy)
+  local rw, rd = m.gradWeight:clone(), m.gradDiagCov:clone()
+  m:zeroGradParameters()
+  local g = torch.autograd.grad({ torch.sum(torch.cmul(m:forward(x), gy)) }, { m.weight, m.diagCov })
+  tester:assertTensorEq(g[1], rw, 1e-10)
+  tester:assertTensorEq(g[2], rd, 1e-10)
+  tester:asserteq(m.gradDiagCov:abs():max(), 0, 'torch.autograd.grad leaves gradDiagCov alone')
+  torch.sum(torch.cmul(m:forward(x), gy)):backward()
+  tester:assertTensorEq(m.gradDiagCov, rd, 1e-10, 'loss:backward() still fills gradDiagCov')
+end
+
+-- A parameter that needs no gradient (m.bias:requiresGrad(false)) still has its gradient field,
+-- which accGradParameters filled under torch.autograd.grad.
+function tests.gradLeavesTheFieldOfAParameterThatNeedsNone()
+  local m, x, gy = linear_setup()
+  m.bias:requiresGrad(false)
+  local xr = x:clone():requiresGrad()
+  local g = torch.autograd.grad({ torch.sum(torch.cmul(m:forward(xr), gy)) }, { m.weight, xr })
+  tester:assertTensorEq(g[1], gy:t() * x, 1e-12)
+  tester:asserteq(m.gradBias:abs():max(), 0, 'gradBias untouched')
+  tester:asserteq(m.gradWeight:abs():max(), 0, 'gradWeight untouched')
+end
+
+-- Note [Coarse nodes under createGraph]: nn.ReLU's backward computes its gradInput without a graph;
+-- a Hessian-vector product through it took that gradient for a constant (silently wrong) and
+-- torch.autograd.functional.jvp through it gave zero. Differentiating such a gradient again is now
+-- an error naming the module, while first-order createGraph and modules whose backward builds a
+-- graph (Linear, Tanh) keep working and agree with the same network written with tensor ops.
+function tests.secondOrderThroughTorch7Modules()
+  torch.manualSeed(11)
+  local x = torch.randn(5, 3):double()
+  local relu = nn.Sequential():add(nn.Linear(3, 4)):add(nn.ReLU()):add(nn.Linear(4, 2)):double()
+  local p = relu:parameters()
+  local g = torch.autograd.grad({ torch.sum(torch.pow(relu:forward(x), 2)) }, p, { createGraph = true })
+  tester:assertTensorEq(g[3], g[3]:detach(), 0, 'first order with createGraph runs')
+  local s = torch.sum(g[1]) + torch.sum(g[3])
+  local ok, err = pcall(torch.autograd.grad, { s }, p, { allowUnused = true })
+  tester:assert(not ok and tostring(err):find('[nn.ReLU]', 1, true), tostring(err))
+  local r = nn.ReLU()
+  ok, err = pcall(torch.autograd.functional.jvp, function(t) return r:forward(t) end, torch.randn(4):double(),
+    torch.ones(4):double())
+  tester:assert(not ok and tostring(err):find('[nn.ReLU]', 1, true), tostring(err))
+  -- Linear and Tanh build the graph of their gradients: the Hessian-vector product is right
+  local tanh = nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.Linear(4, 2)):double()
+  local function hvp(f, params)
+    local gs = torch.autograd.grad({ f() }, params, { createGraph = true })
+    return torch.autograd.grad({ torch.sum(gs[1]) + torch.sum(gs[2]) + torch.sum(gs[3]) }, params)
+  end
+  local tp = tanh:parameters()
+  local h = hvp(function() return torch.sum(torch.pow(tanh:forward(x), 2)) end, tp)
+  local q = {}
+  for i, t in ipairs(tp) do q[i] = t:detach():clone():requiresGrad() end
+  local hr = hvp(function()
+    local a = torch.tanh(torch.addmm(q[2]:view(1, 4):expand(5, 4), x, q[1]:t()))
+    return torch.sum(torch.pow(torch.addmm(q[4]:view(1, 2):expand(5, 2), a, q[3]:t()), 2))
+  end, q)
+  for i = 1, 4 do tester:assertTensorEq(h[i], hr[i], 1e-10, 'parameter ' .. i) end
+end
+
+-- torch.autograd.grad handed the caller the module's gradInput buffer itself: the next backward
+-- through the module overwrote a result the caller kept (torch.func.grad's too).
+function tests.gradResultsAreNotTheModulesBuffer()
+  local m = nn.Tanh():double()
+  local x1 = torch.randn(3):double():requiresGrad()
+  local g1 = torch.autograd.grad({ torch.sum(m:forward(x1)) }, { x1 })[1]
+  local want = 1 - torch.pow(torch.tanh(x1:detach()), 2)
+  tester:assertTensorEq(g1, want, 1e-12)
+  local x2 = torch.randn(3):double():requiresGrad()
+  torch.autograd.grad({ torch.sum(m:forward(x2)) }, { x2 })
+  tester:assertTensorEq(g1, want, 1e-12, 'a later call through the module left the result alone')
+  local gfn = torch.func.grad(function(x) return torch.sum(m:forward(x)) end)
+  local a = gfn(x1:detach())
+  gfn(x2:detach())
+  tester:assertTensorEq(a, want, 1e-12, 'torch.func.grad')
+end
+
 tester:add(tests):run()
