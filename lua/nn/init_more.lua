@@ -19,11 +19,7 @@ local function tensor(op, t)
   if not torch.isTensor(t) then fail(op, 'expected a tensor, got %s', describe(t)) end
   return t
 end
-local function number(op, name, v, default)
-  if v == nil then return default end
-  if type(v) ~= 'number' then fail(op, '%s must be a number, got %s', name, describe(v)) end
-  return v
-end
+local number = torch._arg_checks.number  -- lua/torch/linalg_ns.lua
 
 --- nn.init.calculateFanInAndFanOut(t): fan_in, fan_out of a weight of at least 2 dims, PyTorch's
 --- rule: size(2) and size(1) times the product of the other dims (Note [Fans of Tocha's weight layouts]).

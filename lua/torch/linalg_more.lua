@@ -20,17 +20,7 @@ local function options(op, o, allowed)
   end
   return o
 end
-local function flag(op, name, v, default)
-  if v == nil then return default end
-  if type(v) ~= 'boolean' then fail(op, '%s must be a boolean, got %s', name, describe(v)) end
-  return v
-end
-local function integer(op, name, v)
-  if type(v) ~= 'number' or v ~= math.floor(v) or math.abs(v) >= 2 ^ 53 then
-    fail(op, '%s must be an integer, got %s', name, type(v) == 'number' and tostring(v) or describe(v))
-  end
-  return v
-end
+local flag, integer = torch._arg_checks.flag, torch._arg_checks.integer  -- lua/torch/linalg_ns.lua
 local function shape(t) return table.concat(t:size():totable(), 'x') end
 local function square(op, A)
   if A:dim() < 2 or A:size(A:dim()) ~= A:size(A:dim() - 1) then

@@ -42,6 +42,8 @@ local function integer(op, name, v)
   end
   return v
 end
+-- The argument checks other modules share (lua/torch/linalg_more.lua, lua/nn/init_more.lua).
+torch._arg_checks = { flag = flag, number = number, integer = integer }
 local function uplo(op, v)
   if v == nil or v == 'L' then return 0 end
   if v == 'U' then return 1 end
