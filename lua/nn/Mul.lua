@@ -31,6 +31,13 @@ function Mul:updateGradInput(input, gradOutput)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
     error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
   end
+  if torch.isGradEnabled() and (gradOutput:needsGrad() or self.weight:needsGrad()) then
+    -- under createGraph: a product with the weight tensor, so the graph of the gradient reaches
+    -- the weight too (Note [Coarse nodes under createGraph]); the number weight[1] was a constant
+    -- to the next differentiation, whose result came out silently wrong
+    self.gradInput = torch.cmul(gradOutput, self.weight:view(1):expand(gradOutput:nElement()):viewAs(gradOutput))
+    return self.gradInput
+  end
   self.gradInput:resizeAs(input):copy(gradOutput):mul(self.weight[1])
   return self.gradInput
 end

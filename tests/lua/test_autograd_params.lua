@@ -151,4 +151,21 @@ function tests.gradResultsAreNotTheModulesBuffer()
   tester:assertTensorEq(a, want, 1e-12, 'torch.func.grad')
 end
 
+function tests.mulSecondOrderReachesItsWeight()
+  -- a gradient penalty through nn.Mul: gx = d sum(y^2) / dx = 2 w^2 x, penalty sum(gx^2) = 4 w^4 sum(x^2),
+  -- d penalty / dw = 16 w^3 sum(x^2); the weight entered updateGradInput as a number, so the
+  -- second derivative missed the path through gx and came out as half of it
+  local m = nn.Mul():double()
+  m.weight[1] = 1.7
+  local x = torch.randn(5):double():requiresGrad()
+  local gx = torch.autograd.grad({ torch.sum(torch.pow(m:forward(x), 2)) }, { x }, nil, { createGraph = true })[1]
+  local gw = torch.autograd.grad({ torch.sum(torch.pow(gx, 2)) }, { m.weight })[1]
+  tester:assertalmosteq(gw[1], 16 * 1.7 ^ 3 * torch.pow(x:detach(), 2):sum(), 1e-10)
+  -- Torch7's backward is unchanged
+  m:zeroGradParameters()
+  local xd = x:detach()
+  m:forward(xd)
+  tester:assertTensorEq(m:backward(xd, torch.ones(5):double()), torch.ones(5):double() * 1.7, 1e-12)
+end
+
 tester:add(tests):run()
