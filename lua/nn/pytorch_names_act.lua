@@ -13,13 +13,7 @@ require 'nn.SoftPlus'
 require 'nn.CosineDistance'
 require 'nn.MultiHeadAttention'
 
--- A dim option: an integer other than 0 (dims are 1-based; negative ones count from the end).
-local function dim_option(name, d, default)
-  if d == nil then return default end
-  d = P.int(name, 'dim', d, nil, -math.huge)
-  if d == 0 then lib.fail(name, 'dim 0 does not exist: dims are 1-based (PyTorch\'s dim=0 is dim 1 here)') end
-  return d
-end
+local dim_option = P.dim_option
 
 local function softmax_dim(self, input)
   if self.dim == nil then return nn.utils.softmaxDim(self, input) end

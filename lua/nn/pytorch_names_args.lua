@@ -113,4 +113,13 @@ function P.dim(cls, d, n)
 end
 
 nn.pytorchArgs = P
+-- A dim option: nil (default), or an integer other than 0 (dims are 1-based; negative ones count
+-- from the end: Note [PyTorch dims here], nn/pytorch_names_act.lua).
+function P.dim_option(cls, d, default)
+  if d == nil then return default end
+  d = P.int(cls, 'dim', d, nil, -math.huge)
+  if d == 0 then lib.fail(cls, 'dim 0 does not exist: dims are 1-based (PyTorch\'s dim=0 is dim 1 here)') end
+  return d
+end
+
 return P

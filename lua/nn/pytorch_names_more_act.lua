@@ -12,12 +12,7 @@ require 'nn.TanhShrink'
 require 'nn.SoftSign'
 require 'nn.functional_extra'
 
-local function dim_option(name, d, default)
-  if d == nil then return default end
-  d = P.int(name, 'dim', d, nil, -math.huge)
-  if d == 0 then lib.fail(name, 'dim 0 does not exist: dims are 1-based (PyTorch\'s dim=0 is dim 1 here)') end
-  return d
-end
+local dim_option = P.dim_option
 
 -- nn.Softmin([dim]): PyTorch's Softmin, softmax(-x) over Tocha's 1-based dim (without one, the
 -- class dim Torch7's SoftMin picks).

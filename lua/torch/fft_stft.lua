@@ -60,6 +60,13 @@ local function full_window(op, o, n_fft, x)
   return w
 end
 
+-- opts.hopLength, or nFft / 4 (stft's and istft's default).
+local function hop_length(op, o, n_fft)
+  local hop = o.hopLength ~= nil and positive_int(op, o.hopLength, 'hopLength') or math.floor(n_fft / 4)
+  if hop < 1 then fail(op, 'hopLength defaults to nFft / 4 = 0: give a hopLength') end
+  return hop
+end
+
 --- torch.stft(x, nFft [, opts]): the short-time Fourier transform of the real signal x (L) or
 --- batch (B, L): frames of nFft points every hopLength (default nFft / 4), times the window,
 --- transformed; size (B,) freq x frames x 2 with freq = nFft / 2 + 1 (onesided, the default) or
@@ -76,8 +83,7 @@ function torch.stft(x, n_fft, opts)
   end
   positive_int(op, n_fft, 'nFft')
   local o = read_opts(op, opts, STFT_OPTS)
-  local hop = o.hopLength ~= nil and positive_int(op, o.hopLength, 'hopLength') or math.floor(n_fft / 4)
-  if hop < 1 then fail(op, 'hopLength defaults to nFft / 4 = 0: give a hopLength') end
+  local hop = hop_length(op, o, n_fft)
   local w = full_window(op, o, n_fft, x)
   local batched = x:dim() == 2
   local sig = batched and x or x:view(1, x:size(1))
@@ -133,8 +139,7 @@ function torch.istft(z, n_fft, opts)
   end
   positive_int(op, n_fft, 'nFft')
   local o = read_opts(op, opts, ISTFT_OPTS)
-  local hop = o.hopLength ~= nil and positive_int(op, o.hopLength, 'hopLength') or math.floor(n_fft / 4)
-  if hop < 1 then fail(op, 'hopLength defaults to nFft / 4 = 0: give a hopLength') end
+  local hop = hop_length(op, o, n_fft)
   local batched = z:dim() == 4
   local spec = batched and z or z:view(1, z:size(1), z:size(2), 2)
   local freq, n = spec:size(2), spec:size(3)

@@ -11,21 +11,7 @@ local Fn = T.functional
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
-local function imgF(C, H, W)
-  local x = torch.FloatTensor(C, H, W)
-  for c = 0, C - 1 do for i = 0, H - 1 do for j = 0, W - 1 do
-    x[c + 1][i + 1][j + 1] = ((c * 11 + i * 7 + j * 3) % 17) / 16
-  end end end
-  return x
-end
-
-local function imgB(C, H, W)
-  local x = torch.ByteTensor(C, H, W)
-  for c = 0, C - 1 do for i = 0, H - 1 do for j = 0, W - 1 do
-    x[c + 1][i + 1][j + 1] = (c * 91 + i * 37 + j * 17 + i * j * 5) % 256
-  end end end
-  return x
-end
+local imgF, imgB = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/tv_images.lua')
 
 local F, B = imgF(3, 5, 6), imgB(3, 5, 6)
 

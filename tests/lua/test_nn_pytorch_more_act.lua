@@ -9,24 +9,7 @@ local D = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') ..
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
-local function sins(...) return torch.arange(0, torch.DoubleTensor(...):nElement()):double():sin():view(...) end
-local function coss(...) return torch.arange(0, torch.DoubleTensor(...):nElement()):double():cos():view(...) end
-local function close(got, want, tol, msg)
-  tester:assertTensorEq(got:contiguous():view(-1):double(), torch.DoubleTensor(want), tol or 1e-8, msg)
-end
-
--- Torch7's forward/backward and autograd's forward/backward against PyTorch's y and g.
-local function check(m, x, ref, msg, tol)
-  m = m:double()
-  tol = tol or 1e-8
-  local y = m:forward(x)
-  close(y, ref.y, tol, msg .. ' output')
-  local go = coss(unpack(y:size():totable()))
-  close(m:backward(x, go), ref.g, tol, msg .. ' Torch7 gradInput')
-  local xr = x:clone():requiresGrad()
-  torch.cmul(m(xr), go):sum():backward()
-  close(xr.grad, ref.g, tol, msg .. ' autograd gradInput')
-end
+local sins, coss, close, check = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/module_checks.lua')(tester)
 
 -- PyTorch 1.13's values
 local ACT = {
