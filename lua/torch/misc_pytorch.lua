@@ -48,7 +48,11 @@ function torch.vander(x, N, increasing)
     fail('vander', 'increasing must be a boolean, got %s', describe(increasing))
   end
   if x.p.dtype == lib.dtype.bool then x = x:long() end
-  if N == 0 then return torch.emptyLike(x):resize(n, 0) end
+  -- the result's size is checked (allocated) first: an N past memory fails here, and an empty x
+  -- returns, where the loop below would otherwise run N - 1 steps (N = 2^62 ran for ever)
+  local ok, out = pcall(function() return torch.emptyLike(x):resize(n, N) end)
+  if not ok then fail('vander', 'cannot make the %d x %s result: %s', n, tostring(N), tostring(out):gsub('^.-%] ', '')) end
+  if N == 0 or n == 0 then return out end
   local cols = { torch.onesLike(x) }
   for j = 2, N do cols[j] = torch.cmul(cols[j - 1], x) end
   if not increasing then

@@ -132,8 +132,12 @@ function special.multigammaln(a, p)
   if type(p) ~= 'number' or p ~= math.floor(p) or p < 1 then
     fail(op, 'p must be an integer >= 1, got %s', type(p) == 'number' and tostring(p) or describe(p))
   end
+  -- the sum below has p terms: a dimension past 2^24 would run for hours (an empty a, or values
+  -- that pass the check below, used to start a loop of 2^62 steps)
+  if p > 2 ^ 24 then fail(op, 'p must be at most 2^24 = 16777216, got %s', tostring(p)) end
   if not is_float_dtype(a.p.dtype) then a = to_dtype(a, torch._default_dtype()) end
-  if a:nElement() > 0 then
+  if a:nElement() == 0 then return a:clone() end
+  do
     local lo = torch.noGrad(function() return a:min() end)
     if not (lo > (p - 1) / 2) then
       fail(op, 'all elements of a must be greater than (p - 1) / 2 = %g, got %g', (p - 1) / 2, lo)

@@ -181,5 +181,16 @@ function tests.cuda()
   close(torch.vander(torch.Tensor({ 1, 2 }):cuda()):float(), { 1, 1, 2, 1 }, 0, 'vander cuda')
 end
 
+function tests.hugeCountsFailFast()
+  -- a count of terms past what can be computed is an error naming the function, at once (the fuzz
+  -- drew 2^62: a loop of that many steps)
+  local ok, err = pcall(torch.vander, torch.Tensor({ 1, 2 }), 2 ^ 62)
+  tester:assert(not ok and tostring(err):find('[vander]', 1, true), tostring(err))
+  tester:assertTableEq(torch.vander(torch.Tensor(0), 2 ^ 40):size():totable(), { 0, 2 ^ 40 })
+  ok, err = pcall(torch.special.multigammaln, torch.Tensor(0), 2 ^ 62)
+  tester:assert(not ok and tostring(err):find('at most 2^24', 1, true), tostring(err))
+  tester:asserteq(torch.special.multigammaln(torch.Tensor(0), 3):nElement(), 0)
+end
+
 tester:add(tests)
 tester:run()
