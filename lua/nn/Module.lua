@@ -257,9 +257,27 @@ local function forward_as_node(self, input, inputNeedsGrad)
   return output
 end
 
+-- Note [Buffers are not differentiated]: a Torch7-style module's backward differentiates its
+-- input and its parameters, never its buffers (a batch norm's running statistics). A buffer that
+-- needs a gradient (torch.func.functionalCall(bn, {running_mean = t}) under torch.func.grad)
+-- would silently get none, so it is an error while gradients are recorded, as PyTorch raises
+-- ("the derivative for 'running_mean' is not implemented").
+local function check_buffers(self, buffers)
+  for _, b in ipairs(buffers) do
+    local t = type(b) == 'string' and self[b] or b
+    if torch.isTensor(t) and t:needsGrad() then
+      error(string.format('[%s] buffer %s needs a gradient, but this module is not differentiable with respect to '
+        .. 'its buffers (give it a tensor that does not need one, e.g. t:detach())',
+        torch.typename(self) or 'nn.Module', type(b) == 'string' and b or '#' .. _), 3)
+    end
+  end
+end
+
 --- m:forward(input): computes the output (m.output) from input.
 function Module:forward(input)
   if self._transparent or not defines_backward(self) then return self:updateOutput(input) end
+  local buffers = self._stateBuffers
+  if buffers and torch.isGradEnabled() then check_buffers(self, buffers) end  -- Note [Buffers are not differentiated]
   local node, inputNeedsGrad = needs_node(self, input)
   if node then return forward_as_node(self, input, inputNeedsGrad) end
   -- Torch7-style modules compute with recording off: their buffers are reused in place.

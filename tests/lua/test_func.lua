@@ -277,6 +277,17 @@ function tests.functionalCallOptions()
   local out = Fn.functionalCall(bn, { running_mean = D({ 1, 1 }), running_var = D({ 4, 4 }), weight = D({ 1, 1 }), bias = D({ 0, 0 }) }, D({ { 3, 5 } }))
   tester:assertTensorEq(out, D({ { 2 / math.sqrt(4 + bn.eps), 4 / math.sqrt(4 + bn.eps) } }), 1e-9)
   tester:assertTensorEq(bn.running_mean, torch.zeros(2):double(), 0)
+  -- Note [Buffers are not differentiated]: a running statistic that needs a gradient is an error
+  -- under grad (it had silently got zero), in evaluation and in training mode
+  for _, train in ipairs({ false, true }) do
+    bn:training(train)
+    err('buffer running_mean needs a gradient', Fn.grad(function(r)
+      return Fn.functionalCall(bn, { running_mean = r }, D({ { 3, 5 }, { 1, 2 } })):sum()
+    end), D({ 1, 1 }))
+  end
+  bn:evaluate()
+  local g = Fn.grad(function(w) return Fn.functionalCall(bn, { weight = w, running_var = D({ 4, 4 }) }, D({ { 3, 5 } })):sum() end)(D({ 1, 1 }))
+  tester:assertTensorEq(g, D({ { 3 / math.sqrt(4 + bn.eps), 5 / math.sqrt(4 + bn.eps) } }):view(2), 1e-9)
 end
 
 function tests.ensembleWithStackModuleState()
