@@ -37,6 +37,21 @@ local function add_param(self, n, list)
 end
 
 -- The module's own parameters that require grad, and whether one of them has a history.
+-- The table (self or a module reachable from it through at most `depth` tables) and the key
+-- under which it holds tensor g.
+local function find_field(t, g, depth, seen)
+  seen[t] = true
+  for k, v in pairs(t) do if rawequal(v, g) then return t, k end end
+  if depth == 0 then return nil end
+  for _, v in pairs(t) do
+    if type(v) == 'table' and not seen[v] and not torch.isTensor(v) then
+      local holder, key = find_field(v, g, depth - 1, seen)
+      if key ~= nil then return holder, key end
+    end
+  end
+  return nil
+end
+
 function M.node_params(self)
   local list
   if self.weight then list = add_param(self, 'weight', list) end
@@ -45,8 +60,9 @@ function M.node_params(self)
   if reg then for _, n in ipairs(reg) do list = add_param(self, n, list) end end
   -- A class with its own parameters() may list tensors held under other names (nn.WeightedEuclidean's
   -- diagCov, nn.LinearWeightNorm's v and g): those are inputs too when the module holds their
-  -- gradient (the tensor parameters() pairs them with) in a field of its own, which is swapped. One
-  -- whose gradient lives elsewhere (in a child: nn.PartialLinear, nn.DataParallelTable) is not.
+  -- gradient (the tensor parameters() pairs them with) in a field, which is swapped: a field of its
+  -- own, or of a module it holds (nn.PartialLinear's weight is its inner LookupTable's, whose
+  -- gradWeight accGradParameters fills).
   if self.parameters ~= nn.Module.parameters then
     local params, grads = self:parameters()
     for i, p in ipairs(params or {}) do
@@ -54,11 +70,11 @@ function M.node_params(self)
       if torch.isTensor(g) and p:needsGrad() then
         local known = false
         for _, h in ipairs(list or {}) do if rawequal(h.param, p) then known = true end end
-        local gradName
-        if not known then for k, v in pairs(self) do if rawequal(v, g) then gradName = k break end end end
+        local holder, gradName
+        if not known then holder, gradName = find_field(self, g, 6, {}) end
         if gradName then
           list = list or {}
-          list[#list + 1] = { gradName = gradName, param = p, leaf = p:isLeaf() }
+          list[#list + 1] = { gradName = gradName, holder = holder ~= self and holder or nil, param = p, leaf = p:isLeaf() }
         end
       end
     end
@@ -72,7 +88,7 @@ end
 -- accGradParameters can accumulate into it directly. A leaf that torch.func.functionalCall put in
 -- place is not: its gradient goes back through the graph to its own .grad.
 function M.linked(module, h)
-  local g, field = h.param.grad, module[h.gradName]
+  local g, field = h.param.grad, (h.holder or module)[h.gradName]
   return g ~= nil and field ~= nil and g.p == field.p
 end
 
@@ -89,10 +105,11 @@ end
 function M.acc_grad_capturing(module, hist, input, gradOutput, scale, untouched)
   local saved, swapped = {}, {}
   for k, h in ipairs(hist) do
-    saved[k] = module[h.gradName]
+    local holder = h.holder or module
+    saved[k] = holder[h.gradName]
     h.grad = h.param.new(h.param:size()):zero()
-    module[h.gradName] = h.grad
-    swapped[h.gradName] = true
+    holder[h.gradName] = h.grad
+    if not h.holder then swapped[h.gradName] = true end
   end
   local others
   if untouched then
@@ -107,7 +124,7 @@ function M.acc_grad_capturing(module, hist, input, gradOutput, scale, untouched)
     end
   end
   local ok, err = pcall(module.accGradParameters, module, input, gradOutput, scale)
-  for k, h in ipairs(hist) do module[h.gradName] = saved[k] end
+  for k, h in ipairs(hist) do (h.holder or module)[h.gradName] = saved[k] end
   for _, o in ipairs(others or {}) do module[o[1]] = o[2] end
   if not ok then error(err, 0) end
 end

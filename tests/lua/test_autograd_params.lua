@@ -86,6 +86,28 @@ function tests.parametersUnderOtherNames()
   tester:assertTensorEq(m.gradDiagCov, rd, 1e-10, 'loss:backward() still fills gradDiagCov')
 end
 
+-- nn.PartialLinear's weight is its inner LookupTable's, whose gradWeight accGradParameters fills:
+-- torch.autograd.grad reaches it (it raised "input 1 was not used"), with a partition too.
+function tests.parameterWhoseGradientLivesInAChild()
+  local m = nn.PartialLinear(3, 5):double()
+  local lut = m.network.modules[1].modules[2]
+  for _, part in ipairs({ false, true }) do
+    if part then m:setPartition(torch.LongTensor({ 2, 5 })) end
+    local x, gy = torch.randn(4, 3):double(), torch.randn(4, part and 2 or 5):double()
+    m:zeroGradParameters()
+    m:forward(x)
+    m:backward(x, gy)
+    local rw, rb = lut.gradWeight:clone(), m.gradBias:clone()
+    m:zeroGradParameters()
+    local g = torch.autograd.grad({ torch.sum(torch.cmul(m:forward(x), gy)) }, { lut.weight, m.bias })
+    tester:assertTensorEq(g[1], rw, 1e-10, 'weight gradient')
+    tester:assertTensorEq(g[2], rb, 1e-10, 'bias gradient')
+    tester:asserteq(lut.gradWeight:abs():max(), 0, 'torch.autograd.grad leaves the inner gradWeight alone')
+    torch.sum(torch.cmul(m:forward(x), gy)):backward()
+    tester:assertTensorEq(lut.gradWeight, rw, 1e-10, 'loss:backward() still fills it')
+  end
+end
+
 -- A parameter that needs no gradient (m.bias:requiresGrad(false)) still has its gradient field,
 -- which accGradParameters filled under torch.autograd.grad.
 function tests.gradLeavesTheFieldOfAParameterThatNeedsNone()
