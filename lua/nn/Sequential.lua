@@ -2,6 +2,20 @@
 require 'nn.Container'
 local Sequential, parent = torch.class('nn.Sequential', 'nn.Container')
 
+--- nn.Sequential([module1, module2, ...]): Torch7's empty container, or PyTorch's form with the
+--- modules in order (each added as by s:add). Before, the modules given were silently dropped.
+--- Example: nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+function Sequential:__init(...)
+  parent.__init(self)
+  for i = 1, select('#', ...) do
+    local m = select(i, ...)
+    if type(m) ~= 'table' or not m.forward then
+      error(string.format('[nn.Sequential] argument %d must be a module, got %s', i, torch.type(m)), 3)
+    end
+    self:add(m)
+  end
+end
+
 --- s:insert(module[, index]) inserts a module (at the end by default).
 function Sequential:insert(module, index)
   index = index or (#self.modules + 1)

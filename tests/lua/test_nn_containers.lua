@@ -14,6 +14,20 @@ torch.manualSeed(1)
 
 local function lin(i, o) return nn.Linear(i, o) end
 
+-- PyTorch's nn.Sequential(m1, m2, ...) adds the modules in order (they were silently dropped);
+-- an argument that is not a module is an error naming its position.
+function tests.sequentialOfModulesGiven()
+  local a, b, c = lin(4, 3), nn.ReLU(), lin(3, 2)
+  local s = nn.Sequential(a, b, c)
+  tester:asserteq(#s.modules, 3, 'three modules')
+  tester:assert(s:get(1) == a and s:get(2) == b and s:get(3) == c, 'in order')
+  local x = torch.randn(5, 4)
+  tester:assertTensorEq(s:forward(x), c:forward(b:forward(a:forward(x))), 1e-6)
+  tester:asserteq(#nn.Sequential().modules, 0, "Torch7's empty form")
+  local ok, e = pcall(nn.Sequential, lin(2, 2), 3)
+  tester:assert(not ok and tostring(e):find('argument 2 must be a module, got number', 1, true) ~= nil, tostring(e))
+end
+
 function tests.concat()
   local m = nn.Concat(2):add(lin(4, 2)):add(lin(4, 3)):add(nn.Identity())
   local x = torch.randn(5, 4)
