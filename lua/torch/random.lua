@@ -290,4 +290,5 @@ function torch.randperm(a1, a2, a3, a4)
 end
 methods.randperm = torch.randperm
 
+require 'torch.random_pytorch'  -- Note [PyTorch's sampling forms]
 return torch

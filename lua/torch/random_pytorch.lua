@@ -1,0 +1,115 @@
+-- PyTorch's forms of torch.normal and torch.bernoulli, beside Torch7's (lua/torch/random.lua).
+--
+-- Note [PyTorch's sampling forms]: Torch7's torch.normal(x, mean, std) and torch.bernoulli(x, p)
+-- fill x in place; PyTorch's torch.normal(meanTensor, std) and torch.bernoulli(probs) draw a new
+-- tensor whose elements have those means or probabilities. Taken as Torch7's fill, a PyTorch
+-- call silently overwrote the user's means or probabilities with N(std, 1) or Bernoulli(0.5)
+-- draws. DESIGN.md's contract (torch.f(x) returns a new tensor) settles the forms where the two
+-- read differently:
+--   torch.bernoulli(probs)            new tensor of Bernoulli(probs) draws; probs untouched
+--   torch.normal(mean)                new tensor, N(mean, 1)
+--   torch.normal(mean, std)           new tensor, N(mean, std): mean or std (or both) a tensor,
+--                                     broadcast together; differentiable in both (mean + std * eps)
+--   torch.normal(mean, std, size)     numbers and a size: a new tensor of the default type
+-- Torch7's unambiguous forms stay: torch.normal(x, mean, std) and torch.bernoulli(x, p) fill x,
+-- and without a tensor they draw one number.
+local torch = require 'torch.env'
+local types = require 'torch.types'
+
+local is_tensor, describe = types.is_tensor, types.describe
+local function fail(op, fmt, ...) error(string.format('[%s] ' .. fmt, op, ...), 3) end
+
+-- The generator object (or nil) and the arguments after it.
+local function split_gen(a1, ...)
+  if a1 ~= nil and torch._gen_and_args(a1) ~= nil then return a1, ... end
+  return nil, a1, ...
+end
+
+local function floating(op, what, t)
+  local ty = torch.type(t)
+  if not (ty:find('Float') or ty:find('Double') or ty:find('Half') or ty:find('BFloat16')) then
+    error(string.format('[%s] %s must be a floating tensor, got %s', op, what, describe(t)), 4)
+  end
+end
+
+-- A tensor like ref (type and device) of the given size, filled with N(0, 1) from gen.
+local function standard_normal(ref, size, gen)
+  local eps = ref.new(size)
+  if gen then eps:normal(gen, 0, 1) else eps:normal(0, 1) end
+  return eps
+end
+
+local torch7_normal = torch.normal
+--- torch.normal([gen,] mean, std[, size]): PyTorch's forms (Note [PyTorch's sampling forms]): a
+--- new tensor drawn from N(mean, std) where mean or std (or both) is a tensor, broadcast together
+--- (std 1 when only a mean tensor is given), differentiable in both; with two numbers and a size,
+--- a new tensor of that size. Torch7's forms still work: torch.normal([gen,] [mean, std]) draws a
+--- number and torch.normal([gen,] x, mean, std) fills the floating tensor x in place.
+--- Example: torch.normal(torch.Tensor({0, 10, 100}), 0.1)
+function torch.normal(...)
+  local gen, a1, a2, a3, a4 = split_gen(...)
+  local op = 'normal'
+  local mean_t, std_t = is_tensor(a1), is_tensor(a2)
+  if (mean_t and a3 == nil) or std_t then
+    if a3 ~= nil then fail(op, 'too many arguments for normal(mean, std) with a tensor (unexpected %s)', describe(a3)) end
+    if mean_t then floating(op, 'mean', a1) elseif type(a1) ~= 'number' then
+      fail(op, 'mean must be a number or a tensor, got %s', describe(a1))
+    end
+    if std_t then floating(op, 'std', a2) elseif a2 == nil then a2 = 1 elseif type(a2) ~= 'number' then
+      fail(op, 'std must be a number or a tensor, got %s', describe(a2))
+    end
+    if mean_t and std_t and torch.type(a1) ~= torch.type(a2) then
+      fail(op, 'mean and std must have the same type, got %s and %s', describe(a1), describe(a2))
+    end
+    if std_t then
+      if a2:nElement() > 0 and torch.lt(a2, 0):any() then fail(op, 'std must be >= 0, got a negative element in %s', describe(a2)) end
+    elseif not (a2 >= 0) then fail(op, 'std must be >= 0, got %s', tostring(a2)) end
+    local ref = mean_t and a1 or a2
+    local size = ref:size()
+    if mean_t and std_t then
+      local ok, s = pcall(torch.broadcastShapes, a1:size(), a2:size())
+      if not ok then fail(op, 'mean %s and std %s do not broadcast', describe(a1), describe(a2)) end
+      size = s
+    end
+    local eps = standard_normal(ref, size, gen)
+    local needs = (mean_t and a1:needsGrad()) or (std_t and a2:needsGrad())
+    if not needs then
+      if std_t then eps:cmul(a2:expand(size)) else eps:mul(a2) end
+      if mean_t then eps:add(a1:expand(size)) else eps:add(a1) end
+      return eps
+    end
+    local scaled = std_t and torch.cmul(eps, a2) or torch.mul(eps, a2)
+    return torch.add(scaled, a1)
+  end
+  if type(a1) == 'number' and type(a2) == 'number' and a3 ~= nil and not is_tensor(a3) then
+    if a4 ~= nil then fail(op, 'too many arguments (unexpected %s)', describe(a4)) end
+    if type(a3) ~= 'table' and torch.type(a3) ~= 'torch.LongStorage' then
+      fail(op, 'size must be a table or a LongStorage, got %s', describe(a3))
+    end
+    if not (a2 >= 0) then fail(op, 'std must be >= 0, got %s', tostring(a2)) end
+    local size = torch.type(a3) == 'torch.LongStorage' and a3 or torch.LongStorage(a3)
+    local eps = standard_normal(torch.Tensor(), size, gen)
+    return eps:mul(a2):add(a1)
+  end
+  if gen then return torch7_normal(gen, a1, a2, a3, a4) end
+  return torch7_normal(a1, a2, a3, a4)
+end
+
+local torch7_bernoulli = torch.bernoulli
+--- torch.bernoulli([gen,] probs): PyTorch's form (Note [PyTorch's sampling forms]): a new tensor
+--- like probs (floating, values in [0, 1]) holding 1 with probability probs[i], else 0; probs is
+--- not changed. Torch7's forms still work: torch.bernoulli([gen,] [p]) draws a number and
+--- torch.bernoulli([gen,] x, p) fills x in place (p a number or a tensor of probabilities).
+--- Example: torch.bernoulli(torch.Tensor({0, 0.5, 1}))
+function torch.bernoulli(...)
+  local gen, a1, a2 = split_gen(...)
+  if is_tensor(a1) and a2 == nil then
+    floating('bernoulli', 'probs', a1)
+    local out = a1.new(a1:size())
+    if gen then return out:bernoulli(gen, a1) end
+    return out:bernoulli(a1)
+  end
+  return torch7_bernoulli(...)
+end
+
+return torch

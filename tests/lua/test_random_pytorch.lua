@@ -1,0 +1,125 @@
+-- PyTorch's forms of torch.normal and torch.bernoulli (lua/torch/random_pytorch.lua, Note
+-- [PyTorch's sampling forms]): new tensors drawn with the given means, deviations or
+-- probabilities, which stay untouched (they were overwritten by Torch7's fill); Torch7's forms
+-- unchanged; moments within 5 standard errors; gradients of normal(mean, std); errors.
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+local N = 200000
+
+local function err(pattern, f, ...)
+  local ok, e = pcall(f, ...)
+  tester:assert(not ok, 'expected an error matching ' .. pattern)
+  if not ok then tester:assert(tostring(e):find(pattern, 1, true) ~= nil, tostring(e)) end
+end
+-- sample mean and standard deviation of x within 5 standard errors of m and s
+local function moments(x, m, s, msg)
+  x = x:double()
+  local n = x:nElement()
+  tester:assertle(math.abs(x:mean() - m), 5 * s / math.sqrt(n), msg .. ': mean')
+  tester:assertle(math.abs(x:std() - s), 5 * s / math.sqrt(2 * n), msg .. ': std')
+end
+
+function tests.normalWithTensorParameters()
+  torch.manualSeed(1)
+  local mean = torch.Tensor(N):fill(5)
+  local r = torch.normal(mean, 2)
+  tester:assert(not rawequal(r, mean), 'a new tensor')
+  tester:asserteq(mean:min(), 5, 'the means are untouched')
+  tester:asserteq(mean:max(), 5, 'the means are untouched')
+  moments(r, 5, 2, 'normal(meanT, 2)')
+  moments(torch.normal(mean), 5, 1, 'normal(meanT)')
+  local std = torch.Tensor(N):fill(3)
+  moments(torch.normal(mean, std), 5, 3, 'normal(meanT, stdT)')
+  moments(torch.normal(-1, std), -1, 3, 'normal(-1, stdT)')
+  tester:asserteq(std:min(), 3, 'the deviations are untouched')
+  local sized = torch.normal(1, 0.5, { 400, 500 })
+  tester:asserteq(torch.type(sized), torch.getdefaulttensortype())
+  tester:assert(sized:dim() == 2 and sized:size(1) == 400 and sized:size(2) == 500, 'normal(m, s, size)')
+  moments(sized, 1, 0.5, 'normal(1, 0.5, size)')
+  -- broadcast: a row of means against a column of deviations
+  local b = torch.normal(torch.Tensor({ { 0, 100 } }), torch.Tensor(N, 1):fill(0.5))
+  tester:assert(b:size(1) == N and b:size(2) == 2, 'broadcast shape')
+  moments(b:select(2, 2), 100, 0.5, 'broadcast column 2')
+  local d = torch.normal(torch.DoubleTensor(3):zero(), 1)
+  tester:asserteq(torch.type(d), 'torch.DoubleTensor', 'the type of the mean')
+  tester:asserteq(torch.normal(torch.Tensor(0), 1):nElement(), 0, 'empty')
+  local z = torch.normal(torch.Tensor({ 7 }), 0)
+  tester:asserteq(z[1], 7, 'std 0 gives the mean')
+end
+
+function tests.normalGradients()
+  torch.manualSeed(2)
+  local m = torch.DoubleTensor({ 1, 2, 3 }):requiresGrad()
+  local s = torch.DoubleTensor({ 0.5, 1, 2 }):requiresGrad()
+  local r = torch.normal(m, s)
+  local w = torch.DoubleTensor({ 1, -2, 0.5 })
+  torch.sum(torch.cmul(r, w)):backward()
+  -- reparameterized: r = m + s * eps, so dr/dm = 1 and dr/ds = eps = (r - m) / s
+  tester:assertTensorEq(m.grad, w, 1e-12, 'd/dmean')
+  local eps = (r:detach() - m:detach()):cdiv(s:detach())
+  tester:assertTensorEq(s.grad, torch.cmul(eps, w), 1e-12, 'd/dstd')
+  local m2 = torch.DoubleTensor({ 1, 2 }):requiresGrad()
+  torch.normal(m2, 3):sum():backward()
+  tester:assertTensorEq(m2.grad, torch.ones(2):double(), 1e-12, 'number std')
+end
+
+function tests.torch7FormsUnchanged()
+  torch.manualSeed(3)
+  local x = torch.Tensor(N)
+  local r = torch.normal(x, 10, 2)
+  tester:assert(rawequal(r, x), 'normal(x, mean, std) fills x')
+  moments(x, 10, 2, 'the fill')
+  tester:asserteq(type(torch.normal()), 'number')
+  tester:asserteq(type(torch.normal(3, 1)), 'number')
+  local y = torch.Tensor(N)
+  tester:assert(rawequal(y:normal(4, 1), y), 'the method fills')
+  moments(y, 4, 1, 'x:normal(4, 1)')
+  local bfill = torch.Tensor(N)
+  tester:assert(rawequal(torch.bernoulli(bfill, 0.2), bfill), 'bernoulli(x, p) fills x')
+  moments(bfill, 0.2, math.sqrt(0.16), 'bernoulli fill')
+  tester:asserteq(type(torch.bernoulli(0.3)), 'number')
+  -- a generator makes the new forms reproducible too
+  local g = torch.Generator()
+  g:manualSeed(7)
+  local a1, b1 = torch.normal(g, torch.zeros(5), 1), torch.bernoulli(g, torch.Tensor(5):fill(0.5))
+  g:manualSeed(7)
+  local a2, b2 = torch.normal(g, torch.zeros(5), 1), torch.bernoulli(g, torch.Tensor(5):fill(0.5))
+  tester:assertTensorEq(a1, a2, 0, 'normal with a generator')
+  tester:assertTensorEq(b1, b2, 0, 'bernoulli with a generator')
+end
+
+function tests.bernoulliOfProbabilities()
+  torch.manualSeed(4)
+  local p = torch.Tensor(N):fill(0.1)
+  local x = torch.bernoulli(p)
+  tester:assert(not rawequal(x, p), 'a new tensor')
+  tester:asserteq(p:max(), p:min(), 'the probabilities are untouched')
+  tester:assertalmosteq(p[1], 0.1, 1e-7)
+  moments(x, 0.1, 0.3, 'bernoulli(probs)')
+  local edges = torch.bernoulli(torch.DoubleTensor({ 0, 1, 0, 1 }))
+  tester:assertTensorEq(edges, torch.DoubleTensor({ 0, 1, 0, 1 }), 0, 'p = 0 and 1')
+  tester:asserteq(torch.type(edges), 'torch.DoubleTensor')
+end
+
+function tests.errors()
+  err('[normal] std must be >= 0, got -1', torch.normal, torch.zeros(2), -1)
+  err('[normal] std must be >= 0, got a negative element', torch.normal, torch.zeros(2), torch.Tensor({ 1, -1 }))
+  err('[normal] mean must be a floating tensor, got torch.LongTensor', torch.normal, torch.LongTensor({ 1 }), 1)
+  err('[normal] mean and std must have the same type', torch.normal, torch.zeros(2), torch.DoubleTensor({ 1, 1 }))
+  err('do not broadcast', torch.normal, torch.zeros(2), torch.ones(3))
+  err('[normal] size must be a table or a LongStorage', torch.normal, 0, 1, 'big')
+  err('[normal] mean must be a number or a tensor', torch.normal, 'a', torch.ones(2))
+  err('[bernoulli] probs must be a floating tensor', torch.bernoulli, torch.LongTensor({ 0, 1 }))
+  err('[bernoulli] probabilities must be in [0, 1], got 2', torch.bernoulli, torch.Tensor({ 0.5, 2 }))
+end
+
+function tests.cuda()
+  if not torch.cuda.isAvailable() then return end
+  local m = torch.CudaTensor(N):fill(5)
+  moments(torch.normal(m, 2):float(), 5, 2, 'cuda normal(meanT, 2)')
+  tester:asserteq(m:float():max(), 5, 'cuda means untouched')
+  local p = torch.CudaTensor(N):fill(0.25)
+  moments(torch.bernoulli(p):float(), 0.25, math.sqrt(0.1875), 'cuda bernoulli(probs)')
+end
+
+tester:add(tests):run()
