@@ -1,8 +1,11 @@
 -- nn.EmbeddingBag(numEmbeddings, embeddingDim [, {mode = 'mean', paddingIdx =}]) and
 -- nn.functional.embeddingBag: PyTorch's EmbeddingBag: sums, means or maxes of bags of embedding
 -- rows without building the rows' tensor per bag. Made of recorded ops (index, indexAdd, max),
--- so the gradient reaches the weight (and perSampleWeights) through autograd.
+-- so the gradient reaches the weight (and perSampleWeights) through autograd. sparse = true
+-- makes the weight's gradient a SparseTensor of the rows used (Note [Sparse embedding gradients]
+-- in nn/LookupTable.lua).
 local A = require 'nn.functional_args'
+local G = require 'torch.sparse_grad'
 nn.functional = nn.functional or {}
 local F = nn.functional
 local EB, parent = torch.class('nn.EmbeddingBag', 'nn.Module')
@@ -11,7 +14,7 @@ local modes = { sum = true, mean = true, max = true }
 local long_arg = A.long
 
 --- nn.functional.embeddingBag(indices, weight [, offsets] [, {mode = 'mean', perSampleWeights =,
---- paddingIdx =}]): one row per bag: the sum, mean or max of the weight rows (num x dim) that the
+--- paddingIdx =}]) (the base form; functional_more2_embed.lua adds the other options): one row per bag: the sum, mean or max of the weight rows (num x dim) that the
 --- bag's 1-based indices pick. indices is B x L (each row a bag; offsets nil) or 1-D with offsets,
 --- the 1-based start of each bag in indices (increasing; a bag runs to the next start, the last
 --- to the end). perSampleWeights (like indices) scale the rows (mode 'sum' only). Entries equal to
@@ -114,7 +117,8 @@ function EB:__init(num, dim, opts)
       A.fail(name, 'expected positive numEmbeddings and embeddingDim, got %s and %s', tostring(num), tostring(dim))
     end
   end
-  opts = A.opts(name, opts, { mode = true, paddingIdx = true })
+  opts = A.opts(name, opts, { mode = true, paddingIdx = true, sparse = true })
+  self.sparse = A.bool(name, opts.sparse, 'sparse', false)
   self.mode = opts.mode or 'mean'
   if not modes[self.mode] then A.fail(name, "mode must be 'sum', 'mean' or 'max', got %s", tostring(self.mode)) end
   self.paddingIdx = A.int(name, opts.paddingIdx, 'paddingIdx')
@@ -125,7 +129,8 @@ function EB:__init(num, dim, opts)
     if self.paddingIdx < 0 then self.paddingIdx = self.paddingIdx + num + 1 end
   end
   self.weight = torch.Tensor(num, dim)
-  self.gradWeight = torch.Tensor(num, dim):zero()
+  if self.sparse then self.gradWeight = G.new(self.weight)  -- no dense num x dim gradient
+  else self.gradWeight = torch.Tensor(num, dim):zero() end
   self:reset()
 end
 
@@ -144,13 +149,76 @@ function EB:updateOutput(input)
   local idx, off, psw = input, nil, nil
   if type(input) == 'table' and not torch.isTensor(input) then idx, off, psw = input[1], input[2], input[3] end
   self.output = require('nn.functional_pool').call(self, F.embeddingBag, idx, self.weight, off,
-    { mode = self.mode, perSampleWeights = psw, paddingIdx = self.paddingIdx })
+    { mode = self.mode, perSampleWeights = psw, paddingIdx = self.paddingIdx, sparse = self.sparse or nil })
   return self.output
 end
 
+--- m:setSparse([flag = true]): the weight's gradient becomes a SparseTensor of the rows used (true)
+--- or the dense gradWeight again (false); what was accumulated is kept. Returns m.
+--- Example: nn.EmbeddingBag(10, 3, {mode = 'sum'}):setSparse()
+function EB:setSparse(flag)
+  return nn.LookupTable.setSparse(self, flag)
+end
+
+-- Registers the sparse gradient for the current weight (Note [Sparse embedding gradients]).
+function EB:parameters()
+  if self.sparse and self.gradWeight and self.weight then
+    self.gradWeight._accumulator = true  -- (lost by torch.load, Note [Accumulating add])
+    G.register(self.weight, self.gradWeight)
+  end
+  return parent.parameters(self)
+end
+
+-- The sparse Torch7 path: the module is differentiated through autograd, and torch.autograd.grad
+-- (the replay's) returns dense tensors, so a sparse module runs its forward again and a plain
+-- backward into a fresh sparse gradient (G.capture), added times scale. perSampleWeights, whose
+-- gradient is gradInput, and calls inside torch.autograd.grad take the replay (correct, dense).
+local function sparse_ready(self, input)
+  return self.sparse and self.gradWeight and torch.autograd._gradDepth == 0
+    and not (type(input) == 'table' and not torch.isTensor(input) and input[3] ~= nil)
+end
+
+function EB:accGradParameters(input, gradOutput, scale)
+  if not sparse_ready(self, input) then return parent.accGradParameters(self, input, gradOutput, scale) end
+  scale = scale or 1
+  local tmp = G.capture(self.weight, function()
+    local out = torch.enableGrad(self.updateOutput, self, input)
+    if out:needsGrad() then torch.enableGrad(function() out:backward(gradOutput) end) end
+  end)
+  G.accumulate(self.gradWeight, tmp._indices[1], scale == 1 and tmp._values or tmp._values:mul(scale), true)
+end
+
+function EB:backward(input, gradOutput, scale)
+  if not sparse_ready(self, input) or self._frozen then return parent.backward(self, input, gradOutput, scale) end
+  self:accGradParameters(input, gradOutput, scale)
+  local function zeros(x)  -- indices and offsets get no gradient
+    if torch.isTensor(x) then return x.new():resize(x:size()):zero() end
+    local r = {}
+    for i, v in ipairs(x) do r[i] = zeros(v) end
+    return r
+  end
+  self.gradInput = zeros(input)
+  return self.gradInput
+end
+
+-- A sparse gradient converts its values only (nn.LookupTable:type's reason).
+function EB:type(name_, cache)
+  if not name_ then return parent.type(self) end
+  local sg = self.sparse and self.gradWeight
+  if sg then self.gradWeight = nil end
+  parent.type(self, name_, cache)
+  if sg then
+    local conv = sg:type(name_)
+    if not rawequal(conv, sg) then conv._accumulator = true end
+    self.gradWeight = conv
+    G.register(self.weight, conv)
+  end
+  return self
+end
+
 function EB:__tostring__()
-  return string.format('nn.EmbeddingBag(%d, %d, %s%s)', self.weight:size(1), self.weight:size(2), self.mode,
-    self.paddingIdx and ', paddingIdx ' .. self.paddingIdx or '')
+  return string.format('nn.EmbeddingBag(%d, %d, %s%s%s)', self.weight:size(1), self.weight:size(2), self.mode,
+    self.paddingIdx and ', paddingIdx ' .. self.paddingIdx or '', self.sparse and ', sparse' or '')
 end
 
 return EB

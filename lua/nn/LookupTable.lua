@@ -1,19 +1,59 @@
--- nn.LookupTable(nIndex, nOutput[, paddingValue, maxNorm, normType]): row lookup in an
--- nIndex x nOutput weight for a vector of indices (-> n x nOutput) or a batch (-> N x n x nOutput).
--- Rows of paddingValue get no gradient; with maxNorm, looked-up rows are renormalised in place.
+-- nn.LookupTable(nIndex, nOutput[, paddingValue, maxNorm, normType][, {sparse = false}]): row
+-- lookup in an nIndex x nOutput weight for a vector of indices (-> n x nOutput) or a batch
+-- (-> N x n x nOutput). Rows of paddingValue get no gradient; with maxNorm, looked-up rows are
+-- renormalised in place. With sparse = true the weight's gradient is a SparseTensor of the rows
+-- used (Note [Sparse embedding gradients]).
 local I64 = require('torch.lib').dtype.i64
 local S = require 'nn.support'
+local G = require 'torch.sparse_grad'
 local LookupTable, parent = torch.class('nn.LookupTable', 'nn.Module')
 
-function LookupTable:__init(nIndex, nOutput, paddingValue, maxNorm, normType)
+-- Note [Sparse embedding gradients]: PyTorch's Embedding(sparse=True) gives weight.grad as a
+-- sparse COO tensor of the rows looked up (one entry per index, duplicates kept until coalesced,
+-- padding entries left out), so a step costs O(rows used x dim), not O(nIndex x dim). Here:
+--  * The engine's .grad is a dense C++ tensor, so a sparse module keeps none there: gradWeight is
+--    a torch.SparseTensor (sparse dim 1, values batch x nOutput) registered for the weight in
+--    torch/sparse_grad.lua, and m.weight.grad answers it (Note [Sparse grad property]): a
+--    PyTorch user reads p.grad and optimizers get it from the parameter as for dense ones. Before
+--    the first backward it is empty (nnz 0) rather than nil: the coarse node (nn/Module.lua)
+--    accumulates into gradWeight directly only while p.grad is gradWeight (history.linked
+--    compares p.grad.p with gradWeight.p: both nil on the one SparseTensor object); were p.grad
+--    nil, it would capture a dense n x d gradient instead.
+--  * model:backward (accGradParameters) and loss:backward() (the coarse node calls the same
+--    accGradParameters) append the rows and their gradients (copied, times scale) to it; nothing
+--    else of the weight's size is touched. m:zeroGradParameters(), opt:zeroGrad() and p.grad =
+--    nil empty it in O(1). torch.autograd.grad(loss, {m.weight}) still returns a dense tensor
+--    (autograd's results are dense here), and Module:accUpdateGradParameters (which swaps in the
+--    weight as gradWeight) updates the weight densely as before.
+--  * nn.functional.embedding / embeddingBag with sparse = true (and nn.EmbeddingBag{sparse =
+--    true}) gather the rows through torch.sparse._grad.gatherRows, whose backward feeds the same
+--    accumulator of the weight tensor.
+--  * getParameters() cannot flatten a sparse gradient: it raises (SparseTensor:storage()).
+--  * Optimizers: SGD (momentum included) and Adagrad update only the rows present (their dense
+--    results are PyTorch's and equal the dense embedding's), SparseAdam is PyTorch's lazy Adam;
+--    the others refuse a sparse gradient, naming SparseAdam (optim/object/Optimizer.lua).
+--  * maxNorm renormalises the looked-up rows in the forward as before (no gradient involved).
+function LookupTable:__init(nIndex, nOutput, ...)
   parent.__init(self)
+  local args, opts = { ... }, nil
+  for k = 1, 4 do
+    if type(args[k]) == 'table' and not torch.isTensor(args[k]) then opts = args[k] args[k] = nil break end
+  end
+  local paddingValue, maxNorm, normType = args[1], args[2], args[3]
   S.argInt('nn.LookupTable', 'nIndex', nIndex, 1)
   S.argInt('nn.LookupTable', 'nOutput', nOutput, 1)
   if paddingValue ~= nil then S.argNumber('nn.LookupTable', 'paddingValue', paddingValue) end
   if maxNorm ~= nil then S.argNumber('nn.LookupTable', 'maxNorm', maxNorm) end
   if normType ~= nil then S.argNumber('nn.LookupTable', 'normType', normType) end
+  for k, v in pairs(opts or {}) do
+    if k ~= 'sparse' then S.fail('nn.LookupTable', 'unknown option %s (known: sparse)', tostring(k)) end
+    if type(v) ~= 'boolean' then S.fail('nn.LookupTable', 'sparse must be a boolean, got %s', S.describe(v)) end
+  end
   self.weight = torch.Tensor(nIndex, nOutput)
-  self.gradWeight = torch.Tensor(nIndex, nOutput):zero()
+  self.sparse = opts and opts.sparse or false
+  -- a sparse module never allocates the dense nIndex x nOutput gradient
+  if self.sparse then self.gradWeight = G.new(self.weight)
+  else self.gradWeight = torch.Tensor(nIndex, nOutput):zero() end
   self.paddingValue = paddingValue or 0
   self.maxNorm = maxNorm
   self.normType = normType
@@ -124,18 +164,87 @@ function LookupTable:accGradParameters(input, gradOutput, scale)
       idx, g = idx:index(1, pos), g:index(1, pos)
     end
   end
+  local sparse = not torch.isTensor(self.gradWeight)  -- accUpdateGradParameters swaps in the weight
   if self.shouldScaleGradByFreq then
-    local count = g.new(self.weight:size(1)):zero():indexAdd(1, idx, g.new(idx:nElement()):fill(1))
-    g = torch.cmul(g, count:index(1, idx):cinv():view(-1, 1):expandAs(g))
+    local count
+    if sparse then  -- the counts of the rows used only (Note [Sparse embedding gradients])
+      local _, inv, counts = torch.unique(idx, { returnInverse = true, returnCounts = true })
+      count = counts:index(1, inv:view(-1)):typeAs(g)
+    else
+      count = g.new(self.weight:size(1)):zero():indexAdd(1, idx, g.new(idx:nElement()):fill(1)):index(1, idx)
+    end
+    g = torch.cmul(g, count:cinv():view(-1, 1):expandAs(g))
   end
   if scale ~= 1 then g = torch.mul(g, scale) end
-  self.gradWeight:indexAdd(1, idx, g)
+  if sparse then
+    G.accumulate(self.gradWeight, idx, g)
+  else
+    self.gradWeight:indexAdd(1, idx, g)
+  end
 end
 
--- The index buffer stays a LongTensor whatever the module's type.
+--- lt:setSparse([flag = true]): makes the weight's gradient a SparseTensor of the rows used (true)
+--- or the dense gradWeight again (false; the rows accumulated so far are kept). Returns lt.
+--- Example: nn.LookupTable(10, 3):setSparse()
+function LookupTable:setSparse(flag)
+  if flag ~= nil and type(flag) ~= 'boolean' then S.fail(name(self), 'setSparse expects a boolean, got %s', S.describe(flag)) end
+  flag = flag == nil or flag
+  if flag == (self.sparse or false) then return self end  -- (nil in modules saved before the option)
+  local old = self.gradWeight
+  self.sparse = flag
+  if flag then
+    if old then
+      self.weight.grad = nil  -- the dense C++ gradient goes away
+      self.gradWeight = G.new(self.weight)
+      local rows = torch.nonzero(torch.ne(old, 0):sum(2):view(-1)):view(-1)
+      if rows:nElement() > 0 then G.accumulate(self.gradWeight, rows, old:index(1, rows), true) end
+    end
+  else
+    G.register(self.weight, nil)
+    if old then
+      self.gradWeight = self.weight.new(self.weight:size()):zero()
+      local rows, vals = G.rows(old)
+      if rows:nElement() > 0 then self.gradWeight:indexAdd(1, rows, vals) end
+    end
+  end
+  nn.utils.linkGradients(self)
+  return self
+end
+
+-- A sparse module's gradient is registered for its current weight here: linkGradients (reset,
+-- clone, type, afterLoad) and the optimizers all ask parameters() first.
+function LookupTable:parameters()
+  if self.sparse and self.gradWeight and self.weight then
+    self.gradWeight._accumulator = true  -- (lost by torch.load, Note [Accumulating add])
+    G.register(self.weight, self.gradWeight)
+  end
+  return parent.parameters(self)
+end
+
+--- lt:updateParameters(lr): weight -= lr * gradWeight; a sparse module updates only its rows used.
+--- Example: local lt = nn.LookupTable(5, 2, {sparse = true}); lt:backward(torch.LongTensor{1}, lt:forward(torch.LongTensor{1})); lt:updateParameters(0.1)
+function LookupTable:updateParameters(lr)
+  if not (self.sparse and self.gradWeight) then return parent.updateParameters(self, lr) end
+  local rows, vals = G.rows(self.gradWeight)
+  if rows:nElement() > 0 then
+    if self.weight:isCuda() then require('optim.fused').flush() end  -- after the updates queued before it
+    self.weight:indexAdd(1, rows, torch.mul(vals, -lr))
+  end
+end
+
+-- The index buffer stays a LongTensor whatever the module's type; a sparse gradient converts
+-- its values only (converting every tensor field would turn its indices into floats).
 function LookupTable:type(name_, cache)
   if not name_ then return parent.type(self) end
+  local sg = self.sparse and self.gradWeight
+  if sg then self.gradWeight = nil end
   parent.type(self, name_, cache)
+  if sg then
+    local conv = sg:type(name_)
+    if not rawequal(conv, sg) then conv._accumulator = true end
+    self.gradWeight = conv
+    G.register(self.weight, conv)
+  end
   self._input = torch.LongTensor()
   return self
 end
@@ -144,6 +253,11 @@ function LookupTable:clearState()
   parent.clearState(self)
   self._input = torch.LongTensor()
   return self
+end
+
+function LookupTable:__tostring__()
+  local s = parent.__tostring__(self)
+  return self.sparse and s .. ' (sparse)' or s
 end
 
 return LookupTable

@@ -1,5 +1,6 @@
 -- Gradient clipping: nn.utils.clipGradNorm and nn.utils.clipGradValue (PyTorch's
--- clip_grad_norm_ / clip_grad_value_), over a module's gradients or parameters' .grad.
+-- clip_grad_norm_ / clip_grad_value_), over a module's gradients or parameters' .grad, dense or
+-- sparse (a sparse embedding's SparseTensor gradient).
 local lib = require 'torch.lib'
 local utils = nn.utils
 
@@ -23,7 +24,19 @@ local function gradients(op, params)
   return grads
 end
 
+-- A sparse gradient (a sparse embedding's, Note [Sparse embedding gradients] in nn/LookupTable.lua)
+-- is coalesced in place first: its norm and clamp are those of the summed rows, as PyTorch's.
+local function values_of(g)
+  if torch.isSparse(g) then
+    local _, vals = require('torch.sparse_grad').rows(g)
+    return vals
+  end
+  return g
+end
+
 local function norm_of(g, p)
+  g = values_of(g)
+  if g:nElement() == 0 then return 0 end
   if p == math.huge then return torch.noGrad(function() return g:abs():max() end) end
   return torch.noGrad(g.norm, g, p)
 end
@@ -57,7 +70,10 @@ function utils.clipGradNorm(params, maxNorm, normType, errorIfNonfinite)
   end
   local coef = maxNorm / (total + 1e-6)
   if coef < 1 then
-    for _, g in ipairs(grads) do torch.noGrad(g.mul, g, coef) end
+    for _, g in ipairs(grads) do
+      local v = values_of(g)
+      torch.noGrad(v.mul, v, coef)
+    end
   end
   return total
 end
@@ -70,5 +86,8 @@ function utils.clipGradValue(params, clipValue)
   if type(clipValue) ~= 'number' or not (clipValue >= 0) then
     lib.fail(op, 'clipValue must be a non-negative number, got %s', tostring(clipValue))
   end
-  for _, g in ipairs(gradients(op, params)) do torch.noGrad(g.clamp, g, -clipValue, clipValue) end
+  for _, g in ipairs(gradients(op, params)) do
+    local v = values_of(g)
+    torch.noGrad(v.clamp, v, -clipValue, clipValue)
+  end
 end

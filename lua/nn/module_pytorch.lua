@@ -163,7 +163,7 @@ function Module:zeroGrad(setToNone)
   if not params then return self end
   for i, p in ipairs(params) do
     local g = grads and grads[i]
-    if torch.isTensor(g) then g:zero() end
+    if torch.isTensor(g) or torch.isSparse(g) then g:zero() end  -- Note [Sparse embedding gradients]
     local pg = p.grad
     if pg ~= nil and pg ~= g then pg:zero() end
   end

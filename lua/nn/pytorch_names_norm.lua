@@ -84,7 +84,8 @@ end
 
 -- nn.Embedding(numEmbeddings, embeddingDim [, paddingIdx, maxNorm, normType = 2, scaleGradByFreq =
 -- false, sparse = false]): PyTorch's Embedding on 1-based indices; weight N(0, 1), the paddingIdx row
--- zero and without gradient. sparse = true is not supported.
+-- zero and without gradient. sparse = true gives the weight a sparse COO gradient (Note [Sparse
+-- embedding gradients], nn/LookupTable.lua).
 do
   local name = 'nn.Embedding'
   local cls, parent = torch.class(name, 'nn.LookupTable')
@@ -100,9 +101,10 @@ do
       end
       if pad < 0 then pad = pad + n + 1 end
     end
-    P.unsupported(name, 'sparse', o.sparse, false)
+    local sparse = P.bool(name, 'sparse', o.sparse, false)
     parent.__init(self, n, P.int(name, 'embeddingDim', o.embeddingDim), pad, o.maxNorm,
       P.number(name, 'normType', o.normType, 2))
+    if sparse then self:setSparse(true) end
     self.paddingIdx = pad
     if pad then self.weight[pad]:zero() end
     if P.bool(name, 'scaleGradByFreq', o.scaleGradByFreq, false) then self:scaleGradByFreq() end

@@ -12,12 +12,13 @@ optim._config = require 'optim.config'
 -- Functional API (Torch7): one file per optimizer.
 for _, name in ipairs({ 'sgd', 'nag', 'asgd', 'adam', 'adamw', 'adamax', 'adagrad', 'adadelta', 'rmsprop', 'rprop',
                         'polyinterp', 'lswolfe', 'lbfgs', 'cg', 'cmaes', 'de', 'fista', 'checkgrad',
-                        'nadam', 'radam' }) do
+                        'nadam', 'radam', 'sparse_adam' }) do
   require('optim.' .. name)
 end
 
 -- Object API (PyTorch habits).
-for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS', 'NAdam', 'RAdam', 'Adadelta', 'Adamax', 'ASGD', 'Rprop' }) do
+for _, name in ipairs({ 'Optimizer', 'SGD', 'Adam', 'RMSprop', 'Adagrad', 'LBFGS', 'NAdam', 'RAdam', 'Adadelta', 'Adamax', 'ASGD', 'Rprop',
+                        'SparseAdam' }) do
   require('optim.object.' .. name)
 end
 

@@ -31,7 +31,8 @@ local function with_maximize(cls)
     return check(self, options)
   end
   cls._update = function(self, p, g, s, group)
-    if group.maximize then g = torch.neg(g) end
+    -- a sparse gradient's updates apply maximize themselves (lua/torch/sparse_grad_optim.lua)
+    if group.maximize and not torch.isSparse(g) then g = torch.neg(g) end
     return update(self, p, g, s, group)
   end
 end

@@ -328,7 +328,7 @@ function tests.embeddingOptions()
   near(W3.grad, PT.EMB_SG, 1e-12, 'scaleGradByFreq gradient with a padding row')
   -- plain calls are the old lookup
   near(F.embedding(idx, W, 2), F._embeddingLookup(idx, W, 2):view(-1):totable(), 0, 'positional paddingIdx')
-  raises(function() F.embedding(idx, W, { sparse = true }) end, 'sparse', 'sparse refused')
+  -- sparse = true: tests/lua/test_sparse_grad.lua
   raises(function() F.embedding(idx, W, { maxNorm = -1 }) end, 'maxNorm', 'negative maxNorm')
   raises(function() F.embedding(idx, W, { maxnorm = 1 }) end, 'unknown option', 'unknown option')
   raises(function() F.embedding(torch.LongTensor({ 7 }), W:clone(), nil, 1) end, 'out of range', 'index range with maxNorm')
@@ -384,7 +384,6 @@ function tests.embeddingBagOptions()
     "mode 'max'", 'max with scaleGradByFreq')
   raises(function() F.embeddingBag(idx, W, torch.LongTensor({ 1, 9 }), { includeLastOffset = true }) end, 'the end', 'last offset')
   raises(function() F.embeddingBag(idx:view(1, 7), W, { includeLastOffset = true }) end, '1-D indices', '2-D with last offset')
-  raises(function() F.embeddingBag(idx, W, torch.LongTensor({ 1 }), { sparse = true }) end, 'sparse', 'sparse')
 end
 
 function tests.fractionalMaxPool()

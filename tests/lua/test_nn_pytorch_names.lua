@@ -348,7 +348,7 @@ function tests.errorsNameTheClass()
     { function() nn.AdaptiveAvgPool2d({ nil, 0 }) end, '%[nn.AdaptiveAvgPool2d%] expected outputSize to hold integers' },
     { function() nn.AvgPool2d(2, { divisorOverride = 3 }) end, '%[nn.AvgPool2d%] option divisorOverride' },
     { function() nn.BatchNorm2d(3, { trackRunningStats = false }) end, '%[nn.BatchNorm2d%] option trackRunningStats' },
-    { function() nn.Embedding(5, 3, { sparse = true }) end, '%[nn.Embedding%] option sparse' },
+    { function() nn.Embedding(5, 3, { sparse = 1 }) end, '%[nn.Embedding%] expected sparse to be a boolean' },
     { function() nn.Embedding(5, 3, { paddingIdx = 0 }) end, '%[nn.Embedding%] paddingIdx must be in 1..5' },
     { function() nn.InstanceNorm1d(3):forward(torch.randn(2, 3, 4, 4)) end, '%[nn.InstanceNorm1d%] expected a 2D or 3D' },
     { function() nn.Softmax(4):forward(torch.randn(2, 3)) end, '%[nn.Softmax%] dim 4 out of range' },

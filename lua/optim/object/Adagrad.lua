@@ -1,5 +1,6 @@
 -- optim.Adagrad: PyTorch's Adagrad (learning-rate decay, initial accumulator), the same fused
--- update as optim.adagrad.
+-- update as optim.adagrad; a sparse gradient updates only its rows (PyTorch's sparse branch).
+local lib = require 'torch.lib'
 local fused = require 'optim.fused'
 
 local Adagrad, Optimizer = torch.class('optim.Adagrad', 'optim.Optimizer')
@@ -22,4 +23,21 @@ function Adagrad:_update(p, g, s, group)
   local clr = group.lr / (1 + s.step * group.lrDecay)
   s.step = s.step + 1
   fused.adagrad(p, g, s.sum, clr, group.eps, group.weightDecay)
+end
+
+-- A sparse gradient (a sparse embedding's): the rows it holds; weight decay is refused, as in
+-- PyTorch (it would make the gradient dense).
+function Adagrad:_updateSparse(p, g, s, group)
+  if group.weightDecay ~= 0 then
+    lib.fail(self._name, 'weightDecay is not compatible with sparse gradients (as in PyTorch)')
+  end
+  if not s.sum then
+    s.step = 0
+    s.sum = fused.buffer(p):fill(group.initialAccumulatorValue)
+  end
+  local clr = group.lr / (1 + s.step * group.lrDecay)
+  s.step = s.step + 1
+  local O = Optimizer._sparseOptim()
+  local rows, vals = O.rows(g, group.maximize, s.sum)
+  O.adagrad(p, rows, vals, s.sum, clr, group.eps)
 end

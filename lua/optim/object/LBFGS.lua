@@ -33,6 +33,8 @@ local function gather(params, flat, grads)
     local dst = flat:narrow(1, off + 1, n)
     if grads then
       local g = p.grad
+      -- a sparse gradient (Note [Sparse embedding gradients]) is made dense, as PyTorch's LBFGS does
+      if torch.isSparse(g) then g = g:toDense() end
       if g then dst:copy(g:contiguous():view(-1)) else dst:zero() end
     else
       dst:copy(p:contiguous():view(-1))

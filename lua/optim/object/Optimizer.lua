@@ -105,6 +105,9 @@ function Optimizer:step(closure)
   return loss
 end
 
+local function sparse_optim() return require 'torch.sparse_grad_optim' end
+Optimizer._sparseOptim = sparse_optim
+
 -- Runs inside fused.batch (Note [Multi-tensor optimizer steps]): a subclass's _update(p, g, s,
 -- group) may create state and call optim.fused updates; any other op on p, g or the state must
 -- come before its fused call, since the fused CUDA updates launch when the batch ends.
@@ -116,7 +119,15 @@ function Optimizer:_updateAll()
       if g then
         local s = self._state[p]
         if not s then s = {} self._state[p] = s end
-        self:_update(p, g, s, group)
+        if torch.isSparse(g) then
+          -- Note [Sparse embedding gradients] (nn/LookupTable.lua): only optimizers with an
+          -- _updateSparse take one; the row updates are plain ops, after the queued fused ones
+          if not self._updateSparse then sparse_optim().refuse(self._name) end
+          fused.flush()
+          torch.noGrad(self._updateSparse, self, p, g, s, group)
+        else
+          self:_update(p, g, s, group)
+        end
       end
     end
   end
@@ -200,7 +211,9 @@ function Optimizer:loadState(s)
     if not p then lib.fail(self._name, 'loadState: state for parameter %s, which does not exist', tostring(index)) end
     local r = {}
     for key, v in pairs(st) do
-      if torch.isTensor(v) then
+      if torch.isTensor(v) and not is_float_tensor(v) then
+        r[key] = v:clone():to(p:device())  -- integer state (the rows of a sparse momentum buffer)
+      elseif torch.isTensor(v) then
         if v:nElement() ~= p:nElement() then
           lib.fail(self._name, 'loadState: %s of parameter %d has %d elements, the parameter %d', key, index,
                    v:nElement(), p:nElement())

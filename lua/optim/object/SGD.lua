@@ -1,5 +1,6 @@
 -- optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay
--- (PyTorch's SGD; the same fused update as optim.sgd).
+-- (PyTorch's SGD; the same fused update as optim.sgd). A sparse gradient (a sparse embedding's)
+-- updates only its rows (Note [Sparse momentum] in torch/sparse_grad_optim.lua).
 local lib = require 'torch.lib'
 local fused = require 'optim.fused'
 
@@ -21,7 +22,7 @@ function SGD:_checkCombination(g)
   end
 end
 
-function SGD:_update(p, g, s, group)
+local function dense_update(p, g, s, group)
   local first = false
   if group.momentum ~= 0 and not s.momentumBuffer then
     s.momentumBuffer = fused.buffer(p)
@@ -29,4 +30,14 @@ function SGD:_update(p, g, s, group)
   end
   fused.sgd(p, g, group.momentum ~= 0 and s.momentumBuffer or nil, group.lr, group.momentum, group.dampening,
             group.weightDecay, group.nesterov, first)
+end
+function SGD:_update(p, g, s, group) return dense_update(p, g, s, group) end
+
+-- A sparse gradient: the rows it holds (PyTorch's sparse branch). Weight decay adds the whole
+-- parameter to the gradient, which makes it dense in PyTorch too: that update is the dense one.
+function SGD:_updateSparse(p, g, s, group)
+  local O = Optimizer._sparseOptim()
+  local rows, vals = O.rows(g, group.maximize)
+  if group.weightDecay ~= 0 then return dense_update(p, O.dense(p, rows, vals), s, group) end
+  O.sgd(p, rows, vals, s, group.lr, group.momentum, group.dampening, group.nesterov, 'momentumBuffer', 'momentumRows')
 end
