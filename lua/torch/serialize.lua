@@ -11,16 +11,34 @@ local native_write = require 'torch.serialize_native_write'
 local native_read = require 'torch.serialize_native_read'
 local t7 = require 'torch.t7'
 local safetensors = require 'torch.safetensors'
+-- PyTorch's checkpoints (lua/torch/pt_*.lua) load on first use: start-up never parses them.
+local pytorch = setmetatable({}, { __index = function(t, k)
+  local m = require 'torch.pt_checkpoint'
+  setmetatable(t, { __index = m })
+  return m[k]
+end })
+torch.serialization = torch.serialization or {}
+--- torch.serialization.pytorchKeys(t[, keys]): the key order of a table loaded from a PyTorch
+--- checkpoint (or sets it for torch.save(path, t, 'pytorch')); loads lua/torch/pt_checkpoint.lua.
+--- Example: torch.serialization.pytorchKeys({ b = 1, a = 2 }, { 'b', 'a' })
+function torch.serialization.pytorchKeys(...)
+  local _ = pytorch.detect  -- loads pt_checkpoint.lua, which replaces this function
+  return torch.serialization.pytorchKeys(...)
+end
+local function pytorch_head(head)  -- a ZIP (PyTorch >= 1.6) or the legacy format's magic number
+  return head:sub(1, 4) == 'PK\3\4' or head:byte(1) == 0x80 and pytorch.detect(head) ~= nil
+end
 
 -- Format names accepted by torch.save and torch.serialize. 'binary' is Torch7's name for its
 -- default; Tocha's checkpoint format takes that role (torch.load reads both).
 local save_formats = { tocha = 'tocha', binary = 'tocha', ['binary-t7'] = 't7', t7 = 't7', ascii = 'ascii',
-                       safetensors = 'safetensors' }
+                       safetensors = 'safetensors', pytorch = 'pytorch' }
 
 local function save_format(op, format)
   local f = save_formats[format or 'tocha']
   if not f then
-    lib.fail(op, "unknown format %s (expected 'tocha', 'binary-t7', 'ascii' or 'safetensors')", tostring(format))
+    lib.fail(op, "unknown format %s (expected 'tocha', 'binary-t7', 'ascii', 'safetensors' or 'pytorch')",
+             tostring(format))
   end
   return f
 end
@@ -38,6 +56,8 @@ local function write_to(stream, obj, fmt, opts, op)
     native_write.write(stream, obj, op)
   elseif fmt == 'safetensors' then
     safetensors.write(stream, obj, opts.metadata, op)
+  elseif fmt == 'pytorch' then
+    pytorch.write(stream, obj, opts, op)
   else
     t7.write(stream, obj, { ascii = fmt == 'ascii', referenced = opts.referenced, allowCode = opts.allowCode })
   end
@@ -56,7 +76,8 @@ end
 
 --- torch.save(path, obj[, format][, opts]): writes obj (tensors, storages, tables, numbers, strings,
 --- booleans, torch.class objects, shared references and cycles). format: 'tocha' (default; also
---- 'binary'), 'binary-t7' or 'ascii' (Torch7 .t7), 'safetensors' (a table of tensors; opts.metadata).
+--- 'binary'), 'binary-t7' or 'ascii' (Torch7 .t7), 'safetensors' (a table of tensors; opts.metadata),
+--- 'pytorch' (PyTorch's zip checkpoint, for torch.load in PyTorch: tables, tensors, numbers, strings).
 --- The write is atomic: the file is replaced only once it is complete. Functions are refused.
 function torch.save(path, obj, format, opts)
   local fmt
@@ -78,6 +99,7 @@ local function detect(stream)
   local head = stream:read_string(math.min(size, 16))
   stream:seek(0)
   if head:sub(1, 8) == N.MAGIC then return 'tocha' end
+  if pytorch_head(head) then return 'pytorch' end
   if #head >= 9 and head:byte(9) == 123 then  -- '{': a safetensors JSON header
     local n = tonumber(ffi.cast(u64p, head)[0])
     if n >= 2 and n <= size - 8 then return 'safetensors' end
@@ -88,7 +110,8 @@ local function detect(stream)
   end
   if head:match('^%s*%-?%d+%s') then return 'ascii' end
   local hex = head:sub(1, 8):gsub('.', function(c) return string.format('%02x', c:byte()) end)
-  stream:fail('not a Tocha checkpoint, a Torch7 .t7 file or a safetensors file (it starts with bytes %s)', hex)
+  stream:fail('not a Tocha checkpoint, a Torch7 .t7 file, a safetensors file or a PyTorch checkpoint '
+              .. '(it starts with bytes %s)', hex)
 end
 
 -- torch.load(path[, opts]) or Torch7's torch.load(path, mode[, referenced]).
@@ -107,18 +130,21 @@ local function read_from(stream, opts, op)
   if fmt == 'binary-t7' then fmt = 't7' end
   if fmt == 'tocha' then return native_read.read(stream, opts, op) end
   if fmt == 'safetensors' then return safetensors.read(stream, opts, op) end
+  if fmt == 'pytorch' then return pytorch.read(stream, opts, op) end
   if fmt == 't7' or fmt == 'ascii' then
     stream:seek(0)
     return t7.read(stream, { ascii = fmt == 'ascii', longSize = opts.longSize, referenced = opts.referenced,
                              allowCode = opts.allowCode })
   end
-  lib.fail(op, "unknown format %s (expected 'tocha', 't7', 'ascii' or 'safetensors')", tostring(fmt))
+  lib.fail(op, "unknown format %s (expected 'tocha', 't7', 'ascii', 'safetensors' or 'pytorch')", tostring(fmt))
 end
 
---- torch.load(path[, opts]): reads a file written by torch.save, by Torch7 (binary or ascii .t7) or
---- a safetensors file (returns the tensors and the metadata), detecting the format. opts: mmap=true
---- maps tensor data instead of reading it; allowCode=true lets .t7 files load serialized functions;
---- device='cpu' keeps tensors on the CPU; format forces a format. Corrupt files give clear errors.
+--- torch.load(path[, opts]): reads a file written by torch.save, by Torch7 (binary or ascii .t7),
+--- a safetensors file (returns the tensors and the metadata) or PyTorch's torch.save (.pt/.pth, zip
+--- or legacy; loaded safely like weights_only=True; verify=false skips its CRC-32 checks), detecting
+--- the format. opts: mmap=true maps tensor data instead of reading it; allowCode=true lets .t7 files
+--- load serialized functions; device='cpu' keeps tensors on the CPU; format forces a format.
+--- Corrupt files give clear errors.
 function torch.load(path, a, b)
   local opts = load_options('load', a, b)
   local stream = S.open_file(path, 'r', 'load')
