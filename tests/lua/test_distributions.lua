@@ -271,5 +271,13 @@ function tests.cuda()
   tester:assertTensorEq(D.klDivergence(gpu, gpu):double(), T({ 0, 0 }), 1e-12, 'KL cuda')
 end
 
+-- A number parameter beside double tensors is made in double: through the default float type,
+-- Normal(DoubleTensor, 0.7).scale was 0.69999998807907.
+function tests.numberParametersKeepTheirPrecision()
+  local d = torch.distributions.Normal(torch.DoubleTensor({ 0 }), 0.7)
+  tester:asserteq(torch.type(d.scale), 'torch.DoubleTensor')
+  tester:asserteq(d.scale[1], 0.7, 'exactly 0.7 in double')
+end
+
 tester:add(tests)
 tester:run()

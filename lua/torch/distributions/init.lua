@@ -7,7 +7,10 @@ torch.distributions = D
 D.constraints = require 'torch.distributions.constraints'
 require 'torch.distributions.distribution'
 for _, name in ipairs({ 'normal', 'uniform', 'bernoulli', 'categorical', 'exponential', 'poisson', 'gamma', 'mvn',
-                         'independent', 'kl', 'kl_more' }) do
+                         'independent', 'kl', 'kl_more',
+                         -- transforms and the families built on them
+                         'transforms', 'constraint_registry', 'transformed', 'transformed_families', 'relaxed',
+                         'kl_transformed' }) do
   require('torch.distributions.' .. name)
 end
 return D

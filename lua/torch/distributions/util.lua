@@ -68,7 +68,9 @@ end
 
 -- A 0-dim tensor holding v, of type tname on ref's device (CPU without ref).
 function util.scalar(v, tname, ref)
-  local t = torch.full({}, v):type(tname)
+  -- made in tname itself: through the default (float) type, 0.7 became 0.69999998807907 in a
+  -- DoubleTensor distribution
+  local t = torch.Tensor():type(tname):resize(torch.LongStorage()):fill(v)
   if ref and ref:device() ~= 'cpu' then t = t:to(ref:device()) end
   return t
 end
