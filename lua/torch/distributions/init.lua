@@ -10,7 +10,9 @@ for _, name in ipairs({ 'normal', 'uniform', 'bernoulli', 'categorical', 'expone
                          'independent', 'kl', 'kl_more',
                          -- transforms and the families built on them
                          'transforms', 'constraint_registry', 'transformed', 'transformed_families', 'relaxed',
-                         'kl_transformed' }) do
+                         'kl_transformed',
+                         -- more univariate and discrete families
+                         'studentt', 'vonmises', 'continuous_bernoulli', 'multinomial', 'mixture', 'kl_families2' }) do
   require('torch.distributions.' .. name)
 end
 return D
