@@ -67,7 +67,7 @@ function F.fields(m)
   if not F.eligible(m) then return EMPTY end
   local list
   for k, v in pairs(m) do
-    if type(k) == 'string' and type(v) == 'table' and v ~= m and not reserved[k] and k:byte(1) ~= 95
+    if type(k) == 'string' and type(v) == 'table' and not rawequal(v, m) and not reserved[k] and k:byte(1) ~= 95
        and is_module(v) then
       list = list or {}
       list[#list + 1] = { k, v }

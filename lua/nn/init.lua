@@ -18,5 +18,21 @@ end
 table.sort(files)
 for _, name in ipairs(files) do require('nn.' .. name) end
 
+-- nn.models (torchvision's classification models, lua/nn/models/) loads on its first use, like
+-- the namespaces of Note [Lazy namespaces] (lua/torch/init.lua); __lazy lists it for completion.
+do
+  local lazy = { models = 'nn.models' }
+  local mt = getmetatable(nn) or {}
+  mt.__lazy = lazy
+  mt.__index = function(t, k)
+    local mod = lazy[k]
+    if mod == nil then return nil end
+    lazy[k] = nil
+    if package.loaded[mod] == nil then require(mod) end
+    return rawget(t, k)
+  end
+  setmetatable(nn, mt)
+end
+
 nn._loaded = true
 return nn

@@ -157,6 +157,19 @@ function M.new_instance(name)
   end
   local mt = torch.getmetatable(target)
   if not mt then
+    -- A class in a namespace that loads on first use (nn.models.ResNet: Note [Lazy namespaces]):
+    -- walking the name through the loaded globals loads it. Nothing outside those lists is required.
+    local t = _G
+    local parts = {}
+    for part in target:gmatch('[^%.]+') do parts[#parts + 1] = part end
+    for i = 1, #parts - 1 do
+      if type(t) ~= 'table' then break end
+      local ok, v = pcall(function() return t[parts[i]] end)
+      t = ok and v or nil
+    end
+    mt = torch.getmetatable(target)
+  end
+  if not mt then
     local module = target:match('^([%w_]+)%.')
     local hint = module and module ~= 'torch' and string.format(" (require '%s' before loading)", module) or ''
     if alias then hint = string.format(' (%s is an alias of %s)%s', name, target, hint) end

@@ -269,4 +269,25 @@ function tests.errors()
   tester:asserteq(#net:parameters(), 4, 'failed registrations changed nothing')
 end
 
+-- A PyTorch-style class holding a child of its own class (a recursive block): the field walk
+-- compares with rawequal; `v ~= m` ran the class's __eq and failed with "attempt to perform eq".
+function tests.childOfTheSameClass()
+  local Block = torch.class('nn.TestRecursiveBlock', 'nn.Module')
+  function Block:__init(depth)
+    nn.Module.__init(self)
+    self.lin = nn.Linear(2, 2)
+    if depth > 0 then self.inner = nn.TestRecursiveBlock(depth - 1) end
+  end
+  function Block:updateOutput(x)
+    self.output = self.inner and self.inner:forward(self.lin:forward(x)) or self.lin:forward(x)
+    return self.output
+  end
+  local b = nn.TestRecursiveBlock(2)
+  local names = {}
+  for name in b:namedParameters() do names[#names + 1] = name end
+  table.sort(names)
+  tester:asserteq(table.concat(names, ' '), 'inner.inner.lin.bias inner.inner.lin.weight inner.lin.bias '
+    .. 'inner.lin.weight lin.bias lin.weight')
+end
+
 tester:add(tests):run()
