@@ -12,7 +12,9 @@ for _, name in ipairs({ 'normal', 'uniform', 'bernoulli', 'categorical', 'expone
                          'transforms', 'constraint_registry', 'transformed', 'transformed_families', 'relaxed',
                          'kl_transformed',
                          -- more univariate and discrete families
-                         'studentt', 'vonmises', 'continuous_bernoulli', 'multinomial', 'mixture', 'kl_families2' }) do
+                         'studentt', 'vonmises', 'continuous_bernoulli', 'multinomial', 'mixture', 'kl_families2',
+                         -- more multivariate families
+                         'lowrank_mvn', 'wishart', 'lkj', 'kl_multivariate' }) do
   require('torch.distributions.' .. name)
 end
 return D
