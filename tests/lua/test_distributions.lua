@@ -279,5 +279,11 @@ function tests.numberParametersKeepTheirPrecision()
   tester:asserteq(d.scale[1], 0.7, 'exactly 0.7 in double')
 end
 
+-- Exponential's cdf at small values keeps its relative precision (1 - exp(-x) is off by 2e-5 relative at 2e-12)
+function tests.exponentialCdfAtSmallValues()
+  local c = torch.distributions.Exponential(torch.DoubleTensor({ 2 })):cdf(torch.DoubleTensor({ 1e-12 }))
+  tester:assertle(math.abs(c[1] - 2e-12) / 2e-12, 1e-10, 'cdf(1e-12) = 2e-12 to 1e-10 relative')
+end
+
 tester:add(tests)
 tester:run()

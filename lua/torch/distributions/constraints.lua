@@ -237,6 +237,64 @@ function constraints.stack(cseq, dim)
   end, ed, 'stack', { cseq = cseq, dim = dim, isDiscrete = disc })
 end
 
+-- Note [Saving constraints]: a constraint keeps its check as a closure, which checkpoints
+-- cannot hold. _toData describes one as plain data (the name of a fixed constraint, or the kind
+-- and the bounds of a built one) and _fromData rebuilds it; transforms, which keep domain and
+-- codomain on the instance, save theirs so. Ad-hoc tables {desc, check} have no description.
+local rebuild = {
+  greaterThan = function(d) return constraints.greaterThan(d.lowerBound) end,
+  greaterThanEq = function(d) return constraints.greaterThanEq(d.lowerBound) end,
+  lessThan = function(d) return constraints.lessThan(d.upperBound) end,
+  interval = function(d) return constraints.interval(d.lowerBound, d.upperBound) end,
+  halfOpenInterval = function(d) return constraints.halfOpenInterval(d.lowerBound, d.upperBound) end,
+  integerInterval = function(d) return constraints.integerInterval(d.lowerBound, d.upperBound, d.desc) end,
+  integerGreaterThan = function(d) return constraints.integerGreaterThan(d.lowerBound) end,
+  integerLessThan = function(d) return constraints.integerLessThan(d.upperBound) end,
+  multinomial = function(d) return constraints.multinomial(d.upperBound) end,
+  dependent = function(d) return constraints.dependent({ isDiscrete = d.isDiscrete, eventDim = d.eventDim }) end,
+  independent = function(d)
+    return constraints.independent(constraints._fromData(d.baseConstraint), d.reinterpretedBatchNdims)
+  end,
+  cat = function(d)
+    local cs = {}
+    for i, c in ipairs(d.cseq) do cs[i] = constraints._fromData(c) end
+    return constraints.cat(cs, d.dim, d.lengths)
+  end,
+  stack = function(d)
+    local cs = {}
+    for i, c in ipairs(d.cseq) do cs[i] = constraints._fromData(c) end
+    return constraints.stack(cs, d.dim)
+  end,
+}
+-- Whether v is a constraint (a table with a check function).
+function constraints._isConstraint(v) return type(v) == 'table' and type(v.check) == 'function' end
+-- c as plain data (Note [Saving constraints]); op names the error for a constraint without one.
+function constraints._toData(c, op)
+  for name, v in pairs(constraints) do
+    if rawequal(v, c) then return { name = name } end
+  end
+  if not rebuild[c.kind] then
+    util.fail(op or 'distributions.constraints', 'cannot save the constraint "%s" (it has no kind to rebuild it from)',
+      tostring(c.desc))
+  end
+  local d = { kind = c.kind }
+  for _, k in ipairs({ 'lowerBound', 'upperBound', 'desc', 'isDiscrete', 'eventDim', 'reinterpretedBatchNdims', 'dim',
+                       'lengths' }) do
+    d[k] = c[k]
+  end
+  if c.baseConstraint then d.baseConstraint = constraints._toData(c.baseConstraint, op) end
+  if c.cseq then
+    d.cseq = {}
+    for i, sub in ipairs(c.cseq) do d.cseq[i] = constraints._toData(sub, op) end
+  end
+  return d
+end
+-- The constraint _toData described.
+function constraints._fromData(d)
+  if d.name then return constraints[d.name] end
+  return rebuild[d.kind](d)
+end
+
 -- Raises "[name] what must be <desc>, got ..." when some element (or event) of x is outside c.
 --- constraints.validate(name, what, c, x): raises [name] what must be <c.desc>, got ... when an element (or event) of x is outside constraint c.
 --- Example: torch.distributions.constraints.validate('demo', 'x', torch.distributions.constraints.positive, torch.Tensor({1}))

@@ -38,7 +38,9 @@ end
 --- Example: torch.distributions.Exponential(2):cdf(1)
 function Exponential:cdf(value)
   local v = self:_value(value, nil, self.rate)
-  return 1 - torch.exp(-torch.cmul(self.rate, v))
+  -- -expm1(-rate v): 1 - exp(-rate v) lost the relative precision of small values (Weibull's and
+  -- Pareto's cdf at small x are built on this one)
+  return -torch.expm1(-torch.cmul(self.rate, v))
 end
 --- Exponential:icdf(p): -log(1 - p) / rate.
 --- Example: torch.distributions.Exponential(2):icdf(0.5)

@@ -67,7 +67,7 @@ local RB = torch.class('torch.distributions.RelaxedBernoulli', 'torch.distributi
 function RB:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, NAMES, ...)
-  local base = D.LogitRelaxedBernoulli(a.temperature, a.probs, a.logits, { validateArgs = validate })
+  local base = D._inFamily(op, D.LogitRelaxedBernoulli, a.temperature, a.probs, a.logits, { validateArgs = validate })
   self:_build(base, D.SigmoidTransform(), validate)
   self.temperature, self.probs, self.logits = base.temperature, base.probs, base.logits
 end
@@ -98,7 +98,7 @@ function ERC:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, NAMES, ...)
   local temp = temperature(self, op, a)
-  local cat = D.Categorical(a.probs, a.logits, { validateArgs = validate })
+  local cat = D._inFamily(op, D.Categorical, a.probs, a.logits, { validateArgs = validate })
   self._categorical = cat
   self.probs, self.logits = cat.probs, cat.logits
   self._numEvents = cat._numEvents
@@ -139,7 +139,7 @@ local ROC = torch.class('torch.distributions.RelaxedOneHotCategorical', 'torch.d
 function ROC:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, NAMES, ...)
-  local base = D.ExpRelaxedCategorical(a.temperature, a.probs, a.logits, { validateArgs = validate })
+  local base = D._inFamily(op, D.ExpRelaxedCategorical, a.temperature, a.probs, a.logits, { validateArgs = validate })
   self:_build(base, D.ExpTransform(), validate)
   self.temperature, self.probs, self.logits = base.temperature, base.probs, base.logits
 end

@@ -7,6 +7,18 @@ local D = torch.distributions
 
 local TD = torch.class('torch.distributions.TransformedDistribution', 'torch.distributions.Distribution', D)
 
+-- Note [Errors name the family]: a family built on another distribution (LogisticNormal on
+-- Normal, RelaxedBernoulli on LogitRelaxedBernoulli, ExpRelaxedCategorical on Categorical) builds
+-- it through D._inFamily, which renames the inner family's errors after the outer one: a
+-- "[distributions.Normal] scale must be positive" from LogisticNormal(0, -1) would name a
+-- distribution the user never built.
+function D._inFamily(op, fn, ...)
+  local r = { pcall(fn, ...) }
+  if r[1] then return unpack(r, 2, table.maxn(r)) end
+  local msg = tostring(r[2]):gsub('%[distributions%.[%w_]+%]', '[' .. op .. ']', 1)
+  error(msg, 0)
+end
+
 --- torch.distributions.TransformedDistribution(base, transforms [, {validateArgs=}]): the law of
 --- transforms[n](...transforms[1](X)) for X ~ base (transforms a Transform or a list of them);
 --- logProb(y) = base:logProb(x) - sum of log |det J| along the way. The event shape is the larger
@@ -87,6 +99,7 @@ end
 --- without gradient.
 --- Example: torch.distributions.TransformedDistribution(torch.distributions.Normal(0, 1), {torch.distributions.ExpTransform()}):sample({3})
 function TD:sample(shape)
+  shape = util.sample_shape(self:_op(), shape)   -- checked here, so that errors name this family
   return torch.noGrad(function() return push(self, self.baseDist:sample(shape)) end)
 end
 --- TransformedDistribution:rsample([sampleShape]): the base's rsample pushed through the
@@ -94,7 +107,7 @@ end
 --- Example: torch.distributions.TransformedDistribution(torch.distributions.Normal(0, 1), {torch.distributions.ExpTransform()}):rsample({3})
 function TD:rsample(shape)
   if not self.hasRsample then return D.Distribution.rsample(self) end
-  return push(self, self.baseDist:rsample(shape))
+  return push(self, self.baseDist:rsample(util.sample_shape(self:_op(), shape)))
 end
 
 -- A tensor among the parameters (for the dtype and device of number values), or nil.
@@ -139,8 +152,15 @@ function TD:_monotonize(value)
     else sign = torch.cmul(sign, t.sign) end
   end
   if sign == 1 then return value end
-  if type(sign) == 'number' then return (value - 0.5) * sign + 0.5 end
-  return torch.cmul(value - 0.5, sign) + 0.5
+  -- Note [Monotone cdf without rounding]: PyTorch's sign * (value - 0.5) + 0.5 rounds value to
+  -- a multiple of eps / 2 even where sign is +1 (a tensor of ones: a tensor scale in an affine
+  -- part), so that Gumbel(0, 1):cdf(-4) = 1.9e-24 came out 0, and Weibull's float cdf and icdf
+  -- 0 below 1e-8; value and 1 - value are selected instead (0.5 where the sign is 0, as PyTorch).
+  if type(sign) == 'number' then
+    if sign == -1 then return -value + 1 end
+    return torch.fullLike(value, 0.5)
+  end
+  return torch.where(torch.gt(sign, 0), value, torch.where(torch.lt(sign, 0), -value + 1, 0.5))
 end
 --- TransformedDistribution:cdf(value): the base's cdf at the inverted value (1 minus it where
 --- the transforms decrease).

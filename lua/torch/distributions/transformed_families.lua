@@ -192,6 +192,17 @@ function Kumaraswamy:__init(...)
     D.PowerTransform(torch.pow(c0, -1)), D.AffineTransform(1, -1), D.PowerTransform(torch.pow(self.concentration1, -1)) },
     self.validateArgs)
 end
+-- Note [Kumaraswamy logProb]: the closed form log(a b) + (a - 1) log x + (b - 1) log(1 - x^a),
+-- through xlogy and xlog1py so that the ends of the support give the density's limits (log b at
+-- x = 0 for a = 1, log a at x = 1 for b = 1, -inf or inf otherwise): the change of variables
+-- through the power transforms (PyTorch 1.13's) is NaN at both ends for every a and b.
+--- Kumaraswamy:logProb(value): log(a b) + (a - 1) log(value) + (b - 1) log(1 - value^a).
+--- Example: torch.distributions.Kumaraswamy(2, 3):logProb(0.5)
+function Kumaraswamy:logProb(value)
+  local x = self:_tensorValue(value)
+  local a, b = self.concentration1, self.concentration0
+  return torch.log(a) + torch.log(b) + torch.xlogy(a - 1, x) + torch.special.xlog1py(b - 1, -torch.pow(x, a))
+end
 --- Kumaraswamy:support(): [0, 1].
 --- Example: torch.distributions.Kumaraswamy(1, 1):support().desc
 function Kumaraswamy:support() return constraints.unitInterval end
@@ -230,7 +241,7 @@ local LogisticNormal = family('LogisticNormal')
 function LogisticNormal:__init(...)
   local op = 'distributions.LogisticNormal'
   local a, validate = util.args(op, { 'loc', 'scale' }, ...)
-  local base = D.Normal(a.loc, a.scale, { validateArgs = validate })
+  local base = D._inFamily(op, D.Normal, a.loc, a.scale, { validateArgs = validate })
   if #base.batchShape == 0 then base = base:expand({ 1 }) end
   self:_build(base, D.StickBreakingTransform(), validate)
   self.loc, self.scale = base.loc, base.scale

@@ -1,9 +1,10 @@
 -- torch.distributions.transforms: the Transform base class (call, inverse, log |det J|, shapes,
--- caching) and its inverse; Compose, Independent and Reshape (transforms_compose.lua), the
+-- caching, saving) and its inverse; Compose, Independent and Reshape (transforms_compose.lua), the
 -- elementwise, simplex/matrix and functor transforms live in the other transforms_*.lua.
 local torch = require 'torch.env'
 local util = require 'torch.distributions.util'
 local constraints = require 'torch.distributions.constraints'
+local C = require('torch.lib').C
 local D = torch.distributions
 
 local T = D.transforms or {}
@@ -40,6 +41,15 @@ end
 -- A shape given as a table or a LongStorage, as a LongStorage.
 function T._shape(op, s) return util.sample_shape(op, s) end
 
+-- torch.broadcastShapes(...), with an error naming the transform (op) and the shapes.
+function T._broadcast(op, ...)
+  local ok, r = pcall(torch.broadcastShapes, ...)
+  if ok then return r end
+  local strs = {}
+  for i = 1, select('#', ...) do strs[i] = util.shape_str(select(i, ...)) end
+  util.fail(op, 'shapes %s do not broadcast (the value against the parameters)', table.concat(strs, ', '))
+end
+
 local Transform = torch.class('torch.distributions.Transform', D)
 T.Transform = D.Transform
 Transform.bijective = false
@@ -62,7 +72,20 @@ function Transform:_setCache(n)
   n = n or 0
   if n ~= 0 and n ~= 1 then util.fail(self:_op(), 'cacheSize must be 0 or 1, got %s', tostring(n)) end
   self.cacheSize = n
-  self._cx, self._cy = nil, nil
+  self._cx, self._cy, self._cxv, self._cyv = nil, nil, nil, nil
+end
+
+-- Note [Transform cache versions]: the cache holds the last (x, y) pair by identity, as PyTorch's,
+-- and also their version counters (bumped by every in-place change, views included), so that
+-- t(x) after x:add(1) computes t of the new x instead of returning the stale y (PyTorch 1.13
+-- returns the stale one), and likewise inv(y) after y changes.
+local function version(t) return C.tocha_tensor_version(t.p) end
+function Transform:_remember(x, y)
+  self._cx, self._cy, self._cxv, self._cyv = x, y, version(x), version(y)
+end
+-- Whether the cached pair is still what it was when cached.
+function Transform:_fresh()
+  return version(self._cx) == self._cxv and version(self._cy) == self._cyv
 end
 
 -- Sets eventDim from the domain and codomain (Note [Transform fields]).
@@ -80,9 +103,9 @@ end
 function Transform:__call__(x)
   self:_input(x, 'x')
   if self.cacheSize == 0 then return self:_call(x) end
-  if rawequal(x, self._cx) then return self._cy end
+  if rawequal(x, self._cx) and self:_fresh() then return self._cy end
   local y = self:_call(x)
-  self._cx, self._cy = x, y
+  self:_remember(x, y)
   return y
 end
 
@@ -90,9 +113,9 @@ end
 function Transform:_invCall(y)
   self:_input(y, 'y')
   if self.cacheSize == 0 then return self:_inverse(y) end
-  if rawequal(y, self._cy) then return self._cx end
+  if rawequal(y, self._cy) and self:_fresh() then return self._cx end
   local x = self:_inverse(y)
-  self._cx, self._cy = x, y
+  self:_remember(x, y)
   return x
 end
 
@@ -138,8 +161,30 @@ end
 function Transform:_copy()
   local new = setmetatable({}, getmetatable(self))
   for k, v in pairs(self) do new[k] = v end
-  new._invT, new._cx, new._cy = nil, nil, nil
+  new._invT, new._cx, new._cy, new._cxv, new._cyv = nil, nil, nil, nil, nil
   return new
+end
+
+-- Note [Saving transforms]: torch.save writes a transform's fields with its constraints
+-- (domain, codomain) as data (Note [Saving constraints]) and without the cache (a cache is not
+-- state, and the version counters start again after loading); torch.load rebuilds them.
+local CACHE = { _cx = true, _cy = true, _cxv = true, _cyv = true }
+function Transform:write(file)
+  local data = {}
+  for k, v in pairs(self) do
+    if constraints._isConstraint(v) then
+      data[k] = { __constraint = constraints._toData(v, self:_op()) }
+    elseif not CACHE[k] then
+      data[k] = v
+    end
+  end
+  file:writeObject(data)
+end
+function Transform:read(file)
+  for k, v in pairs(file:readObject()) do
+    if type(v) == 'table' and v.__constraint then v = constraints._fromData(v.__constraint) end
+    self[k] = v
+  end
 end
 
 -- Parameters compared by equals (numbers or tensors), per class.

@@ -31,6 +31,13 @@ function Power:__init(exponent, opts)
   self.exponent = out[1]
   -- A number stays a number in the arithmetic, so that x keeps its dtype (PyTorch's 0-dim rule).
   self._e = type(exponent) == 'number' and exponent or self.exponent
+  -- Note [PowerTransform sign]: x^e decreases for e < 0, so the sign is the exponent's (PyTorch
+  -- 1.13 says +1 for every exponent, and its cdf of PowerTransform(-1) is then 1 minus the true one).
+  if type(exponent) == 'number' then
+    self.sign = exponent > 0 and 1 or (exponent < 0 and -1 or 0)
+  else
+    self.sign = torch.sign(self.exponent)
+  end
   self:_setCache(T._opts(op, opts).cacheSize)
   self.eventDim = 0
 end
@@ -46,8 +53,8 @@ function Power:logAbsDetJacobian(x, y)
   r = type(self._e) == 'number' and r * self._e or torch.cmul(r, self._e)
   return torch.log(torch.abs(r))
 end
-function Power:forwardShape(s) return torch.broadcastShapes(T._shape(self:_op(), s), self.exponent:size()) end
-function Power:inverseShape(s) return torch.broadcastShapes(T._shape(self:_op(), s), self.exponent:size()) end
+function Power:forwardShape(s) return T._broadcast(self:_op(), T._shape(self:_op(), s), self.exponent:size()) end
+Power.inverseShape = Power.forwardShape
 function Power:__tostring__() return 'PowerTransform(exponent: ' .. util.describe(self.exponent) .. ')' end
 
 -- sigmoid(x) clamped to [tiny, 1 - eps] of x's dtype, as PyTorch's _clipped_sigmoid.
@@ -158,13 +165,13 @@ function Affine:logAbsDetJacobian(x)
     r = torch.fullLike(x, math.log(math.abs(self.scale)))
   else
     r = torch.log(torch.abs(self.scale))
-    r = r:expand(torch.broadcastShapes(r:size(), x:size()))
+    r = r:expand(T._broadcast(self:_op(), r:size(), x:size()))
   end
   return util.sum_rightmost(r, self.eventDim)
 end
 local function shape_of(v) return torch.isTensor(v) and v:size() or torch.LongStorage() end
 function Affine:forwardShape(s)
-  return torch.broadcastShapes(T._shape(self:_op(), s), shape_of(self.loc), shape_of(self.scale))
+  return T._broadcast(self:_op(), T._shape(self:_op(), s), shape_of(self.loc), shape_of(self.scale))
 end
 Affine.inverseShape = Affine.forwardShape
 function Affine:__tostring__()

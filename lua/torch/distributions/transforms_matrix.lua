@@ -172,6 +172,7 @@ Corr.domain, Corr.codomain, Corr.bijective = constraints.realVector, constraints
 function Corr:__init(opts) D.Transform.__init(self, opts) end
 function Corr:_call(x)
   need_dims(self:_op(), x, 1, 'x')
+  self:forwardShape(x:size())  -- the last dim a triangular number, or an error naming the transform
   local e = util.eps(x)
   x = torch.clamp(torch.tanh(x), -1 + e, 1 - e)
   local r = T.vecToTrilMatrix(x, -1)
@@ -184,6 +185,7 @@ function Corr:_call(x)
 end
 function Corr:_inverse(y)
   need_dims(self:_op(), y, 2, 'y')
+  self:inverseShape(y:size())  -- square, or an error naming the transform
   local n = y:size(last(y))
   local cs = -torch.cumsum(torch.pow(y, 2), last(y)) + 1
   local shifted = pad_one(cs:narrow(last(cs), 1, n - 1), true)
@@ -194,9 +196,10 @@ end
 --- Example: torch.distributions.CorrCholeskyTransform():logAbsDetJacobian(torch.zeros(1), torch.eye(2))
 function Corr:logAbsDetJacobian(x, y)
   local cs = -torch.cumsum(torch.pow(y, 2), last(y)) + 1
-  -- diag -2: the entries before each strict-lower one, without shifting the cumulative sum.
-  local v = T.trilMatrixToVec(cs, -2)
-  local stick = v:size(last(v)) > 0 and util.sum_last(torch.log(v)) * 0.5 or 0
+  -- diag -2: the entries before each strict-lower one, without shifting the cumulative sum (none
+  -- below 3 x 3, and for 1 x 1 factors diag -2 is out of range: PyTorch 1.13 raises there).
+  local stick = 0
+  if y:size(last(y)) >= 3 then stick = util.sum_last(torch.log(T.trilMatrixToVec(cs, -2))) * 0.5 end
   local tanh = util.sum_last(x + torch.softplus(x * -2) - LOG2) * -2
   return tanh + stick
 end
