@@ -201,6 +201,13 @@ function EB:backward(input, gradOutput, scale)
   return self.gradInput
 end
 
+-- A sparse module's zeroGradParameters also clears a dense part of the weight's gradient (a tied
+-- dense layer's, Note [Sparse and dense contributions] in torch/sparse_grad.lua).
+function EB:zeroGradParameters()
+  parent.zeroGradParameters(self)
+  if self.sparse and self.weight then G.zeroDense(self.weight) end
+end
+
 -- A sparse gradient converts its values only (nn.LookupTable:type's reason).
 function EB:type(name_, cache)
   if not name_ then return parent.type(self) end
@@ -208,8 +215,7 @@ function EB:type(name_, cache)
   if sg then self.gradWeight = nil end
   parent.type(self, name_, cache)
   if sg then
-    local conv = sg:type(name_)
-    if not rawequal(conv, sg) then conv._accumulator = true end
+    local conv = G.convert(sg, name_, cache)  -- one per gradient: shared ones stay shared
     self.gradWeight = conv
     G.register(self.weight, conv)
   end

@@ -17,8 +17,11 @@ local LookupTable, parent = torch.class('nn.LookupTable', 'nn.Module')
 --    PyTorch user reads p.grad and optimizers get it from the parameter as for dense ones. Before
 --    the first backward it is empty (nnz 0) rather than nil: the coarse node (nn/Module.lua)
 --    accumulates into gradWeight directly only while p.grad is gradWeight (history.linked
---    compares p.grad.p with gradWeight.p: both nil on the one SparseTensor object); were p.grad
---    nil, it would capture a dense n x d gradient instead.
+--    compares the SparseTensor objects themselves); were p.grad nil, it would capture a dense
+--    n x d gradient instead. A dense contribution to the same weight (a tied dense decoder) makes
+--    p.grad dense, the sum of both, as in PyTorch (Note [Sparse and dense contributions] in
+--    torch/sparse_grad.lua). m:share(other, 'weight', 'gradWeight') and clone('weight',
+--    'gradWeight') share the one SparseTensor; :type() keeps shared ones shared.
 --  * model:backward (accGradParameters) and loss:backward() (the coarse node calls the same
 --    accGradParameters) append the rows and their gradients (copied, times scale) to it; nothing
 --    else of the weight's size is touched. m:zeroGradParameters(), opt:zeroGrad() and p.grad =
@@ -232,6 +235,13 @@ function LookupTable:updateParameters(lr)
   end
 end
 
+-- A sparse module's zeroGradParameters also clears a dense part of the weight's gradient (a tied
+-- dense layer's, Note [Sparse and dense contributions] in torch/sparse_grad.lua).
+function LookupTable:zeroGradParameters()
+  parent.zeroGradParameters(self)
+  if self.sparse and self.weight then G.zeroDense(self.weight) end
+end
+
 -- The index buffer stays a LongTensor whatever the module's type; a sparse gradient converts
 -- its values only (converting every tensor field would turn its indices into floats).
 function LookupTable:type(name_, cache)
@@ -240,8 +250,7 @@ function LookupTable:type(name_, cache)
   if sg then self.gradWeight = nil end
   parent.type(self, name_, cache)
   if sg then
-    local conv = sg:type(name_)
-    if not rawequal(conv, sg) then conv._accumulator = true end
+    local conv = G.convert(sg, name_, cache)  -- one per gradient: shared ones stay shared
     self.gradWeight = conv
     G.register(self.weight, conv)
   end

@@ -55,6 +55,7 @@ function optim.sgd(opfunc, x, config, state)
     end
   end
 
+  state.dfdxRows = nil  -- a dense step: any row of the buffer may move (Note [Sparse momentum])
   local first = false
   if mom ~= 0 and not state.dfdx then
     state.dfdx = fused.buffer(dfdx)

@@ -4,7 +4,7 @@ local cfg = require 'optim.config'
 local lib = require 'torch.lib'
 
 cfg.register('sparseAdam', {
-  learningRate = 'nonneg', beta1 = 'nonneg', beta2 = 'nonneg', epsilon = 'nonneg',
+  learningRate = 'nonneg', beta1 = 'unit', beta2 = 'unit', epsilon = 'nonneg',
 }, { 't', 'm', 'v' })
 
 --- optim.sparseAdam(opfunc, x[, config][, state]): one SparseAdam step on x (in place); opfunc(x)

@@ -9,8 +9,13 @@
 --   torch.bernoulli(probs)            new tensor of Bernoulli(probs) draws; probs untouched
 --   torch.normal(mean)                new tensor, N(mean, 1)
 --   torch.normal(mean, std)           new tensor, N(mean, std): mean or std (or both) a tensor,
---                                     broadcast together; differentiable in both (mean + std * eps)
+--                                     broadcast together
 --   torch.normal(mean, std, size)     numbers and a size: a new tensor of the default type
+-- Gradients are PyTorch's: a draw from mean or std (or probs) that require grad requires grad
+-- too, and they get zero gradients from it (derivatives.yaml: normal and bernoulli give
+-- zeros_like). It is not reparameterized (torch.distributions.Normal:rsample is): code ported
+-- from PyTorch that scores its own draws (REINFORCE: logProb(torch.normal(mu, sigma))) would
+-- otherwise differentiate through the draw and get a wrong gradient for mu and sigma.
 -- Torch7's unambiguous forms stay: torch.normal(x, mean, std) and torch.bernoulli(x, p) fill x,
 -- and without a tensor they draw one number.
 local torch = require 'torch.env'
@@ -32,6 +37,22 @@ local function floating(op, what, t)
   end
 end
 
+-- out (drawn without a graph) requires grad when one of the tensors `from` does, and gives each
+-- zero gradients (PyTorch's derivative of normal and bernoulli).
+local function zero_backward(entry)
+  local g = {}
+  for i, t in ipairs(entry.inputs) do g[i] = t.new(t:size()):zero() end
+  return g
+end
+local function zero_grad_node(op, out, from)
+  local inputs = {}
+  for _, t in ipairs(from) do if t:needsGrad() then inputs[#inputs + 1] = t end end
+  if #inputs == 0 or not torch.isGradEnabled() then return out end
+  -- one shared backward function, no closure per call (DESIGN.md decision 5)
+  torch.autograd._record_lua_node({ label = op, backward = zero_backward, inputs = inputs }, inputs, { out })
+  return out
+end
+
 -- A tensor like ref (type and device) of the given size, filled with N(0, 1) from gen.
 local function standard_normal(ref, size, gen)
   local eps = ref.new(size)
@@ -42,7 +63,7 @@ end
 local torch7_normal = torch.normal
 --- torch.normal([gen,] mean, std[, size]): PyTorch's forms (Note [PyTorch's sampling forms]): a
 --- new tensor drawn from N(mean, std) where mean or std (or both) is a tensor, broadcast together
---- (std 1 when only a mean tensor is given), differentiable in both; with two numbers and a size,
+--- (std 1 when only a mean tensor is given), with zero gradients for both (PyTorch's; use torch.distributions.Normal:rsample to differentiate a draw); with two numbers and a size,
 --- a new tensor of that size. Torch7's forms still work: torch.normal([gen,] [mean, std]) draws a
 --- number and torch.normal([gen,] x, mean, std) fills the floating tensor x in place.
 --- Example: torch.normal(torch.Tensor({0, 10, 100}), 0.1)
@@ -62,7 +83,10 @@ function torch.normal(...)
       fail(op, 'mean and std must have the same type, got %s and %s', describe(a1), describe(a2))
     end
     if std_t then
-      if a2:nElement() > 0 and torch.lt(a2, 0):any() then fail(op, 'std must be >= 0, got a negative element in %s', describe(a2)) end
+      -- (ge, not lt: a NaN deviation is refused too, as PyTorch's check)
+      if a2:nElement() > 0 and not torch.noGrad(function() return torch.ge(a2, 0):all() end) then
+        fail(op, 'std must be >= 0, got a negative (or NaN) element in %s', describe(a2))
+      end
     elseif not (a2 >= 0) then fail(op, 'std must be >= 0, got %s', tostring(a2)) end
     local ref = mean_t and a1 or a2
     local size = ref:size()
@@ -72,14 +96,14 @@ function torch.normal(...)
       size = s
     end
     local eps = standard_normal(ref, size, gen)
-    local needs = (mean_t and a1:needsGrad()) or (std_t and a2:needsGrad())
-    if not needs then
+    torch.noGrad(function()
       if std_t then eps:cmul(a2:expand(size)) else eps:mul(a2) end
       if mean_t then eps:add(a1:expand(size)) else eps:add(a1) end
-      return eps
-    end
-    local scaled = std_t and torch.cmul(eps, a2) or torch.mul(eps, a2)
-    return torch.add(scaled, a1)
+    end)
+    local from = {}
+    if mean_t then from[#from + 1] = a1 end
+    if std_t then from[#from + 1] = a2 end
+    return zero_grad_node(op, eps, from)
   end
   if type(a1) == 'number' and type(a2) == 'number' and a3 ~= nil and not is_tensor(a3) then
     if a4 ~= nil then fail(op, 'too many arguments (unexpected %s)', describe(a4)) end
@@ -87,6 +111,11 @@ function torch.normal(...)
       fail(op, 'size must be a table or a LongStorage, got %s', describe(a3))
     end
     if not (a2 >= 0) then fail(op, 'std must be >= 0, got %s', tostring(a2)) end
+    for d, n in ipairs(torch.type(a3) == 'torch.LongStorage' and a3:totable() or a3) do
+      if type(n) ~= 'number' or n < 0 or n % 1 ~= 0 then
+        fail(op, 'size must hold non-negative integers, got %s at position %d', tostring(n), d)
+      end
+    end
     local size = torch.type(a3) == 'torch.LongStorage' and a3 or torch.LongStorage(a3)
     local eps = standard_normal(torch.Tensor(), size, gen)
     return eps:mul(a2):add(a1)
@@ -106,8 +135,10 @@ function torch.bernoulli(...)
   if is_tensor(a1) and a2 == nil then
     floating('bernoulli', 'probs', a1)
     local out = a1.new(a1:size())
-    if gen then return out:bernoulli(gen, a1) end
-    return out:bernoulli(a1)
+    torch.noGrad(function()
+      if gen then out:bernoulli(gen, a1) else out:bernoulli(a1) end
+    end)
+    return zero_grad_node('bernoulli', out, { a1 })
   end
   return torch7_bernoulli(...)
 end

@@ -54,31 +54,71 @@ end
 -- Note [Sparse grad property]: the engine's .grad is a dense C++ tensor, so a parameter with a
 -- sparse gradient keeps none there and p.grad answers the registered SparseTensor (an empty one,
 -- nnz 0, until a backward fills it); p.grad = nil empties it, p.grad = S (sparse) sets it.
+-- Note [Sparse and dense contributions]: a weight may also get a dense gradient: one tied to a
+-- dense layer (a language model's nn.Linear decoder sharing the sparse embedding's weight), or
+-- used by dense ops besides a sparse embedding. PyTorch then sums them into a dense .grad. Here
+-- the dense part lands in the C++ .grad (autograd's accumulation, or p.grad = the tied layer's
+-- gradWeight set by nn.utils.linkGradients); reading p.grad then adds the sparse rows into it
+-- and empties the SparseTensor, so p.grad is the dense sum, as PyTorch's. Before, the dense part
+-- was silently dropped (p.grad answered the sparse rows only) and p.grad = dense raised.
 local dense_get, dense_set = hooks.properties.grad, hooks.setters.grad
 hooks.properties.grad = function(t)
   if any then
     local S = of[t]
-    if S then return S end
+    if S then
+      local d = dense_get(t)
+      if d == nil then return S end
+      if S._indices:size(2) > 0 then  -- Note [Sparse and dense contributions]
+        local rows, vals = G.rows(S)
+        torch.noGrad(function() d:indexAdd(1, rows, vals:typeAs(d)) end)
+        S:zero()
+      end
+      return d
+    end
   end
   return dense_get(t)
 end
 hooks.setters.grad = function(t, g)
   local S = any and of[t] or nil
   if S then
-    if g == nil then S:zero() return end
-    if not U.is_sparse(g) then
-      fail('grad', 'this parameter has a sparse gradient (a sparse embedding); expected a SparseTensor or nil, got %s',
-        U.describe(g))
+    if g == nil then
+      S:zero()
+      if dense_get(t) ~= nil then dense_set(t, nil) end
+      return
     end
+    if not U.is_sparse(g) then  -- a dense gradient (Note [Sparse and dense contributions])
+      S:zero()
+      return dense_set(t, g)
+    end
+    if dense_get(t) ~= nil then dense_set(t, nil) end
     G.set(S, g)
     return
   end
   if U.is_sparse(g) then
     S = G.register(t, G.new(t))
+    if dense_get(t) ~= nil then dense_set(t, nil) end
     G.set(S, g)
     return
   end
   return dense_set(t, g)
+end
+
+--- torch.sparse._grad.zeroDense(p): zeroes the dense part of p's gradient, if any (Note [Sparse
+--- and dense contributions]): zeroGradParameters of a sparse module clears it with the rows.
+function G.zeroDense(p)
+  local d = dense_get(p)
+  if d ~= nil then torch.noGrad(d.zero, d) end
+end
+
+--- torch.sparse._grad.convert(S, typename, cache): S with values of typename, a new accumulator
+--- when it changes; cache (a module:type cache) keeps one conversion per SparseTensor, so
+--- modules sharing one sparse gradient still share it after m:type().
+function G.convert(S, name_, cache)
+  if cache and cache[S] then return cache[S] end
+  local conv = S:type(name_)
+  if not rawequal(conv, S) then conv._accumulator = true end
+  if cache then cache[S] = conv end
+  return conv
 end
 
 -- S takes g's entries (copied; g's size must be S's).
@@ -200,13 +240,18 @@ local function gather_backward(entry, grads)
   local g = grads[1]
   if not g then return {} end
   local idx = entry.idx
+  local w = entry.w
+  if idx:nElement() == 0 then  -- an empty batch: no rows (a view of 0 elements as 0 x -1 raised)
+    if torch.autograd._gradDepth > 0 then return { w.new(w:size()):zero() } end
+    G.of(w, true)
+    return {}
+  end
   g = g:contiguous():view(idx:nElement(), -1)
   if entry.skip then
     local keep = torch.ne(idx, entry.skip)
     local pos = torch.nonzero(keep):view(-1)
     if pos:nElement() < idx:nElement() then idx, g = idx:index(1, pos), g:index(1, pos) end
   end
-  local w = entry.w
   if torch.autograd._gradDepth > 0 then
     local d = w.new(w:size()):zero()
     if idx:nElement() > 0 then d:view(w:size(1), -1):indexAdd(1, idx, g) end

@@ -108,6 +108,48 @@ function tests.parameterWhoseGradientLivesInAChild()
   end
 end
 
+-- nn.WeightNorm's gradBias is its module's (the same tensor in two fields): torch.autograd.grad
+-- swapped the wrapper's field only, so the bias gradient came back as zeros and the module's
+-- gradBias (which its accGradParameters fills) changed under it.
+function tests.gradientHeldUnderTwoFields()
+  local prev = torch.getdefaulttensortype()
+  torch.setdefaulttensortype('torch.DoubleTensor')  -- (WeightNorm:double() leaves v and g without requiresGrad)
+  local m = nn.WeightNorm(nn.Linear(3, 2))
+  torch.setdefaulttensortype(prev)
+  local ref = m:clone()
+  local x, gy = torch.randn(4, 3):double(), torch.randn(4, 2):double()
+  ref:zeroGradParameters()
+  ref:forward(x)
+  ref:backward(x, gy)
+  m:zeroGradParameters()
+  local g = torch.autograd.grad({ torch.sum(torch.cmul(m:forward(x), gy)) }, { m.bias })
+  tester:assertTensorEq(g[1], ref.gradBias, 1e-10, 'bias gradient')
+  tester:asserteq(m.modules[1].gradBias:abs():max(), 0, 'the module\'s gradBias is left alone')
+  -- a wrapper that keeps an alias of its child's gradient in a field of its own (found first by
+  -- a search of its own fields): both fields are swapped
+  local W, parent = torch.class('nn.AliasGradWrapperTest', 'nn.Module')
+  function W:__init()
+    parent.__init(self)
+    self.inner = nn.Linear(3, 2):double()
+    self.gradAlias = self.inner.gradWeight
+    nn.utils.linkGradients(self)
+  end
+  function W:parameters() return { self.inner.weight }, { self.inner.gradWeight } end
+  function W:updateOutput(x) self.output = self.inner:updateOutput(x) return self.output end
+  function W:updateGradInput(x, go) self.gradInput = self.inner:updateGradInput(x, go) return self.gradInput end
+  function W:accGradParameters(x, go, s) self.inner:accGradParameters(x, go, s) end
+  local w = nn.AliasGradWrapperTest()
+  w.inner:zeroGradParameters()
+  w:forward(x)
+  w:backward(x, gy)
+  local rw = w.inner.gradWeight:clone()
+  w.inner:zeroGradParameters()
+  local gw = torch.autograd.grad({ torch.sum(torch.cmul(w:forward(x), gy)) }, { w.inner.weight })
+  tester:assertTensorEq(gw[1], rw, 1e-10, 'weight gradient through the aliased field')
+  tester:asserteq(w.inner.gradWeight:abs():max(), 0, 'the child\'s gradWeight is left alone')
+  tester:assert(rawequal(w.gradAlias, w.inner.gradWeight), 'the fields are restored')
+end
+
 -- A parameter that needs no gradient (m.bias:requiresGrad(false)) still has its gradient field,
 -- which accGradParameters filled under torch.autograd.grad.
 function tests.gradLeavesTheFieldOfAParameterThatNeedsNone()

@@ -47,20 +47,38 @@ function tests.normalWithTensorParameters()
   tester:asserteq(z[1], 7, 'std 0 gives the mean')
 end
 
+-- PyTorch 1.13: torch.normal(m, s) and torch.bernoulli(p) of tensors that require grad require
+-- grad, and give them zero gradients (derivatives.yaml: zeros_like); they were reparameterized
+-- here (dm = w, ds = eps * w), so a REINFORCE loss logProb(torch.normal(mu, sigma)) ported from
+-- PyTorch differentiated through its own draw.
 function tests.normalGradients()
   torch.manualSeed(2)
   local m = torch.DoubleTensor({ 1, 2, 3 }):requiresGrad()
   local s = torch.DoubleTensor({ 0.5, 1, 2 }):requiresGrad()
   local r = torch.normal(m, s)
+  tester:assert(r:needsGrad(), 'the draw requires grad, as PyTorch')
   local w = torch.DoubleTensor({ 1, -2, 0.5 })
   torch.sum(torch.cmul(r, w)):backward()
-  -- reparameterized: r = m + s * eps, so dr/dm = 1 and dr/ds = eps = (r - m) / s
-  tester:assertTensorEq(m.grad, w, 1e-12, 'd/dmean')
-  local eps = (r:detach() - m:detach()):cdiv(s:detach())
-  tester:assertTensorEq(s.grad, torch.cmul(eps, w), 1e-12, 'd/dstd')
+  tester:assertTensorEq(m.grad, torch.zeros(3):double(), 0, 'd/dmean is zero (PyTorch 1.13)')
+  tester:assertTensorEq(s.grad, torch.zeros(3):double(), 0, 'd/dstd is zero (PyTorch 1.13)')
   local m2 = torch.DoubleTensor({ 1, 2 }):requiresGrad()
   torch.normal(m2, 3):sum():backward()
-  tester:assertTensorEq(m2.grad, torch.ones(2):double(), 1e-12, 'number std')
+  tester:assertTensorEq(m2.grad, torch.zeros(2):double(), 0, 'number std')
+  local s2 = torch.DoubleTensor({ 1, 2 }):requiresGrad()
+  torch.normal(0, s2):sum():backward()
+  tester:assertTensorEq(s2.grad, torch.zeros(2):double(), 0, 'number mean')
+  -- REINFORCE: the score function's gradient is (a - mu) / sigma^2, a held fixed
+  local mu = torch.DoubleTensor({ 0.5 }):requiresGrad()
+  local a = torch.normal(mu, 1)
+  local logp = torch.mul(torch.pow(torch.csub(a, mu), 2), -0.5):sum()
+  logp:backward()
+  tester:assertalmosteq(mu.grad[1], a:detach()[1] - 0.5, 1e-12, 'REINFORCE score')
+  local p = torch.DoubleTensor({ 0.3, 0.6 }):requiresGrad()
+  local b = torch.bernoulli(p)
+  tester:assert(b:needsGrad(), 'bernoulli of probabilities that require grad requires grad')
+  torch.sum(b):backward()
+  tester:assertTensorEq(p.grad, torch.zeros(2):double(), 0, 'bernoulli: zero gradient (PyTorch 1.13)')
+  tester:assert(not torch.noGrad(torch.normal, m, 1):needsGrad(), 'no graph under noGrad')
 end
 
 function tests.torch7FormsUnchanged()
@@ -103,7 +121,10 @@ end
 
 function tests.errors()
   err('[normal] std must be >= 0, got -1', torch.normal, torch.zeros(2), -1)
-  err('[normal] std must be >= 0, got a negative element', torch.normal, torch.zeros(2), torch.Tensor({ 1, -1 }))
+  err('[normal] std must be >= 0, got a negative (or NaN) element', torch.normal, torch.zeros(2), torch.Tensor({ 1, -1 }))
+  -- PyTorch 1.13 refuses a NaN deviation ("normal expects all elements of std >= 0.0"); it gave NaN draws
+  err('[normal] std must be >= 0, got a negative (or NaN) element', torch.normal, torch.zeros(2), torch.Tensor({ 0 / 0, 1 }))
+  err('[normal] size must hold non-negative integers, got -1 at position 1', torch.normal, 0, 1, { -1 })
   err('[normal] mean must be a floating tensor, got torch.LongTensor', torch.normal, torch.LongTensor({ 1 }), 1)
   err('[normal] mean and std must have the same type', torch.normal, torch.zeros(2), torch.DoubleTensor({ 1, 1 }))
   err('do not broadcast', torch.normal, torch.zeros(2), torch.ones(3))

@@ -20,7 +20,13 @@ end
 local function groups_of(owner, params)
   if type(params) == 'table' and type(params.parameters) == 'function' then
     if rawget(_G, 'nn') and nn.utils and nn.utils.linkGradients then nn.utils.linkGradients(params) end
-    params = params:parameters() or {}
+    -- a tensor listed twice (a weight tied between two modules: a decoder holding the embedding's
+    -- weight) is one parameter, as PyTorch's model.parameters() gives it: twice, it was stepped twice
+    local list, seen = {}, {}
+    for _, p in ipairs(params:parameters() or {}) do
+      if not seen[p] then seen[p] = true list[#list + 1] = p end
+    end
+    params = list
   end
   if torch.isTensor(params) then params = { params } end
   if type(params) ~= 'table' then lib.fail(owner, 'params must be a module, a tensor, a list of tensors or a list of groups, got %s', type(params)) end

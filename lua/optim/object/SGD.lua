@@ -31,13 +31,22 @@ local function dense_update(p, g, s, group)
   fused.sgd(p, g, group.momentum ~= 0 and s.momentumBuffer or nil, group.lr, group.momentum, group.dampening,
             group.weightDecay, group.nesterov, first)
 end
-function SGD:_update(p, g, s, group) return dense_update(p, g, s, group) end
+-- A dense step may give any row of the momentum buffer a value: the rows a sparse step tracks
+-- (Note [Sparse momentum]) are then all of them.
+function SGD:_update(p, g, s, group)
+  s.momentumRows = nil
+  return dense_update(p, g, s, group)
+end
 
 -- A sparse gradient: the rows it holds (PyTorch's sparse branch). Weight decay adds the whole
--- parameter to the gradient, which makes it dense in PyTorch too: that update is the dense one.
+-- parameter to the gradient, which makes it dense: that update is the dense one (PyTorch 1.13
+-- raises there instead, "add(sparse, dense) is not supported"; the dense step is its meaning).
 function SGD:_updateSparse(p, g, s, group)
   local O = Optimizer._sparseOptim()
   local rows, vals = O.rows(g, group.maximize)
-  if group.weightDecay ~= 0 then return dense_update(p, O.dense(p, rows, vals), s, group) end
+  if group.weightDecay ~= 0 then
+    s.momentumRows = nil  -- (SGD:_update's reason)
+    return dense_update(p, O.dense(p, rows, vals), s, group)
+  end
   O.sgd(p, rows, vals, s, group.lr, group.momentum, group.dampening, group.nesterov, 'momentumBuffer', 'momentumRows')
 end
