@@ -206,7 +206,8 @@ local function coarse_backward_body(entry, grads, n)
 end
 
 
-local function coarse_backward(entry, grads, n)
+local reuse = require 'nn.module_reuse'  -- Note [A module used again before its backward]
+local function coarse_backward_at_forward(entry, grads, n)
   local at_forward = entry.paramsAtForward  -- Note [Parameters with a history]
   if not at_forward then return coarse_backward_body(entry, grads, n) end
   local current = history.install(entry.module, at_forward)
@@ -214,6 +215,9 @@ local function coarse_backward(entry, grads, n)
   history.install(entry.module, current)
   if not ok then error(res, 0) end
   return res
+end
+local function coarse_backward(entry, grads, n)
+  return reuse.with_state(entry, coarse_backward_at_forward, entry, grads, n)
 end
 
 local function forward_as_node(self, input, inputNeedsGrad)
@@ -249,11 +253,12 @@ local function forward_as_node(self, input, inputNeedsGrad)
   -- the node keeps its entry alive from C++, so an entry holding them was a cycle no collector
   -- could see. Once m.output was replaced (m:clearState() after each forward, or a module that
   -- allocates a new output each call) and no backward ran, every step's output leaked.
-  torch.autograd._record_lua_node({ label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
-                                    module = self, input = input, shape = (not single) and utils.skeleton(output) or nil,
-                                    single = single, inputNeedsGrad = inputNeedsGrad, ownParams = own, ownFirst = ownFirst,
-                                    paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil },
-                                  inputs, outs)
+  local entry = { label = torch.typename(self) or 'nn.Module', backward = coarse_backward,
+                  module = self, input = input, shape = (not single) and utils.skeleton(output) or nil,
+                  single = single, inputNeedsGrad = inputNeedsGrad, ownParams = own, ownFirst = ownFirst,
+                  paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil }
+  torch.autograd._record_lua_node(entry, inputs, outs)
+  reuse.record(self, entry)
   return output
 end
 
@@ -276,6 +281,7 @@ end
 --- m:forward(input): computes the output (m.output) from input.
 function Module:forward(input)
   if self._transparent or not defines_backward(self) then return self:updateOutput(input) end
+  if reuse.has_pending(self) then reuse.protect(self) end  -- Note [A module used again before its backward]
   local buffers = self._stateBuffers
   if buffers and torch.isGradEnabled() then check_buffers(self, buffers) end  -- Note [Buffers are not differentiated]
   local node, inputNeedsGrad = needs_node(self, input)
@@ -294,6 +300,7 @@ function Module:backward(input, gradOutput, scale)
   end
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
   if not self._frozen then torch.noGrad(self.accGradParameters, self, input, gradOutput, scale) end  -- Note [Freezing]
+  reuse.consumed(self)  -- Note [A module used again before its backward]
   return self.gradInput
 end
 
@@ -311,6 +318,10 @@ local function update_each(params, grads, lr)
     -- CUDA parameters go through the fused SGD update so that a batch launches them together
     -- (Note [Multi-tensor optimizer steps]); it takes lr >= 0 only, Torch7's call any lr.
     if lr >= 0 and p:isCuda() and torch.type(g) == torch.type(p) then fused.sgd(p, g, nil, lr, 0, 0, 0, false, false)
+    elseif torch.isSparse(g) then  -- a sparse embedding's gradient: its rows only (Note [Sparse embedding gradients])
+      fused.flush()
+      local rows, vals = require('torch.sparse_grad').rows(g)
+      if rows:nElement() > 0 then torch.noGrad(p.indexAdd, p, 1, rows, torch.mul(vals, -lr):typeAs(p)) end
     else
       fused.flush()  -- after the updates queued before it, as without a batch
       p:add(-lr, g)
@@ -345,7 +356,19 @@ function Module:share(other, ...)
   end
   for _, name in ipairs({ ... }) do
     if self[name] ~= nil then
-      self[name]:set(other[name])
+      local mine, theirs = self[name], other[name]
+      if torch.isSparse(mine) or torch.isSparse(theirs) then
+        -- a sparse gradient (Note [Sparse embedding gradients]) has no storage to view: sharing it
+        -- is holding the same accumulator, which both modules' backward append to
+        if not (torch.isSparse(mine) and torch.isSparse(theirs)) then
+          error(string.format('[%s] share: %s is sparse in one module and dense in the other (%s, %s); '
+            .. 'make both sparse or both dense (setSparse)', torch.typename(self) or 'nn.Module', name,
+            torch.typename(mine) or type(mine), torch.typename(theirs) or type(theirs)), 2)
+        end
+        self[name] = theirs
+      else
+        mine:set(theirs)
+      end
       self[name .. '_shared'] = true
     end
   end

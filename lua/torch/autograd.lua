@@ -38,6 +38,22 @@ local function drain()
     if n < 64 then return end
   end
 end
+-- Note [Draining at each collection]: the engine releases a key when it frees the node holding it
+-- (from C++, where it cannot call Lua), and new_key drains the released ones. A forward-only loop
+-- whose old outputs die only when Lua collects them then kept their entries (and whatever those
+-- hold: Note [A module used again before its backward], lua/nn/module_reuse.lua) until the next
+-- recorded node after a collection; a sentinel finalized at every collection drains them, so a
+-- following collection frees them.
+do
+  local function arm()
+    local sentinel = newproxy(true)
+    getmetatable(sentinel).__gc = function()
+      pcall(drain)
+      arm()
+    end
+  end
+  arm()
+end
 local function new_key(entry)
   drain()
   local key = free_keys[#free_keys]
