@@ -18,10 +18,11 @@ end
 table.sort(files)
 for _, name in ipairs(files) do require('nn.' .. name) end
 
--- nn.models (torchvision's classification models, lua/nn/models/) loads on its first use, like
+-- nn.models (torchvision's classification models, lua/nn/models/) and nn.ops (torchvision.ops,
+-- lua/nn/ops/) load on their first use, like
 -- the namespaces of Note [Lazy namespaces] (lua/torch/init.lua); __lazy lists it for completion.
 do
-  local lazy = { models = 'nn.models' }
+  local lazy = { models = 'nn.models', ops = 'nn.ops' }
   local mt = getmetatable(nn) or {}
   mt.__lazy = lazy
   mt.__index = function(t, k)
