@@ -99,9 +99,20 @@ local function check_backward(self, input, gradOutput)
   S.gradLike(tostring(self), gradOutput, input:dim() == 1 and { self.outputSize } or { input:size(1), self.outputSize })
 end
 
+-- Under createGraph=true the input gradient is built from a weight recorded from v and g, so a
+-- gradient penalty reaches them through it (Note [Gradient penalties through a reparametrized
+-- weight] in nn/reparam.lua); self.weight itself is written with recording off.
 function LinearWeightNorm:updateGradInput(input, gradOutput)
   check_backward(self, input, gradOutput)
-  return parent.updateGradInput(self, input, gradOutput)
+  if not (torch.isGradEnabled() and (self.v:needsGrad() or self.g:needsGrad())) then
+    return parent.updateGradInput(self, input, gradOutput)
+  end
+  local w = self.weight
+  self.weight = torch.cmul(self.v, torch.cdiv(self.g, torch.norm(self.v, 2, 2)):expandAs(self.v))
+  local ok, res = pcall(parent.updateGradInput, self, input, gradOutput)
+  self.weight = w
+  if not ok then error(res, 0) end
+  return res
 end
 
 -- dL/dg_j = sum_i dW_ji v_ji / |v_j|; dL/dv_j = (g_j / |v_j|) (dW_j - dL/dg_j v_j / |v_j|), for

@@ -29,8 +29,16 @@ function WeightNorm:__init(module, outputDim)
   end
   local nOut = w:size(self.outputDim)
   self.viewIn = torch.LongStorage({ nOut, w:nElement() / nOut })
-  self.v = self:_permuteIn(w):contiguous():view(self.viewIn):clone()
-  self.g = torch.norm(self.v, 2, 2):view(nOut):clone()
+  -- Note [WeightNorm parameters are leaves]: v and g are computed from the module's weight, which
+  -- requires grad (its own .grad is its gradWeight): recorded, they were non-leaves whose history
+  -- led back to that weight, so linkGradients could not make gradV and gradG their .grad (a
+  -- non-leaf keeps no .grad), the coarse node sent their gradients back through that history
+  -- (loss:backward() left gradV and gradG at zero) and a second torch.autograd.grad met the
+  -- freed graph of the norm. Computed with recording off they are leaves, like every parameter.
+  self.v, self.g = torch.noGrad(function()
+    local v = self:_permuteIn(w):contiguous():view(self.viewIn):clone()
+    return v, torch.norm(v, 2, 2):view(nOut):clone()
+  end)
   self.gradV = self.v.new(self.viewIn):zero()
   self.gradG = self.g.new(nOut):zero()
   self.eps = 1e-12  -- the smallest norm used: an all-zero v stays finite
@@ -75,8 +83,17 @@ function WeightNorm:updateOutput(input)
   return self.output
 end
 
+-- g * v / ||v|| shaped like the module's weight, recorded (Note [Gradient penalties through a
+-- reparametrized weight] in nn/reparam.lua).
+function WeightNorm:_recordedWeight()
+  local norm = torch.clamp(torch.norm(self.v, 2, 2), self.eps, math.huge)
+  local w = torch.cmul(self.v, torch.cdiv(self.g:view(-1, 1), norm):expandAs(self.v))
+  return self:_permuteOut(w:view(self:_permuteIn(self.weight):size())):contiguous()
+end
+function WeightNorm:_paramsNeedGrad() return self.v:needsGrad() or self.g:needsGrad() end
+
 function WeightNorm:updateGradInput(input, gradOutput)
-  self.gradInput = self.modules[1]:updateGradInput(input, gradOutput)
+  self.gradInput = reparam.updateGradInput(self, self.modules[1], 'weight', input, gradOutput)
   return self.gradInput
 end
 
@@ -101,6 +118,9 @@ function WeightNorm:_accGradParameters(input, gradOutput, scale)
 end
 
 WeightNorm.accUpdateGradParameters = reparam.accUpdateGradParameters
+--- wn:type(name): converts v, g and the module (float(), double(), cuda()); v and g keep requiring grad.
+--- Example: local wn = nn.WeightNorm(nn.Linear(3, 2)):double(); print(wn.v.grad == wn.gradV)
+WeightNorm.type = reparam.type
 
 function WeightNorm:zeroGradParameters()
   nn.Module.zeroGradParameters(self)
