@@ -131,10 +131,21 @@ function SpectralNorm:updateOutput(input)
   return self.output
 end
 
+-- The weight orig / sigma as a recorded function of orig (u and v fixed, as in the backward), put
+-- in place by reparam.updateGradInput while gradients are recorded: a gradient penalty through the
+-- input gradient reaches orig (it was computed from the plain weight, a constant to autograd).
+function SpectralNorm:_recordedWeight()
+  local orig = self[self._orig]
+  local sigma = torch.cmul(self[self._u], torch.mv(self:_matrix(orig), self[self._v])):sum(1)
+  return torch.cdiv(orig, sigma:view(torch.LongStorage(orig:dim()):fill(1)):expandAs(orig))
+end
+function SpectralNorm:_paramsNeedGrad() return self[self._orig]:needsGrad() end
+
 function SpectralNorm:updateGradInput(input, gradOutput)
-  self.gradInput = self.modules[1]:updateGradInput(input, gradOutput)
+  self.gradInput = reparam.updateGradInput(self, self.modules[1], self.name, input, gradOutput)
   return self.gradInput
 end
+SpectralNorm.type = reparam.type  -- keeps orig requiring grad through :double()/:float()
 
 function SpectralNorm:accGradParameters(input, gradOutput, scale)
   return torch.noGrad(self._accGradParameters, self, input, gradOutput, scale)

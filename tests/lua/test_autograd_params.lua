@@ -113,7 +113,7 @@ end
 -- gradBias (which its accGradParameters fills) changed under it.
 function tests.gradientHeldUnderTwoFields()
   local prev = torch.getdefaulttensortype()
-  torch.setdefaulttensortype('torch.DoubleTensor')  -- (WeightNorm:double() leaves v and g without requiresGrad)
+  torch.setdefaulttensortype('torch.DoubleTensor')
   local m = nn.WeightNorm(nn.Linear(3, 2))
   torch.setdefaulttensortype(prev)
   local ref = m:clone()

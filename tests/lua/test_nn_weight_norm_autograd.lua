@@ -251,4 +251,15 @@ function tests.gradientPenalty()
   tester:assertTensorEq(got[2], want[2], 1e-12, 'Torch7 gradG after the penalties')
 end
 
+-- SpectralNorm (evaluation mode: u and v fixed, so the penalty is a function of orig alone): the
+-- gradient penalty reaches weight_orig, and :double() keeps it requiring grad
+function tests.spectralNormPenaltyAndType()
+  torch.manualSeed(8)
+  local x = torch.randn(4, 3):double()
+  local s = nn.SpectralNorm(nn.Linear(3, 2)):double()
+  tester:assert(s.weight_orig:needsGrad(), 'weight_orig requires grad after :double()')
+  s:evaluate()
+  penalty_check('SpectralNorm weight_orig', s, x, s.weight_orig)
+end
+
 tester:add(tests):run()
