@@ -160,14 +160,9 @@ function EB:setSparse(flag)
   return nn.LookupTable.setSparse(self, flag)
 end
 
--- Registers the sparse gradient for the current weight (Note [Sparse embedding gradients]).
-function EB:parameters()
-  if self.sparse and self.gradWeight and self.weight then
-    self.gradWeight._accumulator = true  -- (lost by torch.load, Note [Accumulating add])
-    G.register(self.weight, self.gradWeight)
-  end
-  return parent.parameters(self)
-end
+-- Registers the sparse gradient for the current weight (Note [Sparse embedding gradients]), as
+-- nn.LookupTable does (its parent, too, is nn.Module).
+function EB:parameters() return nn.LookupTable.parameters(self) end
 
 -- The sparse Torch7 path: the module is differentiated through autograd, and torch.autograd.grad
 -- (the replay's) returns dense tensors, so a sparse module runs its forward again and a plain
@@ -202,24 +197,13 @@ function EB:backward(input, gradOutput, scale)
 end
 
 -- A sparse module's zeroGradParameters also clears a dense part of the weight's gradient (a tied
--- dense layer's, Note [Sparse and dense contributions] in torch/sparse_grad.lua).
-function EB:zeroGradParameters()
-  parent.zeroGradParameters(self)
-  if self.sparse and self.weight then G.zeroDense(self.weight) end
-end
+-- dense layer's, Note [Sparse and dense contributions] in torch/sparse_grad.lua); nn.LookupTable's.
+function EB:zeroGradParameters() return nn.LookupTable.zeroGradParameters(self) end
 
--- A sparse gradient converts its values only (nn.LookupTable:type's reason).
+-- A sparse gradient converts its values only (nn.LookupTable._sparseAwareType).
 function EB:type(name_, cache)
   if not name_ then return parent.type(self) end
-  local sg = self.sparse and self.gradWeight
-  if sg then self.gradWeight = nil end
-  parent.type(self, name_, cache)
-  if sg then
-    local conv = G.convert(sg, name_, cache)  -- one per gradient: shared ones stay shared
-    self.gradWeight = conv
-    G.register(self.weight, conv)
-  end
-  return self
+  return nn.LookupTable._sparseAwareType(self, name_, cache)
 end
 
 function EB:__tostring__()

@@ -242,10 +242,9 @@ function LookupTable:zeroGradParameters()
   if self.sparse and self.weight then G.zeroDense(self.weight) end
 end
 
--- The index buffer stays a LongTensor whatever the module's type; a sparse gradient converts
--- its values only (converting every tensor field would turn its indices into floats).
-function LookupTable:type(name_, cache)
-  if not name_ then return parent.type(self) end
+-- A sparse gradient converts its values only (converting every tensor field would turn its
+-- indices into floats). Shared with nn.EmbeddingBag:type.
+function LookupTable._sparseAwareType(self, name_, cache)
   local sg = self.sparse and self.gradWeight
   if sg then self.gradWeight = nil end
   parent.type(self, name_, cache)
@@ -254,6 +253,13 @@ function LookupTable:type(name_, cache)
     self.gradWeight = conv
     G.register(self.weight, conv)
   end
+  return self
+end
+
+-- The index buffer stays a LongTensor whatever the module's type.
+function LookupTable:type(name_, cache)
+  if not name_ then return parent.type(self) end
+  LookupTable._sparseAwareType(self, name_, cache)
   self._input = torch.LongTensor()
   return self
 end

@@ -8,36 +8,9 @@ torch.setnumthreads(1)
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
--- The sorted "key:shape" lines of model:stateDict() ('layer1.0.bn1.weight:64'), without
--- PyTorch's num_batches_tracked counters (Tocha's batch norms keep none; loadStateDict skips them).
-local function keyLines(model)
-  local sd = model:stateDict()
-  local ks = {}
-  for k in pairs(sd) do ks[#ks + 1] = k end
-  table.sort(ks)
-  local lines = {}
-  for i, k in ipairs(ks) do lines[i] = k .. ':' .. table.concat(sd[k]:size():totable(), 'x') end
-  return lines, ks, sd
-end
-
--- h = (31 h + byte) mod 1e9+7 over the lines joined by '\n' (exact in doubles; ref.py's checksum).
-local function checksum(lines)
-  local s = table.concat(lines, '\n')
-  local h = 0
-  for i = 1, #s do h = (h * 31 + s:byte(i)) % 1000000007 end
-  return h
-end
-
--- Each model's parameter count, key count, checksum, first and last line equal torchvision's.
-local function checkKeys(tester, name, ref)
-  local m = nn.models[name]()
-  tester:eq(m:numParameters(), ref[1], name .. ': number of parameters')
-  local lines = keyLines(m)
-  tester:eq(#lines, ref[2], name .. ': number of state-dict entries')
-  tester:eq(lines[1], ref[4], name .. ': first key')
-  tester:eq(lines[#lines], ref[5], name .. ': last key')
-  tester:eq(checksum(lines), ref[3], name .. ': checksum of the key:shape lines')
-end
+-- The shared key check (checkKeys) is in helpers/vision_models_checks.lua.
+local V = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/vision_models_checks.lua')
+local checkKeys = V.checkKeys
 
 -- torchvision's values: {parameters, state-dict entries, checksum, first line, last line}.
 local KEYS = {

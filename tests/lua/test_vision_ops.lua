@@ -67,6 +67,9 @@ require 'nn.ops'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local D = torch.DoubleTensor
+-- Shared checks (helpers/vision_ops_checks.lua).
+local C = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/vision_ops_checks.lua')(tester)
+local fails, gradcheck = C.fails, C.gradcheck
 
 -- Reference values (PyTorch 1.13 / torchvision 0.14, from the script above).
 local R = {}
@@ -115,15 +118,6 @@ local function close(name, got, want, tol)
   if got:nElement() == 0 then return end
   local err = (got:double() - want):abs():max()
   tester:assertle(err, tol or 1e-12, name .. ': max error ' .. err)
-end
-local function fails(name, pattern, fn, ...)
-  local ok, err = pcall(fn, ...)
-  tester:assert(not ok, name .. ': expected an error')
-  tester:assert(ok or tostring(err):find(pattern, 1, true) ~= nil, name .. ': error "' .. tostring(err) .. '" lacks "' .. pattern .. '"')
-end
-local function gradcheck(name, fn, inputs)
-  local ok, res = pcall(torch.autograd.gradcheck, fn, inputs)
-  tester:assert(ok and res, name .. ': gradcheck ' .. tostring(res))
 end
 local B1 = D{{0, 0, 2, 2}, {1, 1, 4, 3}, {0.5, -1, 2.5, 6}, {3, 3, 3.5, 5}}
 local B2 = D{{1, 1, 3, 3}, {0, 0, 1, 1}, {5, 5, 6, 7}}

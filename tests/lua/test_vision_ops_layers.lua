@@ -53,6 +53,9 @@ require 'nn.ops'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local D = torch.DoubleTensor
+-- Shared checks (helpers/vision_ops_checks.lua).
+local C = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/vision_ops_checks.lua')(tester)
+local seq, fails = C.seq, C.fails
 
 local R = {}
 R.cna_keys = {'0.weight:4x3x3x3', '1.bias:4', '1.running_mean:4', '1.running_var:4', '1.weight:4'}
@@ -69,10 +72,6 @@ R.fpn = {{sum = 352.9239901703212, wsum = -10.308465726256063, first = {-1.06385
 R.fpn2_keys = {'inner_blocks.0.0.weight:4x3x1x1', 'inner_blocks.0.1.bias:4', 'inner_blocks.0.1.running_mean:4', 'inner_blocks.0.1.running_var:4', 'inner_blocks.0.1.weight:4', 'inner_blocks.1.0.weight:4x5x1x1', 'inner_blocks.1.1.bias:4', 'inner_blocks.1.1.running_mean:4', 'inner_blocks.1.1.running_var:4', 'inner_blocks.1.1.weight:4', 'layer_blocks.0.0.weight:4x4x3x3', 'layer_blocks.0.1.bias:4', 'layer_blocks.0.1.running_mean:4', 'layer_blocks.0.1.running_var:4', 'layer_blocks.0.1.weight:4', 'layer_blocks.1.0.weight:4x4x3x3', 'layer_blocks.1.1.bias:4', 'layer_blocks.1.1.running_mean:4', 'layer_blocks.1.1.running_var:4', 'layer_blocks.1.1.weight:4'}
 R.fpn2 = {{sum = 58.44578199515532, wsum = 5.887593697861691, first = {0.41483261420136, 0.37314593209268154, 0.36374426783688346, 0.3536067770440791}}, {sum = 20.85138856521344, wsum = 2.4991918993831845, first = {0.4758321825526976, 0.4848762146817091, 0.47526953147284845, 0.4547371863526399}}, {sum = 6.265038897078884, wsum = 4.444962087896453, first = {0.4758321825526976, 0.47526953147284845, 0.42521844667220526, 0.2936269434758389}}}
 
-local function seq(a, b, ...)
-  local t = D(...)
-  return torch.sin(torch.range(0, t:nElement() - 1):double() * a + b):view(t:size())
-end
 -- The script's fill: weights by sorted state-dict key (k, 0-based).
 local function fill(m)
   m:double()
@@ -104,19 +103,10 @@ local function check(name, got, want, tol)
   tol = tol or 1e-10
   got = got:detach():double()
   if want.sum then
-    tester:assertlt(math.abs(got:sum() - want.sum), tol * 10, name .. ': sum ' .. got:sum() .. ' vs ' .. want.sum)
-    local w = torch.cmul(got, seq(0.13, 0.7, unpack(got:size():totable()))):sum()
-    tester:assertlt(math.abs(w - want.wsum), tol * 10, name .. ': weighted sum')
-    local flat = got:contiguous():view(-1)
-    for i, v in ipairs(want.first) do tester:assertlt(math.abs(flat[i] - v), tol, name .. ': element ' .. i) end
+    C.checksum(name, got, want, tol)
   else
     tester:assertlt((got - D(want)):abs():max(), tol, name)
   end
-end
-local function fails(name, pattern, fn, ...)
-  local ok, err = pcall(fn, ...)
-  tester:assert(not ok, name .. ': expected an error')
-  tester:assert(ok or tostring(err):find(pattern, 1, true) ~= nil, name .. ': error "' .. tostring(err) .. '" lacks "' .. pattern .. '"')
 end
 
 function tests.conv2dNormActivation()

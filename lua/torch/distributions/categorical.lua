@@ -13,6 +13,18 @@ Categorical._params = { 'probs', 'logits' }
 -- gather, argmax): samples are LongTensors of 1-based indices and logProb takes them, where
 -- PyTorch counts from 0.
 
+-- The one of a.probs and a.logits given, as a tensor with at least one dim (the K categories
+-- along the last): its name and the tensor. Internal; Multinomial's arguments too.
+function D._categoryParam(op, a)
+  if (a.probs == nil) == (a.logits == nil) then
+    util.fail(op, 'expected exactly one of probs or logits, got %s', a.probs == nil and 'neither' or 'both')
+  end
+  local which = a.probs ~= nil and 'probs' or 'logits'
+  local x = util.broadcast_all(op, { which }, { a[which] })[1]
+  if x:dim() < 1 then util.fail(op, '%s must have at least one dim (the categories), got %s', which, util.describe(x)) end
+  return which, x
+end
+
 --- torch.distributions.Categorical(probs | nil, logits [, {validateArgs=}]): one of K categories
 --- 1..K with probabilities probs (non-negative weights, normalized along the last dim) or
 --- softmax(logits); the last dim is K and the others are the batch shape. Samples are 1-based
@@ -21,12 +33,7 @@ Categorical._params = { 'probs', 'logits' }
 function Categorical:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, { 'probs', 'logits' }, ...)
-  if (a.probs == nil) == (a.logits == nil) then
-    util.fail(op, 'expected exactly one of probs or logits, got %s', a.probs == nil and 'neither' or 'both')
-  end
-  local which = a.probs ~= nil and 'probs' or 'logits'
-  local x = util.broadcast_all(op, { which }, { a[which] })[1]
-  if x:dim() < 1 then util.fail(op, '%s must have at least one dim (the categories), got %s', which, util.describe(x)) end
+  local which, x = D._categoryParam(op, a)
   local d = x:dim()
   self:_setup(util.slice(x:size(), 1, -2), nil, validate)
   self._numEvents = x:size(d)

@@ -30,12 +30,7 @@ function Multinomial:__init(...)
   self.totalCount = n
   -- The Categorical does the normalization; the checks are made here, so that errors name
   -- Multinomial (the same ones: non-negative probs, real logits).
-  if (a.probs == nil) == (a.logits == nil) then
-    util.fail(op, 'expected exactly one of probs or logits, got %s', a.probs == nil and 'neither' or 'both')
-  end
-  local which = a.probs ~= nil and 'probs' or 'logits'
-  local x = util.broadcast_all(op, { which }, { a[which] })[1]
-  if x:dim() < 1 then util.fail(op, '%s must have at least one dim (the categories), got %s', which, util.describe(x)) end
+  local which, x = D._categoryParam(op, a)
   self:_setup(nil, nil, validate)
   if which == 'probs' then
     self:_check('probs', constraints.nonnegative, x)

@@ -3,24 +3,13 @@
 local torch = require 'torch.env'
 local util = require 'torch.distributions.util'
 local constraints = require 'torch.distributions.constraints'
+local ST = require 'torch.distributions.scale_tril'
 local D = torch.distributions
 
 local MVN = torch.class('torch.distributions.MultivariateNormal', 'torch.distributions.Distribution', D)
 MVN.hasRsample = true
 MVN._params = { 'loc', 'scaleTril', 'covarianceMatrix', 'precisionMatrix' }
 local LOG_2PI = math.log(2 * math.pi)
-
-local function last2(x) return x:dim() - 1, x:dim() end
-local function mT(x) return x:transpose(last2(x)) end
-local function eye_like(x, n) return torch.eye(n):to(x:device(), util.cpu_type(x)) end
-
--- PyTorch's precision -> scale_tril: L from the Cholesky factor of the flipped precision, so
--- that no explicit inverse of P is formed.
-local function precision_to_scale_tril(P)
-  local Lf = torch.linalg.cholesky(torch.flip(P, { -2, -1 }))
-  local Linv = mT(torch.flip(Lf, { -2, -1 }))
-  return torch.linalg.solveTriangular(Linv, eye_like(P, P:size(P:dim())), { upper = false })
-end
 
 --- torch.distributions.MultivariateNormal(loc, covarianceMatrix | nil, precisionMatrix | nil,
 --- scaleTril | nil [, {validateArgs=}]): the normal distribution over vectors of size n (loc's
@@ -30,13 +19,7 @@ end
 function MVN:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, { 'loc', 'covarianceMatrix', 'precisionMatrix', 'scaleTril' }, ...)
-  local which, count = nil, 0
-  for _, k in ipairs({ 'covarianceMatrix', 'precisionMatrix', 'scaleTril' }) do
-    if a[k] ~= nil then which, count = k, count + 1 end
-  end
-  if count ~= 1 then
-    util.fail(op, 'expected exactly one of covarianceMatrix, precisionMatrix or scaleTril, got %d', count)
-  end
+  local which = ST.which(op, a)
   local t = util.convert(op, { 'loc', which }, { a.loc, a[which] })
   local loc, M = t[1], t[2]
   if loc:dim() < 1 then util.fail(op, 'loc must be a vector (or a batch of them), got %s', util.describe(loc)) end
@@ -49,20 +32,9 @@ function MVN:__init(...)
   self:_setup(batch, torch.LongStorage({ n }), validate)
   self:_check('loc', constraints.realVector, loc)
   self:_check(which, which == 'scaleTril' and constraints.lowerCholesky or constraints.positiveDefinite, M)
-  local L
-  if which == 'scaleTril' then L = M
-  elseif which == 'covarianceMatrix' then L = torch.linalg.cholesky(M)
-  else L = precision_to_scale_tril(M) end
-  local mshape = util.cat(batch, { n, n })
+  local L = ST.scaleTril(which, M)
   self.loc = loc:expand(util.cat(batch, { n }))
-  self.scaleTril = L:expand(mshape)
-  self.covarianceMatrix = which == 'covarianceMatrix' and M:expand(mshape) or torch.matmul(self.scaleTril, mT(self.scaleTril))
-  if which == 'precisionMatrix' then
-    self.precisionMatrix = M:expand(mshape)
-  else
-    local Linv = torch.linalg.solveTriangular(self.scaleTril, eye_like(L, n), { upper = false })
-    self.precisionMatrix = torch.matmul(mT(Linv), Linv)
-  end
+  self.scaleTril, self.covarianceMatrix, self.precisionMatrix = ST.matrices(which, M, L, util.cat(batch, { n, n }))
 end
 --- MultivariateNormal:support(): real vectors.
 --- Example: torch.distributions.MultivariateNormal(torch.zeros(2), {scaleTril = torch.eye(2)}):support().desc

@@ -26,6 +26,20 @@ LRB.hasRsample = true
 LRB._params = { 'probs', 'logits' }
 local NAMES = { 'temperature', 'probs', 'logits' }
 
+-- RelaxedBernoulli and RelaxedOneHotCategorical: the Base relaxed family (built from the same
+-- arguments) pushed through transform, with its temperature, probs and logits as fields.
+local function relaxed_init(self, Base, transform, ...)
+  local op = self:_op()
+  local a, validate = util.args(op, NAMES, ...)
+  local base = D._inFamily(op, Base, a.temperature, a.probs, a.logits, { validateArgs = validate })
+  self:_build(base, transform, validate)
+  self.temperature, self.probs, self.logits = base.temperature, base.probs, base.logits
+end
+local function relaxed_expand_parts(self, new, shape)
+  D.TransformedDistribution._expandParts(self, new, shape)
+  new.probs, new.logits = new.baseDist.probs, new.baseDist.logits
+end
+
 --- torch.distributions.LogitRelaxedBernoulli(temperature, probs | nil, logits [, {validateArgs=}]):
 --- the logit of a RelaxedBernoulli: (logit(U) + logits) / temperature for U uniform (Maddison et
 --- al. 2017); give exactly one of probs and logits (or {logits=l}).
@@ -64,17 +78,8 @@ local RB = torch.class('torch.distributions.RelaxedBernoulli', 'torch.distributi
 --- continuous relaxation of Bernoulli on (0, 1): the sigmoid of a LogitRelaxedBernoulli;
 --- reparameterized (rsample), approaching Bernoulli(probs) as temperature -> 0.
 --- Example: torch.distributions.RelaxedBernoulli(0.5, torch.Tensor({0.1, 0.9})):rsample()
-function RB:__init(...)
-  local op = self:_op()
-  local a, validate = util.args(op, NAMES, ...)
-  local base = D._inFamily(op, D.LogitRelaxedBernoulli, a.temperature, a.probs, a.logits, { validateArgs = validate })
-  self:_build(base, D.SigmoidTransform(), validate)
-  self.temperature, self.probs, self.logits = base.temperature, base.probs, base.logits
-end
-function RB:_expandParts(new, shape)
-  D.TransformedDistribution._expandParts(self, new, shape)
-  new.probs, new.logits = new.baseDist.probs, new.baseDist.logits
-end
+function RB:__init(...) relaxed_init(self, D.LogitRelaxedBernoulli, D.SigmoidTransform(), ...) end
+RB._expandParts = relaxed_expand_parts
 --- RelaxedBernoulli:support(): [0, 1].
 --- Example: torch.distributions.RelaxedBernoulli(1, 0.5):support().desc
 function RB:support() return constraints.unitInterval end
@@ -136,17 +141,8 @@ local ROC = torch.class('torch.distributions.RelaxedOneHotCategorical', 'torch.d
 --- the Gumbel-softmax (concrete) relaxation of OneHotCategorical: points of the simplex,
 --- exp of an ExpRelaxedCategorical; reparameterized.
 --- Example: torch.distributions.RelaxedOneHotCategorical(0.5, torch.Tensor({0.2, 0.3, 0.5})):rsample()
-function ROC:__init(...)
-  local op = self:_op()
-  local a, validate = util.args(op, NAMES, ...)
-  local base = D._inFamily(op, D.ExpRelaxedCategorical, a.temperature, a.probs, a.logits, { validateArgs = validate })
-  self:_build(base, D.ExpTransform(), validate)
-  self.temperature, self.probs, self.logits = base.temperature, base.probs, base.logits
-end
-function ROC:_expandParts(new, shape)
-  D.TransformedDistribution._expandParts(self, new, shape)
-  new.probs, new.logits = new.baseDist.probs, new.baseDist.logits
-end
+function ROC:__init(...) relaxed_init(self, D.ExpRelaxedCategorical, D.ExpTransform(), ...) end
+ROC._expandParts = relaxed_expand_parts
 --- RelaxedOneHotCategorical:support(): the simplex.
 --- Example: torch.distributions.RelaxedOneHotCategorical(1, torch.ones(3)):support().desc
 function ROC:support() return constraints.simplex end

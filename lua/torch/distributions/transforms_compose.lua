@@ -225,23 +225,17 @@ function Reshape:logAbsDetJacobian(x)
   local b = batch_of(self:_op(), x, self.inShape, 'x')
   return util.empty(x, b):zero()
 end
-function Reshape:forwardShape(s)
+-- Shape s, which must end with self[from], with that end replaced by self[to].
+local function reshape_shape(self, s, from, to)
   local op = self:_op()
   s = T._shape(op, s)
-  local cut = #s - #self.inShape
-  if cut < 0 or not util.same_shape(util.slice(s, cut + 1, #s), self.inShape) then
-    util.fail(op, 'shape %s does not end with inShape %s', util.shape_str(s), util.shape_str(self.inShape))
+  local cut = #s - #self[from]
+  if cut < 0 or not util.same_shape(util.slice(s, cut + 1, #s), self[from]) then
+    util.fail(op, 'shape %s does not end with %s %s', util.shape_str(s), from, util.shape_str(self[from]))
   end
-  return util.cat(util.slice(s, 1, cut), self.outShape)
+  return util.cat(util.slice(s, 1, cut), self[to])
 end
-function Reshape:inverseShape(s)
-  local op = self:_op()
-  s = T._shape(op, s)
-  local cut = #s - #self.outShape
-  if cut < 0 or not util.same_shape(util.slice(s, cut + 1, #s), self.outShape) then
-    util.fail(op, 'shape %s does not end with outShape %s', util.shape_str(s), util.shape_str(self.outShape))
-  end
-  return util.cat(util.slice(s, 1, cut), self.inShape)
-end
+function Reshape:forwardShape(s) return reshape_shape(self, s, 'inShape', 'outShape') end
+function Reshape:inverseShape(s) return reshape_shape(self, s, 'outShape', 'inShape') end
 
 return T

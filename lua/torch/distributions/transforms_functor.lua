@@ -36,6 +36,14 @@ local function check_dim(op, dim)
     util.fail(op, 'dim must be a non-zero integer (1-based, negative from the end), got %s', tostring(dim))
   end
 end
+-- Cat's and Stack's forward and inverse: each part (or its inverse) applied to its slice of x
+-- (self:_slices), the results joined along the same dim (torch.cat or torch.stack).
+local function map_parts(self, x, what, inverse, join)
+  local xs, d = self:_slices(x, what)
+  local ys = {}
+  for i, t in ipairs(self.transforms) do ys[i] = (inverse and t:inv() or t)(xs[i]) end
+  return join(ys, d)
+end
 
 local Cat = T._class('CatTransform')
 --- torch.distributions.CatTransform(tseq [, dim=1 [, lengths]] [, {cacheSize=}]): applies tseq[i]
@@ -89,18 +97,8 @@ function Cat:_slices(x, what)
   end
   return out, d
 end
-function Cat:_call(x)
-  local xs, d = self:_slices(x, 'x')
-  local ys = {}
-  for i, t in ipairs(self.transforms) do ys[i] = t(xs[i]) end
-  return torch.cat(ys, d)
-end
-function Cat:_inverse(y)
-  local ys, d = self:_slices(y, 'y')
-  local xs = {}
-  for i, t in ipairs(self.transforms) do xs[i] = t:inv()(ys[i]) end
-  return torch.cat(xs, d)
-end
+function Cat:_call(x) return map_parts(self, x, 'x', false, torch.cat) end
+function Cat:_inverse(y) return map_parts(self, y, 'y', true, torch.cat) end
 --- CatTransform:logAbsDetJacobian(x, y): the parts' terms, concatenated along dim when dim is a
 --- batch dim, summed when it lies among the event dims.
 --- Example: torch.distributions.CatTransform({torch.distributions.ExpTransform(), torch.distributions.ExpTransform()}):logAbsDetJacobian(torch.zeros(2), torch.ones(2))
@@ -164,18 +162,8 @@ function Stack:_slices(x, what)
   for i = 1, #self.transforms do out[i] = x:select(d, i) end
   return out, d
 end
-function Stack:_call(x)
-  local xs, d = self:_slices(x, 'x')
-  local ys = {}
-  for i, t in ipairs(self.transforms) do ys[i] = t(xs[i]) end
-  return torch.stack(ys, d)
-end
-function Stack:_inverse(y)
-  local ys, d = self:_slices(y, 'y')
-  local xs = {}
-  for i, t in ipairs(self.transforms) do xs[i] = t:inv()(ys[i]) end
-  return torch.stack(xs, d)
-end
+function Stack:_call(x) return map_parts(self, x, 'x', false, torch.stack) end
+function Stack:_inverse(y) return map_parts(self, y, 'y', true, torch.stack) end
 --- StackTransform:logAbsDetJacobian(x, y): the parts' terms stacked along dim.
 --- Example: torch.distributions.StackTransform({torch.distributions.ExpTransform(), torch.distributions.ExpTransform()}):logAbsDetJacobian(torch.zeros(2), torch.ones(2))
 function Stack:logAbsDetJacobian(x, y)

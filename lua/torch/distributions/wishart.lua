@@ -5,6 +5,7 @@
 local torch = require 'torch.env'
 local util = require 'torch.distributions.util'
 local constraints = require 'torch.distributions.constraints'
+local ST = require 'torch.distributions.scale_tril'
 local D = torch.distributions
 
 local Wishart = torch.class('torch.distributions.Wishart', 'torch.distributions.Distribution', D)
@@ -13,7 +14,6 @@ Wishart._params = { 'df', 'scaleTril', 'covarianceMatrix', 'precisionMatrix' }
 local LOG_2, LOG_PI = math.log(2), math.log(math.pi)
 
 local function mT(x) return x:transpose(x:dim() - 1, x:dim()) end
-local function eye_like(x, n) return torch.eye(n):to(x:device(), util.cpu_type(x)) end
 local function diag(x) return torch.diagonal(x, 0, -2, -1) end
 -- a - (0, 1/2, ..., (p-1)/2) along a new last dim.
 local function halves(a, p)
@@ -26,13 +26,6 @@ function D._mvlgamma(a, p) return util.sum_last(torch.lgamma(halves(a, p))) + p 
 -- psi_p(a) = sum_{j<p} digamma(a - j/2), the derivative of log Gamma_p. Internal.
 function D._mvdigamma(a, p) return util.sum_last(torch.digamma(halves(a, p))) end
 
--- PyTorch's precision -> scale_tril (as mvn.lua): the Cholesky factor of the flipped precision.
-local function precision_to_scale_tril(P)
-  local Lf = torch.linalg.cholesky(torch.flip(P, { -2, -1 }))
-  local Linv = mT(torch.flip(Lf, { -2, -1 }))
-  return torch.linalg.solveTriangular(Linv, eye_like(P, P:size(P:dim())), { upper = false })
-end
-
 --- torch.distributions.Wishart(df, covarianceMatrix | nil, precisionMatrix | nil, scaleTril | nil
 --- [, {validateArgs=}]): the Wishart distribution over p x p positive-definite matrices with df > p - 1
 --- degrees of freedom (a number or a tensor of batch dims) and exactly one of the three scale
@@ -42,13 +35,7 @@ end
 function Wishart:__init(...)
   local op = self:_op()
   local a, validate = util.args(op, { 'df', 'covarianceMatrix', 'precisionMatrix', 'scaleTril' }, ...)
-  local which, count = nil, 0
-  for _, k in ipairs({ 'covarianceMatrix', 'precisionMatrix', 'scaleTril' }) do
-    if a[k] ~= nil then which, count = k, count + 1 end
-  end
-  if count ~= 1 then
-    util.fail(op, 'expected exactly one of covarianceMatrix, precisionMatrix or scaleTril, got %d', count)
-  end
+  local which = ST.which(op, a)
   if not util.is_tensor(a[which]) then util.fail(op, '%s must be a tensor, got %s', which, util.describe(a[which])) end
   local t = util.convert(op, { which, 'df' }, { a[which], a.df })
   local M, df = t[1], t[2]
@@ -66,21 +53,10 @@ function Wishart:__init(...)
     util.fail(op, 'df must be greater than p - 1 = %d, got %s', p - 1, shown)
   end
   self:_check(which, which == 'scaleTril' and constraints.lowerCholesky or constraints.positiveDefinite, M)
-  local L
-  if which == 'scaleTril' then L = M
-  elseif which == 'covarianceMatrix' then L = torch.linalg.cholesky(M)
-  else L = precision_to_scale_tril(M) end
+  local L = ST.scaleTril(which, M)
   self._L = L  -- unbroadcasted (Note [Unbroadcasted parameters] in lowrank_mvn.lua)
-  local mshape = util.cat(batch, { p, p })
   self.df = df:expand(batch)
-  self.scaleTril = L:expand(mshape)
-  self.covarianceMatrix = (which == 'covarianceMatrix' and M or torch.matmul(L, mT(L))):expand(mshape)
-  if which == 'precisionMatrix' then
-    self.precisionMatrix = M:expand(mshape)
-  else
-    local Linv = torch.linalg.solveTriangular(L, eye_like(L, p), { upper = false })
-    self.precisionMatrix = torch.matmul(mT(Linv), Linv):expand(mshape)
-  end
+  self.scaleTril, self.covarianceMatrix, self.precisionMatrix = ST.matrices(which, M, L, util.cat(batch, { p, p }))
 end
 
 --- Wishart:support(): symmetric positive-definite matrices.
