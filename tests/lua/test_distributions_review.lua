@@ -261,5 +261,15 @@ function tests.cuda()
     H.num(D.Gumbel(T({ 1 }), 2):logProb(T({ 2 }))) }, 1e-14, 'save and load')
 end
 
+-- positiveDefinite is PyTorch's Cholesky test: symmetric, and the factorization succeeds
+function tests.positiveDefiniteByCholesky()
+  local c = D.constraints.positiveDefinite
+  local m = torch.DoubleTensor({ { { 2, 0 }, { 0, 1 } }, { { 1, 2 }, { 2, 1 } }, { { 1, 0 }, { 0, 0 } }, { { 1, 0.5 }, { 0, 1 } } })
+  local got = c.check(m)
+  tester:assertTensorEq(got:double(), torch.DoubleTensor({ 1, 0, 0, 0 }), 0, 'PD, indefinite, singular, not symmetric')
+  local many = torch.eye(3):double():view(1, 3, 3):expand(20000, 3, 3):contiguous()
+  tester:asserteq(c.check(many):sum(), 20000, 'a large batch of identities')
+end
+
 tester:add(tests)
 tester:run()
