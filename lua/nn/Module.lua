@@ -298,6 +298,10 @@ function Module:backward(input, gradOutput, scale)
     replay_backward(self, input, gradOutput, scale, nil)
     return self.gradInput
   end
+  -- a gradInput left with a graph by a createGraph = true backward would keep that graph, and report
+  -- needsGrad(), after this backward's in-place writes: it starts anew
+  local gi = self.gradInput
+  if torch.isTensor(gi) and not gi:isLeaf() then self.gradInput = gi.new() end
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
   if not self._frozen then torch.noGrad(self.accGradParameters, self, input, gradOutput, scale) end  -- Note [Freezing]
   reuse.consumed(self)  -- Note [A module used again before its backward]

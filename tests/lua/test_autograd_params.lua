@@ -232,4 +232,17 @@ function tests.mulSecondOrderReachesItsWeight()
   tester:assertTensorEq(m:backward(xd, torch.ones(5):double()), torch.ones(5):double() * 1.7, 1e-12)
 end
 
+-- A createGraph = true backward leaves a graph on the module's gradInput buffer; a later Torch7
+-- backward starts a new one (it kept the stale graph and reported needsGrad())
+function tests.torch7BackwardAfterCreateGraph()
+  local m = nn.Linear(3, 2):double()
+  local x = torch.randn(4, 3):double():requiresGrad()
+  torch.autograd.grad({ torch.sum(torch.pow(m:forward(x), 2)) }, { x }, { createGraph = true })
+  local x2, gy = torch.randn(4, 3):double(), torch.randn(4, 2):double()
+  m:forward(x2)
+  local gi = m:backward(x2, gy)
+  tester:assert(not gi:needsGrad(), 'the Torch7 gradInput carries no graph')
+  tester:assertTensorEq(gi, gy * m.weight, 1e-12, 'and holds gradOutput * weight')
+end
+
 tester:add(tests):run()
