@@ -56,15 +56,41 @@ core.kinds.param = {
   -- Note [Replayed parametrizations]: the chain runs again here, after the forward's; with
   -- core.replaying set, a parametrization with state skips its update (spectralNorm's power step),
   -- so the product is the one of the forward's function and the state advances once per forward.
+  -- Note [Parameters of parametrizations]: a parametrization's own parameters (a learnable scale)
+  -- shape the tensor too, and PyTorch trains them (they are submodules' parameters): they are
+  -- differentiated in the same product. Before, only the originals were: Torch7's backward,
+  -- loss:backward() and torch.autograd.grad gave them zero, silently.
   vjp = function(m, e, G)
     local plist = m.parametrizations[e.name]
     local list = originals(plist)
     local xs = {}
     for i, o in ipairs(list) do xs[i] = o[1]:detach():requiresGrad() end
+    local n = #xs
+    -- they are differentiated through detached aliases put in their fields for the replay: this
+    -- product runs inside the coarse node's backward, and a nested torch.autograd.grad given a
+    -- leaf that the outer graph also reaches gave wrong or missing gradients to the outer call
+    local pp, pg = plist:parameters()
+    local alias = {}
+    for i = 1, #(pp or {}) do
+      if pp[i]:needsGrad() and pg and torch.isTensor(pg[i]) and not alias[pp[i]] then
+        alias[pp[i]] = pp[i]:detach():requiresGrad()
+        xs[#xs + 1] = alias[pp[i]]
+        list[#list + 1] = { pp[i], pg[i] }
+      end
+    end
+    local swapped = {}
+    if #xs > n then
+      plist:apply(function(mod)
+        for k, v in pairs(mod) do
+          if torch.isTensor(v) and alias[v] then swapped[#swapped + 1] = { mod, k, v } mod[k] = alias[v] end
+        end
+      end)
+    end
     local prev = core.replaying
     core.replaying = true
-    local ok, W = pcall(torch.enableGrad, chain, m, plist, xs)
+    local ok, W = pcall(torch.enableGrad, chain, m, plist, { unpack(xs, 1, n) })
     core.replaying = prev
+    for i = #swapped, 1, -1 do local sw = swapped[i] sw[1][sw[2]] = sw[3] end
     if not ok then error(W, 0) end
     local gs = torch.enableGrad(torch.autograd.grad, { W }, xs, { G }, { allowUnused = true })
     torch.noGrad(function()

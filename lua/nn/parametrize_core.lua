@@ -103,6 +103,43 @@ function methods.accGradParameters(self, input, gradOutput, scale)
   for _, e in ipairs(self._reparams) do core.kinds[e.kind].vjp(self, e, tmp[e.name]) end
 end
 
+-- Note [Gradient penalties through reparametrized tensors]: under createGraph=true the coarse
+-- node's backward records, and the class's updateGradInput builds the input gradient's graph from
+-- the tensor it reads: module.weight, written by refresh with recording off. The input gradient
+-- then missed the path from the originals through the weight, so a gradient penalty (||dL/dx||^2
+-- differentiated with respect to weight_orig, original0/original1...) was silently wrong, as it
+-- was for nn.WeightNorm (Note [Gradient penalties through a reparametrized weight], nn/reparam.lua).
+-- While recording, each reparametrized tensor is computed again with recording on (bypassing
+-- parametrize.cached, whose tensors have no graph here; with core.replaying set, so spectralNorm
+-- takes no power step: Note [Replayed parametrizations]) and put in place for updateGradInput
+-- only, when it needs a gradient. Torch7's backward (recording off) and a first-order
+-- backward are unchanged.
+function methods.updateGradInput(self, input, gradOutput)
+  local cls = class_of(self)
+  if not torch.isGradEnabled() then return cls.updateGradInput(self, input, gradOutput) end
+  local prev = core.replaying
+  core.replaying = true
+  local saved = {}
+  local ok, err = pcall(function()
+    for _, e in ipairs(self._reparams) do
+      local kind = core.kinds[e.kind]
+      local xs = {}
+      for i, o in ipairs(kind.origs(self, e)) do xs[i] = o[1] end
+      local t = kind.compute(self, e, xs)
+      if torch.isTensor(t) and t:needsGrad() then
+        saved[#saved + 1] = { e.name, self[e.name] }
+        self[e.name] = t
+      end
+    end
+  end)
+  core.replaying = prev
+  local res
+  if ok then ok, res = pcall(cls.updateGradInput, self, input, gradOutput) else res = err end
+  for i = #saved, 1, -1 do self[saved[i][1]] = saved[i][2] end
+  if not ok then error(res, 0) end
+  return res
+end
+
 -- The class's parameters with each reparametrized tensor replaced by its originals, then the
 -- parameters of the parametrizations themselves (PyTorch lists them too: they are submodules).
 function methods.parameters(self)
@@ -141,6 +178,7 @@ local function proxy_of(cls)
   p.accUpdateGradParameters = reparam.accUpdateGradParameters
   if cls.updateGradInput ~= Module.updateGradInput and cls.accGradParameters ~= Module.accGradParameters then
     p.accGradParameters = methods.accGradParameters
+    p.updateGradInput = methods.updateGradInput  -- Note [Gradient penalties through reparametrized tensors]
   end
   proxies[cls] = p
   return p
