@@ -313,6 +313,40 @@ function tests.nmsValues()
   close('nms of boxes requiring grad', nn.ops.nms(b:clone():requiresGrad(), D{0.9, 0.95, 0.1}, 0.5), { 2, 3 }, 0)
 end
 
+-- The CPU walk over the boxes' data (Note [NMS walk through data pointers]) keeps the boxes the
+-- matrix walk keeps, on random boxes with tied scores, empty boxes and many overlaps, in float32
+-- and float64; batchedNms keeps what one nms per category keeps, by decreasing score.
+function tests.nmsWalkAgreesWithMatrix()
+  torch.manualSeed(7)
+  for trial = 1, 24 do
+    local n = 20 * trial
+    local xy = torch.rand(n, 2):double() * 100
+    local wh = torch.rand(n, 2):double() * 40
+    if trial % 4 == 0 then wh:narrow(1, 1, n / 4):zero() end
+    local b = torch.cat({ xy, xy + wh }, 2)
+    local s = torch.rand(n):double()
+    if trial % 3 == 0 then s = torch.floor(s * 5) end
+    if trial % 2 == 0 then b, s = b:float(), s:float() end
+    local c = torch.LongTensor(n):random(-2, 5)
+    local thr = ({ 0.3, 0.5, 0.7, 0.4, 0, 1 })[trial % 6 + 1]
+    local what = string.format('trial %d (%s, threshold %g)', trial, b:type(), thr)
+    local k = nn.ops.nms(b, s, thr)
+    tester:assertTableEq(k:totable(), nn.ops._nmsByMatrix(b, s, thr):totable(), 'nms ' .. what)
+    local kb = nn.ops.batchedNms(b, s, c, thr)
+    tester:assertTableEq(kb:totable(), nn.ops._nmsByMatrix(b, s, thr, c):totable(), 'batchedNms ' .. what)
+    local mask = torch.ByteTensor(n):zero()
+    for cat = -2, 5 do
+      local members = nn.ops._where1(c:eq(cat))
+      if members:nElement() > 0 then
+        mask:indexFill(1, members:index(1, nn.ops.nms(b:index(1, members), s:index(1, members), thr)), 1)
+      end
+    end
+    local kept = nn.ops._where1(mask)
+    local _, order = torch.sort(s:index(1, kept), 1, true)
+    tester:assertTableEq(kb:totable(), kept:index(1, order):totable(), 'batchedNms per category ' .. what)
+  end
+end
+
 function tests.nmsErrors()
   local b = D{{0, 0, 1, 1}, {0, 0, 2, 2}}
   fails('scores size', '[nn.ops.nms] scores must be a 1-D tensor of one score per box (2), got size 3', nn.ops.nms, b, D(3), 0.5)
@@ -321,6 +355,7 @@ function tests.nmsErrors()
   fails('threshold', '[nn.ops.nms] expected iouThreshold (a number), got nil', nn.ops.nms, b, D(2))
   fails('integer boxes', '[nn.ops.nms] boxes must be floating point', nn.ops.nms, b:long(), D(2):long(), 0.5)
   fails('idxs size', '[nn.ops.batchedNms] idxs must be a 1-D tensor of one category per box (2), got size 1', nn.ops.batchedNms, b, D(2), torch.LongTensor(1), 0.5)
+  fails('huge categories', '[nn.ops.batchedNms] category indices (idxs) must be below 2^52 / 3 in size, got 1e+16', nn.ops.batchedNms, b, D(2), torch.LongTensor{0, 1e16}, 0.5)
 end
 
 -- Every public function and class of nn.ops has a `---` doc with an example, and the examples run.

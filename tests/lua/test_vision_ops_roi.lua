@@ -128,11 +128,51 @@ function tests.roiAlignValues()
   tester:assert(tostring(m):find('RoIAlign', 1, true) ~= nil)
 end
 
+-- fn run with roiPool's windows and its tables (Note [RoIPool by range-maximum tables]), and by
+-- its own choice
+local function bothPoolModes(fn)
+  for _, mode in ipairs({ 'windows', 'tables', false }) do
+    nn.ops._roiPoolMode = mode or nil
+    local ok, err = pcall(fn, mode or 'auto')
+    nn.ops._roiPoolMode = nil
+    if not ok then error(err, 0) end
+  end
+end
+
 function tests.roiPoolValues()
-  close('roiPool (2, 3)', nn.ops.roiPool(X, ROIS, { 2, 3 }, 1.0), R.pool_a)
-  close('roiPool (3, 4), scale 0.5', nn.ops.roiPool(X, ROIS, { 3, 4 }, 0.5), R.pool_b)
-  close('roiPool 2, scale 1.6', nn.ops.roiPool(X, ROIS, 2, { spatialScale = 1.6 }), R.pool_c)
-  close('nn.ops.RoIPool', nn.ops.RoIPool({ 2, 3 }, 1.0):forward({ X, ROIS }), R.pool_a)
+  bothPoolModes(function(mode)
+    close('roiPool (2, 3) ' .. mode, nn.ops.roiPool(X, ROIS, { 2, 3 }, 1.0), R.pool_a)
+    close('roiPool (3, 4), scale 0.5 ' .. mode, nn.ops.roiPool(X, ROIS, { 3, 4 }, 0.5), R.pool_b)
+    close('roiPool 2, scale 1.6 ' .. mode, nn.ops.roiPool(X, ROIS, 2, { spatialScale = 1.6 }), R.pool_c)
+    close('nn.ops.RoIPool ' .. mode, nn.ops.RoIPool({ 2, 3 }, 1.0):forward({ X, ROIS }), R.pool_a)
+  end)
+end
+
+-- the tables and the windows agree exactly (values) on random boxes of all sizes, some past the
+-- input's edges, and in their gradients
+function tests.roiPoolTablesAgreeWithWindows()
+  torch.manualSeed(5)
+  for trial = 1, 12 do
+    local N, C, H, W = 1 + trial % 3, 1 + trial % 4, 3 + 3 * trial, 40 - 2 * trial
+    local x = torch.randn(N, C, H, W):double()
+    local K = 5 + trial
+    local xy = torch.rand(K, 2):double() * 50 - 5
+    local rois = torch.cat({ torch.DoubleTensor(K, 1):random(1, N), xy, xy + torch.rand(K, 2):double() * 40 }, 2)
+    local size, scale = { 1 + trial % 4, 1 + trial % 7 }, ({ 1, 0.5, 1.6, 0.25 })[trial % 4 + 1]
+    local g = torch.randn(K, C, size[1], size[2]):double()
+    local out, grad = {}, {}
+    for _, mode in ipairs({ 'windows', 'tables' }) do
+      nn.ops._roiPoolMode = mode
+      local xg = x:clone():requiresGrad()
+      local ok, y = pcall(nn.ops.roiPool, xg, rois, size, scale)
+      nn.ops._roiPoolMode = nil
+      if not ok then error(y, 0) end
+      torch.cmul(y, g):sum():backward()
+      out[#out + 1], grad[#grad + 1] = y:detach(), xg.grad
+    end
+    tester:asserteq((out[1] - out[2]):abs():max(), 0, 'roiPool tables values, trial ' .. trial)
+    tester:assertlt((grad[1] - grad[2]):abs():max(), 1e-12, 'roiPool tables gradient, trial ' .. trial)
+  end
 end
 
 function tests.psRoiValues()
@@ -154,13 +194,15 @@ function tests.gradientsAgainstTorchvision()
     { 'roiPool', function(x) return nn.ops.roiPool(x, ROIS, { 2, 3 }, 0.8) end, X, w, R.pool_grad_sum, R.pool_grad_w },
     { 'psRoiAlign', function(x) return nn.ops.psRoiAlign(x, ROIS, { 2, 3 }, 0.8, -1) end, XP, seq(0.91, 0.1, 6, 2, 2, 3), nil, R.psalign_grad_w },
   }
-  for _, c in ipairs(cases) do
-    local x = c[3]:clone():requiresGrad()
-    torch.cmul(c[2](x), c[4]):sum():backward()
-    if c[5] then tester:assertlt(math.abs(x.grad:sum() - c[5]), 1e-12, c[1] .. ' gradient sum') end
-    local s = torch.cmul(x.grad, seq(0.23, 0.4, unpack(x:size():totable()))):sum()
-    tester:assertlt(math.abs(s - c[6]), 1e-12, c[1] .. ' weighted gradient sum')
-  end
+  bothPoolModes(function(mode)
+    for _, c in ipairs(cases) do
+      local x = c[3]:clone():requiresGrad()
+      torch.cmul(c[2](x), c[4]):sum():backward()
+      if c[5] then tester:assertlt(math.abs(x.grad:sum() - c[5]), 1e-12, c[1] .. ' gradient sum ' .. mode) end
+      local s = torch.cmul(x.grad, seq(0.23, 0.4, unpack(x:size():totable()))):sum()
+      tester:assertlt(math.abs(s - c[6]), 1e-12, c[1] .. ' weighted gradient sum ' .. mode)
+    end
+  end)
 end
 
 function tests.gradchecks()
@@ -168,7 +210,7 @@ function tests.gradchecks()
   local rois = D{{1, 0.3, 0.6, 4.2, 3.9}, {2, 1.1, -0.4, 3.7, 2.6}, {1, 2.2, 1.3, 5.4, 4.1}}
   gradcheck('roiAlign', function(z) return nn.ops.roiAlign(z, rois, { 2, 2 }, 1.0, -1, false) end, { x })
   gradcheck('roiAlign aligned, ratio 2', function(z) return nn.ops.roiAlign(z, rois, { 3, 2 }, 0.9, 2, true) end, { x })
-  gradcheck('roiPool', function(z) return nn.ops.roiPool(z, rois, { 2, 2 }, 1.0) end, { x })
+  bothPoolModes(function() gradcheck('roiPool', function(z) return nn.ops.roiPool(z, rois, { 2, 2 }, 1.0) end, { x }) end)
   local xp = seq(0.71, 0.2, 2, 4, 5, 6):requiresGrad()
   gradcheck('psRoiAlign', function(z) return nn.ops.psRoiAlign(z, rois, { 2, 2 }, 1.0, 2) end, { xp })
   gradcheck('psRoiPool', function(z) return nn.ops.psRoiPool(z, rois, { 2, 2 }, 1.0) end, { xp })
