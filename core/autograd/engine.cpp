@@ -99,6 +99,8 @@ class ScratchLease {
     --depth_;
   }
   TaskScratch& get() { return *scratch_; }
+  // Whether this lease is inside another backward of the same thread.
+  static bool nested() { return depth_ > 1; }
 
  private:
   static thread_local std::vector<std::unique_ptr<TaskScratch>> stack_;
@@ -112,11 +114,23 @@ class GraphTask {
  public:
   explicit GraphTask(BackwardOptions opts)
       : opts_(opts), epoch_(++g_task_epoch), s_(lease_.get()), nodes_(s_.nodes), deps_(s_.deps),
-        buffers_(s_.buffers), captures_(s_.captures), needed_(s_.needed) {}
+        buffers_(s_.buffers), captures_(s_.captures), needed_(s_.needed), nested_(ScratchLease::nested()) {}
+  // Note [Nested backward renumbering]: a backward started from inside a backward (a Lua function's
+  // backward calling torch.autograd.grad) numbers the nodes it reaches in their task_epoch and
+  // task_index fields, which the outer backward is still using for the nodes both reach (a leaf's
+  // AccumulateGrad): the outer one then accumulated into another node's slot and lost that leaf's
+  // gradient (torch.autograd.grad returned nil for it). A nested task puts the outer numbers back.
+  ~GraphTask() {
+    for (size_t i = renumbered_.size(); i-- > 0;) {
+      renumbered_[i].node->task_epoch = renumbered_[i].epoch;
+      renumbered_[i].node->task_index = renumbered_[i].index;
+    }
+  }
 
   // The index of n in this task (numbering it the first time).
   int index_of(Node* n) {
     if (n->task_epoch != epoch_) {
+      if (nested_) renumbered_.push_back(Renumbered{n, n->task_epoch, n->task_index});
       n->task_epoch = epoch_;
       n->task_index = int(nodes_.size());
       nodes_.push_back(n);
@@ -239,6 +253,13 @@ class GraphTask {
   std::vector<std::vector<Capture>>& captures_;
   std::vector<char>& needed_;
   bool restricted_ = false;
+  bool nested_;
+  struct Renumbered {
+    Node* node;
+    uint64_t epoch;
+    int index;
+  };
+  std::vector<Renumbered> renumbered_;  // Note [Nested backward renumbering]
 };
 
 // The gradient to start from: given, or ones for a one-element root.

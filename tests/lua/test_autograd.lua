@@ -354,5 +354,23 @@ function tests.integerOutputsCarryNoHistory()
   tester:assert(sorted:needsGrad() and not order:needsGrad())
 end
 
+-- Note [Nested backward renumbering] (core/autograd/engine.cpp): a Function's backward that calls
+-- torch.autograd.grad on a leaf the outer call also differentiates; the outer call returned nil for it
+function tests.nestedGradInsideABackward()
+  local s = torch.DoubleTensor({ 1.5 }):requiresGrad()
+  local F = torch.autograd.Function('NestedGrad')
+  function F.forward(ctx, x, sp) return torch.mul(x, 1.5) end
+  function F.backward(ctx, gy)
+    local w = torch.enableGrad(torch.mul, s, 3)
+    local inner = torch.enableGrad(torch.autograd.grad, { w }, { s }, { torch.ones(1):double() })[1]
+    return gy * 1.5, torch.DoubleTensor({ gy:sum() * inner[1] / 3 })
+  end
+  local x = torch.randn(3):double():requiresGrad()
+  local r = torch.autograd.grad({ torch.mul(F.apply(x, s), 2):sum() }, { s, x })
+  tester:assert(r[1] ~= nil, 'the leaf gets its gradient')
+  if r[1] then tester:assertalmosteq(r[1][1], 6, 1e-12, 'd/ds: sum of the 2 * gy') end
+  tester:assertTensorEq(r[2], torch.DoubleTensor(3):fill(3), 1e-12, 'd/dx')
+end
+
 tester:add(tests)
 tester:run()
