@@ -280,6 +280,7 @@ end
 
 --- m:forward(input): computes the output (m.output) from input.
 function Module:forward(input)
+  if self._transparent then reuse.fresh_table(self) end  -- Note [Table outputs of containers]
   if self._transparent or not defines_backward(self) then return self:updateOutput(input) end
   if reuse.has_pending(self) then reuse.protect(self) end  -- Note [A module used again before its backward]
   local buffers = self._stateBuffers

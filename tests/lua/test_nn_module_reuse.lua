@@ -132,4 +132,115 @@ function tests.torch7LoopKeepsItsBuffers()
   tester:assert(rawequal(m.modules[2].output, out), 'the output buffer is the same tensor')
 end
 
+-- A container's table output (nn.ConcatTable, nn.ParallelTable) used twice: the first table kept
+-- its elements (Note [Table outputs of containers]); before, a = ct(x1); b = ct(x2) left a[1] == b[1]
+-- and the gradients were those of the second call twice.
+function tests.containerTableOutputUsedTwice()
+  torch.manualSeed(7)
+  local makers = {
+    { function() return nn.ConcatTable():add(nn.Linear(4, 2)):add(nn.Tanh()) end, false },
+    { function() return nn.ParallelTable():add(nn.Linear(4, 2)):add(nn.Sigmoid()) end, true },
+  }
+  for _, mk in ipairs(makers) do
+    local m = mk[1]()
+    local function input() return mk[2] and { torch.randn(3, 4):requiresGrad(), torch.randn(3, 4):requiresGrad() }
+                                        or torch.randn(3, 4):requiresGrad() end
+    local function loss(y, s) return torch.add(torch.sum(y[1]) * s, torch.sum(torch.pow(y[2], 2)) * s) end
+    local x1, x2 = input(), input()
+    local y1 = m:forward(x1)
+    local kept = { y1[1]:detach():clone(), y1[2]:detach():clone() }
+    torch.noGrad(function() m:forward(input()) end)  -- a validation forward in between
+    local y2 = m:forward(x2)
+    tester:assertTensorEq(y1[1]:detach(), kept[1], 0, torch.typename(m) .. ': the first table kept its elements')
+    tester:assertTensorEq(y1[2]:detach(), kept[2], 0, torch.typename(m) .. ': the first table kept its elements')
+    m:zeroGradParameters()
+    torch.add(loss(y1, 1), loss(y2, 3)):backward()
+    local _, g = m:parameters()
+    local gp = {}
+    for i, t in ipairs(g) do gp[i] = t:clone() end
+    m:zeroGradParameters()
+    loss(m:forward(x1), 1):backward()
+    loss(m:forward(x2), 3):backward()  -- one forward and backward at a time: the reference
+    for i, t in ipairs(g) do tester:assertTensorEq(gp[i], t, 1e-12, torch.typename(m) .. ': parameter gradient ' .. i) end
+  end
+end
+
+-- A coarse module running children with updateOutput (nn.WeightNorm) used twice: the children's
+-- buffers are in the snapshot (Note [Snapshots reach nested modules]); before, the first output
+-- (the child's output buffer) took the second call's values and the gradients were wrong.
+function tests.nestedChildrenUsedTwice()
+  torch.manualSeed(8)
+  local m = nn.WeightNorm(nn.Linear(4, 3))
+  local x1, x2 = torch.randn(3, 4):requiresGrad(), torch.randn(3, 4):requiresGrad()
+  local y1 = m:forward(x1)
+  local kept = y1:detach():clone()
+  local y2 = m:forward(x2)
+  tester:assertTensorEq(y1:detach(), kept, 0, 'the first output kept its values')
+  m:zeroGradParameters()
+  torch.add(torch.sum(torch.pow(y1, 2)), torch.sum(y2) * 3):backward()
+  local _, g = m:parameters()
+  local gp, gx1, gx2 = {}, x1.grad:clone(), x2.grad:clone()
+  for i, t in ipairs(g) do gp[i] = t:clone() end
+  m:zeroGradParameters(); x1.grad:zero(); x2.grad:zero()
+  torch.sum(torch.pow(m:forward(x1), 2)):backward()
+  torch.mul(torch.sum(m:forward(x2)), 3):backward()
+  tester:assertTensorEq(gx1, x1.grad, 1e-12, 'gradient of the first input')
+  tester:assertTensorEq(gx2, x2.grad, 1e-12, 'gradient of the second input')
+  for i, t in ipairs(g) do tester:assertTensorEq(gp[i], t, 1e-12, 'parameter gradient ' .. i) end
+end
+
+-- DataParallelTable on CPU replicas used twice: the input slices, their bounds and the count of
+-- replicas used are in the snapshot; before, the first call's weight gradient used the second
+-- call's slices, and a second call with a smaller batch (one replica used) made the first call's
+-- backward fail.
+function tests.dataParallelTableUsedTwice()
+  for _, n2 in ipairs({ 4, 1 }) do
+    torch.manualSeed(9)
+    local d = nn.DataParallelTable(1):add(nn.Sequential():add(nn.Linear(4, 3)):add(nn.Tanh()), { 'cpu', 'cpu' })
+    local x1, x2 = torch.randn(4, 4):requiresGrad(), torch.randn(n2, 4):requiresGrad()
+    local y1 = d:forward(x1)
+    local kept = y1:detach():clone()
+    local y2 = d:forward(x2)
+    tester:assertTensorEq(y1:detach(), kept, 0, 'the first output kept its values')
+    d:zeroGradParameters()
+    torch.add(torch.sum(torch.pow(y1, 2)), torch.mul(torch.sum(y2), 3)):backward()
+    local _, g = d:parameters()
+    local gp, gx1, gx2 = {}, x1.grad:clone(), x2.grad:clone()
+    for i, t in ipairs(g) do gp[i] = t:clone() end
+    d:zeroGradParameters(); x1.grad:zero(); x2.grad:zero()
+    torch.sum(torch.pow(d:forward(x1), 2)):backward()
+    torch.mul(torch.sum(d:forward(x2)), 3):backward()
+    tester:assertTensorEq(gx1, x1.grad, 1e-12, 'gradient of the first input')
+    tester:assertTensorEq(gx2, x2.grad, 1e-12, 'gradient of the second input')
+    for i, t in ipairs(g) do tester:assertTensorEq(gp[i], t, 1e-12, 'parameter gradient ' .. i) end
+  end
+end
+
+-- nn.SpectralNorm used twice in training: each forward moves the power-iteration vectors u, v
+-- (state buffers) and writes weight_orig / sigma into its child's weight; the earlier call's
+-- backward reads its own (Note [State buffers in a snapshot]). Before, it read the second call's
+-- and the gradients of weight_orig and of the first input were wrong.
+function tests.spectralNormUsedTwice()
+  torch.manualSeed(10)
+  local m = nn.SpectralNorm(nn.Linear(4, 3))
+  local x1, x2 = torch.randn(3, 4):requiresGrad(), torch.randn(3, 4):requiresGrad()
+  local u, v = m.weight_u:clone(), m.weight_v:clone()
+  local function loss(y, s) return torch.mul(torch.sum(torch.pow(y, 2)), s) end
+  m:zeroGradParameters()
+  torch.add(loss(m:forward(x1), 1), loss(m:forward(x2), 3)):backward()
+  local _, g = m:parameters()
+  local gp, gx1, gx2 = {}, x1.grad:clone(), x2.grad:clone()
+  for i, t in ipairs(g) do gp[i] = t:clone() end
+  local u2, v2 = m.weight_u:clone(), m.weight_v:clone()
+  m.weight_u:copy(u); m.weight_v:copy(v)  -- the reference starts from the same vectors
+  m:zeroGradParameters(); x1.grad:zero(); x2.grad:zero()
+  loss(m:forward(x1), 1):backward()
+  loss(m:forward(x2), 3):backward()
+  tester:assertTensorEq(u2, m.weight_u, 1e-12, 'u moved by both forwards')
+  tester:assertTensorEq(v2, m.weight_v, 1e-12, 'v moved by both forwards')
+  tester:assertTensorEq(gx1, x1.grad, 1e-12, 'gradient of the first input')
+  tester:assertTensorEq(gx2, x2.grad, 1e-12, 'gradient of the second input')
+  for i, t in ipairs(g) do tester:assertTensorEq(gp[i], t, 1e-12, 'parameter gradient ' .. i) end
+end
+
 tester:add(tests):run()
