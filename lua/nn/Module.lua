@@ -360,8 +360,11 @@ function Module:share(other, ...)
     if o ~= nil then e[2]:share(o, ...) end
   end
   for _, name in ipairs({ ... }) do
-    if self[name] ~= nil then
-      local mine, theirs = self[name], other[name]
+    -- only tensors are shared: a field of that name holding a flag (nn.MultiHeadAttention's bias =
+    -- true) stays as it is (mine:set raised a raw Lua error)
+    local m0 = self[name]
+    if m0 ~= nil and (torch.isTensor(m0) or torch.isSparse(m0)) then
+      local mine, theirs = m0, other[name]
       if torch.isSparse(mine) or torch.isSparse(theirs) then
         -- a sparse gradient (Note [Sparse embedding gradients]) has no storage to view: sharing it
         -- is holding the same accumulator, which both modules' backward append to

@@ -294,4 +294,17 @@ function tests.errorsNameTheMethod()
   tester:asserteq(type(m.train), 'boolean')
 end
 
+-- clone('weight', 'bias', ...) of a module whose bias field is a flag (nn.MultiHeadAttention):
+-- only tensors are shared (it raised a raw Lua error in share)
+function tests.cloneSharingAModuleWithAFlagNamedBias()
+  local m = nn.MultiHeadAttention(8, 2)
+  local c = m:clone('weight', 'bias', 'gradWeight', 'gradBias')
+  tester:asserteq(torch.typename(c), 'nn.MultiHeadAttention')
+  tester:asserteq(c.bias, m.bias, 'the flag is copied as it is')
+  local l = nn.Linear(3, 2)
+  local lc = l:clone('weight', 'bias')
+  l.bias:fill(0.5)
+  tester:asserteq(lc.bias:detach():min(), 0.5, 'tensors named bias are still shared')
+end
+
 tester:add(tests):run()
