@@ -11,7 +11,6 @@ local core = require 'nn.parametrize_core'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
-local function value(t) return type(t) == 'number' and t or t:item() end
 
 -- P = ||dL/dx||^2 with L = sum(m(x)^2), the input gradient taken with createGraph=true.
 local function penalty(m, x)
@@ -20,21 +19,8 @@ local function penalty(m, x)
   return torch.pow(gx, 2):sum()
 end
 
--- Central finite differences of f() with respect to p (changed in place with recording off).
-local function fd(f, p)
-  local g = p.new(p:size()):zero()
-  local flat, gflat = p:view(-1), g:view(-1)
-  for i = 1, flat:nElement() do
-    local v = flat[i]
-    torch.noGrad(function() flat[i] = v + 1e-6 end)
-    local lp = value(f())
-    torch.noGrad(function() flat[i] = v - 1e-6 end)
-    local lm = value(f())
-    torch.noGrad(function() flat[i] = v end)
-    gflat[i] = (lp - lm) / 2e-6
-  end
-  return g
-end
+-- Central finite differences of f() with respect to p
+local fd = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/finite_diff.lua').grad
 
 local function close(got, want, label)
   tester:assertTensorEq(got, want, 1e-6 * math.max(1, torch.abs(want):max()), label)

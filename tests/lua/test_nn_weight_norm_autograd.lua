@@ -14,26 +14,10 @@ local D = function(...) return torch.DoubleTensor(...) end
 -- L = sum(m(x) .* gy) and its finite-difference gradient with respect to the tensor p (changed in
 -- place with recording off, then put back).
 local function loss(m, x, gy) return torch.sum(torch.cmul(m:forward(x), gy)) end
-local function value(t) return type(t) == 'number' and t or t:item() end
-local function fd_grad(m, x, gy, p)
-  local g = p.new(p:size()):zero()
-  local flat, gflat = p:view(-1), g:view(-1)
-  local h = 1e-6
-  torch.noGrad(function()
-    for i = 1, flat:nElement() do
-      local v = flat[i]
-      flat[i] = v + h
-      local lp = value(loss(m, x, gy))
-      flat[i] = v - h
-      local lm = value(loss(m, x, gy))
-      flat[i] = v
-      gflat[i] = (lp - lm) / (2 * h)
-    end
-  end)
-  return g
-end
+local FD = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/finite_diff.lua')
+-- the gradient of loss(m, x, gy) with respect to p, by central finite differences
+local function fd_grad(m, x, gy, p) return FD.grad(function() return loss(m, x, gy) end, p) end
 
--- The gradients Torch7's backward accumulates (fresh), as copies.
 local function torch7_grads(m, x, gy, grads)
   m:zeroGradParameters()
   m:forward(x)
@@ -207,17 +191,7 @@ local function penalty_check(label, m, x, p)
     return torch.pow(gx, 2):sum()
   end
   local got = torch.autograd.grad({ penalty() }, { p })[1]
-  local fd = p.new(p:size()):zero()
-  local flat, gflat = p:view(-1), fd:view(-1)
-  for i = 1, flat:nElement() do
-    local v = flat[i]
-    torch.noGrad(function() flat[i] = v + 1e-6 end)
-    local lp = value(penalty())
-    torch.noGrad(function() flat[i] = v - 1e-6 end)
-    local lm = value(penalty())
-    torch.noGrad(function() flat[i] = v end)
-    gflat[i] = (lp - lm) / 2e-6
-  end
+  local fd = FD.grad(penalty, p)
   tester:assertTensorEq(got, fd, 1e-6 * math.max(1, torch.abs(fd):max()), label)
 end
 
