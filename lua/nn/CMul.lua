@@ -58,6 +58,14 @@ end
 function CMul:updateGradInput(input, gradOutput)
   local w, size = aligned(self, self.weight, input)
   S.gradLike(name(self), gradOutput, input)
+  if torch.isGradEnabled() and (gradOutput:needsGrad() or self.weight:needsGrad()) then
+    -- under createGraph (Note [Coarse nodes under createGraph]): an out-of-place product, so the
+    -- gradient's graph reaches gradOutput and the weight; the in-place product on a view of the
+    -- buffer was refused by autograd
+    local go = gradOutput:contiguous():view(size)
+    self.gradInput = torch.cmul(go, w:expandAs(go)):viewAs(input)
+    return self.gradInput
+  end
   self.gradInput:resizeAs(input):copy(gradOutput)
   local gi = self.gradInput:view(size)
   gi:cmul(w:expandAs(gi))
@@ -72,7 +80,9 @@ function CMul:accGradParameters(input, gradOutput, scale)
   for i = 1, p:dim() do
     if gw:size(i) == 1 and p:size(i) ~= 1 then p = p:sum(i) end
   end
-  gw:add(scale, p)
+  -- into gradWeight itself rather than its aligned view: under createGraph the in-place add is
+  -- recorded on the tensor autograd hands back (an add into a view of it was not followed)
+  self.gradWeight:add(scale, p:viewAs(self.gradWeight))
 end
 
 return CMul

@@ -232,6 +232,37 @@ function tests.mulSecondOrderReachesItsWeight()
   tester:assertTensorEq(m:backward(xd, torch.ones(5):double()), torch.ones(5):double() * 1.7, 1e-12)
 end
 
+-- nn.CMul under createGraph: its backward multiplied a view of its gradInput buffer in place,
+-- which autograd refuses ("in-place operation on a view"), and its weight gradient, added into a
+-- view of the captured gradient, carried no graph. Both second derivatives must equal those of the
+-- same product written with tensor ops, for each of its three ways of lining up with the input.
+function tests.cmulSecondOrder()
+  local cases = { { { 3 }, { 2, 3 } }, { { 1, 3, 1, 1 }, { 2, 3, 4, 4 } }, { { 3, 4 }, { 2, 3, 4 } },
+                  { { 2, 3 }, { 6 } } }
+  for _, case in ipairs(cases) do
+    local wsize, xsize = case[1], case[2]
+    local m = nn.CMul(unpack(wsize)):double()
+    local x = torch.randn(unpack(xsize)):double():requiresGrad()
+    local function penalty(y, w)
+      local g = torch.autograd.grad({ torch.sum(torch.pow(y, 3)) }, { x, w }, { createGraph = true })
+      return torch.sum(torch.pow(g[1], 2)) + torch.sum(torch.pow(g[2], 2))
+    end
+    local p = penalty(m:forward(x), m.weight)
+    local got = torch.autograd.grad({ p }, { x, m.weight })
+    -- the reference: the same weight as a leaf, lined up with the input as CMul does
+    local w = m.weight:detach():clone():requiresGrad()
+    local n = w:nElement()
+    local y
+    if x:nElement() == n then y = torch.cmul(x, w:view(-1):viewAs(x))
+    elseif x:dim() == w:dim() then y = torch.cmul(x, w:expandAs(x))
+    else y = torch.cmul(x:view(x:size(1), n), w:view(1, n):expand(x:size(1), n)):viewAs(x) end
+    local want = torch.autograd.grad({ penalty(y, w) }, { x, w })
+    local label = table.concat(wsize, 'x') .. ' on ' .. table.concat(xsize, 'x')
+    tester:assertTensorEq(got[1], want[1], 1e-10, 'input, ' .. label)
+    tester:assertTensorEq(got[2], want[2], 1e-10, 'weight, ' .. label)
+  end
+end
+
 -- A createGraph = true backward leaves a graph on the module's gradInput buffer; a later Torch7
 -- backward starts a new one (it kept the stale graph and reported needsGrad())
 function tests.torch7BackwardAfterCreateGraph()
