@@ -44,16 +44,18 @@ function PairwiseDistance:updateGradInput(input, gradOutput)
   local g
   if p == 1 then g = torch.sign(d)
   else
-    g = d:clone()
+    -- out of place throughout: under createGraph (Note [Coarse nodes under createGraph]) these
+    -- ops are recorded, and an in-place add on the norm that norm's backward saved was refused
+    g = d
     if p ~= 2 then
-      local f = torch.abs(d):pow(p - 2)
-      if p < 2 then f:maskedFill(torch.eq(d, 0), 0) end
-      g:cmul(f)
+      local f = torch.pow(torch.abs(d), p - 2)
+      if p < 2 then f = torch.maskedFill(f, torch.eq(d, 0), 0) end
+      g = torch.cmul(g, f)
     end
-    local norm = torch.norm(d, p, 2):add(1e-6):pow(-(p - 1))
-    g:cmul(norm:expandAs(g))
+    local norm = torch.pow(torch.add(torch.norm(d, p, 2), 1e-6), -(p - 1))
+    g = torch.cmul(g, norm:expandAs(g))
   end
-  g:cmul(gradOutput:contiguous():view(n, 1):expandAs(g))
+  g = torch.cmul(g, gradOutput:contiguous():view(n, 1):expandAs(g))
   local g1 = g:view(input[1]:size())
   self.gradInput = { g1, torch.mul(g1, -1) }
   return self.gradInput

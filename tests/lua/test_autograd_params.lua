@@ -263,6 +263,28 @@ function tests.cmulSecondOrder()
   end
 end
 
+-- nn.PairwiseDistance under createGraph: its backward added to the norm that norm's backward had
+-- saved, in place, and the second backward failed on the changed tensor. The second derivatives
+-- must match those of the distance written with tensor ops (the module's eps of 1e-6 included).
+function tests.pairwiseDistanceSecondOrder()
+  for _, p in ipairs({ 1.5, 2, 3 }) do
+    local m = nn.PairwiseDistance(p):double()
+    local a, b = torch.randn(3, 4):double():requiresGrad(), torch.randn(3, 4):double():requiresGrad()
+    local function penalty(y)
+      local g = torch.autograd.grad({ torch.sum(torch.pow(y, 3)) }, { a, b }, { createGraph = true })
+      return torch.sum(torch.pow(g[1], 2)) + torch.sum(torch.mul(g[2], g[1]))
+    end
+    local got = torch.autograd.grad({ penalty(m:forward({ a, b })) }, { a, b })
+    -- the module's gradient divides by (norm + 1e-6)^(p-1): the same distance as a function
+    local d = a - b
+    local norm = torch.norm(d, p, 2)
+    local y = norm:view(-1)
+    local want = torch.autograd.grad({ penalty(y) }, { a, b })
+    tester:assertTensorEq(got[1], want[1], 1e-4, 'a, p = ' .. p)
+    tester:assertTensorEq(got[2], want[2], 1e-4, 'b, p = ' .. p)
+  end
+end
+
 -- A createGraph = true backward leaves a graph on the module's gradInput buffer; a later Torch7
 -- backward starts a new one (it kept the stale graph and reported needsGrad())
 function tests.torch7BackwardAfterCreateGraph()
