@@ -45,11 +45,13 @@ data.cifar10Classes = { 'airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 
 function data.cifar10(dir, opts)
   opts = opts or {}
   if type(dir) ~= 'string' then util.fail('cifar10', 'expected the directory of the .bin files, got %s', type(dir)) end
+  local tp = opts.type or 'float'
+  if tp ~= 'float' and tp ~= 'byte' then util.fail('cifar10', "type must be 'float' or 'byte', got %s", tostring(tp)) end
   local function load(names)
     local xs, ys = {}, {}
     for i, name in ipairs(names) do xs[i], ys[i] = data.readCIFAR(files.find(dir, name, 'cifar10')) end
     local x, y = torch.cat(xs, 1), torch.cat(ys, 1)
-    if (opts.type or 'float') == 'float' then x = x:float():div(255) end
+    if tp == 'float' then x = x:float():div(255) end
     local ds = data.TensorDataset(x, y)
     ds.classes = data.cifar10Classes
     return ds

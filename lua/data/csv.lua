@@ -93,6 +93,11 @@ function data.readCSV(path, opts)
   local na = opts.na and as_set(opts.na) or default_na
   local header = opts.header ~= false
   local text = files.text(path)
+  -- Note [CSV byte-order marks and CR line ends]: as pandas and Python's csv module, a leading
+  -- UTF-8 byte-order mark (Excel's "CSV UTF-8") is not part of the first field, and a file
+  -- without any LF ends its lines with lone CRs (old Mac files), not one line holding all.
+  if text:sub(1, 3) == '\239\187\191' then text = text:sub(4) end
+  if text:find('\r', 1, true) and not text:find('\n', 1, true) then text = (text:gsub('\r', '\n')) end
 
   local names, rows, lines = nil, {}, {}
   local blank_line

@@ -20,8 +20,12 @@ end
 --- ds:map(fn[, key]): a dataset whose sample i is fn(ds:get(i), i), or, with key, ds:get(i) with
 --- field key replaced by fn(sample[key], i). The sample from ds is not modified.
 function Dataset:map(fn, key) return data.MapDataset(self, fn, key) end
---- ds:shuffle(seed): the samples in a fixed random order drawn from seed.
-function Dataset:shuffle(seed) return data.SubsetDataset(self, nil, seed) end
+--- ds:shuffle([seed]): the samples in a fixed random order drawn from seed (from torch's
+--- generator when nil, so torch.manualSeed upstream makes it repeat).
+function Dataset:shuffle(seed)
+  util.check_seed('shuffle', seed)
+  return data.SubsetDataset(self, nil, seed or torch.random())
+end
 --- ds:subset(indices): the samples at indices (a Lua list or a LongTensor), in that order.
 function Dataset:subset(indices) return data.SubsetDataset(self, indices) end
 --- ds:batch(n[, opts]): a dataset of batches of n consecutive samples (the last one smaller
@@ -203,6 +207,10 @@ end
 function data.trainTestSplit(a, b, c, d)
   if torch.isTensor(a) then
     local x, y, fraction, seed = a, b, c, d
+    if type(fraction) ~= 'number' or fraction < 0 or fraction > 1 then
+      util.fail('trainTestSplit', 'testFraction must be a number in [0, 1], got %s', tostring(fraction))
+    end
+    if x:dim() < 1 then util.fail('trainTestSplit', 'x has no dimension to split rows along') end
     if not torch.isTensor(y) or y:size(1) ~= x:size(1) then
       util.fail('trainTestSplit', 'inconsistent sizes: x has %d rows, y has %s', x:size(1),
         torch.isTensor(y) and tostring(y:size(1)) or torch.type(y))

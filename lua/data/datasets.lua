@@ -67,6 +67,9 @@ function ListDataset:__init(list, load)
     list, load, path = list.list, list.load, list.path
   end
   if torch.isTensor(list) then
+    if list:dim() ~= 1 then
+      util.fail('ListDataset', 'expected a list or a 1D tensor, got a %s tensor', list:dim() == 0 and '0-dim' or shape(list))
+    end
     local items = {}
     for i = 1, list:nElement() do items[i] = list[i] end
     list = items

@@ -4,7 +4,8 @@
 local fetch = {}
 
 --- fetch.run(job, indices, batch, stopping): job.dataset's samples at indices, collated with
---- job.collate when job.batched (else the one sample). stopping() says whether to give up.
+--- job.collate when job.batched (else the one sample, passed through job.collate when there is
+--- one). stopping() says whether to give up.
 function fetch.run(job, indices, batch, stopping)
   local samples = {}
   for k, i in ipairs(indices) do
@@ -13,8 +14,18 @@ function fetch.run(job, indices, batch, stopping)
     if s == nil then error(string.format('[DataLoader] dataset:get(%d) returned nil', i), 0) end
     samples[k] = s
   end
-  if not job.batched then return samples[1] end
-  return job.collate(samples, { indices = indices, what = 'batch ' .. batch .. ', ' })
+  -- Note [Unbatched collate]: as PyTorch 1.13 (batch_size=None), a loader that does not batch
+  -- applies a collate function it was given to each sample (it was silently ignored).
+  if not job.batched then
+    if job.collate == nil then return samples[1] end
+    local item = job.collate(samples[1])
+    if item == nil then error(string.format('[DataLoader] the collate function returned nil for item %d', batch), 0) end
+    return item
+  end
+  local item = job.collate(samples, { indices = indices, what = 'batch ' .. batch .. ', ' })
+  -- A nil batch would end the caller's for loop early: the rest of the epoch silently lost.
+  if item == nil then error(string.format('[DataLoader] the collate function returned nil for batch %d', batch), 0) end
+  return item
 end
 
 -- Tasks travel as "seed;batch;i1,i2,...".

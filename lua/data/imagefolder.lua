@@ -18,6 +18,9 @@ local default_ext = { png = true, jpg = true, jpeg = true }
 function ImageFolder:__init(root, opts)
   opts = opts or {}
   if type(root) ~= 'string' then util.fail('ImageFolder', 'expected a directory, got %s', type(root)) end
+  if opts.extensions ~= nil and (type(opts.extensions) ~= 'table' or getmetatable(opts.extensions) ~= nil) then
+    util.fail('ImageFolder', 'extensions must be a list of file extensions, got %s', torch.type(opts.extensions))
+  end
   local ext = opts.extensions and {} or default_ext
   for _, e in ipairs(opts.extensions or {}) do ext[e:lower():gsub('^%.', '')] = true end
   self.root, self.classes, self.paths, self.targets, self.ignored = root, {}, {}, {}, {}

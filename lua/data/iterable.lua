@@ -238,6 +238,11 @@ function Shard:get(epoch)
   local item = items[1]
   if self.batchSize then
     item = (self.collate or collate.default)(items, { what = 'worker ' .. id .. ' batch ' .. self.batches .. ', ' })
+  elseif self.collate then  -- Note [Unbatched collate], data/fetch.lua
+    item = self.collate(item)
+  end
+  if item == nil then  -- a nil item reads as "no batch": it would be silently dropped
+    error(string.format('[DataLoader] the collate function returned nil for worker %d batch %d', id, self.batches), 0)
   end
   return { worker = id, item = item, done = self.done }
 end

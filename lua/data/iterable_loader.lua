@@ -38,8 +38,15 @@ function M.local_iterator(loader, base, token)
     end
     if #items == 0 or (loader.dropLast and #items < per) then return nil end
     k = k + 1
-    if not loader.batchSize then return items[1] end
-    return merge(items, { what = 'batch ' .. k .. ', ' })
+    if not loader.batchSize then  -- Note [Unbatched collate], data/fetch.lua
+      if not loader.collate then return items[1] end
+      local item = loader.collate(items[1])
+      if item == nil then error(string.format('[DataLoader] the collate function returned nil for item %d', k), 0) end
+      return item
+    end
+    local batch = merge(items, { what = 'batch ' .. k .. ', ' })
+    if batch == nil then error(string.format('[DataLoader] the collate function returned nil for batch %d', k), 0) end
+    return batch
   end
   return function()
     stale(loader, token)

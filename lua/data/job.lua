@@ -28,10 +28,12 @@ function job.build(spec)
   return ds
 end
 
---- job.resolve(j): j with its dataset built (from j.spec) and its collate function set.
+--- job.resolve(j): j with its dataset built (from j.spec) and its collate function set (the
+--- default one for batches; unbatched items keep a user's collate only: Note [Unbatched collate],
+--- data/fetch.lua).
 function job.resolve(j)
   if j.spec then j.dataset = job.build(j.spec) end
-  j.collate = j.collate or collate.default
+  if j.batched then j.collate = j.collate or collate.default end
   return j
 end
 

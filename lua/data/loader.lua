@@ -88,7 +88,8 @@ end
 --- generator, or torch's generator, each epoch), dropLast (false: the last batch may be smaller),
 --- workers (0: produce batches in the main state), prefetch or prefetchFactor (2: batches per
 --- worker prepared ahead), collate or collateFn (function(samples) -> batch; default stacks
---- tensors and numbers field by field), sampler (an object with size() and indices(epoch) or
+--- tensors and numbers field by field; with batchSize = false, function(sample) -> item, applied
+--- to each sample as PyTorch does, and no default), sampler (an object with size() and indices(epoch) or
 --- iter(epoch), e.g. data.RandomSampler or data.DistributedSampler: the loader reads those
 --- indices in that order instead of 1..n; shuffle must then be off), batchSampler (an object with
 --- size() and batches(epoch) or iter(epoch), e.g. data.BatchSampler: each list of indices is one
@@ -117,6 +118,9 @@ function DataLoader:__init(dataset, opts)
   if bs == nil then bs = 1 end
   if bs ~= false and (type(bs) ~= 'number' or bs < 1 or bs ~= math.floor(bs)) then
     util.fail('DataLoader', 'batchSize must be a positive integer or false, got %s', tostring(bs))
+  end
+  if bs == false and opts.dropLast then  -- PyTorch 1.13's rule for batch_size=None
+    util.fail('DataLoader', 'batchSize = false disables batching and is mutually exclusive with dropLast')
   end
   local workers, prefetch = opts.workers or 0, opts.prefetch or 2
   if type(workers) ~= 'number' or workers < 0 or workers ~= math.floor(workers) or workers > 256 then
@@ -183,9 +187,23 @@ end
 function DataLoader:_batches(base)
   local b = self.batchSampler
   if b then
-    if type(b.batches) == 'function' then return b:batches(self.epoch) end
-    local out = {}
-    for idx in b:iter(self.epoch) do out[#out + 1] = idx end
+    local out
+    if type(b.batches) == 'function' then out = b:batches(self.epoch)
+    else
+      out = {}
+      for idx in b:iter(self.epoch) do out[#out + 1] = idx end
+    end
+    for k, idx in ipairs(out) do
+      if type(idx) ~= 'table' or getmetatable(idx) ~= nil then
+        util.fail('DataLoader', 'the batch sampler gave a %s as batch %d, expected a list of dataset indices', torch.type(idx), k)
+      end
+      for j, i in ipairs(idx) do
+        if type(i) ~= 'number' then
+          util.fail('DataLoader', 'the batch sampler gave a %s at position %d of batch %d, expected a dataset index',
+            torch.type(i), j, k)
+        end
+      end
+    end
     return out
   end
   local order, s = nil, self.sampler
@@ -197,6 +215,12 @@ function DataLoader:_batches(base)
   else
     order = {}
     for i = 1, self.dataset:size() do order[i] = i end
+  end
+  for k, i in ipairs(order) do
+    if type(i) ~= 'number' then  -- e.g. a batch sampler given as sampler=: name it, not table.concat
+      util.fail('DataLoader', 'the sampler gave a %s at position %d, expected a dataset index%s', torch.type(i), k,
+        type(i) == 'table' and ' (a batch sampler goes in batchSampler=)' or '')
+    end
   end
   local n, per, batches = #order, self.batchSize or 1, {}
   for b = 1, self.dropLast and math.floor(n / per) or math.ceil(n / per) do

@@ -12,6 +12,14 @@ local function as_matrix(op, x)
   return x
 end
 
+-- Note [Scaled integers are doubles]: transform and inverseTransform keep a floating input's
+-- type but give a DoubleTensor for an integer one (as scikit-learn gives float64): scaled values
+-- are fractions, and typeAs(x) truncated them (StandardScaler mapped 1 to -1 instead of -1.34).
+local function result_type(out, x)
+  if x:isFloatingPoint() then return out:typeAs(x):viewAs(x) end
+  return out:viewAs(x)
+end
+
 local function check_fitted(self, op, x)
   if not self.fitted then util.fail(op, 'call fit(train) first') end
   local m = as_matrix(op, x)
@@ -40,11 +48,12 @@ function StandardScaler:fit(x)
   return self
 end
 
---- s:transform(x): (x - mean) / std, a new tensor of x's type and shape.
+--- s:transform(x): (x - mean) / std, a new tensor of x's shape and type (a DoubleTensor for an
+--- integer x: Note [Scaled integers are doubles]).
 function StandardScaler:transform(x)
   local m = check_fitted(self, 'StandardScaler', x)
   local out = m:double():add(-1, self.mean:view(1, -1):expandAs(m)):cdiv(self.scale:view(1, -1):expandAs(m))
-  return out:typeAs(x):viewAs(x)
+  return result_type(out, x)
 end
 
 --- s:fitTransform(x): s:fit(x):transform(x).
@@ -54,7 +63,7 @@ function StandardScaler:fitTransform(x) return self:fit(x):transform(x) end
 function StandardScaler:inverseTransform(y)
   local m = check_fitted(self, 'StandardScaler', y)
   local out = m:double():cmul(self.scale:view(1, -1):expandAs(m)):add(self.mean:view(1, -1):expandAs(m))
-  return out:typeAs(y):viewAs(y)
+  return result_type(out, y)
 end
 
 local MinMaxScaler = torch.class('data.MinMaxScaler', data)
@@ -87,7 +96,7 @@ function MinMaxScaler:transform(x)
   local m = check_fitted(self, 'MinMaxScaler', x)
   local out = m:double():add(-1, self.min:view(1, -1):expandAs(m)):cmul(self.scale:view(1, -1):expandAs(m))
     :add(self.range[1])
-  return out:typeAs(x):viewAs(x)
+  return result_type(out, x)
 end
 
 --- s:fitTransform(x): s:fit(x):transform(x).
@@ -98,7 +107,7 @@ function MinMaxScaler:inverseTransform(y)
   local m = check_fitted(self, 'MinMaxScaler', y)
   local out = m:double():add(-self.range[1]):cdiv(self.scale:view(1, -1):expandAs(m))
     :add(self.min:view(1, -1):expandAs(m))
-  return out:typeAs(y):viewAs(y)
+  return result_type(out, y)
 end
 
 -- ---- labels ------------------------------------------------------------------------------------
@@ -127,6 +136,7 @@ function LabelEncoder:fit(values)
     if v == nil or (type(v) ~= 'string' and type(v) ~= 'number') then
       util.fail('LabelEncoder', 'value %d is a %s, expected a string or a number', i, type(v))
     end
+    if v ~= v then util.fail('LabelEncoder', 'value %d is NaN, expected a string or a number', i) end
     if not set[v] then set[v] = true classes[#classes + 1] = v end
   end
   table.sort(classes, function(a, b)

@@ -20,6 +20,9 @@ function Sampler:__init(dataset, opts)
   opts = opts or {}
   if type(opts) ~= 'table' then util.fail('DistributedSampler', 'options must be a table, got %s', type(opts)) end
   local n = type(dataset) == 'number' and dataset or nil
+  if n and (n < 0 or n ~= math.floor(n)) then
+    util.fail('DistributedSampler', 'argument #1: expected a dataset or a non-negative integer count, got %s', tostring(n))
+  end
   if not n then
     util.check_dataset('DistributedSampler', dataset, 1)
     n = dataset:size()

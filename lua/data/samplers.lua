@@ -61,7 +61,12 @@ end
 local function list_of(op, what, v)
   local out = {}
   if torch.isTensor(v) then
-    local flat = v:contiguous():view(-1):double()
+    if v:dim() ~= 1 then  -- PyTorch 1.13: "weights should be a 1d sequence"
+      local dims = {}
+      for d = 1, v:dim() do dims[d] = v:size(d) end
+      util.fail(op, '%s must be a 1D tensor, got a %s tensor', what, v:dim() == 0 and '0-dim' or table.concat(dims, 'x'))
+    end
+    local flat = v:contiguous():double()
     local p = flat:data()
     for i = 1, flat:nElement() do out[i] = p[i - 1] end
   elseif type(v) == 'table' and getmetatable(v) == nil then
@@ -144,6 +149,10 @@ function Random:__init(ds, opts)
   if m == nil then m = self.n end
   if type(m) ~= 'number' or m <= 0 or m ~= math.floor(m) then
     util.fail('RandomSampler', 'numSamples must be a positive integer, got %s', tostring(m))
+  end
+  if self.n == 0 then
+    -- PyTorch 1.13 raises too (a division by zero); drawing would loop forever here.
+    util.fail('RandomSampler', 'cannot draw %d indices from an empty dataset', m)
   end
   self.numSamples = m
   self.generator, self.seed = random_opts('RandomSampler', opts)
