@@ -100,7 +100,8 @@ function ASM:updateOutput(input)
   local x, t, batched = args(self, input)
   local n = t:size(1)
   local cpu_t = t:isCuda() and t:to('cpu') or t  -- read on the host: which rows go to which cluster
-  local lo, hi = cpu_t:min(), cpu_t:max()
+  local lo, hi = 1, 1  -- an empty batch: an empty output and a nan loss (PyTorch's)
+  if n > 0 then lo, hi = cpu_t:min(), cpu_t:max() end
   if lo < 1 or hi > self.nClasses then
     lib.fail(NAME, 'target values should be in 1..%d, got values in %d..%d', self.nClasses, lo, hi)
   end

@@ -31,7 +31,7 @@ function CriterionTable:updateGradInput(input, gradOutput)
   check(self, input)
   local target = input[2]
   local zeros = (torch.isTensor(target) or type(target) == 'table') and S.zeroLike(self.gradInput[2], target) or nil
-  self.gradInput = { self.criterion:updateGradInput(unpack(input)), zeros }
+  self.gradInput = { self.criterion:backward(unpack(input)), zeros }
   return self.gradInput
 end
 

@@ -28,10 +28,13 @@ function MultiCriterion:updateOutput(input, target)
   return self.output
 end
 
+-- Each child by its backward, which gives its gradInput buffer the input's type first (Note
+-- [Criterion buffer types]: with Torch7's updateGradInput a double input's gradient was rounded
+-- in a float buffer); a duck-typed criterion without one by updateGradInput.
 function MultiCriterion:updateGradInput(input, target)
   self.gradInput = nn.utils.recursiveFill(nn.utils.recursiveResizeAs(self.gradInput, input), 0)
   for i, c in ipairs(self.criterions) do
-    nn.utils.recursiveAdd(self.gradInput, self.weights[i], c:updateGradInput(input, target))
+    nn.utils.recursiveAdd(self.gradInput, self.weights[i], (c.backward and c:backward(input, target) or c:updateGradInput(input, target)))
   end
   return self.gradInput
 end

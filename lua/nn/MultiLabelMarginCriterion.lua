@@ -34,7 +34,7 @@ end
 -- Runs fn(z, live, j) for every target slot j: z = 1 - x[t_j] + x, live = where it counts.
 local function each_pair(x, safe, valid, is_target, fn)
   local others = torch.mul(is_target, -1):add(1)
-  local slots = valid:sum(2):max()
+  local slots = valid:nElement() > 0 and valid:sum(2):max() or 0  -- an empty batch has no slots
   for j = 1, slots do
     local tj = safe:narrow(2, j, 1)
     local z = torch.csub(x, x:gather(2, tj)):add(1)

@@ -42,12 +42,15 @@ function ParallelCriterion:updateOutput(input, target)
   return self.output
 end
 
+-- Each child by its backward, which gives its gradInput buffer the input's type first (Note
+-- [Criterion buffer types]: with Torch7's updateGradInput a double input's gradient was rounded
+-- in a float buffer); a duck-typed criterion without one by updateGradInput.
 function ParallelCriterion:updateGradInput(input, target)
   self:_check(input, target)
   self.gradInput = nn.utils.recursiveFill(nn.utils.recursiveResizeAs(self.gradInput, input), 0)
   for i, c in ipairs(self.criterions) do
     local t = self.repeatTarget and target or target[i]
-    nn.utils.recursiveAdd(self.gradInput[i], self.weights[i], c:updateGradInput(input[i], t))
+    nn.utils.recursiveAdd(self.gradInput[i], self.weights[i], (c.backward and c:backward(input[i], t) or c:updateGradInput(input[i], t)))
   end
   return self.gradInput
 end

@@ -53,6 +53,13 @@ function SequencerCriterion:updateOutput(input, target)
   return self.output
 end
 
+-- A step's gradient by its backward, which gives its gradInput buffer the input's type first
+-- (Note [Criterion buffer types]); a duck-typed criterion without one by updateGradInput.
+local function step_grad(c, x, t)
+  if c.backward then return c:backward(x, t) end
+  return c:updateGradInput(x, t)
+end
+
 function SequencerCriterion:updateGradInput(input, target)
   local n = self:_steps(input, target)
   local scale = (self.sizeAverage and n > 0) and 1 / n or 1
@@ -60,14 +67,14 @@ function SequencerCriterion:updateGradInput(input, target)
     local gi = nn.utils.buffer(torch.isTensor(self.gradInput) and self.gradInput or nil, input)
     gi:resizeAs(input)
     for t = 1, n do
-      gi[t]:copy(self:getStepCriterion(t):updateGradInput(input[t], target[t]))
+      gi[t]:copy(step_grad(self:getStepCriterion(t), input[t], target[t]))
       if scale ~= 1 then gi[t]:mul(scale) end
     end
     self.gradInput = gi
   else
     local gi = {}
     for t = 1, n do
-      local g = self:getStepCriterion(t):updateGradInput(input[t], target[t])
+      local g = step_grad(self:getStepCriterion(t), input[t], target[t])
       gi[t] = nn.utils.recursiveAdd(nn.utils.recursiveFill(nn.utils.recursiveResizeAs(nil, g), 0), scale, g)
     end
     self.gradInput = gi

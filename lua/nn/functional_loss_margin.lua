@@ -61,7 +61,7 @@ function F.cosineEmbeddingLoss(x1, x2, y, o)
   local pos, neg = torch.eq(y, 1):typeAs(cos), torch.eq(y, -1):typeAs(cos)
   local margin = A.number(op, opts.margin, 'margin', 0)
   local l = torch.add(torch.cmul(torch.add(torch.mul(cos, -1), 1), pos), torch.cmul(torch.relu(torch.add(cos, -margin)), neg))
-  if d == 1 and r == 'none' then l = l:view(1) end
+  if d == 1 and r == 'none' then return l:view(torch.LongStorage({})) end  -- one pair: 0-dim, as PyTorch
   return reduce(l, r)
 end
 
@@ -81,6 +81,7 @@ function F.tripletMarginLoss(a, pos, neg, o)
   local dan = F.pairwiseDistance(a, neg, p, eps)
   if A.bool(op, opts.swap, 'swap', false) then dan = torch.cmin(dan, F.pairwiseDistance(pos, neg, p, eps)) end
   local l = torch.relu(torch.add(torch.csub(dap, dan), A.number(op, opts.margin, 'margin', 1)))
+  if a:dim() == 1 and r == 'none' then return l:view(torch.LongStorage({})) end  -- one triplet: 0-dim, as PyTorch
   return reduce(l, r)
 end
 
@@ -129,7 +130,7 @@ function F.multiMarginLoss(x, t, o)
   l = torch.cmul(l, other)
   if w then l = torch.cmul(l, torch.index(w, 1, t):view(N, 1):expandAs(l)) end
   l = torch.div(torch.sum(l, 2), C):view(N)
-  if single and r == 'none' then l = l:view(1) end
+  if single and r == 'none' then return l:view(torch.LongStorage({})) end  -- one sample: 0-dim, as PyTorch
   return reduce(l, r)
 end
 
@@ -150,10 +151,44 @@ function F.multilabelSoftMarginLoss(x, y, o)
   local w = class_weight(op, opts.weight, x)
   if w then l = torch.cmul(l, w:view(1, -1):expandAs(l)) end
   l = torch.div(torch.sum(l, 2), x:size(2)):view(x:size(1))
+  if single and r == 'none' then return l:view(torch.LongStorage({})) end  -- one sample: 0-dim, as PyTorch
   return reduce(l, r)
 end
 
 local class_known = { weight = true, ignoreIndex = true, labelSmoothing = true }
+
+-- Note [Mean over no weight]: PyTorch's 'mean' nll_loss and cross_entropy divide by the total
+-- weight of the targets kept, so when it is 0 (every target ignored, an empty batch, zero class
+-- weights) the loss is 0 / 0 = nan with a zero gradient. The fused torch.nllLoss and
+-- torch.crossEntropy keep Torch7's THNN answer, 0 (ClassNLLCriterion skips the division), so the
+-- PyTorch-named forms (these and nn.NLLLoss, nn.CrossEntropyLoss) put PyTorch's nan back.
+
+-- s (a number or a recorded 0-dim loss) replaced by nan, its gradient 0.
+local function no_weight(s)
+  if torch.isTensor(s) then return torch.add(torch.mul(s, 0), 0 / 0) end
+  return 0 / 0
+end
+
+-- F._classMean(l, t, w, ign): the 'mean' class loss l of the fused op (a number or a 0-dim
+-- tensor) for targets t (a LongTensor of N on the scores' device), class weights w (or nil) and
+-- ignoreIndex ign, with Note [Mean over no weight]'s nan. A number or a CPU loss is read (the
+-- total weight is only looked at when the loss is exactly 0); a device loss is not (Note [Unread
+-- device losses], nn/ClassNLLCriterion.lua): a 0 or nan is added to it by device ops.
+function F._classMean(l, t, w, ign)
+  local onDevice = torch.isTensor(l) and l.p.device_type ~= 0
+  if not onDevice and (torch.isTensor(l) and l:item() or l) ~= 0 then return l end
+  local keep = torch.ne(t, ign)
+  local safe = torch.cmul(t, keep:typeAs(t)):add(torch.eq(t, ign):typeAs(t))  -- ignored rows read class 1
+  local kw = keep:typeAs(w or (torch.isTensor(l) and l or torch.DoubleTensor()))
+  if w then kw = torch.cmul(kw, torch.index(w, 1, safe)) end
+  if not onDevice then
+    if kw:nElement() > 0 and kw:sum() ~= 0 then return l end
+    return no_weight(l)
+  end
+  local total = torch.sum(kw:view(-1), 1)  -- a 1-element tensor, not read
+  local nanOrZero = torch.cdiv(total.new(1):zero(), torch.ne(total, 0):typeAs(total))  -- 0 / 0 or 0 / 1
+  return torch.add(l, nanOrZero:view(torch.LongStorage({})):typeAs(l))
+end
 
 -- The per-row class losses -w_y logp[y] (0 where y = ignoreIndex), and the per-row weights w_y
 -- (0 where ignored), for 'none' and for the compositions below.
@@ -174,9 +209,15 @@ local function nll_rows(x, t, o)
   local ign = A.int(op, opts.ignoreIndex, 'ignoreIndex', -100)
   local x2, t2, single = class_args(op, x, t)
   local w = class_weight(op, opts.weight, x2)
-  if r ~= 'none' then return torch.nllLoss(x, t2, { weights = w, sizeAverage = r == 'mean', ignoreIndex = ign }) end
+  if r ~= 'none' then
+    local l = torch.nllLoss(x, t2, { weights = w, sizeAverage = r == 'mean', ignoreIndex = ign })
+    return r == 'mean' and F._classMean(l, t2, w, ign) or l
+  end
+  local C = x2:size(2)
+  local safe = torch.cmul(t2, torch.ne(t2, ign):typeAs(t2)):add(torch.eq(t2, ign):typeAs(t2))  -- ignored rows read as class 1
+  if safe:nElement() > 0 and (safe:max() > C or safe:min() < 1) then fail(op, 'target out of range [1, %d]', C) end
   local l = picked(x2, t2, w, ign)
-  return l
+  return single and l:view(torch.LongStorage({})) or l  -- one sample: 0-dim, as PyTorch
 end
 
 -- crossEntropy on N x C (or C) scores.
@@ -198,12 +239,14 @@ local function ce_rows(x, t, o)
     local l = torch.cmul(torch.logSoftmax(x2, 2), y)
     if w then l = torch.cmul(l, w:view(1, C):expandAs(l)) end
     l = torch.neg(torch.sum(l, 2)):view(x2:size(1))
+    if single and r == 'none' then return l:view(torch.LongStorage({})) end  -- one sample: 0-dim, as PyTorch
     return reduce(l, r)
   end
-  local x2, t2 = class_args(op, x, t)
+  local x2, t2, single = class_args(op, x, t)
   local w = class_weight(op, opts.weight, x2)
   if e == 0 and r ~= 'none' then
-    return torch.crossEntropy(x, t2, { weights = w, sizeAverage = r == 'mean', ignoreIndex = ign })
+    local l = torch.crossEntropy(x, t2, { weights = w, sizeAverage = r == 'mean', ignoreIndex = ign })
+    return r == 'mean' and F._classMean(l, t2, w, ign) or l
   end
   local C = x2:size(2)
   local keep = torch.ne(t2, ign)
@@ -219,9 +262,11 @@ local function ce_rows(x, t, o)
     local smooth = torch.neg(torch.cmul(torch.sum(lw, 2):view(-1), keep:typeAs(logp)))
     l = torch.add(torch.mul(nll, 1 - e), torch.mul(smooth, e / C))
   end
-  if r == 'none' then return l end
+  if r == 'none' then return single and l:view(torch.LongStorage({})) or l end  -- one sample: 0-dim, as PyTorch
   if r == 'sum' then return l:sum() end
-  return A.div(l:sum(), wy:detach():sum())
+  local total = wy:detach():sum()
+  if total == 0 then return no_weight(l:sum()) end  -- Note [Mean over no weight]
+  return A.div(l:sum(), total)
 end
 
 -- K-dim class losses (N x C x d1 x ...): the class dim moved last and the rest flattened into

@@ -126,6 +126,7 @@ function F.tripletMarginWithDistanceLoss(a, pos, neg, o)
   end
   if A.bool(name, opts.swap, 'swap', false) then dan = torch.cmin(dan, d(pos, neg)) end
   local l = torch.clamp(torch.add(torch.csub(dap, dan), margin), 0, math.huge)
+  if a:dim() == 1 and r == 'none' and l:nElement() == 1 then return l:view(torch.LongStorage({})) end  -- one triplet: 0-dim, as PyTorch
   return A.reduce(l, r)
 end
 

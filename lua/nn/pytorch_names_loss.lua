@@ -46,7 +46,8 @@ end
 
 -- Defines a loss class: spec.names (PyTorch's argument order), spec.init(self, o, r, parent)
 -- building the parent, spec.functional(self, input, target) -> whether the parent cannot compute
--- this call, spec.f(self, input, target) -> the nn.functional loss with self.reduction.
+-- this call, spec.f(self, input, target) -> the nn.functional loss with self.reduction,
+-- spec.mean(self, loss, input, target) (optional) -> the parent's loss made PyTorch's.
 local function define(name, parent_name, spec)
   local cls, parent = torch.class(name, parent_name)
   cls.__init = function(self, ...)
@@ -61,7 +62,14 @@ local function define(name, parent_name, spec)
     return self.reduction == 'none' or (spec.functional ~= nil and spec.functional(self, input, target))
   end
   function cls:updateOutput(input, target)
-    if not use_functional(self, input, target) then return parent.updateOutput(self, input, target) end
+    if not use_functional(self, input, target) then
+      local l = parent.updateOutput(self, input, target)
+      if spec.mean then
+        l = spec.mean(self, l, input, target)
+        self.output = l
+      end
+      return l
+    end
     local l = torch.noGrad(function() return spec.f(self, input, target) end)
     if torch.isTensor(l) and self.reduction ~= 'none' then l = l:item() end
     self.output = l
@@ -85,7 +93,14 @@ local function define(name, parent_name, spec)
     return self.gradInput
   end
   function cls:loss(input, target)
-    if not use_functional(self, input, target) then return parent.loss(self, input, target) end
+    if not use_functional(self, input, target) then
+      local l = parent.loss(self, input, target)
+      if spec.mean then
+        l = spec.mean(self, l, input, target)
+        if not torch.isTensor(l) then self.output = l elseif l.p.device_type == 0 then self.output = l:item() end
+      end
+      return l
+    end
     return spec.f(self, input, target)
   end
   return cls
@@ -108,6 +123,21 @@ local function class_init(ce)
     end
   end
 end
+-- The fused parent's 'mean' with PyTorch's nan where the total target weight is 0 (Note [Mean
+-- over no weight], nn/functional_loss_margin.lua); the parent checked input and target.
+local I64 = lib.dtype.i64
+local function class_mean(self, l, input, target)
+  if self.reduction ~= 'mean' or not torch.isTensor(input) then return l end
+  if not torch.isTensor(l) and l ~= 0 then return l end  -- the common case reads nothing more
+  local t = target
+  if type(t) == 'number' then
+    t = torch.LongTensor({ t })
+    if input.p.device_type ~= 0 then t = t:to(input:device()) end
+  elseif t.p.dtype ~= I64 then
+    t = t:to('torch.LongTensor')
+  end
+  return F._classMean(l, t:contiguous():view(-1), self:_options(input).weights, self.ignoreIndex)
+end
 local function class_opts(self)
   return { reduction = self.reduction, weight = self.weights, ignoreIndex = self.ignoreIndex,
            labelSmoothing = self.labelSmoothing }
@@ -118,13 +148,13 @@ end
 -- class probabilities of the input's size).
 define('nn.CrossEntropyLoss', 'nn.CrossEntropyCriterion', {
   names = { 'weight', 'sizeAverage', 'ignoreIndex', 'reduce', 'reduction', 'labelSmoothing' },
-  init = class_init(true), functional = class_functional,
+  init = class_init(true), functional = class_functional, mean = class_mean,
   f = function(self, x, t) return F.crossEntropy(x, t, class_opts(self)) end })
 
 -- nn.NLLLoss([{weight =, ignoreIndex = -100, reduction = 'mean'}]): PyTorch's NLLLoss, 1-based targets.
 define('nn.NLLLoss', 'nn.ClassNLLCriterion', {
   names = { 'weight', 'sizeAverage', 'ignoreIndex', 'reduce', 'reduction' },
-  init = class_init(false), functional = class_functional,
+  init = class_init(false), functional = class_functional, mean = class_mean,
   f = function(self, x, t) return F.nllLoss(x, t, class_opts(self)) end })
 
 local function plain(f)

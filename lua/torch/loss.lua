@@ -14,8 +14,13 @@ local target_buf = {}  -- one reusable LongTensor per call site kind, for number
 local function class_args(op, input, target, opts)
   if not is_tensor(input) then fail(op, 'expected a tensor of scores, got %s', describe(input)) end
   if type(target) == 'number' then
-    local t = target_buf[op]
-    if not t then t = torch.LongTensor(1) target_buf[op] = t end
+    -- the shared buffer only where nothing keeps it: a recorded loss saves its target for backward,
+    -- and the next call's refill made that backward fail (the saved tensor's version check)
+    local t = not tracked(input) and target_buf[op] or nil
+    if not t then
+      t = torch.LongTensor(1)
+      if not tracked(input) then target_buf[op] = t end
+    end
     t[1] = target
     target = t
     -- the scores' device: a class number goes with them, as a target tensor would have to
