@@ -133,6 +133,14 @@ end
 
 -- ---- typed values -----------------------------------------------------------------------------------
 
+-- Torch7 takes only the storage type of the method (writeInt: an IntStorage); converting another
+-- type silently lost data (writeInt(FloatStorage{1.5}) wrote 1). Short storages are IntStorages here.
+local function check_storage(op, e, s)
+  if s.p.dtype ~= e.dtype then
+    lib.fail(op, 'expected a number or a %s, got %s', types.storage_name[e.dtype], types.describe(s))
+  end
+end
+
 for name in pairs(elem) do
   --- file:readX() reads a number; file:readX(n) a new storage of n values; file:readX(storage) fills it.
   File['read' .. name] = function(self, arg)
@@ -151,6 +159,7 @@ for name in pairs(elem) do
       end
       return S.storage_handle(t, 0, arg)
     elseif types.is_storage(arg) then
+      check_storage('read' .. name, e, arg)
       local n = #arg
       local got = st:read_tensor(arg, e.skind, flags)
       if got ~= n then self:_short_read(got, n) end
@@ -166,6 +175,7 @@ for name in pairs(elem) do
       st:write_values(e.scratch, name == 'Char' and KIND.i8 or e.kind, 1, flags)
       return 1
     elseif types.is_storage(v) then
+      check_storage('write' .. name, e, v)
       st:write_tensor(v, e.skind, flags)
       return #v
     end

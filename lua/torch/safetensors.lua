@@ -106,7 +106,8 @@ function M.read(stream, opts, op)
     else
       base = stream:read_blob(data_start + x.b, x.e - x.b, x.e - x.b, x.info.dtype, opts.mmap, false, 0)
     end
-    tensors[x.name] = S.view(base, 0, x.shape, contiguous_strides(x.shape), "tensor '" .. x.name .. "'", op)
+    tensors[x.name] = S.view(base, 0, x.shape, contiguous_strides(x.shape),
+                               stream.name .. ": tensor '" .. x.name .. "'", op)
   end
   return tensors, metadata
 end
@@ -119,7 +120,12 @@ local function flatten(stream, t, prefix, out, seen)
   seen[t] = true
   for _, k in ipairs(common.sorted_keys(t)) do
     if type(k) ~= 'string' and type(k) ~= 'number' then stream:fail('tensor names must be strings, got a %s key', type(k)) end
+    if type(k) == 'number' and (k ~= math.floor(k) or math.abs(k) >= 2 ^ 53) then
+      stream:fail('tensor names must be strings or integers, got the key %s', tostring(k))
+    end
     local name = prefix .. (type(k) == 'number' and string.format('%d', k) or k)
+    -- The header's "__metadata__" entry is not a tensor: a tensor of that name made an unreadable file.
+    if name == '__metadata__' then stream:fail("'__metadata__' is reserved for the metadata and cannot name a tensor") end
     local v = t[k]
     if types.is_tensor(v) then
       if out[name] then stream:fail("two tensors are named '%s'", name) end

@@ -179,15 +179,34 @@ function M.new_instance(name)
   return obj, mt, alias and alias.convert
 end
 
+-- Note [Errors in class hooks]: a class's read method, alias conversion and afterLoad hook run on
+-- what the file holds; on a corrupt or foreign file they can fail with a bare Lua error ("bad
+-- argument #1 to 'ipairs'" from nn.Container's afterLoad when `modules` is missing) that names
+-- neither the file nor the class. Such errors are re-raised through the reader's fail function,
+-- which names the operation and the file; errors the reader itself raised (from a nested
+-- readObject: they hold its "[op] " prefix) pass through unchanged.
+--- Runs f(...) for class `class`'s hook `what`; a failure is re-raised through fail(msg) unless
+--- its message already holds `prefix` (the reader's "[op] ").
+function M.run_hook(fail, prefix, class, what, f, ...)
+  local ok, err = pcall(f, ...)
+  if ok then return err end
+  if type(err) == 'string' and err:find(prefix, 1, true) then error(err, 0) end
+  fail(string.format('the %s hook of class %s failed (the file is corrupt or from an incompatible version): %s',
+                     what, class, tostring(err)))
+end
+
 -- Note [After load]: a class may define afterLoad(self) to restore what the file does not hold
 -- (nn modules re-link each parameter's .grad to its gradWeight and mark it as requiring grad).
 -- It runs once the object and everything it holds are read, for every format.
---- Runs obj's afterLoad method if its class has one; returns obj.
-function M.after_load(obj)
+--- Runs obj's afterLoad method if its class has one; returns obj. fail and prefix (optional) are
+--- the reader's (Note [Errors in class hooks]).
+function M.after_load(obj, fail, prefix)
   local name = torch.typename(obj)
   local mt = name and torch.getmetatable(name)
   local hook = mt and M.class_method(mt, 'afterLoad')
-  if hook then hook(obj) end
+  if hook then
+    if fail then M.run_hook(fail, prefix, name, 'afterLoad', hook, obj) else hook(obj) end
+  end
   return obj
 end
 

@@ -96,6 +96,9 @@ function Reader:class()
   if not obj then self:fail('%s', mt) end
   self.objects[id] = obj
   self:enter()
+  -- Hooks run on the file's data: their errors name the file (Note [Errors in class hooks]).
+  local prefix = '[' .. self.op .. '] '
+  local function hook_fail(msg) self:fail('%s', msg) end
   if mode == 0 then
     self:fields(obj)
   elseif mode == 1 then
@@ -104,7 +107,7 @@ function Reader:class()
     local read = common.class_method(mt, 'read')
     if not read then self:fail('class %s was saved by its write method but has no read method', name) end
     local start = r:pos()
-    read(obj, self, version)
+    common.run_hook(hook_fail, prefix, name, 'read', read, obj, self, version)
     if r:pos() - start ~= len then
       self:fail("class %s's read method consumed %d bytes but its write method wrote %d (they disagree)", name,
                 r:pos() - start, len)
@@ -114,11 +117,11 @@ function Reader:class()
   end
   self.depth = self.depth - 1
   if convert then
-    local replaced = convert(obj, name, version, 'tocha')
+    local replaced = common.run_hook(hook_fail, prefix, name, 'alias conversion', convert, obj, name, version, 'tocha')
     if replaced ~= nil then obj = replaced end
     self.objects[id] = obj
   end
-  return common.after_load(obj)
+  return common.after_load(obj, hook_fail, prefix)
 end
 
 -- ---- tensors, storages and blobs -------------------------------------------------------------------
@@ -168,7 +171,7 @@ function Reader:tensor()
   local offset = r:i64()
   local base, bdtype = self:blob()
   if bdtype ~= dtype then self:fail('a %s over %s data: the file is corrupt', types.tensor_name[dtype], types.suffix[bdtype]) end
-  local what = common.path_string('tensor at object', self.keys)
+  local what = self.s.name .. ': ' .. common.path_string('tensor at object', self.keys)
   local t = S.view(base, offset, sizes, strides, what, self.op)
   -- An integer tensor cannot require grad; files written before Note [Integer outputs carry no
   -- history] (core/autograd/record.cpp) may still carry the flag on indices: it is dropped.
@@ -197,18 +200,30 @@ end
 function Reader:readObject() return self:value() end
 local scalar_readers = { Byte = 'u8', Char = 'i8', Short = 'i16', Int = 'i32', Long = 'i64', Float = 'f32',
                          Double = 'f64' }
-local storage_dtype = { Byte = 6, Char = 6, Int = 5, Long = 4, Float = 0, Double = 1 }
-local storage_elsize = { Byte = 1, Char = 1, Int = 4, Long = 8, Float = 4, Double = 8 }
+-- Short storages are IntStorages written raw (serialize_native_write.lua), as in torch.File.
+local storage_dtype = { Byte = 6, Char = 6, Short = 5, Int = 5, Long = 4, Float = 0, Double = 1 }
+local storage_elsize = { Byte = 1, Char = 1, Short = 4, Int = 4, Long = 8, Float = 4, Double = 8 }
 for name, method in pairs(scalar_readers) do
   Reader['read' .. name] = function(self, n)
     if n == nil then return tonumber(self.r[method](self.r)) end
     local dt = storage_dtype[name]
-    if type(n) ~= 'number' or not dt then self:fail('read%s: expected nothing or a count', name) end
+    local s
+    if dt and types.is_storage(n) then  -- fills the given storage, as torch.File's readX(storage) does
+      s = n
+      if s.p.dtype ~= dt or s.p.device_type ~= 0 then
+        self:fail('read%s: expected a count or a CPU %s, got %s', name, types.storage_name[dt], types.describe(s))
+      end
+      n = #s
+    elseif type(n) ~= 'number' or not dt then
+      self:fail('read%s: expected nothing, a count or a storage', name)
+    end
     local es = storage_elsize[name]
     if n < 0 or n * es > self.r:remaining() then self:fail('read%s: %d values do not fit in the data left', name, n) end
-    local s = torch[types.suffix[dt] .. 'Storage'](n)
+    local filled = s ~= nil
+    s = s or torch[types.suffix[dt] .. 'Storage'](n)
     local p = s.p
     self.r:copy_to(ffi.cast('void *', p.storage.data + p.storage_offset * p.elsize), n * es, 'read' .. name)
+    if filled then return n end
     return s
   end
 end

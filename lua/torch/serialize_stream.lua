@@ -1,6 +1,7 @@
 -- Lua handles over C byte streams (bindings/tocha_serialize.h): files (atomic writes, mmap) and
 -- memory. Every format reader/writer goes through these; C errors are re-raised as
--- "[<op>] <file>: <message>" at the user's line.
+-- "[<op>] <file>: <message>" at the user's line. Memory streams are named "<memory>" here as in
+-- the C layer's messages, so both kinds of error name the same stream.
 local ffi = require 'ffi'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -44,14 +45,14 @@ end
 
 --- A read-only stream over a Lua string (no copy; the stream keeps the string alive).
 function S.borrow_string(str, op)
-  return wrap(C.tocha_stream_open_memory(str, #str, 0), '<string>', op, str)
+  return wrap(C.tocha_stream_open_memory(str, #str, 0), '<memory>', op, str)
 end
 
 --- A read-only stream over a storage's bytes (no copy; the stream keeps the storage alive).
 function S.borrow_storage(st, op)
   local p = st.p
   local ptr = p.storage.data + p.storage_offset * p.elsize
-  return wrap(C.tocha_stream_open_memory(ptr, tonumber(p.numel) * p.elsize, 0), '<storage>', op, st)
+  return wrap(C.tocha_stream_open_memory(ptr, tonumber(p.numel) * p.elsize, 0), '<memory>', op, st)
 end
 
 function Stream:fail(fmt, ...)
@@ -180,7 +181,8 @@ end
 
 local dims_a, dims_b = ffi.new('int64_t[16]'), ffi.new('int64_t[16]')
 --- The view of base (a 1D tensor from read_blob/read_storage) with untrusted geometry; sizes and
---- strides are Lua arrays, offset is 0-based.
+--- strides are Lua arrays, offset is 0-based; `what` names it in errors (callers start it with the
+--- stream's name, which C's message would not hold).
 function S.view(base, offset, sizes, strides, what, op)
   local n = #sizes
   if n > 16 then error(string.format('[%s] %s: %d dimensions (at most 16)', op, what, n), lib.user_level()) end

@@ -6,6 +6,7 @@
 -- torch objects and functions (7, 8) carry an index, so shared objects are written once.
 local ffi = require 'ffi'
 local torch = require 'torch.env'
+local lib = require 'torch.lib'
 local common = require 'torch.serialize_common'
 local T = require 'torch.t7_tensor'
 local File = require 'torch.file'
@@ -73,6 +74,8 @@ local function identity(obj, kind)
 end
 
 local function write_torch_object(self, e, obj, kind, name)
+  -- A freed tensor reads as empty: it was written as an empty tensor without a word.
+  if kind == 'tensor' and obj.p == lib.FREED then self._stream:fail('cannot save a freed tensor at %s', where(e)) end
   if kind == 'tensor' then name = T.write_name(obj.p.dtype, 'Tensor')
   elseif kind == 'storage' then name = T.write_name(obj.p.dtype, 'Storage') end
   local version = 'V 1'
@@ -207,20 +210,24 @@ local function read_torch_object(self, e, index)
   local obj, mt, convert = common.new_instance(name)
   if not obj then fail(self, e, 'object', '%s', mt) end
   e.objects[index] = obj
+  -- Hooks run on the file's data: their errors name the file (Note [Errors in class hooks]).
+  local st = self._stream
+  local prefix = '[' .. st.op .. '] '
+  local function hook_fail(msg) fail(self, e, 'object', '%s', msg) end
   local read = common.class_method(mt, 'read')
   if read then
-    read(obj, self, vnum)
+    common.run_hook(hook_fail, prefix, name, 'read', read, obj, self, vnum)
   else
     local fields = self:readObject()
     if type(fields) ~= 'table' then fail(self, e, 'object', 'the fields of a %s are a %s: the file is corrupt', name, type(fields)) end
     for k, v in next, fields do rawset(obj, k, v) end
   end
   if convert then
-    local replaced = convert(obj, name, vnum, 't7')
+    local replaced = common.run_hook(hook_fail, prefix, name, 'alias conversion', convert, obj, name, vnum, 't7')
     if replaced ~= nil then obj = replaced end
     e.objects[index] = obj
   end
-  return common.after_load(obj)
+  return common.after_load(obj, hook_fail, prefix)
 end
 
 local function read_value(self, e)

@@ -117,7 +117,8 @@ function T.read_tensor(file, info)
   local empty = ndim == 0 or storage == nil
   for i = 1, ndim do if sizes[i] == 0 then empty = true end end
   if empty then return torch[types.suffix[info.dtype] .. 'Tensor']() end
-  return S.view(storage, offset - 1, sizes, strides, 'a ' .. types.tensor_name[info.dtype], file._stream.op)
+  local st = file._stream
+  return S.view(storage, offset - 1, sizes, strides, st.name .. ': a ' .. types.tensor_name[info.dtype], st.op)
 end
 
 return T
