@@ -18,10 +18,27 @@ local function is_long(t) return torch.isTensor(t) and t:type():match('LongTenso
 local function on_device(idx, like) return idx and idx:to(like:device()) end
 PackedSequence._onDevice = on_device
 
--- The inverse of a permutation (a 1-based LongTensor), as a LongTensor on the same device.
-local function inverse(perm)
+-- The inverse of a permutation (a 1-based LongTensor), as a LongTensor on the same device; fails
+-- unless perm holds each of 1..n once (0-based indices from PyTorch code would otherwise put rows
+-- in the wrong places silently). unsorted, when given, must be that inverse.
+local function inverse(op, perm, unsorted)
   local p, inv = perm:totable(), {}
-  for j, b in ipairs(p) do inv[b] = j end
+  for j, b in ipairs(p) do
+    if b < 1 or b > #p or inv[b] then
+      lib.fail(op, 'sortedIndices must be a permutation of 1..%d (1-based), got %s', #p, table.concat(p, ' '))
+    end
+    inv[b] = j
+  end
+  if unsorted then
+    local u = unsorted:totable()
+    for j, b in ipairs(u) do
+      if inv[j] ~= b then
+        lib.fail(op, 'unsortedIndices must be the inverse of sortedIndices (%s), got %s', table.concat(inv, ' '),
+          table.concat(u, ' '))
+      end
+    end
+    return on_device(unsorted, perm)
+  end
   return on_device(torch.LongTensor(inv), perm)
 end
 
@@ -53,7 +70,7 @@ function PackedSequence:__init(data, batchSizes, sortedIndices, unsortedIndices)
   end
   self.data, self.batchSizes = data, batchSizes:cpu()
   self.sortedIndices = on_device(sortedIndices, data)
-  self.unsortedIndices = sortedIndices and on_device(unsortedIndices or inverse(sortedIndices), data)
+  self.unsortedIndices = sortedIndices and on_device(inverse(op, sortedIndices, unsortedIndices), data)
 end
 
 local function with_data(self, data)

@@ -36,6 +36,11 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   local o = {}
   for k, v in pairs(opts) do
     local name = aliases[k] or k
+    if k == 'proj_size' or k == 'projSize' then
+      -- PyTorch 1.13's LSTM projections (h = W_hr h) need a hidden state of another size than the
+      -- fused layer's: not supported, said so rather than as an unknown option.
+      error(string.format('[%s] %s (LSTM with projections) is not supported', cls, k), user_level())
+    end
     if not known[name] or (name == 'nonlinearity' and cls ~= 'nn.RNN') then
       error(string.format('[%s] unknown option %s', cls, tostring(k)), user_level())
     end
@@ -53,8 +58,13 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   if type(p) ~= 'number' or p < 0 or p >= 1 then
     error(string.format('[%s] dropout must be a number in [0, 1), got %s', cls, tostring(p)), user_level())
   end
-  if o.bidirectional ~= nil and type(o.bidirectional) ~= 'boolean' then
-    error(string.format('[%s] bidirectional must be a boolean, got %s', cls, describe(o.bidirectional)), user_level())
+  -- A number here (PyTorch's batch_first=1, bias=0) would be read by Lua's truthiness, not
+  -- Python's: refuse it rather than silently run another layout or keep the biases.
+  for _, flag in ipairs({ 'bidirectional', 'batchFirst', 'bias' }) do
+    local v = o[flag]
+    if v ~= nil and type(v) ~= 'boolean' then
+      error(string.format('[%s] %s must be a boolean, got %s', cls, flag, describe(v)), user_level())
+    end
   end
   if mode == 'RNN' then
     local nl = o.nonlinearity or 'tanh'

@@ -15,6 +15,12 @@ function RNNCellBase:__init(mode, inputSize, hiddenSize, bias)
     error(string.format('[%s] expected positive integer sizes (inputSize, hiddenSize), got %s and %s', cls,
       tostring(inputSize), tostring(hiddenSize)), torch._lib.user_level())
   end
+  -- A non-boolean bias is a mistake (nn.RNNCell(3, 4, 'relu') meant the nonlinearity; PyTorch's
+  -- bias=0 means none), not a true value.
+  if bias ~= nil and type(bias) ~= 'boolean' then
+    error(string.format('[%s] bias must be a boolean, got %s', cls, type(bias) == 'string' and "'" .. bias .. "'"
+      or type(bias) == 'number' and tostring(bias) or describe(bias)), torch._lib.user_level())
+  end
   self.mode, self.inputSize, self.hiddenSize, self.numLayers = mode, inputSize, hiddenSize, 1
   self.dropout, self.batchFirst, self.bias = 0, false, bias ~= false
   self:_makeParams(1, function() return '' end)

@@ -163,7 +163,18 @@ function rnn.invertPermutation(perm)
   end
   local n = perm:nElement()
   local inv = perm.new(n):zero()
-  if n > 0 then inv:scatter(1, perm, torch.range(1, n):long():to(perm:device())) end
+  if n == 0 then return inv end
+  -- Values in 1..n, then no slot left at 0 (a duplicate leaves one): a permutation (PyTorch checks
+  -- nothing and returns garbage for 0-based or repeated indices).
+  local ok = perm:min() >= 1 and perm:max() <= n
+  if ok then
+    inv:scatter(1, perm, torch.range(1, n):long():to(perm:device()))
+    ok = inv:min() >= 1
+  end
+  if not ok then
+    lib.fail(op, 'expected a permutation of 1..%d (1-based), got %s', n,
+      n <= 20 and table.concat(perm:totable(), ' ') or describe(perm))
+  end
   return inv
 end
 

@@ -33,7 +33,12 @@ end
 
 -- Runs fn(...) with autocast of device type dev set to (enabled, dtype), then restores the
 -- previous state of that device type whether fn returned or raised.
+-- Note [Restoring the autocast dtype]: tocha_autocast_set(dev, 0, d) leaves the dtype alone, so
+-- putting back a disabled state would keep the dtype of the region (getAutocastDtype('cpu') said
+-- 'f16' after torch.autocast('cpu', 'f16', fn) had returned; PyTorch restores it): the previous
+-- dtype is set with the device type enabled first, then the previous enabled flag.
 local function restore(dev, prev, prev_dtype, ok, ...)
+  if prev ~= 1 then C.tocha_autocast_set(dev, 1, prev_dtype) end
   C.tocha_autocast_set(dev, prev, prev_dtype)
   if not ok then error((...), 0) end
   return ...

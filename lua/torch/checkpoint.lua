@@ -124,6 +124,71 @@ local function result_kinds(res, n)
   return kinds
 end
 
+-- Note [Checkpoint results in tables]: a Torch7 module returns several tensors as a table
+-- (nn.LSTMCell's {h, c}, PyTorch's tuple); the node only sees results that are tensors, so the
+-- tensors of a table would come out of the unrecorded forward without history and their gradients
+-- would be lost. The results are therefore flattened: plain tables (no metatable) holding tensors,
+-- at any depth, become their entries (keys in a fixed order) for the node, and the caller gets the
+-- tables rebuilt around the node's outputs. The replay is flattened along the forward's layout.
+local function key_less(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  if ta == 'number' or ta == 'string' then return a < b end
+  return tostring(a) < tostring(b)
+end
+local function holds_tensor(v, seen)
+  if is_tensor(v) then return true end
+  if type(v) ~= 'table' or getmetatable(v) ~= nil or seen[v] then return false end
+  seen[v] = true
+  for _, e in pairs(v) do if holds_tensor(e, seen) then return true end end
+  return false
+end
+-- The layout of a value: true (kept as one result) or { keys = sorted keys, sub = their layouts };
+-- a table met again inside itself (a cycle) is kept as one result there.
+local function layout_of(v, open)
+  open = open or {}
+  if is_tensor(v) or open[v] or not holds_tensor(v, {}) then return true end
+  open[v] = true
+  local keys, sub = {}, {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, key_less)
+  for i, k in ipairs(keys) do sub[i] = layout_of(v[k], open) end
+  open[v] = nil
+  return { keys = keys, sub = sub }
+end
+-- Appends the entries of v along layout to flat (flat.n counts, nils included).
+local function flatten(v, layout, flat)
+  if layout == true then
+    flat.n = flat.n + 1
+    flat[flat.n] = v
+    return
+  end
+  for i, k in ipairs(layout.keys) do
+    local e = nil  -- (not `v[k] or nil`: a false entry stays false)
+    if type(v) == 'table' then e = v[k] end
+    flatten(e, layout.sub[i], flat)
+  end
+end
+local function flatten_results(res, n, layouts)
+  local flat = { n = 0 }
+  for i = 1, n do flatten(res[i], layouts[i], flat) end
+  return flat
+end
+local function rebuild(layouts, n, flat)
+  local pos, out = 0, {}
+  local function build(layout)
+    if layout == true then
+      pos = pos + 1
+      return flat[pos]
+    end
+    local t = {}
+    for i, k in ipairs(layout.keys) do t[k] = build(layout.sub[i]) end
+    return t
+  end
+  for i = 1, n do out[i] = build(layouts[i]) end
+  return unpack(out, 1, n)
+end
+
 local Checkpoint = torch.autograd.Function(OP)
 
 -- Forward arguments: st (the call's state), dummy (see Note [Checkpoint without inputs that
@@ -141,6 +206,10 @@ function Checkpoint.forward(ctx, st, dummy, ...)
   if st.preserve then st.rng = snapshot_rng(cuda_devices({ ... }, n)) end
   st.autocast = autocast_state()
   local res = { st.fn(...) }
+  local nres, layouts = table.maxn(res), {}
+  for i = 1, nres do layouts[i] = layout_of(res[i]) end
+  st.nres, st.layouts = nres, layouts
+  local flat = flatten_results(res, nres, layouts)
   -- An input changed in place by fn would be replayed from its changed value.
   for k, t in ipairs(tensors) do
     if C.tocha_tensor_version(t.p) ~= versions[k] then
@@ -150,11 +219,15 @@ function Checkpoint.forward(ctx, st, dummy, ...)
   end
   ctx:saveForBackward(unpack(tensors))
   ctx.st, ctx.args, ctx.nargs, ctx.positions = st, args, n, positions
-  ctx.nres = table.maxn(res)
-  ctx.kinds = result_kinds(res, ctx.nres)
+  ctx.nres = flat.n
+  ctx.kinds = result_kinds(flat, ctx.nres)
   if st.afterForward then st.afterForward() end
-  return unpack(res, 1, table.maxn(res))
+  return unpack(flat, 1, flat.n)
 end
+
+-- pcall's status and its other values in a table that keeps their positions: a nil result between
+-- tensors (fn returning a, nil, b) must stay a hole, which table.remove(res, 1) would not shift.
+local function collect(ok, ...) return ok, { ... } end
 
 -- Replays fn on detached copies of the inputs with recording on, under the forward's RNG state
 -- (the RNG state of the caller is put back afterwards) and autocast state.
@@ -171,11 +244,16 @@ local function replay(ctx)
   end
   local caller_rng = st.preserve and current_rng(st.rng)
   if st.preserve then restore_rng(st.rng) end
-  local res = { pcall(torch.enableGrad, under_autocast, st.autocast, st.fn, unpack(args, 1, ctx.nargs)) }
+  local ok, res = collect(pcall(torch.enableGrad, under_autocast, st.autocast, st.fn, unpack(args, 1, ctx.nargs)))
   if caller_rng then restore_rng(caller_rng) end
-  if not res[1] then error(res[2], 0) end
-  table.remove(res, 1)
-  return res, inputs
+  if not ok then error(res[1], 0) end
+  -- Flattened along the forward's layout (Note [Checkpoint results in tables]); extra results kept.
+  local flat = flatten_results(res, st.nres, st.layouts)
+  for i = st.nres + 1, table.maxn(res) do
+    flat.n = flat.n + 1
+    flat[flat.n] = res[i]
+  end
+  return flat, inputs
 end
 
 -- Note [Checkpoint results that are numbers]: fn's forward runs with grad mode off, where a full
@@ -252,7 +330,8 @@ local function run(op, opts, fn, hooks, ...)
   if not any then dummy = dummy or torch.zeros(1):requiresGrad() end
   local st = { op = op, fn = fn, preserve = opts.preserveRngState }
   if hooks then st.afterForward, st.afterBackward = hooks, hooks end
-  return Checkpoint.apply(st, (not any) and dummy or nil, ...)
+  local flat = { Checkpoint.apply(st, (not any) and dummy or nil, ...) }  -- sets st.layouts
+  return rebuild(st.layouts, st.nres, flat)
 end
 
 --- torch.utils.checkpoint.checkpoint(fn, ...): returns fn(...) while saving only fn's arguments:
@@ -260,10 +339,13 @@ end
 --- and CUDA RNG states of the forward, so dropout draws the same mask) to get the gradients of
 --- the tensor arguments and of the parameters fn uses, as without checkpointing. Every argument
 --- passes through (use checkpointWith for options); fn (a function or an nn.Module) may return
---- several values, tensors or not. Also callable as torch.utils.checkpoint(fn, ...). Limits:
+--- several values, tensors or not, and tables of tensors (nn.LSTMCell's {h, c}: rebuilt around
+--- the recorded tensors). Also callable as torch.utils.checkpoint(fn, ...). Limits:
 --- createGraph through it is an error; torch.autograd.grad reaches fn's tensor arguments but
 --- not tensors fn captures (pass those as arguments); fn must not change its inputs in place
---- (an error) and must return tensors, not numbers, for results that need a gradient.
+--- (an error) and must return tensors, not numbers, for results that need a gradient; fields a
+--- module sets (an RNN's m.hN) carry no gradient (return them: function(x) local y = m:forward(x)
+--- return y, m.hN end).
 --- Example: local y = torch.utils.checkpoint.checkpoint(torch.tanh, torch.randn(3):requiresGrad())
 function M.checkpoint(fn, ...)
   return run(OP, read_opts(OP, nil, CHECKPOINT_OPTS), as_function(OP, fn, 'fn'), nil, ...)
