@@ -106,6 +106,9 @@ function config.evaluate(name, opfunc, x)
   end
   if not torch.isTensor(x) then lib.fail('optim.' .. name, 'x must be a tensor, got %s', type(x)) end
   local fx, dfdx = opfunc(x)
+  if torch.isSparse and torch.isSparse(dfdx) then  -- it said "df/dx is table"
+    lib.fail('optim.' .. name, 'df/dx is a sparse tensor, which optim.%s does not take (optim.sgd and optim.adagrad do; or return df/dx:toDense())', name)
+  end
   if not torch.isTensor(dfdx) then
     lib.fail('optim.' .. name, 'opfunc must return f(x) and df/dx (a tensor); df/dx is %s', type(dfdx))
   end

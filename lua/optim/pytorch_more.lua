@@ -19,12 +19,14 @@ function optim.lr.Scheduler:loadStateDict(s) return self:loadState(s) end
 -- negate the gradient first when maximize is set (weight decay is added after), so the update
 -- ascends. The fused updates here take the gradient as given, so _update gets -grad (a new
 -- tensor, made before the fused call as Note [Multi-tensor optimizer steps] requires); the kinds
--- table of each instance gains 'maximize' (a copy: the class's table is shared and unchanged).
+-- table of each instance gains 'maximize' (a copy: the class's table is shared and unchanged),
+-- and 'foreach', accepted and ignored as by Adadelta, Adamax, ASGD and Rprop (CUDA steps are
+-- batched anyway): torch.optim 1.13's SGD(foreach=False) was refused as an unknown option.
 local function with_maximize(cls)
   local check, update = cls._checkOptions, cls._update
   cls._checkOptions = function(self, options)
     if self._kinds.maximize == nil then
-      local k = { maximize = 'boolean' }
+      local k = { maximize = 'boolean', foreach = 'boolean' }
       for name, kind in pairs(self._kinds) do k[name] = kind end
       self._kinds = k
     end

@@ -2,6 +2,8 @@
 -- SGD while the variance of the adaptive rate is intractable (rho_t <= 5), then Adam with the
 -- rectification factor. Made of tensor ops; optim.RAdam (optim/object/RAdam.lua) shares the update.
 local cfg = require 'optim.config'
+local fused = require 'optim.fused'
+require 'optim.nadam'  -- optim._workingCopies
 
 cfg.register('radam', {
   learningRate = 'nonneg', beta1 = 'unit', beta2 = 'unit', epsilon = 'nonneg', weightDecay = 'nonneg',
@@ -11,9 +13,11 @@ cfg.register('radam', {
 function optim._radamUpdate(x, g, s, lr, beta1, beta2, eps, wd)
   if not s.m then
     s.t = 0
-    s.m = x.new(x:size()):zero()
-    s.v = x.new(x:size()):zero()
+    s.m = fused.buffer(x)  -- float for half x: Note [Half parameters in tensor-op updates] (nadam.lua)
+    s.v = fused.buffer(x)
   end
+  local p = x
+  x, g = optim._workingCopies(p, g, s.m:type())
   if wd ~= 0 then g = torch.add(g, wd, x) end
   s.t = s.t + 1
   local t = s.t
@@ -29,6 +33,7 @@ function optim._radamUpdate(x, g, s, lr, beta1, beta2, eps, wd)
   else
     x:add(-lr / bc1, s.m)
   end
+  if not rawequal(x, p) then p:copy(x) end
 end
 
 --- optim.radam(opfunc, x[, config][, state]): one RAdam step on x (in place). Config:
@@ -38,7 +43,7 @@ end
 function optim.radam(opfunc, x, config, state)
   config, state = cfg.check('radam', config, state)
   local fx, dfdx = cfg.evaluate('radam', opfunc, x)
-  optim._radamUpdate(x, dfdx, state, config.learningRate or 1e-3, config.beta1 or 0.9, config.beta2 or 0.999,
-    config.epsilon or 1e-8, config.weightDecay or 0)
+  torch.noGrad(optim._radamUpdate, x, dfdx, state, config.learningRate or 1e-3, config.beta1 or 0.9,
+    config.beta2 or 0.999, config.epsilon or 1e-8, config.weightDecay or 0)
   return x, { fx }
 end

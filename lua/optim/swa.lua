@@ -37,6 +37,30 @@ function swa.emaMultiAvgFn(decay)
   end
 end
 
+-- Note [Tied tensors are averaged once]: PyTorch's model.parameters() lists a tied parameter (one
+-- Parameter in two modules) once. Tocha's :share() gives each module its own tensor viewing the
+-- same memory, and a module added twice lists its tensors twice, so model:parameters() can hold
+-- one memory region several times; averaging each entry moved the tied weight again for every
+-- extra listing (the SWA mean of w and w + 1 came out w + 0.75). Entries are kept once per region
+-- (storage, offset, sizes and strides); the copy, cloned from the model, shares the same way.
+local function region_key(t)
+  if t:nElement() == 0 then return nil end
+  local parts = { tostring(torch.pointer(t:storage())), t:type(), t:storageOffset() }
+  for d = 1, t:dim() do parts[#parts + 1] = t:size(d) .. 'x' .. t:stride(d) end
+  return table.concat(parts, ':')
+end
+local function once_per_region(list)
+  local out, seen = {}, {}
+  for _, t in ipairs(list) do
+    local k = region_key(t)
+    if k == nil or not seen[k] then
+      if k then seen[k] = true end
+      out[#out + 1] = t
+    end
+  end
+  return out
+end
+
 --- optim.swa.buffers(model): the buffers of every module of model, in order: the names a class
 --- lists in _stateBuffers, else running_mean and running_var (the batch normalizations).
 --- Example: print(#optim.swa.buffers(nn.Sequential():add(nn.Linear(2, 2)):add(nn.BatchNormalization(2))))
@@ -52,7 +76,7 @@ function swa.buffers(model)
       end
     end
   end
-  return list
+  return once_per_region(list)
 end
 
 local AveragedModel, parent = torch.class('optim.AveragedModel', 'nn.Decorator')
@@ -98,7 +122,7 @@ local function averaged(self, model)
   if self.useBuffers then
     for _, b in ipairs(swa.buffers(model)) do list[#list + 1] = b end
   end
-  return list
+  return once_per_region(list)  -- Note [Tied tensors are averaged once]
 end
 
 local function check_match(mine, theirs, what)

@@ -41,38 +41,10 @@ function ChainedScheduler._shareBases(self)
   for _, s in ipairs(self._schedulers) do s.baseLrs = copy(self.baseLrs) end
 end
 
--- PyTorch 1.13's recursive CosineAnnealingLR.get_lr (its first-step branch is never reached
--- from a step after construction).
-local function cosine(s, lr, e, i)
-  local T, eta, base = s.tMax, s.etaMin, s.baseLrs[i]
-  if e == 0 then return lr end
-  if (e - 1 - T) % (2 * T) == 0 then return lr + (base - eta) * (1 - math.cos(math.pi / T)) / 2 end
-  return (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (lr - eta) + eta
-end
-
--- PyTorch's multiplicative schedules rescale the current rate by the ratio of consecutive
--- factors; Tocha's compute base * factor, so the ratio of two closed forms is the same rule.
-local ratio = { ['optim.lr.StepLR'] = true, ['optim.lr.MultiStepLR'] = true, ['optim.lr.ExponentialLR'] = true,
-                ['optim.lr.PolynomialLR'] = true, ['optim.lr.MultiplicativeLR'] = true }
-
--- One step of sub-schedule s in a chain: chainable schedules move the current rate as PyTorch's
--- recursive formulas do; the others (LambdaLR, OneCycleLR, CyclicLR, warm restarts) set theirs.
-function ChainedScheduler._chainStep(s)
-  local kind = torch.typename(s)
-  if s._recur then return s:step() end
-  local e = s.lastEpoch + 1
-  if kind == 'optim.lr.CosineAnnealingLR' and not s.restarts then
-    for i, g in ipairs(s._groups) do g[s._key] = cosine(s, g[s._key], e, i) end
-  elseif ratio[kind] then
-    for i, g in ipairs(s._groups) do
-      local prev = s:lrAt(e - 1, i)
-      if prev ~= 0 then g[s._key] = g[s._key] * (s:lrAt(e, i) / prev) end
-    end
-  else
-    return s:step()
-  end
-  s.lastEpoch = e
-end
+-- One step of sub-schedule s in a chain: the chainable schedules step by PyTorch's recursive
+-- rules, which move the current rate (Note [Back-to-back schedules] in Scheduler.lua); the others
+-- (LambdaLR, OneCycleLR, CyclicLR, warm restarts) set theirs.
+function ChainedScheduler._chainStep(s) return s:step() end
 
 --- optim.lr.ChainedScheduler(schedules): steps every schedule of the list (built on the same
 --- optimizer or config table) at each step(), in order; chainable ones (ConstantLR, LinearLR,

@@ -37,6 +37,29 @@ function CosineAnnealingLR:lrAt(epoch, i)
   return self.etaMin + (self.baseLrs[i] - self.etaMin) * (1 + math.cos(math.pi * t / T)) / 2
 end
 
+-- PyTorch 1.13's recursive CosineAnnealingLR.get_lr (Note [Back-to-back schedules] in
+-- Scheduler.lua; its first-step branch is only reached when PyTorch resumes with last_epoch).
+function CosineAnnealingLR:_recur(lr, e, i)
+  local T, eta, base = self.tMax, self.etaMin, self.baseLrs[i]
+  if e == 0 then return lr end
+  if (e - 1 - T) % (2 * T) == 0 then return lr + (base - eta) * (1 - math.cos(math.pi / T)) / 2 end
+  return (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (lr - eta) + eta
+end
+
+-- Without restarts the recursive rule; with them (CosineAnnealingWarmRestarts, which PyTorch
+-- computes in closed form too) the closed form.
+function CosineAnnealingLR:_apply()
+  if self.restarts then return Scheduler._apply(self) end
+  return Scheduler._recurApply(self)
+end
+
+--- sched:loadState(s): restores state() and its rates (those set last, without restarts).
+--- Example: local o = optim.SGD(torch.zeros(2), {lr = 0.1}); local s = optim.lr.CosineAnnealingLR(o, {tMax = 4}); s:loadState(s:state())
+function CosineAnnealingLR:loadState(s)
+  if self.restarts then return Scheduler.loadState(self, s) end
+  self:_loadStateAndRates(s)
+end
+
 local WarmRestarts = torch.class('optim.lr.CosineAnnealingWarmRestarts', 'optim.lr.CosineAnnealingLR')
 
 --- optim.lr.CosineAnnealingWarmRestarts(target, {t0=, tMult=1, etaMin=0}): CosineAnnealingLR with

@@ -36,6 +36,7 @@ function CyclicLR:__init(target, options)
   if not self.scaleFn then self.scaleMode = mode == 'expRange' and 'iterations' or 'cycle'
   else self.scaleMode = self.scaleMode or 'cycle' end
   local function per_group(v, what)
+    self:_checkPerGroup(v, what)
     local t = {}
     for i = 1, #self._groups do
       local x = type(v) == 'table' and v[i] or v

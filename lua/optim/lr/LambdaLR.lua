@@ -46,6 +46,16 @@ function LambdaLR:lrAt(epoch, i)
   return self.baseLrs[i] * v
 end
 
+--- sched:state(): the schedule's progress without its functions (as PyTorch's state_dict, which
+--- keeps only callable objects): a table of one function per group made the state unsaveable by
+--- torch.save; loadState keeps the functions the schedule was built with.
+--- Example: local o = optim.SGD(torch.zeros(2), {lr = 0.1}); local s = optim.lr.LambdaLR(o, {lrLambda = {function(e) return 1 end}}):state()
+function LambdaLR:state()
+  local s = Scheduler.state(self)
+  s.lrLambda = nil
+  return s
+end
+
 local MultiplicativeLR = torch.class('optim.lr.MultiplicativeLR', 'optim.lr.LambdaLR')
 
 --- optim.lr.MultiplicativeLR(target, {lrLambda=}): each step multiplies the rate by
@@ -68,3 +78,16 @@ function MultiplicativeLR:lrAt(epoch, i)
   self._prod[i] = { epoch, self.baseLrs[i], lr, f }
   return lr
 end
+
+-- PyTorch 1.13's MultiplicativeLR.get_lr (Note [Back-to-back schedules] in Scheduler.lua).
+function MultiplicativeLR:_recur(lr, epoch, i)
+  if epoch == 0 then return lr end
+  local v = lambda_of(self, i)(epoch)
+  if type(v) ~= 'number' then lib.fail(self._name, 'lrLambda(%d) returned %s, not a number', epoch, type(v)) end
+  return lr * v
+end
+MultiplicativeLR._apply = Scheduler._recurApply
+
+--- sched:loadState(s): restores state() and the rates the schedule set last.
+--- Example: local o = optim.SGD(torch.zeros(2), {lr = 0.1}); local s = optim.lr.MultiplicativeLR(o, {lrLambda = function() return 0.9 end}); s:loadState(s:state())
+function MultiplicativeLR:loadState(s) self:_loadStateAndRates(s) end

@@ -20,3 +20,14 @@ function MultiStepLR:lrAt(epoch, i)
   for _, e in ipairs(self.milestones) do if e <= epoch then n = n + 1 end end
   return self.baseLrs[i] * self.gamma ^ n
 end
+
+-- PyTorch 1.13's MultiStepLR.get_lr (Note [Back-to-back schedules] in Scheduler.lua).
+function MultiStepLR:_recur(lr, epoch)
+  for _, e in ipairs(self.milestones) do if e == epoch then return lr * self.gamma end end
+  return lr
+end
+MultiStepLR._apply = Scheduler._recurApply
+
+--- sched:loadState(s): restores state() and the rates the schedule set last.
+--- Example: local o = optim.SGD(torch.zeros(2), {lr = 0.1}); local s = optim.lr.MultiStepLR(o, {milestones = {2}}); s:loadState(s:state())
+function MultiStepLR:loadState(s) self:_loadStateAndRates(s) end

@@ -12,7 +12,7 @@ local kinds = { maxLr = 'any', totalSteps = 'count', epochs = 'count', stepsPerE
 --- optim.lr.OneCycleLR(target, {maxLr=, totalSteps= (or epochs= and stepsPerEpoch=), pctStart=0.3,
 --- annealStrategy='cos'|'linear', divFactor=25, finalDivFactor=1e4, threePhase=false,
 --- cycleMomentum=, baseMomentum=0.85, maxMomentum=0.95}): step it after every batch. maxLr is a
---- number or one per group. Stepping past totalSteps is an error. The momentum (or Adam's beta1)
+--- number or one per group. Stepping more than totalSteps times is an error. The momentum (or Adam's beta1)
 --- falls from maxMomentum to baseMomentum while the rate rises, and climbs back while it anneals;
 --- cycleMomentum defaults to whether every group has one (Note [Default momentum cycling]).
 function OneCycleLR:__init(target, options)
@@ -32,6 +32,7 @@ function OneCycleLR:_bind(target)
   local name = self._name
   self.totalSteps = self.totalSteps or self.epochs * self.stepsPerEpoch
   local maxLrs = {}
+  self:_checkPerGroup(self.maxLr, 'maxLr')
   for i = 1, #self._groups do
     local m = type(self.maxLr) == 'table' and self.maxLr[i] or self.maxLr
     if type(m) ~= 'number' or not (m > 0) then
@@ -55,14 +56,21 @@ local function anneal(strategy, from, to, pct)
 end
 
 -- The value at `step` of a schedule through points[1] -> points[2] -> ..., one phase each.
+-- Note [OneCycleLR's last step]: as in PyTorch 1.13, step() may be called totalSteps times (one
+-- per batch, after each optimizer step); refusing the last call, as this did, broke the usual
+-- loop on its last batch. No optimizer step uses the rate that call sets. PyTorch extrapolates
+-- the last phase there (the cosine climbs back up, the linear anneal goes below zero); here it
+-- stays at the end of the cycle (the final rate, the maximum momentum): a negative rate would
+-- make a checkpoint taken after training fail to load (lr must be non-negative).
 function OneCycleLR:_through(step, points)
-  if step > self.totalSteps - 1 then
-    lib.fail(self._name, 'stepped %d times, more than totalSteps = %d allows', step + 1, self.totalSteps)
+  if step > self.totalSteps then
+    lib.fail(self._name, 'stepped %d times, more than totalSteps = %d allows', step, self.totalSteps)
   end
   local start = 0
   for k, e in ipairs(self.phaseEnds) do
     if step <= e or k == #self.phaseEnds then
-      local pct = e > start and (step - start) / (e - start) or 1
+      -- capped at the end of the cycle: Note [OneCycleLR's last step]
+      local pct = e > start and math.min(1, (step - start) / (e - start)) or 1
       return anneal(self.annealStrategy, points[k], points[k + 1], pct)
     end
     start = e

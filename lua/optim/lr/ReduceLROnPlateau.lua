@@ -23,6 +23,15 @@ function ReduceLROnPlateau:__init(target, options)
   Scheduler.__init(self, 'ReduceLROnPlateau', target, options, kinds,
                    { mode = 'min', factor = 0.1, patience = 10, threshold = 1e-4, thresholdMode = 'rel', cooldown = 0,
                      minLr = 0, eps = 1e-8, verbose = false })
+  -- checked here: a bad minLr failed inside math.max at the first reduction, after reducing the
+  -- groups before it
+  self:_checkPerGroup(self.minLr, 'minLr')
+  for i = 1, #self._groups do
+    local m = type(self.minLr) == 'table' and self.minLr[i] or self.minLr
+    if type(m) ~= 'number' or not (m >= 0) or m == math.huge then
+      lib.fail(self._name, 'minLr must be a non-negative number or one per group, got %s for group %d', tostring(m), i)
+    end
+  end
   self.best = self.mode == 'min' and math.huge or -math.huge
   self.numBadEpochs = 0
   self.cooldownCounter = 0

@@ -31,6 +31,7 @@ end
 function SWALR:_bind(target)
   Scheduler._bind(self, target)
   local lrs = {}
+  self:_checkPerGroup(self.swaLr, 'swaLr')
   for i = 1, #self._groups do
     local v = type(self.swaLr) == 'table' and self.swaLr[i] or self.swaLr
     if type(v) ~= 'number' or not (v >= 0) then

@@ -46,11 +46,38 @@ function Scheduler:_bind(target)
   for i, g in ipairs(self._groups) do self.baseLrs[i] = g[self._key] end
 end
 
+-- Options given per group (CyclicLR's maxLr, OneCycleLR's, SWALR's swaLr, the momenta,
+-- ReduceLROnPlateau's minLr) as a table need a value for every group: a shorter one failed on the
+-- missing value (inside math.max for minLr, after reducing the groups before it) or printed the
+-- table. Extra values are ignored, so one options table serves an optimizer and a config table.
+function Scheduler:_checkPerGroup(v, what)
+  if type(v) == 'table' and #v < #self._groups then
+    lib.fail(self._name, '%s must be a number or one per group (%d), got %d values', what, #self._groups, #v)
+  end
+end
+
 --- sched:lrAt(epoch, i): the rate of group i after `epoch` steps (each schedule's formula).
 function Scheduler:lrAt(epoch, i) return self.baseLrs[i] end
 
 function Scheduler:_apply()
   for i, g in ipairs(self._groups) do g[self._key] = self:lrAt(self.lastEpoch, i) end
+end
+
+-- Note [Back-to-back schedules]: PyTorch 1.13's StepLR, MultiStepLR, ExponentialLR,
+-- CosineAnnealingLR, PolynomialLR, MultiplicativeLR (and ConstantLR, LinearLR) step by a recursive
+-- rule that rescales the group's current rate, so two of them stepped one after the other on the
+-- same optimizer compose (PyTorch's documented "chaining": ExponentialLR then MultiStepLR), and a
+-- rate changed by hand between steps is kept. Those schedules here take that rule, sched:_recur(lr,
+-- epoch, i), as their _apply (_recurApply); lrAt stays their closed form (SequentialLR restarts,
+-- LinearWarmup's `after`). Setting base * factor instead made the last schedule stepped overwrite
+-- the others. Re-applying a recursive step is not idempotent, so their loadState restores the
+-- rates set last (lastLrs), as SWALR's does.
+function Scheduler:_recurApply()
+  self.lastLrs = {}
+  for i, g in ipairs(self._groups) do
+    g[self._key] = self:_recur(g[self._key], self.lastEpoch, i)
+    self.lastLrs[i] = g[self._key]
+  end
 end
 
 --- sched:step(): advances one epoch (or batch, as the schedule is used) and sets the new rates.

@@ -12,3 +12,14 @@ end
 function StepLR:lrAt(epoch, i)
   return self.baseLrs[i] * self.gamma ^ math.floor(epoch / self.stepSize)
 end
+
+-- PyTorch 1.13's StepLR.get_lr (Note [Back-to-back schedules] in Scheduler.lua).
+function StepLR:_recur(lr, epoch)
+  if epoch == 0 or epoch % self.stepSize ~= 0 then return lr end
+  return lr * self.gamma
+end
+StepLR._apply = Scheduler._recurApply
+
+--- sched:loadState(s): restores state() and the rates the schedule set last.
+--- Example: local o = optim.SGD(torch.zeros(2), {lr = 0.1}); local s = optim.lr.StepLR(o, {stepSize = 2}); s:loadState(s:state())
+function StepLR:loadState(s) self:_loadStateAndRates(s) end

@@ -32,6 +32,7 @@ function M.bind(sched, base_default, max_default)
     lib.fail(sched._name, 'cycleMomentum needs a momentum (momentum, betas or beta1) in every parameter group')
   end
   local function per_group(v, what)
+    sched:_checkPerGroup(v, what)
     local t = {}
     for i = 1, #sched._groups do
       local x = type(v) == 'table' and v[i] or v

@@ -1,5 +1,7 @@
 -- optim.LBFGS: L-BFGS as an optimizer object: step(closure) runs optim.lbfgs on the parameters
--- seen as one flat vector, so both APIs follow the same trajectory.
+-- seen as one flat vector, so both APIs follow the same trajectory without a line search; with
+-- lineSearchFn = 'strong_wolfe' the search is PyTorch's (Note [PyTorch's strong Wolfe search] in
+-- optim/lswolfe.lua), and maxEval defaults to PyTorch's floor(maxIter * 5 / 4).
 local lib = require 'torch.lib'
 local cfg = require 'optim.config'
 
@@ -8,9 +10,10 @@ local LBFGS, Optimizer = torch.class('optim.LBFGS', 'optim.Optimizer')
 local kinds = { lr = 'nonneg', maxIter = 'count', maxEval = 'positive', toleranceGrad = 'nonneg',
                 toleranceChange = 'nonneg', historySize = 'count', lineSearchFn = 'lineSearchFn' }
 
---- optim.LBFGS(params, {lr=1, maxIter=20, maxEval=maxIter*1.25, toleranceGrad=1e-5,
+--- optim.LBFGS(params, {lr=1, maxIter=20, maxEval=floor(maxIter*5/4), toleranceGrad=1e-5,
 --- toleranceChange=1e-9, historySize=100, lineSearchFn=nil|'strong_wolfe'}): L-BFGS with Torch7's
---- optim.lbfgs semantics (toleranceGrad bounds sum |g|, as tolFun does). One parameter group;
+--- optim.lbfgs semantics (toleranceGrad bounds sum |g|, as tolFun does, and toleranceChange sum
+--- |d| * t) and torch.optim.LBFGS's strong Wolfe line search. One parameter group;
 --- step(closure) needs a closure that zeroes the gradients, recomputes the loss, calls backward
 --- and returns the loss; it returns the first loss.
 function LBFGS:__init(params, options)
@@ -75,9 +78,12 @@ function LBFGS:step(closure)
     torch.noGrad(gather, params, gflat, true)
     return cfg.number(loss), gflat
   end
-  local config = { learningRate = group.lr, maxIter = group.maxIter, maxEval = group.maxEval,
+  -- PyTorch's max_eval default (optim.lbfgs's maxIter * 1.25 allowed one more evaluation for
+  -- maxIter = 5, 6, 7, 9...) and PyTorch's line search (Note [PyTorch's strong Wolfe search])
+  local config = { learningRate = group.lr, maxIter = group.maxIter,
+                   maxEval = group.maxEval or math.floor(group.maxIter * 5 / 4),
                    tolFun = group.toleranceGrad, tolX = group.toleranceChange, nCorrection = group.historySize,
-                   lineSearch = group.lineSearchFn == 'strong_wolfe' and optim.lswolfe or nil }
+                   lineSearch = group.lineSearchFn == 'strong_wolfe' and optim._strongWolfe or nil }
   optim.lbfgs(opfunc, x, config, self._lbfgs)
   torch.noGrad(scatter, params, x)
   return first_loss

@@ -2,7 +2,8 @@
 require 'optim.nadam'
 local NAdam, Optimizer = torch.class('optim.NAdam', 'optim.Optimizer')
 
-local kinds = { lr = 'nonneg', betas = 'betas', eps = 'nonneg', weightDecay = 'nonneg', momentumDecay = 'nonneg' }
+local kinds = { lr = 'nonneg', betas = 'betas', eps = 'nonneg', weightDecay = 'nonneg', momentumDecay = 'nonneg',
+                foreach = 'boolean' }  -- foreach: torch.optim 1.13's, accepted and ignored
 
 --- optim.NAdam(params, {lr=2e-3, betas={0.9, 0.999}, eps=1e-8, weightDecay=0, momentumDecay=4e-3}):
 --- Adam with Nesterov momentum (torch.optim.NAdam), weightDecay added to the gradient.
@@ -12,6 +13,6 @@ function NAdam:__init(params, options)
 end
 
 function NAdam:_update(p, g, s, group)
-  optim._nadamUpdate(p, g, s, group.lr, group.betas[1], group.betas[2], group.eps, group.weightDecay,
+  torch.noGrad(optim._nadamUpdate, p, g, s, group.lr, group.betas[1], group.betas[2], group.eps, group.weightDecay,
     group.momentumDecay)
 end

@@ -91,8 +91,12 @@ function Optimizer:addParamGroup(group)
     end
     for _, other in ipairs(self.paramGroups) do
       for _, q in ipairs(other.params) do
-        if q == p then lib.fail(self._name, 'parameter %d appears in more than one parameter group', i) end
+        if rawequal(q, p) then lib.fail(self._name, 'parameter %d appears in more than one parameter group', i) end
       end
+    end
+    -- twice in one group it was stepped twice per step() (PyTorch 1.13 only warns about it)
+    for j = 1, i - 1 do
+      if rawequal(g.params[j], p) then lib.fail(self._name, 'parameter %d is parameter %d again in the same group', i, j) end
     end
     g.params[i] = p
   end
