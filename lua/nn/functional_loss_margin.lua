@@ -7,6 +7,10 @@ local F = nn.functional
 local fail, options, reduce = A.fail, A.loss_options, A.reduce
 local I64 = torch._lib.dtype.i64
 
+-- max(0, z) with PyTorch's clamp_min gradient: a hinge exactly at 0 passes the gradient through
+-- (relu gave 0 there: F.hinge_embedding_loss([1, 0.5], -1, margin = 1) has gradient [-1, -1]).
+local function hinge(z) return torch.clamp(z, 0, math.huge) end
+
 -- +-1 labels y as x's type, checked to have n elements (a number becomes a filled tensor).
 local function signs(op, y, like, n)
   if type(y) == 'number' then return like.new(n):fill(y) end
@@ -25,7 +29,7 @@ function F.marginRankingLoss(x1, x2, y, o)
   x2 = A.like(x2, x1)
   y = signs(op, y, x1, x1:nElement()):viewAs(x1)
   local m = A.number(op, opts.margin, 'margin', 0)
-  return reduce(torch.relu(torch.add(torch.neg(torch.cmul(torch.csub(x1, x2), y)), m)), r)
+  return reduce(hinge(torch.add(torch.neg(torch.cmul(torch.csub(x1, x2), y)), m)), r)
 end
 
 --- nn.functional.hingeEmbeddingLoss(input, y [, {reduction = 'mean', margin = 1}]): x where y = 1,
@@ -37,7 +41,7 @@ function F.hingeEmbeddingLoss(x, y, o)
   y = signs(op, y, x, x:nElement()):viewAs(x)
   local m = A.number(op, opts.margin, 'margin', 1)
   local pos, neg = torch.ne(y, -1):typeAs(x), torch.ne(y, 1):typeAs(x)
-  local l = torch.add(torch.cmul(x, pos), torch.cmul(torch.relu(torch.add(torch.mul(x, -1), m)), neg))
+  local l = torch.add(torch.cmul(x, pos), torch.cmul(hinge(torch.add(torch.mul(x, -1), m)), neg))
   return reduce(l, r)
 end
 
@@ -60,7 +64,7 @@ function F.cosineEmbeddingLoss(x1, x2, y, o)
   y = signs(op, y, x1, n):view(n)
   local pos, neg = torch.eq(y, 1):typeAs(cos), torch.eq(y, -1):typeAs(cos)
   local margin = A.number(op, opts.margin, 'margin', 0)
-  local l = torch.add(torch.cmul(torch.add(torch.mul(cos, -1), 1), pos), torch.cmul(torch.relu(torch.add(cos, -margin)), neg))
+  local l = torch.add(torch.cmul(torch.add(torch.mul(cos, -1), 1), pos), torch.cmul(hinge(torch.add(cos, -margin)), neg))
   if d == 1 and r == 'none' then return l:view(torch.LongStorage({})) end  -- one pair: 0-dim, as PyTorch
   return reduce(l, r)
 end
@@ -80,7 +84,7 @@ function F.tripletMarginLoss(a, pos, neg, o)
   local dap = F.pairwiseDistance(a, pos, p, eps)
   local dan = F.pairwiseDistance(a, neg, p, eps)
   if A.bool(op, opts.swap, 'swap', false) then dan = torch.cmin(dan, F.pairwiseDistance(pos, neg, p, eps)) end
-  local l = torch.relu(torch.add(torch.csub(dap, dan), A.number(op, opts.margin, 'margin', 1)))
+  local l = hinge(torch.add(torch.csub(dap, dan), A.number(op, opts.margin, 'margin', 1)))
   if a:dim() == 1 and r == 'none' then return l:view(torch.LongStorage({})) end  -- one triplet: 0-dim, as PyTorch
   return reduce(l, r)
 end

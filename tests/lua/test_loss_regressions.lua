@@ -448,5 +448,19 @@ function tests.adaptiveLogSoftmaxWithLoss()
   tester:assert(e.loss:item() ~= e.loss:item(), 'empty batch: nan loss')
 end
 
+-- A hinge exactly at 0 passes its gradient through, as PyTorch's clamp_min (relu gave 0 there).
+-- Expected gradients are PyTorch 1.13's (reduction 'sum', float64).
+function tests.hingeTiesPassTheGradient()
+  local F = nn.functional
+  local x1 = torch.DoubleTensor({ 1, 2 }):requiresGrad()
+  local x2 = torch.DoubleTensor({ 1, 1 }):requiresGrad()
+  F.marginRankingLoss(x1, x2, torch.DoubleTensor({ 1, -1 }), { margin = 0, reduction = 'sum' }):backward()
+  tester:assertTensorEq(x1.grad, torch.DoubleTensor({ -1, 1 }), 0, 'marginRankingLoss x1')
+  tester:assertTensorEq(x2.grad, torch.DoubleTensor({ 1, -1 }), 0, 'marginRankingLoss x2')
+  local x = torch.DoubleTensor({ 1, 0.5 }):requiresGrad()
+  F.hingeEmbeddingLoss(x, torch.DoubleTensor({ -1, -1 }), { margin = 1, reduction = 'sum' }):backward()
+  tester:assertTensorEq(x.grad, torch.DoubleTensor({ -1, -1 }), 0, 'hingeEmbeddingLoss')
+end
+
 tester:add(tests)
 tester:run()
