@@ -187,5 +187,6 @@ function fft.irfft2(z, ...) return (c2r_nd('fft.irfft2', LAST_TWO, z, ...)) end
 require 'torch.complex'
 require 'torch.fft_freq'
 require 'torch.fft_stft'
+require 'torch.fft_hermitian'
 
 return fft

@@ -56,7 +56,9 @@ lazy(torch, { distributions = 'torch.distributions', special = 'torch.special', 
               -- torch.fft's complex helpers and short-time transforms
               complex = 'torch.complex', polar = 'torch.complex', real = 'torch.complex', imag = 'torch.complex',
               complexAbs = 'torch.complex', complexAngle = 'torch.complex', complexMul = 'torch.complex',
-              complexConj = 'torch.complex', stft = 'torch.fft_stft', istft = 'torch.fft_stft' })
+              complexConj = 'torch.complex', stft = 'torch.fft_stft', istft = 'torch.fft_stft',
+              viewAsReal = 'torch.complex_views', viewAsComplex = 'torch.complex_views',
+              histogramdd = 'torch.histogramdd', svdLowrank = 'torch.lowrank', pcaLowrank = 'torch.lowrank' })
 torch.utils = torch.utils or {}
 lazy(torch.utils, { tensorboard = 'torch.tensorboard' })
 

@@ -391,4 +391,6 @@ function linalg.luSolve(LU, pivots, B)
   return (wrap(C.tocha_linalg_lu_solve(LU.p, pivots.p, B.p)))
 end
 
+require 'torch.linalg_ex'
+
 return linalg

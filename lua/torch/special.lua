@@ -2,7 +2,9 @@
 -- has are the same function objects (torch.special.gammaln == torch.lgamma); the new ones are
 -- composed of differentiable tensor ops (Note [Special functions from tensor ops]); the normal
 -- distribution's functions live in special_normal.lua, the incomplete gamma functions and zeta
--- in special_gamma.lua, the Bessel and Airy functions in special_bessel.lua.
+-- in special_gamma.lua, the Bessel and Airy functions in special_bessel.lua (the modified and
+-- second-kind ones in special_bessel_more.lua), the orthogonal polynomials in
+-- special_polynomials.lua.
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -151,4 +153,6 @@ end
 require 'torch.special_normal'
 require 'torch.special_gamma'
 require 'torch.special_bessel'
+require 'torch.special_bessel_more'
+require 'torch.special_polynomials'
 return special

@@ -1,0 +1,141 @@
+-- torch.fft's Hermitian transforms over two and n dims (lua/torch/fft_hermitian.lua): hfft2,
+-- hfftn, ihfft2, ihfftn against PyTorch 1.13 values (each norm, s and dims, zero-padding and
+-- trimming), round trips, relations to the 1-D hfft/ihfft and to fftn, gradchecks in f64, errors,
+-- CUDA against the CPU when a device is present; torch.viewAsReal / viewAsComplex. Inputs: the closed-form sequences of test_fft.lua,
+-- gen(sizes, seed)[L] = sin(0.37 L + seed) + 0.3 cos(1.3 L) over the row-major index L.
+local tester = torch.Tester()
+local tests = torch.TestSuite()
+local D = torch.DoubleTensor
+local F = torch.fft
+
+local function gen(sizes, seed)
+  local t = D(torch.LongStorage(sizes))
+  local flat = t:view(-1)
+  for L = 0, t:nElement() - 1 do flat[L + 1] = math.sin(0.37 * L + seed) + 0.3 * math.cos(1.3 * L) end
+  return t
+end
+local function cgen(sizes, seed)
+  local s = {}
+  for i, v in ipairs(sizes) do s[i] = v end
+  s[#s + 1] = 2
+  return gen(s, seed)
+end
+
+-- PyTorch 1.13 values (float64; torch.view_as_real of complex results), inputs gen/cgen as in the suite.
+local REF = {
+  hfft2_c34 = { {3, 6}, {4.419277417825958, 2.7115893926079093, -0.6852867737028019, 0.1414891623101131, -1.205707915588234, -3.441644236672728, -2.8917591188419522, 8.253544626780645, -0.25447001006872316, 2.376675065627349, 4.6018792174261645, -9.305118823742678, 12.567222685015707, -1.731069700091989, -1.8446252285580673, 0.7595634997511205, -3.863093263502911, 3.4211936983007742} },
+  hfftn_c234_ortho = { {2, 3, 6}, {-0.03434982696569649, 0.09844415287857751, 0.09478589332036251, 0.09312706047115966, -0.08302817674688535, 0.3227966107435631, 0.20928438757719098, -0.29025812960645, -0.10756331559310388, 0.6341012702442936, 1.1172549904617304, -0.13930516500511608, -0.4119111090415674, 0.330523571160977, -0.10013654996563696, 0.3068049700243585, 0.1602353031088106, 0.7837222316299132, 1.4283152519361952, 0.9674086643624914, -0.12904932866398916, 0.00873909508563837, -0.47962091801383855, -0.8344147910646486, -0.9638214893997398, 2.389333818870877, 0.49111447767811484, 0.12168283048104618, -0.14010176386625753, -2.841613900921925, 3.8189769874408332, -0.20364286306089557, -0.549680560778847, 0.09170957854538234, -1.0827125199701957, 1.7716751714906591} },
+  hfftn_c234_s47_d13_fwd = { {4, 3, 7}, {-0.03234814603531558, -0.011803816758399404, 0.04193794419477833, -0.03643683634870221, 0.16642244326394257, 0.01672955941339727, 0.10420953299500568, 0.041356178622418596, -0.02503250478240493, -0.034189276690373194, -0.020149119441445627, -0.1540587629904172, 0.0883521331514454, -0.10770925328482021, -0.03554585031137796, 0.05034097225159742, 0.035350160832969345, 0.04831249010251485, 0.02411286950349777, -0.14303645912637297, 0.10612966986333225, -0.025540530531636567, 0.20675932839671618, 0.08885158312001386, 0.02515405511875396, 0.12298002308681352, -0.110244564989003, -0.17118686758235213, 0.0366004557105859, -0.24780765988315892, -0.048625493863202196, -0.06585120850317162, -0.03418771855681365, 0.13615417305972513, 0.1843522816127683, -0.02719335097562716, 0.26444046326348825, 0.019962446383134727, 0.0489350554390372, -0.08211971712564321, -0.09095519331152692, -0.19821835051454761, 0.31694484562425446, 0.2501062815465206, 0.04711246810876641, -0.03171660778090485, 0.015662561578169087, -0.1944418644085298, -0.0816428729890342, -0.3393535072271692, -0.24605965960582696, -0.018465787777416174, 0.024427573924533243, 0.013965637972500115, 0.1754495005529387, 0.15229002854230345, 0.35268735976334536, 0.23184281813686664, -0.010317485551768701, -0.021192520705588146, -0.03528725684501226, -0.14277527523267594, -0.2188917442158095, 0.3101372301205754, 0.031543136391405, 0.00019882918353092017, -0.09330749924836103, 0.05910498175529808, -0.06746774000612955, 0.19375352758832365, -0.3345977843153365, -0.023284504505072967, -0.004029570604587148, 0.07012966298625924, -0.10590540646110344, 0.12764746064465893, -0.13977150635528504, 0.34433486042759454, 0.017743327124975783, 0.005070228898065902, -0.0218150860421105, 0.07094532978412871, -0.19485654104752195, 0.0854562761620704} },
+  hfft2_c33_s55 = { {5, 5}, {0.4054403011994807, -0.23491114209563513, 0.5397248637602309, 0.3613873505467965, -1.6726273284617799, 2.9224355229751877, 5.587193946171981, -0.8518014399700029, 1.609174821678095, -3.3371051532418736, 3.7916086779047498, 2.5513859031073016, -3.085307764969265, 3.2151491733009134, -3.4686310660350683, 2.9855567521890745, 0.3397901339942697, -3.221074920942878, 1.2736114755263197, -8.874292116792972, 9.239202179533004, 0.8275212823829734, 1.3376656447713648, 1.9132274772974738, -1.6875913039532109} },
+  hfftn_c35_last = { {6, 5}, {1.9134128234161334, -1.1464671425676967, 0.9306380180952962, -1.322042493252053, -0.834469464357392, -1.5907335282631625, -1.7457872992399035, 0.39941138449435487, -0.03496169187949896, 2.224630818646914, -2.4755910538555836, -0.12466206815955405, 1.9571374776906467, 3.720082998531356, 2.663567313480188, 4.630884981233962, 3.686382211899723, 1.544415949710804, -2.1992602710681264, -4.162791945380507, 3.3948312921525234, 3.4743043772702578, -0.005798648751480506, -1.6901297900975685, -3.820475799557837, -0.2074983912577264, 0.26258025388318673, 0.9381495128293036, 2.94213267812936, -0.05321682370144787} },
+  ihfft2_r36 = { {3, 4, 2}, {0.015759106778605814, -0.0, -0.037679577225309846, -0.0544515484408307, 0.00958087143990162, 0.005363511855634874, 0.005826756387172749, -0.0, 0.4021238249429304, 0.08129193251504482, -0.09520204998358989, 0.05786454453857618, -0.10116418307830516, 0.09287226299197177, -0.026315187177127792, 0.0900254063701761, 0.4021238249429304, -0.08129193251504482, 0.11283338541932394, -0.1393866993144466, 0.02279008740995717, -0.0859996205006789, -0.026315187177127792, -0.0900254063701761} },
+  ihfftn_r235_s46_d23_fwd = { {2, 4, 4, 2}, {-0.5151414208048108, -0.0, 2.266030122698676, -0.9625931581138168, 0.6237129793323275, 1.0621729070831474, 0.9546985379417026, -0.0, 7.838062539161273, -1.4313949338840373, 0.07907359232126865, 4.868284828322702, 0.823321365534593, 1.3507301300722516, 1.054985366342214, 0.14601335699232765, 2.3476484469632637, 0.0, -2.091313601620433, -1.1421551304753934, -0.3521485518647056, 1.1108694277046005, 0.6626718239570473, 0.0, 7.838062539161273, 1.4313949338840373, 0.2586355646828451, 0.5109411040035927, 0.7746248449131397, 0.3748685988752185, 1.054985366342214, -0.14601335699232765, 0.881475298101722, -0.0, 0.8085722654831392, -1.3599697932940347, 1.1091706449552747, 1.030605954414801, 1.151351821744349, -0.0, 7.743999417841813, 1.6804458316674942, -2.443602250528886, 2.580823959510777, -0.11120909982015914, 2.185889254185608, 1.1426417184475168, 0.5847633001871114, -2.4794163652332664, 0.0, -1.8017170209191984, -2.507450372098986, -0.5928167195170944, 0.38849296509489106, -0.01817477862987371, 0.0, 7.743999417841813, -1.6804458316674942, -1.2961216717239352, -0.02946532689156034, 0.5309038894997509, 0.4839018897132392, 1.1426417184475168, -0.5847633001871114} },
+  ihfftn_r453_d12_ortho = { {4, 3, 3, 2}, {0.4518082556273608, -0.0, 0.47732384535686545, -0.0, 0.364615327522767, -0.0, -1.3419151204387834, 0.2592745486330397, -1.0418570982451327, 0.8166428422196031, -0.6940180290229954, 1.3041459748654403, 0.0945855248391394, 0.46199914787257135, -0.4381174076800797, 0.29209167991108276, -0.3456656609316578, -0.23040099059562785, -0.026379300286398524, 0.12491333886260145, -0.06771001167989747, 0.09241287305294489, -0.11176389922162022, 0.01662826413921177, -0.2966829088211388, 0.6219155028979901, -0.0733272944743445, 0.7003498370756046, 0.12407575363218082, 0.6757331443356156, 0.2352782928646422, 0.24884580531426054, 0.07700641997433377, 0.34069892880111186, -0.09314621795430035, 0.13341727437068535, 0.041464606672491716, 0.0, 0.011071538221330668, 0.0, -0.039726509225821494, 0.0, 0.17829129821971978, 0.5915490744859768, 0.3892718081562857, 0.4854128986789866, 0.5326294758601786, 0.33641622388949277, 0.2641099920325427, -0.0019250230182210615, 0.2164118785391066, 0.16583672180790324, -0.00894395777541207, 0.13533423451641102, -0.026379300286398524, -0.12491333886260145, -0.06771001167989747, -0.09241287305294489, -0.11176389922162022, -0.01662826413921177, 1.1852725062453868, 0.6705002355030734, 1.3520253522683459, 0.15473669337482254, 1.3618793531983193, -0.3326056698095383, 0.354857983493267, -0.37011729917077346, 0.5342268509490928, -0.04347569722944225, 0.16276295779280153, 0.2256452319991869} },
+  ihfft2_r45_s37 = { {3, 4, 2}, {0.021160575894457113, -0.0, 0.08563515240302362, -0.044713379654382934, 0.08006370842786995, 0.06275875331134141, 0.02612497626948232, -0.008314765980149175, 0.27448214609047117, 0.20452357830474427, -0.19586644540179, 0.17269248473488547, 0.01538859100505822, 0.04634540803483198, -0.027112509454545963, 0.003513639573665059, 0.27448214609047117, -0.20452357830474427, 0.016021346749610994, 0.030096907114429507, 0.061365644868942845, -0.006427103909168179, -0.001973727751026562, -0.0634091053241152} },
+}
+
+local function check(name, got, tol)
+  local r = REF[name]
+  tester:assertTableEq(got:size():totable(), r[1], name .. ' size')
+  local flat = got:contiguous():view(-1)
+  local worst = 0
+  for i, e in ipairs(r[2]) do worst = math.max(worst, math.abs(flat[i] - e) / math.max(1, math.abs(e))) end
+  tester:assert(worst <= (tol or 1e-12), string.format('%s: max error %.3g', name, worst))
+end
+
+function tests.againstPyTorch()
+  check('hfft2_c34', F.hfft2(cgen({ 3, 4 }, 0.5)))
+  check('hfftn_c234_ortho', F.hfftn(cgen({ 2, 3, 4 }, 1.0), nil, nil, 'ortho'))
+  check('hfftn_c234_s47_d13_fwd', F.hfftn(cgen({ 2, 3, 4 }, 1.0), { s = { 4, 7 }, dim = { 1, 3 }, norm = 'forward' }))
+  check('hfft2_c33_s55', F.hfft2(cgen({ 3, 3 }, 0.2), { 5, 5 }))
+  check('hfftn_c35_last', F.hfftn(cgen({ 3, 5 }, 0.7), { 6 }, { 1 }))
+  check('ihfft2_r36', F.ihfft2(gen({ 3, 6 }, 0.3)))
+  check('ihfftn_r235_s46_d23_fwd', F.ihfftn(gen({ 2, 3, 5 }, 0.9), { 4, 6 }, { 2, 3 }, 'forward'))
+  check('ihfftn_r453_d12_ortho', F.ihfftn(gen({ 4, 5, 3 }, 0.1), { dim = { 1, 2 }, norm = 'ortho' }))
+  check('ihfft2_r45_s37', F.ihfft2(gen({ 4, 5 }, 0.4), { 3, 7 }))
+  -- negative dims count from the end of the complex view
+  check('hfftn_c234_s47_d13_fwd', F.hfftn(cgen({ 2, 3, 4 }, 1.0), { s = { 4, 7 }, dim = { -3, -1 }, norm = 'forward' }))
+end
+
+function tests.relations()
+  -- over one dim they are hfft / ihfft
+  local z = cgen({ 3, 5 }, 0.3)
+  tester:assertTensorEq(F.hfftn(z, nil, { 2 }), F.hfft(z), 1e-12)
+  local x = gen({ 4, 6 }, 0.6)
+  tester:assertTensorEq(F.ihfftn(x, nil, { 2 }), F.ihfft(x), 1e-12)
+  -- ihfftn of a real x is the onesided half of ifftn(x)
+  local full = F.ifftn(torch.complex(x, torch.zerosLike(x)))
+  tester:assertTensorEq(F.ihfft2(x), full:narrow(2, 1, 4), 1e-12)
+  -- round trips, even and odd last sizes, each norm
+  for _, norm in ipairs({ 'backward', 'forward', 'ortho' }) do
+    for _, n in ipairs({ 6, 7 }) do
+      local y = gen({ 3, 4, n }, 0.2)
+      tester:assertTensorEq(F.hfftn(F.ihfftn(y, nil, nil, norm), { 3, 4, n }, nil, norm), y, 1e-12, norm .. ' ' .. n)
+      tester:assertTensorEq(F.hfft2(F.ihfft2(y, nil, nil, norm), { 4, n }, nil, norm), y, 1e-12, norm .. ' 2d')
+    end
+  end
+  -- float stays float
+  tester:asserteq(F.hfft2(cgen({ 2, 3 }, 0):float()):type(), 'torch.FloatTensor')
+  tester:asserteq(F.ihfftn(torch.LongTensor({ { 1, 2 }, { 3, 4 } })):type(), torch.getdefaulttensortype())
+end
+
+function tests.gradchecks()
+  local gc = torch.autograd.gradcheck
+  tester:assert(gc(function(z) return F.hfft2(z) end, { cgen({ 3, 3 }, 0.1):requiresGrad() }), 'hfft2')
+  tester:assert(gc(function(z) return F.hfftn(z, { 4, 5 }, nil, 'ortho') end, { cgen({ 3, 2 }, 0.4):requiresGrad() }),
+    'hfftn padded')
+  tester:assert(gc(function(x) return F.ihfft2(x) end, { gen({ 3, 4 }, 0.2):requiresGrad() }), 'ihfft2')
+  tester:assert(gc(function(x) return F.ihfftn(x, { 2, 5 }, { 1, 3 }, 'forward') end,
+    { gen({ 3, 2, 4 }, 0.7):requiresGrad() }), 'ihfftn trimmed')
+end
+
+function tests.errors()
+  tester:assertErrorPattern(function() F.hfft2(D(3, 4)) end, '%[fft%.hfft2%] expected a complex tensor')
+  tester:assertErrorPattern(function() F.hfftn('z') end, '%[fft%.hfftn%] expected a complex tensor as the input, got string')
+  tester:assertErrorPattern(function() F.ihfft2(D(3, 4), nil, nil, 'sideways') end,
+    "%[fft%.ihfft2%] norm must be 'backward', 'forward' or 'ortho', got 'sideways'")
+  tester:assertErrorPattern(function() F.ihfftn(D(3, 4), { 2, 2, 2 }) end, 's has 3 sizes but the signal has 2 dims')
+  tester:assertErrorPattern(function() F.hfftn(cgen({ 3, 1 }, 0)) end,
+    '%[fft%.hfftn%] invalid number of data points %(0%).*give s')
+  tester:assertErrorPattern(function() F.hfft2(cgen({ 3 }, 0)) end, 'dim %-2 is out of range')
+  tester:assertErrorPattern(function() F.ihfftn(D(3, 4), nil, { 1, 1 }) end, 'dim 1 appears twice')
+  tester:assertErrorPattern(function() F.ihfftn(D(3, 4), { bogus = 1 }) end, 'unknown option bogus')
+end
+
+-- torch.viewAsReal / torch.viewAsComplex (lua/torch/complex_views.lua): views of their argument.
+function tests.complexViews()
+  local z = torch.complex(D({ 1, 2 }), D({ 3, 4 }))
+  local r = torch.viewAsReal(z)
+  tester:assertTensorEq(r, z, 0)
+  r[1][1] = 7
+  tester:asserteq(z[1][1], 7, 'viewAsReal shares storage')
+  local c = torch.viewAsComplex(z)
+  tester:assertTensorEq(torch.real(c), D({ 7, 2 }), 0)
+  tester:assertTensorEq(torch.imag(c), D({ 3, 4 }), 0)
+  -- PyTorch's fft(view_as_complex(x)) round trip
+  local x = gen({ 4, 2 }, 0.3)
+  tester:assertTensorEq(torch.viewAsReal(F.ifft(F.fft(torch.viewAsComplex(x)))), x, 1e-14)
+  -- gradients flow through
+  local g = gen({ 3, 2 }, 0.1):requiresGrad()
+  torch.viewAsReal(torch.viewAsComplex(g)):sum():backward()
+  tester:assertTensorEq(g.grad, torch.onesLike(g), 0)
+  tester:assertErrorPattern(function() torch.viewAsComplex(D(3, 3)) end,
+    '%[viewAsComplex%] expected a tensor whose last dim has size 2 %(real, imaginary%), got')
+  tester:assertErrorPattern(function() torch.viewAsComplex(D(2, 3):t()) end, 'the last dim must have stride 1, got stride 3')
+  tester:assertErrorPattern(function() torch.viewAsComplex(D(3, 3):narrow(2, 1, 2)) end,
+    'every stride but the last must be even')
+  tester:assertErrorPattern(function() torch.viewAsReal(torch.LongTensor(3, 2)) end, '%[viewAsReal%] expected a floating tensor')
+  tester:assertErrorPattern(function() torch.viewAsReal(3) end, '%[viewAsReal%] expected a tensor, got number')
+end
+
+function tests.cuda()
+  if not torch.cuda.isAvailable() then return end
+  local z = cgen({ 3, 4 }, 0.5)
+  tester:assertTensorEq(F.hfft2(z:cuda()):double(), F.hfft2(z), 1e-12)
+  local x = gen({ 2, 3, 5 }, 0.9)
+  tester:assertTensorEq(F.ihfftn(x:cuda(), { 4, 6 }, { 2, 3 }, 'forward'):double(), F.ihfftn(x, { 4, 6 }, { 2, 3 }, 'forward'),
+    1e-12)
+end
+
+tester:add(tests)
+tester:run()
