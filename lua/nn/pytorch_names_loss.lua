@@ -19,91 +19,14 @@ for _, f in ipairs({ 'CrossEntropyCriterion', 'ClassNLLCriterion', 'MSECriterion
   require('nn.' .. f)
 end
 
-local REDUCTIONS = { mean = true, sum = true, none = true }
-
--- PyTorch's reduction from reduction and the legacy sizeAverage/reduce flags.
-local function reduction(name, o, extra)
-  if o.sizeAverage ~= nil or o.reduce ~= nil then
-    P.bool(name, 'sizeAverage', o.sizeAverage)
-    P.bool(name, 'reduce', o.reduce)
-    if o.reduce == false then return 'none' end
-    return o.sizeAverage == false and 'sum' or 'mean'
-  end
-  local r = o.reduction == nil and 'mean' or o.reduction
-  if not REDUCTIONS[r] and r ~= extra then
-    lib.fail(name, "reduction must be 'mean', 'sum' or 'none'%s, got %s", extra and (" or '" .. extra .. "'") or '',
-      tostring(r))
-  end
-  return r
-end
+local C = require 'nn.pytorch_loss_class'
+local reduction, define = C.reduction, C.define
 
 local function tensor_opt(name, what, v)
   if v ~= nil and not torch.isTensor(v) then
     lib.fail(name, 'expected %s to be a tensor, got %s', what, nn.utils.describe(v))
   end
   return v
-end
-
--- Defines a loss class: spec.names (PyTorch's argument order), spec.init(self, o, r, parent)
--- building the parent, spec.functional(self, input, target) -> whether the parent cannot compute
--- this call, spec.f(self, input, target) -> the nn.functional loss with self.reduction,
--- spec.mean(self, loss, input, target) (optional) -> the parent's loss made PyTorch's.
-local function define(name, parent_name, spec)
-  local cls, parent = torch.class(name, parent_name)
-  cls.__init = function(self, ...)
-    local o = P.parse(name, spec.names, ...)
-    local r = reduction(name, o, spec.extraReduction)
-    spec.init(self, o, r, parent)
-    self.reduction = r
-  end
-  -- the parent's printout under this class's name
-  function cls:__tostring__() return (parent.__tostring__(self):gsub('^nn%.[%w_]+', name, 1)) end
-  local function use_functional(self, input, target)
-    return self.reduction == 'none' or (spec.functional ~= nil and spec.functional(self, input, target))
-  end
-  function cls:updateOutput(input, target)
-    if not use_functional(self, input, target) then
-      local l = parent.updateOutput(self, input, target)
-      if spec.mean then
-        l = spec.mean(self, l, input, target)
-        self.output = l
-      end
-      return l
-    end
-    local l = torch.noGrad(function() return spec.f(self, input, target) end)
-    if torch.isTensor(l) and self.reduction ~= 'none' then l = l:item() end
-    self.output = l
-    return l
-  end
-  function cls:updateGradInput(input, target)
-    if not use_functional(self, input, target) then return parent.updateGradInput(self, input, target) end
-    local proxies, wrapped = {}, {}
-    local single = torch.isTensor(input)
-    for i, x in ipairs(single and { input } or input) do
-      wrapped[i] = x:detach():requiresGrad()
-      proxies[i] = wrapped[i]
-    end
-    local g = torch.enableGrad(function()
-      local l = spec.f(self, single and wrapped[1] or wrapped, target)
-      if l:nElement() > 1 then l = l:sum() end
-      return torch.autograd.grad({ l }, proxies, nil, { allowUnused = true })
-    end)
-    for i, x in ipairs(proxies) do g[i] = g[i] or torch.zeros(x:size()):typeAs(x) end
-    self.gradInput = single and g[1] or g
-    return self.gradInput
-  end
-  function cls:loss(input, target)
-    if not use_functional(self, input, target) then
-      local l = parent.loss(self, input, target)
-      if spec.mean then
-        l = spec.mean(self, l, input, target)
-        if not torch.isTensor(l) then self.output = l elseif l.p.device_type == 0 then self.output = l:item() end
-      end
-      return l
-    end
-    return spec.f(self, input, target)
-  end
-  return cls
 end
 
 local function class_functional(self, input, target)
