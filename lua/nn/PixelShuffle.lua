@@ -1,5 +1,6 @@
--- nn.PixelShuffle(upscaleFactor): (C*r*r x H x W) or (N x C*r*r x H x W) -> (C x H*r x W*r) (ESPCN's
--- sub-pixel layout). Made of views, a permute and a copy, so autograd differentiates it.
+-- nn.PixelShuffle(upscaleFactor): (* x C*r*r x H x W) -> (* x C x H*r x W*r), any leading dims as
+-- PyTorch's (ESPCN's sub-pixel layout). Made of views, a permute and a copy, so autograd
+-- differentiates it.
 local F = require 'nn.functional_pool'
 local PixelShuffle, parent = torch.class('nn.PixelShuffle', 'nn.Module')
 
@@ -13,7 +14,10 @@ function PixelShuffle:__init(upscaleFactor)
 end
 
 function PixelShuffle:updateOutput(input)
-  F.check_input(self, input, 3, 'N x C*r*r x H x W')
+  if not torch.isTensor(input) or input:dim() < 3 then
+    F.fail(self, 'expected a 3D or 4D (or more dims: * x C*r*r x H x W) input, got %s',
+      torch.isTensor(input) and 'size ' .. F.size_str(input) or F.size_str(input))
+  end
   self.output = F.call(self, nn.functional.pixelShuffle, input, self.upscaleFactor)
   return self.output
 end

@@ -1,5 +1,6 @@
--- nn.PixelUnshuffle(downscaleFactor): the inverse of nn.PixelShuffle: (C x H*r x W*r) or
--- (N x C x H*r x W*r) -> (C*r*r x H x W). Views, a permute and a copy, differentiated by autograd.
+-- nn.PixelUnshuffle(downscaleFactor): the inverse of nn.PixelShuffle: (* x C x H*r x W*r) ->
+-- (* x C*r*r x H x W), any leading dims as PyTorch's. Views, a permute and a copy, differentiated
+-- by autograd.
 local A = require 'nn.functional_args'
 local PixelUnshuffle, parent = torch.class('nn.PixelUnshuffle', 'nn.Module')
 

@@ -6,8 +6,19 @@ local describe = require('torch.types').describe
 nn.functional = nn.functional or {}
 local F = nn.functional
 for _, name in ipairs({ 'conv1d', 'conv2d', 'conv3d', 'convTranspose1d', 'convTranspose2d', 'convTranspose3d',
-                        'convWeight', 'avgPool2d' }) do
+                        'convWeight' }) do
   F[name] = torch[name]
+end
+
+--- nn.functional.avgPool2d(x, kernelSize [, stride = kernelSize] [, padding = 0] [, ceilMode = false]
+--- [, countIncludePad = true] [, divisorOverride]): PyTorch's avg_pool2d of an N x C x H x W (or
+--- C x H x W) tensor, torch.avgPool2d's values; a divisorOverride divides each window's sum by it
+--- instead (Note [divisorOverride], functional_pool.lua).
+--- Example: nn.functional.avgPool2d(torch.randn(1, 1, 4, 4), 2, 2, 0, false, true, 3)
+function F.avgPool2d(x, kernelSize, stride, padding, ceilMode, countIncludePad, divisorOverride)
+  if divisorOverride == nil then return torch.avgPool2d(x, kernelSize, stride, padding, ceilMode, countIncludePad) end
+  return require('nn.functional_pool').avgPoolDivisor('avgPool2d', 2, x, kernelSize, stride, padding, ceilMode,
+    divisorOverride)
 end
 
 -- {h, w} from a number or a pair, each an integer >= min.

@@ -203,12 +203,18 @@ end
 
 -- (sum of x^p over each window)^(1/p), as PyTorch: the average pooling of x^p times the window size
 -- (the ops of nn.SpatialLPPooling, Square and Sqrt for p = 2, so both agree exactly).
+-- Note [Lp pooling at zero]: PyTorch takes (sign(s) relu(|s|))^(1/p) of the window sums s, whose
+-- gradient at s = 0 is 0 (relu's at 0), where s^(1/p) alone has an infinite slope (0 * inf: NaN).
+-- A window of zeros (common after a ReLU) gave the whole input gradient NaNs. Such windows take the
+-- root of 1 masked back to 0: the same values, and PyTorch's gradient 0 there.
 local function lp_pool(name, x, p, avg, count)
   if type(p) ~= 'number' or not (p > 0 and p < math.huge) then
     fail(name, 'normType must be a positive finite number, got %s', tostring(p))
   end
   local y = torch.mul(avg(p == 2 and torch.cmul(x, x) or torch.pow(x, p)), count)
-  return p == 2 and torch.sqrt(y) or torch.pow(y, 1 / p)
+  local nonzero = torch.ne(y:detach(), 0)
+  y = torch.where(nonzero, y, 1)
+  return torch.where(nonzero, p == 2 and torch.sqrt(y) or torch.pow(y, 1 / p), 0)
 end
 
 --- nn.functional.lpPool1d(x, normType, kernelSize [, stride = kernelSize] [, ceilMode = false]):

@@ -4,6 +4,7 @@
 -- at a time, as a weighted sum of a few shifted copies of the input (recorded index/cmul/add ops:
 -- differentiable, on any device).
 require 'nn.functional_pool'
+local ffi = require 'ffi'
 local A = require 'nn.functional_args'
 local F = nn.functional
 local fail = A.fail
@@ -27,12 +28,22 @@ local function area_scale(I, O, align, scale)
   return I / O
 end
 
+-- Note [Nearest indices in single precision]: PyTorch 1.13's nearest modes compute the source index
+-- as floorf((o + offset) * scale), scale = 1 / scaleFactor or I / O in double, the product rounded
+-- to a float by floorf's argument. In double alone the product can land just below an integer that
+-- the float rounding reaches (19 cells, scaleFactor 2.6: output 39 read cell 14, PyTorch's 15), so
+-- an output now and then took its neighbour's cell; the rounding is emulated. (PyTorch's
+-- channels-last kernel, which it also takes for C = 1 tensors, differs again in those rare cells:
+-- float scales, a copy for O = I and halving for O = 2 I; this follows its N x C x H x W kernel.)
+local f32buf = ffi.new('float[1]')
+local function f32(v) f32buf[0] = v return f32buf[0] end
+
 local function taps(mode, I, O, align, scale, antialias)
   local out = {}
   if mode == 'nearest' or mode == 'nearest-exact' then
     local s = (scale and scale > 0) and 1 / scale or I / O
     local off = mode == 'nearest-exact' and 0.5 or 0
-    for o = 0, O - 1 do out[o + 1] = { { math.min(math.floor((o + off) * s), I - 1), 1 } } end
+    for o = 0, O - 1 do out[o + 1] = { { math.min(math.floor(f32((o + off) * s)), I - 1), 1 } } end
   elseif mode == 'area' then
     for o = 0, O - 1 do
       local a, b = math.floor(o * I / O), math.ceil((o + 1) * I / O)
@@ -75,6 +86,9 @@ local function taps(mode, I, O, align, scale, antialias)
       for k = 1, 4 do r[k] = { math.max(0, math.min(I - 1, i0 - 2 + k)), w[k] } end
       out[o + 1] = r
     end
+  elseif O == I then -- linear, bilinear, trilinear: PyTorch copies a dim whose size is kept, whatever
+    -- the scale factor (1.05 on 19 cells keeps 19: not the shifted samples of 1 / 1.05)
+    for o = 0, O - 1 do out[o + 1] = { { o, 1 } } end
   else -- linear, bilinear, trilinear
     local s = area_scale(I, O, align, scale)
     for o = 0, O - 1 do
@@ -159,7 +173,8 @@ function F.interpolate(x, opts)
   if o.antialias ~= nil and type(o.antialias) ~= 'boolean' then
     fail(name, 'antialias must be a boolean, got %s', tostring(o.antialias))
   end
-  if rec ~= nil and o.size ~= nil then fail(name, 'recomputeScaleFactor is not meaningful with an explicit size') end
+  -- only true is refused with a size: PyTorch takes recompute_scale_factor = False (a no-op) there
+  if rec == true and o.size ~= nil then fail(name, 'recomputeScaleFactor is not meaningful with an explicit size') end
   local new = mode == 'area' or mode == 'nearest-exact' or mode == 'bicubic' or o.antialias
     or (rec == false and o.scaleFactor ~= nil) or (rec == nil and not exact_scale(x, o.scaleFactor))
   if not new then
@@ -204,7 +219,12 @@ function F.interpolate(x, opts)
       fail(name, 'output sizes must be positive integers, got %s', tostring(sizes[i]))
     end
   end
-  if x:nElement() == 0 then fail(name, 'expected a non-empty input, got size %s', A.shape(x)) end
+  -- an empty batch resamples to an empty batch (PyTorch's rule: only the batch dim may be 0)
+  for d = 2, x:dim() do
+    if x:size(d) == 0 then
+      fail(name, 'expected a non-empty input (only the batch may be empty), got size %s', A.shape(x))
+    end
+  end
   local y = x
   for i = n, 1, -1 do
     local d = 2 + i
@@ -213,16 +233,39 @@ function F.interpolate(x, opts)
   return y
 end
 
+-- Note [Constant padding of any rank]: PyTorch pads any number of trailing dims with a constant,
+-- the base padding op at most 3 (more pads raised an error). The last 3 dims go to it, each further
+-- dim is padded by the same op as the last dim of a transposed view.
+local function pad_constant_nd(x, pads, value)
+  local name = 'pad'
+  A.tensor(name, x, 'an input')
+  local n = x:dim()
+  if #pads / 2 > n then
+    fail(name, '%d pads need a tensor of at least %d dims, got size %s', #pads, #pads / 2, A.shape(x))
+  end
+  for i = 1, #pads do A.int(name, pads[i], 'a pad') end
+  local y = base_pad(x, { pads[1], pads[2], pads[3], pads[4], pads[5], pads[6] }, 'constant', value)
+  for j = 4, #pads / 2 do
+    local d = n - j + 1
+    y = base_pad(y:transpose(d, n), { pads[2 * j - 1], pads[2 * j] }, 'constant', value):transpose(d, n)
+  end
+  return y:contiguous()
+end
+
 --- nn.functional.pad(x, pads [, mode = 'constant'] [, value = 0]): pads the last dims; pads is
---- {left, right [, top, bottom [, front, back]]} (from the last dim, as PyTorch's F.pad). Modes:
---- 'constant', 'reflect' (the edge is not repeated), 'replicate' and 'circular' (wraps around: each
---- pad at most the dim's size; negative pads crop first, then the cropped tensor wraps, as PyTorch).
+--- {left, right [, top, bottom [, front, back ...]]} (from the last dim, as PyTorch's F.pad; 'constant'
+--- pads any number of dims, the others at most 3). Modes: 'constant', 'reflect' (the edge is not
+--- repeated), 'replicate' and 'circular' (wraps around: each pad at most the dim's size; negative pads
+--- crop first, then the cropped tensor wraps, as PyTorch).
 --- Example: nn.functional.pad(torch.randn(1, 1, 4), {2, 1}, 'circular')
 local PAD_MODES = { constant = true, reflect = true, replicate = true, circular = true }
 function F.pad(x, pads, mode, value)
   local name = 'pad'
   if mode ~= nil and not PAD_MODES[mode] then
     fail(name, "mode must be 'constant', 'reflect', 'replicate' or 'circular', got %s", tostring(mode))
+  end
+  if (mode == nil or mode == 'constant') and type(pads) == 'table' and #pads > 6 and #pads % 2 == 0 then
+    return pad_constant_nd(x, pads, value)
   end
   if mode ~= 'circular' then return base_pad(x, pads, mode, value) end
   A.tensor(name, x, 'an input')

@@ -147,22 +147,30 @@ function F.localResponseNorm(x, size, alpha, beta, k)
   return torch.cdiv(x, div)
 end
 
---- nn.functional.pixelUnshuffle(x, r): the inverse of pixelShuffle: (C x H*r x W*r) or
---- (N x C x H*r x W*r) into (C*r*r x H x W): output[c*r*r + i*r + j][h][w] = input[c][h*r + i][w*r + j]
+-- Note [Pixel shuffles of any rank]: PyTorch's pixel_shuffle/pixel_unshuffle take (* x C x H x W)
+-- with any leading dims (at least 3 dims in all); 5-D inputs (N x T x C x H x W video) raised an
+-- error here. The leading dims are flattened into one batch and restored.
+--- nn.functional.pixelUnshuffle(x, r): the inverse of pixelShuffle: (* x C x H*r x W*r) (at least 3
+--- dims) into (* x C*r*r x H x W): output[c*r*r + i*r + j][h][w] = input[c][h*r + i][w*r + j]
 --- (0-based).
+--- Example: nn.functional.pixelUnshuffle(torch.randn(1, 2, 4, 6), 2):size()
 function F.pixelUnshuffle(x, r)
   local op = 'pixelUnshuffle'
   A.tensor(op, x, 'an input')
-  if x:dim() ~= 3 and x:dim() ~= 4 then fail(op, 'expected a 3D or 4D (N x C x H*r x W*r) tensor, got size %s', A.shape(x)) end
+  if x:dim() < 3 then
+    fail(op, 'expected a 3D or 4D (or more dims: * x C x H*r x W*r) tensor, got size %s', A.shape(x))
+  end
   r = A.int(op, r, 'the downscale factor')
   if r < 1 then fail(op, 'downscale factor %d must be positive', r) end
   local n = x:dim()
   local c, h, w = x:size(n - 2), x:size(n - 1), x:size(n)
   if h % r ~= 0 or w % r ~= 0 then fail(op, 'input of size %s: height and width must be multiples of %d', A.shape(x), r) end
-  local b = n == 4 and x:size(1) or 1
+  local b = 1
+  for d = 1, n - 3 do b = b * x:size(d) end
   local y = x:reshape(b, c, h / r, r, w / r, r):permute(1, 2, 4, 6, 3, 5):contiguous()
-  if n == 4 then return y:view(b, c * r * r, h / r, w / r) end
-  return y:view(c * r * r, h / r, w / r)
+  local size = x:size()
+  size[n - 2], size[n - 1], size[n] = c * r * r, h / r, w / r
+  return y:view(size)
 end
 
 --- nn.functional.channelShuffle(x, groups): x (N x C x ...) with its channels, seen as a groups x

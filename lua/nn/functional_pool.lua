@@ -312,9 +312,60 @@ function F.maxPool3d(x, kernel, stride, padding, dilation, ceilMode)
   return M.maxPool3d(nil, nil, x, k, d, p, ceilMode)
 end
 
+-- Note [divisorOverride]: PyTorch's avg_pool2d/3d(..., divisor_override = d) divide each window's
+-- sum by d (countIncludePad then plays no part); the C average poolings have no such option, and
+-- ignoring the argument gave plain averages silently. Here x is zero-padded explicitly, by the
+-- padding on the left and up to the end of the last window on the right (ceil mode may put it past
+-- the padding; a negative pad crops cells no window reaches), so that every window lies inside and
+-- its average times the window volume is its sum. The window count is PyTorch's (ceil mode drops a
+-- window that would start in the right padding). Recorded ops (pad, pooling, mul): differentiable.
+function M.avgPoolDivisor(op, nd, x, kernel, stride, padding, ceilMode, divisor)
+  tensor_arg(op, x, 'an input')
+  if type(divisor) ~= 'number' or divisor ~= math.floor(divisor) or divisor == 0 then
+    fail(op, 'divisorOverride must be a nonzero integer, got %s',
+      type(divisor) == 'number' and tostring(divisor) or describe(divisor))
+  end
+  if ceilMode ~= nil and type(ceilMode) ~= 'boolean' then
+    fail(op, 'ceilMode must be a boolean, got %s', describe(ceilMode))
+  end
+  if x:dim() ~= nd + 1 and x:dim() ~= nd + 2 then
+    fail(op, 'expected a %dD or %dD input, got size %s', nd + 1, nd + 2, types.shape_str(x.p))
+  end
+  local k = ints(op, kernel, nd, 'the kernel size')
+  local s = ints(op, stride, nd, 'the stride', k)
+  local p = ints(op, padding, nd, 'the padding', 0)
+  local pads, volume = {}, 1
+  for i = 1, nd do
+    if k[i] < 1 or s[i] < 1 or p[i] < 0 or p[i] > k[i] / 2 then
+      fail(op, 'expected kernel sizes and strides >= 1 and paddings between 0 and half the kernel, got kernel %s, ' ..
+        'stride %s, padding %s', table.concat(k, 'x'), table.concat(s, ','), table.concat(p, ','))
+    end
+    local L = x:size(x:dim() - nd + i)
+    local span = L + 2 * p[i] - k[i]
+    local o = (ceilMode and math.ceil(span / s[i]) or math.floor(span / s[i])) + 1
+    if ceilMode and (o - 1) * s[i] >= L + p[i] then o = o - 1 end
+    if span < 0 or o < 1 then
+      fail(op, 'input of size %s padded by %s is smaller than the kernel %s', types.shape_str(x.p),
+        table.concat(p, ','), table.concat(k, 'x'))
+    end
+    pads[2 * (nd - i) + 1], pads[2 * (nd - i) + 2] = p[i], (o - 1) * s[i] + k[i] - L - p[i]
+    volume = volume * k[i]
+  end
+  local zero = { 0, 0, 0 }
+  local xp = M.pad(nil, x, pads, PAD_MODES.constant, 0)
+  local avg = nd == 2 and torch.avgPool2d(xp, k, s, 0, false, true) or M.avgPool3d(nil, xp, k, s, zero, false, true)
+  return torch.mul(avg, volume / divisor)
+end
+
 --- nn.functional.avgPool3d(x, kernel [, stride = kernel] [, padding = 0] [, ceilMode = false]
---- [, countIncludePad = true]): average pooling of a (C x T x H x W) or (N x C x T x H x W) tensor.
-function F.avgPool3d(x, kernel, stride, padding, ceilMode, countIncludePad)
+--- [, countIncludePad = true] [, divisorOverride]): average pooling of a (C x T x H x W) or
+--- (N x C x T x H x W) tensor; a divisorOverride divides each window's sum by it instead
+--- (Note [divisorOverride]).
+--- Example: nn.functional.avgPool3d(torch.randn(1, 1, 4, 4, 4), 2, 2, 0, false, true, 4)
+function F.avgPool3d(x, kernel, stride, padding, ceilMode, countIncludePad, divisorOverride)
+  if divisorOverride ~= nil then
+    return M.avgPoolDivisor('avgPool3d', 3, x, kernel, stride, padding, ceilMode, divisorOverride)
+  end
   tensor_arg('avgPool3d', x, 'an input')
   local k = ints('avgPool3d', kernel, 3, 'the kernel size')
   local d = ints('avgPool3d', stride, 3, 'the stride', k)
@@ -406,7 +457,11 @@ function F.interpolate(x, opts)
   local s = target_sizes(op, x, n, opts.size, opts.scaleFactor)
   if n == 3 then
     if not nn.utils.isFloating(x) then fail(op, 'expected a floating-point tensor, got %s', describe(x)) end
-    if x:nElement() == 0 then fail(op, 'expected a non-empty input, got size %s', types.shape_str(x.p)) end
+    for d = 2, x:dim() do  -- only the batch may be empty (PyTorch's rule)
+      if x:size(d) == 0 then
+        fail(op, 'expected a non-empty input (only the batch may be empty), got size %s', types.shape_str(x.p))
+      end
+    end
     return require('nn.resample').resample(x, s, mode == 'nearest' and 'nearest' or 'linear', opts.alignCorners)
   end
   local m = mode == 'nearest' and UP_MODES.nearest or UP_MODES.bilinear
@@ -416,11 +471,17 @@ function F.interpolate(x, opts)
   return M.upsample2d(nil, x, s[1], s[2], m, opts.alignCorners)
 end
 
---- nn.functional.pixelShuffle(x, r): rearranges a (C*r*r x H x W) or (N x C*r*r x H x W) tensor into
---- (C x H*r x W*r) (or with N): output[c][h*r + i][w*r + j] = input[c*r*r + i*r + j][h][w] (0-based).
+--- nn.functional.pixelShuffle(x, r): rearranges a (* x C*r*r x H x W) tensor (at least 3 dims, any
+--- leading dims, as PyTorch) into (* x C x H*r x W*r): output[c][h*r + i][w*r + j] =
+--- input[c*r*r + i*r + j][h][w] (0-based).
+--- Example: nn.functional.pixelShuffle(torch.randn(1, 8, 2, 3), 2):size()
 function F.pixelShuffle(x, r)
   local op = 'pixelShuffle'
-  rank_arg(op, x, 3, 'N x C*r*r x H x W')
+  tensor_arg(op, x, 'an input')
+  if x:dim() < 3 then
+    fail(op, 'expected a 3D or 4D (or more dims: * x C*r*r x H x W) tensor, got %s',
+      x:dim() == 0 and 'a 0-dim tensor' or 'size ' .. types.shape_str(x.p))
+  end
   r = int_arg(op, r, 'the upscale factor')
   if r < 1 then fail(op, 'upscale factor %d must be positive', r) end
   local n = x:dim()
@@ -428,10 +489,12 @@ function F.pixelShuffle(x, r)
   if c % (r * r) ~= 0 then fail(op, 'input of size %s has %d channels, not a multiple of %d', types.shape_str(x.p), c,
     r * r) end
   local h, w = x:size(n - 1), x:size(n)
-  local b = n == 4 and x:size(1) or 1
+  local b = 1  -- the leading dims, flattened (Note [Pixel shuffles of any rank], functional_norm.lua)
+  for d = 1, n - 3 do b = b * x:size(d) end
   local y = x:reshape(b, c / (r * r), r, r, h, w):permute(1, 2, 5, 3, 6, 4):contiguous()
-  if n == 4 then return y:view(b, c / (r * r), h * r, w * r) end
-  return y:view(c / (r * r), h * r, w * r)
+  local size = x:size()
+  size[n - 2], size[n - 1], size[n] = c / (r * r), h * r, w * r
+  return y:view(size)
 end
 
 -- The argument checks lua/nn/functional_unpool.lua shares.

@@ -168,7 +168,7 @@ function tests.interpolateVolumes()
     "mode bilinear does not apply to a 5D tensor %(use 'nearest' or 'trilinear'%)")
   tester:assertErrorPattern(function() F.interpolate(x:long(), { size = 4 }) end, 'expected a floating%-point tensor')
   tester:assertErrorPattern(function() F.interpolate(rnd(1, 1, 1, 1, 1, 1), { size = 4 }) end, 'got size 1x1x1x1x1x1')
-  tester:assertErrorPattern(function() nn.Upsample({ size = 2, mode = 'bicubic' }) end, "or 'trilinear', got bicubic")
+  tester:assertErrorPattern(function() nn.Upsample({ size = 2, mode = 'cubic' }) end, "or 'trilinear', got cubic")
 end
 
 function tests.errors()
