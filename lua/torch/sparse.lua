@@ -21,7 +21,8 @@ local function read_indices(op, indices)
     for i, row in ipairs(indices) do
       if type(row) ~= 'table' then fail(op, 'indices row %d is a %s, expected a table of integers', i, U.describe(row)) end
       for j, v in ipairs(row) do
-        if type(v) ~= 'number' or v ~= math.floor(v) then
+        -- inf passes the floor test and 2^63 and beyond wrap when converted to int64
+        if type(v) ~= 'number' or v ~= math.floor(v) or v >= 2 ^ 63 or v < -2 ^ 63 then
           fail(op, 'index at row %d, column %d is %s, expected an integer', i, j, tostring(v))
         end
       end
@@ -61,10 +62,16 @@ function torch.sparseCooTensor(indices, values, size, opts)
     size, opts = nil, size
   end
   indices = read_indices(op, indices)
-  if type(values) == 'table' and getmetatable(values) == nil then values = torch.Tensor(values) end
+  opts = opts or {}
+  if type(values) == 'table' and getmetatable(values) == nil then
+    -- built in the requested type: through the default FloatTensor, {0.1} with dtype
+    -- 'torch.DoubleTensor' became 0.10000000149 and a LongTensor lost integers above 2^24
+    local name = type(opts.dtype) == 'string' and types.dtype_of_name[opts.dtype] and opts.dtype:match('^torch%.(%a+)$')
+    local ctor = name and rawget(torch, name)
+    values = (type(ctor) == 'function' or type(ctor) == 'table') and ctor(values) or torch.Tensor(values)
+  end
   if not is_tensor(values) then fail(op, 'expected values (a tensor), got %s', U.describe(values)) end
   size = read_size(op, size)
-  opts = opts or {}
   for k in pairs(opts) do if not known_opts[k] then fail(op, 'unknown option %s', tostring(k)) end end
   if opts.dtype then values = values:to(opts.dtype) end
   if opts.device then values = values:to(opts.device) end
@@ -87,7 +94,8 @@ function torch.sparseCooTensor(indices, values, size, opts)
         table.concat(size, 'x'), #size, sd, values:dim() - 1)
     end
     for d = 1, sd do
-      if size[d] < 0 or (nnz > 0 and maxs[d] > size[d]) then
+      if size[d] < 0 then fail(op, 'size %s has a negative size in dim %d', table.concat(size, 'x'), d) end
+      if nnz > 0 and maxs[d] > size[d] then
         fail(op, 'index %d in row %d is out of range for size %s', maxs[d] or 0, d, table.concat(size, 'x'))
       end
     end
@@ -101,7 +109,12 @@ function torch.sparseCooTensor(indices, values, size, opts)
     for d = 1, sd do size[d] = maxs[d] or 0 end
     for d = 2, values:dim() do size[#size + 1] = values:size(d) end
   end
-  if opts.requiresGrad then values:requiresGrad() end
+  -- As PyTorch, the new tensor is the leaf: values that are a leaf themselves are detached
+  -- (sharing their data) rather than marked, so the caller's tensor does not start requiring grad.
+  if opts.requiresGrad then
+    if not values:needsGrad() then values = values:detach() end
+    values:requiresGrad()
+  end
   return U.new(indices, values, size, nnz <= 1)
 end
 
@@ -174,6 +187,22 @@ mt.__index = function(self, k)
   return nil
 end
 
+-- Note [Setting S.grad]: S.grad lives in the values' gradient, so assigning it goes there too:
+-- S.grad = nil clears it (as PyTorch's S.grad = None; a raw field set to nil cleared nothing and
+-- the next backward accumulated onto the old gradient), and a SparseTensor with S's indices sets
+-- it. Other keys are plain fields.
+mt.__newindex = function(self, k, v)
+  if k ~= 'grad' then return rawset(self, k, v) end
+  if v == nil then self._values.grad = nil return end
+  if not U.is_sparse(v) then fail('grad', 'expected a SparseTensor (or nil) as the gradient of a SparseTensor, got %s', U.describe(v)) end
+  local a, b = self._indices, v._indices
+  local same = rawequal(a, b) or (a:isSameSizeAs(b) and torch.equal(a, b:to(a:device())))
+  if not same or table.concat(self._size, 'x') ~= table.concat(v._size, 'x') then
+    fail('grad', 'the gradient must have the size and the indices of S (%s), got %s', U.describe(self), U.describe(v))
+  end
+  self._values.grad = v._values
+end
+
 -- A copy with values converted by conv and indices moved to the values' device.
 local function convert(self, conv)
   local v = conv(self._values)
@@ -226,8 +255,18 @@ function mt:device() return self._values:device() end
 -- a SparseTensor.
 if torch.serialization and torch.serialization.registerClassAlias then
   torch.class('torch.sparse._SavedCoo')
+  -- The parts go through sparseCooTensor's checks (a corrupt file's out-of-range index would
+  -- otherwise reach coalesce, which folds it into a wrong position), and a coalesced flag is
+  -- kept only when the positions are strictly increasing (a false one skips the summing).
   torch.serialization.registerClassAlias('torch.SparseTensor', 'torch.sparse._SavedCoo', function(obj)
-    return U.new(obj._indices, obj._values, obj._size, obj._coalesced)
+    if type(obj._size) ~= 'table' then fail('load', 'a saved SparseTensor has no size table, got %s', U.describe(obj._size)) end
+    local S = torch.sparseCooTensor(obj._indices, obj._values, obj._size)
+    local nnz = S:nnz()
+    if obj._coalesced == true and nnz > 1 then
+      local key = U.keys('load', S._indices, S._size)
+      S._coalesced = torch.gt(key:narrow(1, 2, nnz - 1), key:narrow(1, 1, nnz - 1)):all()
+    end
+    return S
   end)
 end
 

@@ -12,8 +12,8 @@ local is_tensor = types.is_tensor
 local mt = U.mt
 local sparse = torch.sparse
 
-local function check_matrix(op, S, what)
-  U.check_sparse(op, S, 1)
+local function check_matrix(op, S, what, argn)
+  U.check_sparse(op, S, argn or 1)
   if #S._size ~= 2 or S._indices:size(1) ~= 2 then
     fail(op, '%s must be a 2-D sparse matrix (2 sparse dims, no dense dims), got %s', what, U.describe(S))
   end
@@ -113,14 +113,39 @@ function sparse.addmm(...)
   S, D = args[i], args[i + 1]
   local opts = args[i + 2]
   if type(opts) == 'table' and not U.is_sparse(opts) then
+    -- a misspelt option or a trailing argument silently left beta or alpha at 1
+    for k in pairs(opts) do
+      if k ~= 'beta' and k ~= 'alpha' then fail('addmm', 'unknown option %s (expected beta, alpha)', tostring(k)) end
+    end
+    if i + 3 <= n then fail('addmm', 'too many arguments (%d)', n) end
     beta, alpha = opts.beta or beta, opts.alpha or alpha
   elseif i + 2 <= n then
     fail('addmm', 'too many arguments (%d)', n)
   end
+  if type(beta) ~= 'number' or type(alpha) ~= 'number' then
+    fail('addmm', 'beta and alpha must be numbers, got %s and %s', U.describe(beta), U.describe(alpha))
+  end
   if not is_tensor(M) then fail('addmm', 'expected a dense matrix M, got %s', U.describe(M)) end
-  check_matrix('addmm', S, 'the sparse operand')
+  check_matrix('addmm', S, 'the sparse operand', i)  -- i: S's position, after M and the numbers
   if not is_tensor(D) then fail('addmm', 'expected a dense matrix D, got %s', U.describe(D)) end
-  return (sparse_dense('addmm', S, D, torch.mul(M, beta), alpha))
+  if D:dim() ~= 2 or D:size(1) ~= S._size[2] then
+    fail('addmm', 'sizes do not match: %s times %s', U.describe(S), U.describe(D))
+  end
+  -- Note [addmm's M]: as PyTorch's addmm, M broadcasts to the n x p product (a same element
+  -- count is not enough), and beta = 0 ignores M, NaN and inf included (0 * M would spread them).
+  local n, p = S._size[1], D:size(2)
+  local ms, fits = M:size():totable(), M:dim() <= 2
+  if fits and #ms >= 1 then fits = ms[#ms] == 1 or ms[#ms] == p end
+  if fits and #ms == 2 then fits = ms[1] == 1 or ms[1] == n end
+  if not fits then fail('addmm', 'M is %s, which does not broadcast to the product\'s %dx%d', U.describe(M), n, p) end
+  local out
+  if beta == 0 then
+    out = U.zeros(D, { n, p })
+  else
+    out = torch.mul(M, beta)
+    if #ms ~= 2 or ms[1] ~= n or ms[2] ~= p then out = torch.add(U.zeros(D, { n, p }), out) end
+  end
+  return (sparse_dense('addmm', S, D, out, alpha))
 end
 
 --- torch.hspmm(S, D): S (sparse n x m) times dense D (m x p) as a hybrid SparseTensor: one sparse

@@ -197,13 +197,17 @@ function mt:sum(dims)
 end
 
 --- S:narrowCopy(dim, start, length): the entries of S with 1-based position start..start+length-1
---- along dim, as a new SparseTensor of that size (PyTorch's narrow_copy).
+--- along dim (a negative start counts from the end), as a new SparseTensor of that size
+--- (PyTorch's narrow_copy).
 --- Example: torch.eye(3):toSparse():narrowCopy(1, 2, 2):toDense()
 function mt:narrowCopy(dim, start, length)
   local op = 'narrowCopy'
   local n, sd = #self._size, self._indices:size(1)
   local d = U.dim(op, dim, n)
   start, length = U.integer(op, start, 'start'), U.integer(op, length, 'length')
+  -- Note [Negative narrow start]: as the dense narrow, a negative start counts from the end
+  -- (-1 is the last position); it was refused.
+  if start < 0 then start = self._size[d] + start + 1 end
   if start < 1 or length < 0 or start + length - 1 > self._size[d] then
     fail(op, 'range start %d, length %d is out of bounds for dim %d of size %d', start, length, d, self._size[d])
   end
@@ -222,8 +226,8 @@ function mt:narrowCopy(dim, start, length)
 end
 mt.narrow_copy = mt.narrowCopy
 
---- S:indexSelect(dim, index): the slices of S at the 1-based positions index (a LongTensor or
---- table, repeats allowed) along dim, as a new SparseTensor (PyTorch's index_select).
+--- S:indexSelect(dim, index): the slices of S at the 1-based positions index (a LongTensor,
+--- IntTensor or table, repeats allowed) along dim, as a new SparseTensor (PyTorch's index_select).
 --- Example: torch.eye(3):toSparse():indexSelect(1, {3, 1}):toDense()
 function mt:indexSelect(dim, index)
   local op = 'indexSelect'
@@ -233,9 +237,10 @@ function mt:indexSelect(dim, index)
     for i, v in ipairs(index) do U.integer(op, v, 'index ' .. i) end
     index = torch.LongTensor(index)
   end
-  if not is_tensor(index) or index.p.dtype ~= types.I64 or index:dim() ~= 1 then
-    fail(op, 'expected a 1-D LongTensor of indices, got %s', U.describe(index))
+  if not is_tensor(index) or (index.p.dtype ~= types.I64 and index.p.dtype ~= lib.dtype.i32) or index:dim() ~= 1 then
+    fail(op, 'expected a 1-D LongTensor (or IntTensor) of indices, got %s', U.describe(index))
   end
+  if index.p.dtype ~= types.I64 then index = index:to('torch.LongTensor') end  -- the dense index takes both
   index = index:to(self._indices:device())
   local m = index:size(1)
   if m > 0 and (index:min() < 1 or index:max() > self._size[d]) then

@@ -85,6 +85,7 @@ end
 function U.unravel(key, sizes)
   local n = key:size(1)
   local out = U.empty(key, { #sizes, n }, types.I64)
+  if n == 0 then return out end  -- a size may be 0 then, and remainder by 0 raises even on no elements
   local k = key:clone()
   for d = #sizes, 1, -1 do
     out:select(1, d):copy(torch.remainder(k, sizes[d])):add(1)
