@@ -9,6 +9,12 @@
 // - f32: the class losses (nllLoss, crossEntropy: core/ops/loss.cpp), softmax/logSoftmax
 //   (core/ops/composite.cpp), batch and layer normalization (core/ops/norm*.cpp). Their f16/bf16
 //   inputs are cast up, so a low-precision activation meets f32 parameters and running statistics.
+// - per device type, as PyTorch 1.13's lists differ: on the CPU the matrix-vector products (mv,
+//   addmv, ger, addr, dot) stay in f32 and softmax/logSoftmax keep a bf16 input in bf16 (a CPU
+//   bf16 gemv is slower and less precise, and 1.13 casts neither). The CPU keeps the f32 casts of
+//   the class losses (1.13's CPU list has them) and of the normalizations, where 1.13 CPU gives a
+//   bf16 batch norm and refuses a bf16 layer or group norm with f32 parameters; 1.13 CPU's wider
+//   f32 list (prod, cdist, inverse, mse and the other pointwise losses) is not followed.
 // - everything else runs in the dtype of its inputs; pointwise ops already promote to the widest
 //   input (Note [Type promotion]), which is PyTorch's "promote" list.
 // Only tensors on a device type whose autocast is on, of dtype f32/f16/bf16, are cast: autocast

@@ -143,6 +143,7 @@ Tensor autocast_product(Compute compute, OpId id, const Tensor* out, double beta
 Tensor recorded_product(Compute compute, OpId id, const Tensor* out, double beta, const Tensor* M, double alpha,
                         const Tensor& a, const Tensor& b) {
   if (autocast::active() &&  // Note [Autocast]: the matmul family computes in low precision
+      (compute == gemm_compute || !a.is_cpu()) &&  // the CPU list has no matrix-vector products
       (autocast::needs_lowp(a) || autocast::needs_lowp(b) || (M && autocast::needs_lowp(*M))))
     return autocast_product(compute, id, out, beta, M, alpha, a, b);
   std::vector<const Tensor*> inputs;
@@ -191,7 +192,7 @@ Tensor ger_impl(OpId id, const Tensor* out, double beta, const Tensor* M, double
 }  // namespace
 
 Tensor dot(const Tensor& x, const Tensor& y) {
-  if (autocast::active() && (autocast::needs_lowp(x) || autocast::needs_lowp(y)))  // Note [Autocast]
+  if (autocast::active() && !x.is_cpu() && (autocast::needs_lowp(x) || autocast::needs_lowp(y)))  // Note [Autocast]
     return dot(autocast::to_lowp(x), autocast::to_lowp(y));
   autograd::Recording rec(OpId::dot, nullptr, {&x, &y});
   check_same_type("dot", "x", x, "y", y);

@@ -54,7 +54,7 @@ SoftmaxKernel fused_kernel(OpId op, const Tensor& x, int64_t n, int64_t inner) {
 
 Tensor softmax_op(OpId op, const Tensor& x, int64_t dim) {
   const char* name = op_name(op);
-  if (autocast::active() && autocast::needs_f32(x))  // Note [Autocast]: in f32
+  if (autocast::active() && !x.is_cpu() && autocast::needs_f32(x))  // Note [Autocast]: in f32 (CUDA list)
     return softmax_op(op, autocast::to_f32(x), dim);
   TOCHA_CHECK(is_floating(x.dtype()), name, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
   const int d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), name);
