@@ -37,14 +37,21 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Writing through a symlink replaces the file it points to, not the link itself.
+// Writing through a symlink replaces the file it points to, not the link itself; a dangling link
+// gets its target created, as fopen would (realpath fails on those, so the links are followed by
+// hand, at most 40 deep like the kernel).
 std::string resolve_target(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+  std::string p = path;
+  for (int depth = 0; depth < 40; ++depth) {
+    struct stat st;
+    if (lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
     char buf[PATH_MAX];
-    if (realpath(path.c_str(), buf)) return buf;
+    ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n <= 0) return p;
+    std::string target(buf, size_t(n));
+    p = target[0] == '/' ? target : str_cat(dir_of(p), "/", target);
   }
-  return path;
+  throw Error(str_cat("[io] ", path, ": too many levels of symbolic links"));
 }
 
 }  // namespace
@@ -54,8 +61,22 @@ TempFile open_temp_beside(const std::string& path) {
   TempFile f;
   f.final_path = resolve_target(path);
   struct stat st;
-  if (stat(f.final_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error(str_cat("[io] ", path, ": is a directory"));
+  const bool exists = stat(f.final_path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw Error(str_cat("[io] ", path, ": is a directory"));
+  // Note [Saving to special files]: the temp file renamed over the target would replace a FIFO,
+  // socket or device by a regular file (as root, saving to /dev/null destroyed /dev/null). A
+  // device is written in place, as Torch7's fopen did (no atomicity to keep there); a FIFO or
+  // socket cannot take positional writes and is refused. A target the user may not write is
+  // refused like fopen's "Permission denied" rather than silently replaced through the directory.
+  if (exists && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+    throw Error(str_cat("[io] ", path, ": is a FIFO or socket; torch.save writes regular files and devices"));
+  if (exists && access(f.final_path.c_str(), W_OK) != 0) fail_errno(path, "cannot open for writing", errno);
+  if (exists && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+    f.fd = ::open(f.final_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (f.fd < 0) fail_errno(path, "cannot open for writing", errno);
+    f.direct = true;
+    return f;
+  }
   std::string dir = dir_of(f.final_path), base = base_of(f.final_path);
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
@@ -75,6 +96,10 @@ void commit_temp(TempFile& f) {
   TOCHA_ASSERT(f.fd >= 0);
   int fd = f.fd;
   f.fd = -1;
+  if (f.direct) {  // a device written in place: nothing to rename
+    if (::close(fd) != 0) fail_errno(f.final_path, "close failed", errno);
+    return;
+  }
   if (fsync(fd) != 0) {
     int err = errno;
     ::close(fd);
@@ -103,7 +128,7 @@ void discard_temp(TempFile& f) noexcept {
   if (f.fd < 0) return;
   ::close(f.fd);
   f.fd = -1;
-  ::unlink(f.temp_path.c_str());
+  if (!f.direct) ::unlink(f.temp_path.c_str());
 }
 
 }  // namespace io

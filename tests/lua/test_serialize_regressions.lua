@@ -296,7 +296,7 @@ end
 -- root, a device such as /dev/null) renames a regular file over it. The save must write into the
 -- special file (as Torch7's fopen did) or refuse; the FIFO must stay a FIFO. Skipped until fixed.
 function tests.saveKeepsSpecialFiles()
-  local CPP_FIXED = false  -- C++ bug, see report
+  local CPP_FIXED = true  -- core/io/atomic_file.cpp, Note [Saving to special files]
   if not CPP_FIXED then return end
   local fifo, out = TMP .. 'fifo', TMP .. 'fifo.out'
   os.remove(fifo)
@@ -320,7 +320,7 @@ end
 -- renaming over it, where Torch7's and PyTorch's torch.save fail with "Permission denied". Only
 -- meaningful when not running as root (root may write anything). Skipped until fixed.
 function tests.saveRefusesReadOnlyFile()
-  local CPP_FIXED = false  -- C++ bug, see report
+  local CPP_FIXED = true  -- core/io/atomic_file.cpp, Note [Saving to special files]
   if not CPP_FIXED or shell('id -u'):match('^0') then return end
   local path = TMP .. 'readonly.tch'
   os.execute('chmod u+w ' .. quote(path) .. ' 2>/dev/null')
