@@ -70,7 +70,7 @@ Tensor decode_idx(const std::string& bytes, const std::string& name) {
   std::string shape;
   for (int d = 0; d < ndim; ++d) {
     uint32_t s = be32(p + 4 + 4 * d);
-    TOCHA_CHECK(s <= 0x7fffffffu, op, name, ": size ", s, " of dimension ", d + 1, " at byte ", 4 + 4 * d, " is negative");
+    TOCHA_CHECK(s <= 0x7fffffffu, op, name, ": size ", int32_t(s), " of dimension ", d + 1, " at byte ", 4 + 4 * d, " is negative");
     sizes.push_back(int64_t(s));
     count *= s;
     TOCHA_CHECK(count <= (uint64_t(1) << 40), op, name, ": the sizes in the header describe more than 2^40 values");

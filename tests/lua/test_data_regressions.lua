@@ -197,9 +197,9 @@ function tests.idxHugeSizesAreErrors()
   end
   local path = write(tmp .. '/huge.idx', string.char(0, 0, 8, 2) .. be32(0xFFFFFFFF) .. be32(2) .. 'ab')
   local ok, err = pcall(data.readIDX, path)
-  tester:assert(not ok and tostring(err):find('[idx] ' .. path .. ': size ', 1, true), tostring(err))
-  -- C++ bug, see report: the message says "size 4294967295 of dimension 1 ... is negative" (it
-  -- prints the unsigned value next to the word negative); skipped until core/data/idx.cpp prints -1.
+  -- the size as the signed value it is (the message printed 4294967295 next to "is negative")
+  tester:assert(not ok and tostring(err):find('[idx] ' .. path .. ': size -1 of dimension 1 at byte 4 is negative', 1, true),
+    tostring(err))
 end
 
 -- A collate function returning nil ended the epoch's for loop early (the rest of the batches
