@@ -331,5 +331,19 @@ function tests.saveRefusesReadOnlyFile()
   os.execute('chmod u+w ' .. quote(path))
 end
 
+-- Saving through a dangling symlink creates the link's target, as fopen does (the link itself was
+-- replaced by a regular file: realpath fails on a dangling link).
+function tests.saveThroughDanglingSymlink()
+  local link, target = TMP .. 'dangling.link', TMP .. 'dangling.target'
+  os.remove(link)
+  os.remove(target)
+  if not os.execute('ln -s ' .. quote(target) .. ' ' .. quote(link)) then return end
+  torch.save(link, { v = 7 })
+  tester:assert(shell('test -L ' .. quote(link) .. ' && echo link'):find('link') ~= nil, 'the link is still a link')
+  tester:asserteq(torch.load(target).v, 7, 'the data went to the target')
+  os.remove(link)
+  os.remove(target)
+end
+
 tester:add(tests)
 tester:run()
