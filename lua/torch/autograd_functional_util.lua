@@ -13,6 +13,13 @@ local H = {}
 local FLOAT = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 function H.is_float(t) return FLOAT[t.p.dtype] == true end
 
+-- A value as an error message shows it: numbers and strings themselves (describe gives their type only).
+function H.show(v)
+  if type(v) == 'number' or type(v) == 'boolean' then return tostring(v) end
+  if type(v) == 'string' then return string.format('%q', v) end
+  return describe(v)
+end
+
 function H.check_func(op, func)
   if type(func) ~= 'function' and not (type(func) == 'table' and getmetatable(func) and getmetatable(func).__call) then
     fail(op, 'expected a function as argument 1, got %s', describe(func))
@@ -34,7 +41,7 @@ end
 function H.strategy(op, s, key)
   s = s or 'reverseMode'
   if s ~= 'reverseMode' and s ~= 'forwardMode' then
-    fail(op, "%s must be 'reverseMode' or 'forwardMode', got %s", key, describe(s))
+    fail(op, "%s must be 'reverseMode' or 'forwardMode', got %s", key, H.show(s))
   end
   return s
 end
@@ -51,6 +58,9 @@ function H.as_list(op, x, what)
   if is_tensor(x) then return false, { x } end
   if type(x) ~= 'table' then fail(op, '%s must be a tensor or an array of tensors, got %s', what, describe(x)) end
   local n = table.maxn(x)
+  if n == 0 and next(x) ~= nil then
+    fail(op, '%s is a table with keys (such as %s); expected a tensor or an array of tensors', what, tostring((next(x))))
+  end
   if n == 0 then fail(op, '%s is an empty table; expected a tensor or an array of tensors', what) end
   local list = {}
   for i = 1, n do

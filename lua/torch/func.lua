@@ -7,7 +7,8 @@
 -- require grad and differentiates with torch.autograd.grad. An input that already requires grad
 -- (it comes from an outer transform) is cloned under recording instead, so the result keeps its
 -- graph and the outer transform can differentiate it again: grad(grad(f)), jacrev(grad(f)),
--- vmap(grad(f)) work as in PyTorch. At the outermost level results are detached.
+-- vmap(grad(f)) work as in PyTorch. At the outermost level results are detached, unless an
+-- argument requires grad; inner transforms keep the graph (Note [Levels]).
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -50,6 +51,21 @@ local function tree_leaves(x, out)
 end
 Fn._tree_leaves = tree_leaves
 
+-- Whether pred holds for a tensor in x, walking tables once each (arguments that are not
+-- differentiated may hold cycles). plain: skip objects with a metatable, such as an nn module
+-- passed along (its own parameters require grad but are not the transform's business).
+function Fn._any_tensor(x, pred, plain, seen)
+  if is_tensor(x) then return pred(x) end
+  if not is_tree(x) then return false end
+  seen = seen or {}
+  if seen[x] or (plain and getmetatable(x) ~= nil) then return false end
+  seen[x] = true
+  for _, v in pairs(x) do
+    if Fn._any_tensor(v, pred, plain, seen) then return true end
+  end
+  return false
+end
+
 -- ---- arguments ---------------------------------------------------------------------------------------
 
 
@@ -57,10 +73,37 @@ Fn._tree_leaves = tree_leaves
 local H = require 'torch.autograd_functional_util'
 local check_func, options = H.check_func, H.options
 
+-- Note [Levels]: an inner transform must keep its graph not only when its own inputs require grad
+-- but also when func reaches an outer transform's stand-ins some other way: through a closure
+-- (grad(function(y) return torch.sum(grad(function(x) return torch.sum(x * y) end)(x0)) end)) or
+-- through an argument that argnums leaves out. Neither shows on the inputs, so the transforms
+-- count how deep they are: func runs one level deeper, and below level 0 results keep their graph
+-- (functorch's levels). At level 0 an argument that requires grad, differentiated or not, keeps
+-- the graph too (the results are functions of it, as in PyTorch).
+local level = 0
+--- torch.func._call_deeper(func, ...): func(...) one transform level deeper (internal).
+--- Example: torch.func._call_deeper(torch.sin, torch.zeros(1))
+function Fn._call_deeper(func, ...)
+  level = level + 1
+  local res = { pcall(func, ...) }
+  level = level - 1  -- restored on an error too
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, table.maxn(res))
+end
+--- torch.func._keeps_graph(...): whether a transform called with these arguments keeps its graph (Note [Levels]; internal).
+--- Example: torch.func._keeps_graph(torch.zeros(1))
+function Fn._keeps_graph(...)
+  if level > 0 then return true end
+  for a = 1, select('#', ...) do
+    if Fn._any_tensor((select(a, ...)), function(t) return t:needsGrad() end, true) then return true end
+  end
+  return false
+end
+
 -- chunkSize: accepted as PyTorch's vmap/jacrev take it; the loops here run one slice at a time.
 function Fn._check_chunk_size(op, n)
   if n ~= nil and (type(n) ~= 'number' or n < 1 or n ~= math.floor(n)) then
-    fail(op, 'chunkSize must be a positive integer, got %s', describe(n))
+    fail(op, 'chunkSize must be a positive integer, got %s', H.show(n))
   end
 end
 
@@ -72,11 +115,11 @@ local function read_argnums(op, a)
   if a == nil then return { 1 }, true end
   local function check(k)
     if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then
-      fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', describe(k))
+      fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', H.show(k))
     end
   end
   if type(a) == 'number' then check(a) return { a }, true end
-  if not is_tree(a) or #a == 0 then fail(op, 'argnums must be a positive integer or a non-empty list, got %s', describe(a)) end
+  if not is_tree(a) or #a == 0 then fail(op, 'argnums must be a positive integer or a non-empty list, got %s', H.show(a)) end
   local seen = {}
   for _, k in ipairs(a) do
     check(k)
@@ -113,6 +156,27 @@ local function prepare_args(op, args, nargs, argnums)
   return leaves, nested
 end
 
+-- Note [Arguments changed in place]: the stand-in of an argument shares its memory, and an in-place
+-- op on it (Torch7's x:mul(2)) is not recorded on a leaf: the gradient would be taken at the changed
+-- value, silently wrong. PyTorch refuses the in-place op on a leaf that requires grad; here the
+-- version counters taken before the call give the error after it (the caller's tensor has changed,
+-- as calling func on it directly would have changed it; copying every argument to prevent that
+-- would cost a copy of the parameters per call of vmap(grad(f))).
+local C = lib.C
+function Fn._versions(leaves)
+  local v = {}
+  for i, p in ipairs(leaves) do v[i] = C.tocha_tensor_version(p.p) end
+  return v
+end
+function Fn._check_versions(op, leaves, versions)
+  for i, p in ipairs(leaves) do
+    if C.tocha_tensor_version(p.p) ~= versions[i] then
+      fail(op, 'the function modified a differentiated argument in place (tensor %d of them), which gives a wrong '
+        .. 'gradient; use out-of-place ops (torch.mul(x, 2), not x:mul(2))', i)
+    end
+  end
+end
+
 local function finish(x, keep) return keep and x or tree_map(x, function(t) return t:detach() end) end
 
 -- ---- grad and gradAndValue ------------------------------------------------------------------------
@@ -120,8 +184,12 @@ local function finish(x, keep) return keep and x or tree_map(x, function(t) retu
 local function grad_core(op, func, argnums, single, has_aux, ...)
   local nargs = select('#', ...)
   local args = { ... }
+  local keep = Fn._keeps_graph(...)
   local leaves, nested = prepare_args(op, args, nargs, argnums)
-  local res = { torch.enableGrad(func, unpack(args, 1, nargs)) }
+  nested = nested or keep
+  local versions = Fn._versions(leaves)
+  local res = { torch.enableGrad(Fn._call_deeper, func, unpack(args, 1, nargs)) }
+  Fn._check_versions(op, leaves, versions)  -- Note [Arguments changed in place]
   local out, aux = res[1], res[2]
   if not has_aux and table.maxn(res) > 1 then
     fail(op, 'the function returned %d values; return only the loss, or pass hasAux = true to return (loss, aux)', table.maxn(res))

@@ -22,6 +22,30 @@ local function split_options(n, args)
   return n, nil
 end
 
+-- The layout of the tensors in x, in tree_leaves' order: 'T' for a tensor, {key=...} for a table.
+local function structure(x)
+  if is_tensor(x) then return 'T' end
+  if not is_tree(x) then return nil end
+  local parts, n = {}, #x
+  for i = 1, n do
+    local sub = structure(x[i])
+    if sub then parts[#parts + 1] = i .. '=' .. sub end
+  end
+  local keys = {}
+  for k in pairs(x) do
+    if not (type(k) == 'number' and k >= 1 and k <= n and k == math.floor(k)) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(p, q)
+    if type(p) == type(q) then return p < q end
+    return type(p) == 'number'
+  end)
+  for _, k in ipairs(keys) do
+    local sub = structure(x[k])
+    if sub then parts[#parts + 1] = tostring(k) .. '=' .. sub end
+  end
+  return '{' .. table.concat(parts, ', ') .. '}'
+end
+
 local function detach_tree(x, keep) return keep and x or tree_map(x, function(t) return t:detach() end) end
 
 --- torch.func.vjp(func, primal1, ...[, {hasAux = false}]): calls func(primals...) and returns its
@@ -36,7 +60,7 @@ function Fn.vjp(func, ...)
   local has_aux = opts and opts.hasAux and true or false
   local args = { ... }
   if nargs == 0 then fail(op, 'expected at least one primal after the function') end
-  local leaves, nested, per_primal = {}, false, {}
+  local leaves, nested, per_primal = {}, Fn._keeps_graph(unpack(args, 1, nargs)), {}
   for a = 1, nargs do
     if not is_tensor(args[a]) and #tree_leaves(args[a]) == 0 then
       fail(op, 'primal %d must be a tensor or a table of tensors, got %s', a, describe(args[a]))
@@ -50,17 +74,25 @@ function Fn.vjp(func, ...)
       return p
     end)
   end
-  local res = { torch.enableGrad(func, unpack(args, 1, nargs)) }
+  local versions = Fn._versions(leaves)
+  local res = { torch.enableGrad(Fn._call_deeper, func, unpack(args, 1, nargs)) }
+  Fn._check_versions(op, leaves, versions)  -- Note [Arguments changed in place] (func.lua)
   if not has_aux and table.maxn(res) > 1 then
     fail(op, 'the function returned %d values; return only the output, or pass {hasAux = true} to return (output, aux)', table.maxn(res))
   end
   local out, aux = res[1], res[2]
   local outs = tree_leaves(out)
   if #outs == 0 then fail(op, 'the function must return a tensor or a table of tensors, got %s', describe(out)) end
+  local shape = structure(out)
   local function vjp_fn(cotangents)
     local cots = tree_leaves(cotangents)
     if #cots ~= #outs then
       fail(op, 'vjpFn: the cotangents must be shaped like the output (%d tensors), got %d', #outs, #cots)
+    end
+    -- leaves are matched in order, so the tables must match too (an array for {p = .., q = ..} was
+    -- paired by sorted keys, silently)
+    if structure(cotangents) ~= shape then
+      fail(op, 'vjpFn: the cotangents must have the structure of the output, %s, got %s', shape, structure(cotangents))
     end
     local o, g = {}, {}
     local create = nested
@@ -89,7 +121,7 @@ end
 -- func with its aux value kept aside (for the transforms built on torch.autograd.functional).
 local function without_aux(op, func, has_aux, box)
   return function(...)
-    local res = { func(...) }
+    local res = { Fn._call_deeper(func, ...) }
     if not has_aux and table.maxn(res) > 1 then
       fail(op, 'the function returned %d values; return only the output, or pass hasAux = true', table.maxn(res))
     end
@@ -123,8 +155,7 @@ function Fn.jvp(func, primals, tangents, opts)
   for i, p in ipairs(ps) do
     if not H.is_float(p) then fail(op, 'primal %d must be a floating-point tensor, got a %s', i, describe(p)) end
   end
-  local nested = false
-  for _, p in ipairs(ps) do nested = nested or p:needsGrad() end
+  local nested = Fn._keeps_graph(ps)  -- Note [Levels] (func.lua)
   local box = {}
   local f = without_aux(op, func, opts.hasAux, box)
   local out, jv = F.jvp(f, plist and ps or ps[1], plist and ts or ts[1], { createGraph = nested })
@@ -141,14 +172,14 @@ local function jacobian_transform(op, func, opts, strategy)
   local nums = list and argnums or { argnums }
   for _, a in ipairs(nums) do
     if type(a) ~= 'number' or a < 1 or a ~= math.floor(a) then
-      fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', describe(a))
+      fail(op, 'argnums must be a positive integer or a list of them (1-based), got %s', H.show(a))
     end
   end
   Fn._check_chunk_size(op, opts.chunkSize)
   return function(...)
     local nargs = select('#', ...)
     local args = { ... }
-    local inputs, nested = {}, false
+    local inputs, nested = {}, Fn._keeps_graph(unpack(args, 1, nargs))  -- Note [Levels] (func.lua)
     for i, a in ipairs(nums) do
       if a > nargs then fail(op, 'argnums names argument %d but the function got %d arguments', a, nargs) end
       if not is_tensor(args[a]) then fail(op, 'argument %d must be a tensor, got %s', a, describe(args[a])) end
@@ -156,7 +187,6 @@ local function jacobian_transform(op, func, opts, strategy)
         fail(op, 'argument %d must be a floating-point tensor to be differentiated, got a %s', a, describe(args[a]))
       end
       inputs[i] = args[a]
-      nested = nested or args[a]:needsGrad()
     end
     local box = {}
     local f = without_aux(op, func, opts.hasAux, box)

@@ -21,7 +21,7 @@ local function is_tree(x) return type(x) == 'table' and not is_tensor(x) end
 
 local function check_dim_value(op, what, d)
   if d ~= false and (type(d) ~= 'number' or d ~= math.floor(d) or d == 0) then
-    fail(op, '%s must be a non-zero integer dim (1-based, negative from the end) or false, got %s', what, describe(d))
+    fail(op, '%s must be a non-zero integer dim (1-based, negative from the end) or false, got %s', what, H.show(d))
   end
 end
 
@@ -34,7 +34,7 @@ local function per_position(op, what, spec, n, default)
     for i = 1, n do out[i] = spec end
     return out
   end
-  if not is_tree(spec) then fail(op, '%s must be a dim, false or a list of them, got %s', what, describe(spec)) end
+  if not is_tree(spec) then fail(op, '%s must be a dim, false or a list of them, got %s', what, H.show(spec)) end
   if #spec ~= n or table.maxn(spec) ~= n then
     fail(op, '%s lists %d entries for %d %s (write false, not nil, for one that is not mapped)', what,
       table.maxn(spec), n, what == 'inDims' and 'arguments' or 'results')
@@ -133,9 +133,32 @@ end
 -- Stacks the per-slice values of one result (tensors, numbers or tables of them) along dim d.
 -- Numbers (Torch7's full reductions return them) become a tensor of the first mapped input's
 -- type when it is a floating one, of the default type otherwise.
+-- Note [Unmapped results]: outDims false returns one slice's value, which is right only when every
+-- slice gave the same one (PyTorch 2's out_dims=None errors on a batched result; 1.13 refuses None).
+local function same_value(a, b)
+  if is_tensor(a) then
+    return is_tensor(b) and a:isSameSizeAs(b) and torch.typename(a) == torch.typename(b) and torch.equal(a, b)
+  end
+  if is_tree(a) then
+    if not is_tree(b) then return false end
+    for k, v in pairs(a) do if not same_value(v, b[k]) then return false end end
+    for k in pairs(b) do if a[k] == nil then return false end end
+    return true
+  end
+  return a == b
+end
+
 local function stack_result(op, i, values, d, ref)
   local first = values[1]
-  if d == false then return first end
+  if d == false then
+    for b = 2, #values do
+      if not same_value(first, values[b]) then
+        fail(op, 'outDims[%d] is false but result %d differs between slice 1 and slice %d: it depends on the '
+          .. 'mapped dim, give a dim for it', i, i, b)
+      end
+    end
+    return first
+  end
   if type(first) == 'number' then
     for b, v in ipairs(values) do
       if type(v) ~= 'number' then fail(op, 'result %d is a number for slice 1 but %s for slice %d', i, describe(v), b) end
@@ -184,7 +207,7 @@ function Fn.vmap(func, opts)
   opts = options(op, opts, { 'inDims', 'outDims', 'randomness', 'chunkSize' })
   local randomness = opts.randomness or 'error'
   if randomness ~= 'error' and randomness ~= 'different' and randomness ~= 'same' then
-    fail(op, "randomness must be 'error', 'different' or 'same', got %s", describe(randomness))
+    fail(op, "randomness must be 'error', 'different' or 'same', got %s", H.show(randomness))
   end
   Fn._check_chunk_size(op, opts.chunkSize)
   return function(...)
@@ -192,15 +215,17 @@ function Fn.vmap(func, opts)
     local args = { ... }
     local dims = per_position(op, 'inDims', opts.inDims, nargs, 1)
     local batch, slicers, ref = mapped_arguments(op, args, nargs, dims)
-    local any_grad = false
-    for a = 1, nargs do
-      for _, t in ipairs(tree_leaves(args[a])) do any_grad = any_grad or t:needsGrad() end
-    end
-    local results, nres, seen = {}, nil, {}
+    local any_grad, results, nres, seen = false, {}, nil, {}
     -- a result that views an argument (its slice, a narrow of it) is copied: slices 2 and 3 returning
-    -- views of one argument are not a reused output buffer (they were taken for one)
+    -- views of one argument are not a reused output buffer (they were taken for one). The unmapped
+    -- arguments are walked once per table: they may hold cycles.
+    local walked = {}
     for a = 1, nargs do
-      for _, t in ipairs(tree_leaves(args[a])) do seen[storage_key(t)] = 'cloned' end
+      Fn._any_tensor(args[a], function(t)
+        any_grad = any_grad or t:needsGrad()
+        seen[storage_key(t)] = 'cloned'
+        return false
+      end, false, walked)
     end
     local start = randomness ~= 'different' and rng_snapshot() or nil
     for b = 1, batch do
@@ -209,6 +234,7 @@ function Fn.vmap(func, opts)
       if randomness == 'same' then rng_restore(start) end
       local res = { func(unpack(call, 1, nargs)) }
       if randomness == 'error' and rng_changed(start, rng_snapshot()) then
+        rng_restore(start)  -- the error leaves the generator as it found it
         fail(op, "the function draws random numbers, which randomness = 'error' (the default) forbids: pass "
           .. "randomness = 'different' or 'same'")
       end
