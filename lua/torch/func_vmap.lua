@@ -68,17 +68,25 @@ local function unshared(op, t, seen, b)
   return t
 end
 
+-- The states of the default generators and of every live torch.Generator object (a function may
+-- draw from one it closes over).
 local function rng_snapshot()
-  local s = { cpu = torch.getRNGState() }
+  local s = { cpu = torch.getRNGState(), gens = {} }
   if torch.cuda.isAvailable() then s.cuda = torch.cuda.getRNGState() end
+  for _, g in ipairs(torch._liveGenerators()) do s.gens[g] = g:getRNGState() end
   return s
 end
 local function rng_restore(s)
   torch.setRNGState(s.cpu)
   if s.cuda then torch.cuda.setRNGState(s.cuda) end
+  for g, state in pairs(s.gens) do g:setRNGState(state) end
 end
 local function rng_changed(a, b)
-  return not torch.equal(a.cpu, b.cpu) or (a.cuda ~= nil and not torch.equal(a.cuda, b.cuda))
+  if not torch.equal(a.cpu, b.cpu) or (a.cuda ~= nil and not torch.equal(a.cuda, b.cuda)) then return true end
+  for g, state in pairs(a.gens) do
+    if b.gens[g] ~= nil and not torch.equal(state, b.gens[g]) then return true end
+  end
+  return false
 end
 
 -- Whether x is a table of (tables of) nothing: pytree with no leaves.

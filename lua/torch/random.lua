@@ -14,11 +14,23 @@ local methods = torch._tensor_methods
 local Generator = torch.class('torch.Generator', torch)
 local release_generator = C.tocha_generator_release
 
+-- The live Generator objects (weak keys): torch.func.vmap snapshots them with the default
+-- generators, so a draw from one is seen by randomness = 'error' and repeated under 'same'.
+local live_generators = setmetatable({}, { __mode = 'k' })
+
 --- torch.Generator(): an independent Mersenne Twister, seeded from /dev/urandom (Torch7).
 function Generator:__init()
   local g = C.tocha_generator_new()
   if g == nil then lib.raise() end
   self._g = ffi.gc(g, release_generator)
+  live_generators[self] = true
+end
+
+-- torch._liveGenerators(): a list of the Generator objects not yet collected (for vmap).
+function torch._liveGenerators()
+  local list = {}
+  for g in pairs(live_generators) do list[#list + 1] = g end
+  return list
 end
 
 local function is_gen(x) return type(x) == 'table' and getmetatable(x) == Generator end

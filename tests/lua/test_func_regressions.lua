@@ -204,12 +204,9 @@ function tests.vmapRandomnessErrorLeavesTheGenerator()
 end
 
 function tests.vmapRandomnessWithAGenerator()
-  -- Bug outside these files, see report: vmap watches only the default generators' states, and
-  -- lua/torch/random.lua keeps no list of torch.Generator objects, so a draw from one passes
-  -- randomness = 'error' and differs between slices under 'same' (PyTorch 1.13 errors, and repeats
-  -- the draw). Skipped until random.lua can list the live generators.
-  local fixed = false
-  if not fixed then return end
+  -- vmap watched only the default generators' states, so a draw from a torch.Generator passed
+  -- randomness = 'error' and differed between slices under 'same' (PyTorch 1.13 errors, and repeats
+  -- the draw); it now snapshots every live generator (torch._liveGenerators, lua/torch/random.lua).
   local g = torch.Generator()
   err('[func.vmap] the function draws random numbers',
     Fn.vmap(function(x) return x + torch.randn(g, 2):double() end), torch.zeros(3, 2):double())
