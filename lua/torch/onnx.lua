@@ -1,7 +1,8 @@
 -- torch.onnx.export (PyTorch's, camelCase options): writes an ONNX ModelProto for a model built
 -- from Tocha's nn modules. This file owns the options, the evaluation-mode run and the file; the
 -- walk over the model (lua/torch/onnx_walk.lua), the converters (onnx_conv, onnx_layers, onnx_act),
--- the graph (onnx_graph) and the protobuf bytes (onnx_proto) load on the first export.
+-- modules' own exports (onnx_custom), the graph (onnx_graph) and the protobuf bytes (onnx_proto)
+-- load on the first export.
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 
@@ -142,6 +143,11 @@ function onnx.export(model, sampleInput, path, options)
   for i, m in ipairs(mods) do modes[i] = m.train end
   model:evaluate()
   local ok, bytes = pcall(build, model, sampleInput, o)
+  if not ok and bytes == require('torch.onnx_walk').RETRY then -- Note [Checking custom exports once]
+    o.checkAll = true
+    ok, bytes = pcall(build, model, sampleInput, o)
+    if ok then ok, bytes = false, '[torch.onnx.export] a module\'s onnxExport does not follow its forward' end
+  end
   for i, m in ipairs(mods) do m.train = modes[i] end
   if not ok then error(bytes, 0) end
   local f, err = io.open(path, 'wb')

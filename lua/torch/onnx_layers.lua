@@ -1,5 +1,6 @@
 -- ONNX nodes of Tocha's non-convolution layers for torch.onnx.export: Linear (Gemm), pools
--- (MaxPool/AveragePool with Torch7's ceil mode and padding, adaptive pools to 1 as Global*Pool),
+-- (MaxPool/AveragePool with Torch7's ceil mode and padding, adaptive pools to 1 as Global*Pool,
+-- enlarging ones as Expand),
 -- reshapes (View/Reshape/Flatten), joins and elementwise tables, Embedding/LookupTable (Gather),
 -- padding modules (Pad) and LayerNorm (LayerNormalization at opset 17, decomposed before).
 local lib = require 'torch.lib'
@@ -88,29 +89,59 @@ M.ADAPTIVE = {
   ['nn.AdaptiveMaxPool1d'] = { 'Max', 1 }, ['nn.AdaptiveMaxPool3d'] = { 'Max', 3 },
 }
 
+-- Note [Adaptive pools that enlarge]: an output size that is a multiple f of the input size gives
+-- every output cell a window of one input cell (start floor(i / f), end ceil((i + 1) / f)), so the
+-- pool repeats each cell f times: Reshape to N x C x h x 1 x w x 1, Expand by f, Reshape to
+-- N x C x hf x wf. torchvision's VGG and AlexNet pool their features to 7x7 and 6x6 whatever the
+-- input size, so they export at inputs smaller than 224x224 (PyTorch 1.13 refuses these sizes).
+-- A dim that shrinks by an integer factor is pooled first (kernel = stride = in / out).
+local function repeat_cells(G, xin, shape, up, yb, dyn, ctx)
+  local nd = #up
+  local split, ones, full = { dyn[1] and 0 or shape[1], shape[2] }, { 1, 1 }, { dyn[1] and 0 or shape[1], shape[2] }
+  for i = 1, nd do
+    split[#split + 1], split[#split + 2] = shape[2 + i], 1
+    ones[#ones + 1], ones[#ones + 2] = 1, up[i]
+    full[#full + 1] = shape[2 + i] * up[i]
+  end
+  local r1 = G:node(ctx.path, 'Reshape', { xin, G:constInts(ctx.path, split) })
+  local ex = G:node(ctx.path, 'Expand', { r1, G:constInts(ctx.path, ones) })
+  return G:node(ctx.path, 'Reshape', { ex, G:constInts(ctx.path, full) }, nil, yb, dyn)
+end
+
 --- L.adaptive(G, m, x, y, ctx): GlobalAveragePool/GlobalMaxPool for an output of size 1; an
 --- AveragePool/MaxPool with kernel = stride = in / out when every input size is a multiple of the
---- output's (PyTorch's rule); other sizes are an error.
+--- output's (PyTorch's rule); dims whose output size is a multiple of the input's repeat the cells
+--- (Note [Adaptive pools that enlarge]); other sizes are an error.
 function M.adaptive(G, m, x, y, ctx)
   local spec = M.ADAPTIVE[torch.typename(m)]
   local kind, nd = spec[1], spec[2]
   if m.returnIndices then fail('%s returns indices, which are not exported', ctx.where) end
   return U.withBatch(G, x, y, nd, ctx, function(xin, yb)
     local r = #xin.shape
-    local global, k = true, {}
+    local global, k, up, shrink, grow = true, {}, {}, false, false
+    local mid = { xin.shape[1], xin.shape[2] }
     for i = 1, nd do
       local a, b = xin.shape[r - nd + i], yb:size(r - nd + i)
       global = global and b == 1
-      if a % b ~= 0 then fail('%s: output size %d does not divide input size %d', ctx.where, b, a) end
-      k[i] = a / b
+      if a % b == 0 then k[i], up[i] = a / b, 1
+      elseif b % a == 0 then k[i], up[i] = 1, b / a
+      else fail('%s: output size %d does not divide input size %d, nor is it a multiple of it', ctx.where, b, a) end
+      shrink, grow = shrink or k[i] > 1, grow or up[i] > 1
+      mid[2 + i] = a / k[i]
     end
-    if global then return G:node(ctx.path, 'Global' .. kind .. 'Pool', { xin }, nil, yb, U.batchOnly(xin, ctx)) end
-    local pads = {}
-    for i = 1, 2 * nd do pads[i] = 0 end
-    local attrs = { { 'kernel_shape', 'ints', k }, { 'pads', 'ints', pads }, { 'strides', 'ints', k } }
-    if kind == 'Average' then table.insert(attrs, 1, { 'ceil_mode', 'i', 0 }) end
-    return G:node(ctx.path, kind == 'Average' and 'AveragePool' or 'MaxPool', { xin }, attrs, yb,
-      U.batchOnly(xin, ctx))
+    local dyn = U.batchOnly(xin, ctx)
+    if global then return G:node(ctx.path, 'Global' .. kind .. 'Pool', { xin }, nil, yb, dyn) end
+    local pooled = xin
+    if shrink then
+      local pads = {}
+      for i = 1, 2 * nd do pads[i] = 0 end
+      local attrs = { { 'kernel_shape', 'ints', k }, { 'pads', 'ints', pads }, { 'strides', 'ints', k } }
+      if kind == 'Average' then table.insert(attrs, 1, { 'ceil_mode', 'i', 0 }) end
+      local op = kind == 'Average' and 'AveragePool' or 'MaxPool'
+      if not grow then return G:node(ctx.path, op, { xin }, attrs, yb, dyn) end
+      pooled = G:node(ctx.path, op, { xin }, attrs)
+    end
+    return repeat_cells(G, pooled, mid, up, yb, dyn, ctx)
   end)
 end
 

@@ -1,6 +1,7 @@
 -- The walk of torch.onnx.export over a model: containers (Sequential, Concat, ConcatTable,
 -- ParallelTable) wire their children's values; each leaf runs forward once on its sample input (the
--- shapes of value_info and outputs come from that run) and its converter adds its nodes.
+-- shapes of value_info and outputs come from that run) and its converter adds its nodes; a module
+-- with an onnxExport method exports itself (Note [ONNX export of custom forwards], onnx_custom.lua).
 local lib = require 'torch.lib'
 local S = require 'nn.support'
 local U = require 'torch.onnx_util'
@@ -77,25 +78,98 @@ local function one(x, ctx)
   return x
 end
 
+--- W.chain(G, mods, ctxs, x): the modules applied in turn to x (ctxs: their positions), a batch
+--- norm right after a convolution folded into it with doConstantFolding (Note [Folding batch norm]).
+function W.chain(G, mods, ctxs, x)
+  local i, cur = 1, x
+  while i <= #mods do
+    local c, nxt = mods[i], mods[i + 1]
+    if G.opts.fold and CONVERT[torch.typename(c)] == C.conv and C.foldable(c, nxt) then
+      local y = nxt:forward(c:forward(sample(one(cur, ctxs[i]))))
+      cur = C.conv(G, c, cur, y, ctxs[i], nxt)
+      i = i + 2
+    else
+      cur = W.emit(G, c, cur, ctxs[i])
+      i = i + 1
+    end
+  end
+  return cur
+end
+
+-- A module's own export (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua), checked
+-- against its forward on the same sample input (run first: children reuse their output buffers).
+-- Note [Checking custom exports once]: only the outermost module with an onnxExport is checked, so
+-- nested blocks (DenseNet's features, blocks and layers) cost one forward, not one per level; a
+-- mismatch raises W.RETRY and torch.onnx.export walks again with every level checked
+-- (opts.checkAll), which names the innermost module that drifted.
+W.RETRY = setmetatable({}, { __tostring = function() return 'torch.onnx.export: retry with every export checked' end })
+local function value(v) return type(v) == 'table' and v.name ~= nil and torch.isTensor(v.t) end
+local function host(t)
+  t = t:detach()
+  return t:isCuda() and t:cpu():double() or t:double()
+end
+local function disagree(want, out, ctx)
+  local wants = torch.isTensor(want) and { want } or want
+  local outs = value(out) and { out } or out
+  if type(wants) ~= 'table' or #wants ~= #outs then
+    return string.format('%s: onnxExport gives %d outputs, its forward %s', ctx.where, #outs, S.describe(want))
+  end
+  for i, v in ipairs(outs) do
+    local w = wants[i]
+    if not torch.isTensor(w) or w:dim() ~= v.t:dim() or w:nElement() ~= v.t:nElement() then
+      return string.format('%s: onnxExport\'s output %d is shaped %s, its forward\'s %s', ctx.where, i,
+        table.concat(v.shape, 'x'), S.describe(w))
+    end
+    w = host(w)
+    local err = tonumber((host(v.t) - w):abs():max())
+    if err > 1e-4 * math.max(1, tonumber(w:abs():max())) then
+      return string.format('%s: onnxExport\'s output %d differs from its forward by %g (the export does not '
+        .. 'follow the forward)', ctx.where, i, err)
+    end
+  end
+end
+
+local function custom(G, m, x, ctx)
+  local check = G.opts.checkAll or not G.inCustom
+  local want
+  if check then
+    want = m:forward(sample(x))
+    if torch.isTensor(want) then want = want:detach():clone()
+    elseif type(want) == 'table' then
+      local c = {}
+      for i, w in ipairs(want) do c[i] = torch.isTensor(w) and w:detach():clone() or w end
+      want = c
+    end
+  end
+  local outer = G.inCustom
+  G.inCustom = true
+  local out = m:onnxExport(require('torch.onnx_custom').new(G, W, m, ctx), x)
+  G.inCustom = outer
+  if not value(out) then
+    if type(out) ~= 'table' or #out == 0 then fail('%s: onnxExport returned %s, expected an exported value', ctx.where,
+      type(out)) end
+    for i, v in ipairs(out) do
+      if not value(v) then fail('%s: onnxExport\'s output %d is a %s, expected an exported value', ctx.where, i,
+        type(v)) end
+    end
+  end
+  local msg = check and disagree(want, out, ctx)
+  if msg then
+    if not G.opts.checkAll then error(W.RETRY, 0) end
+    fail('%s', msg)
+  end
+  return out
+end
+
 --- W.emit(G, m, x, ctx): adds m's nodes for input x (a value or a list of values); returns the
---- output value (or list).
+--- output value (or list). A module with an onnxExport method exports itself through it.
 function W.emit(G, m, x, ctx)
   local cls = torch.typename(m)
+  if type(m.onnxExport) == 'function' then return custom(G, m, x, ctx) end
   if cls == 'nn.Sequential' then
-    local i, cur = 1, x
-    while i <= #m.modules do
-      local c, nxt = m.modules[i], m.modules[i + 1]
-      local cctx = child(ctx, i, c)
-      if G.opts.fold and CONVERT[torch.typename(c)] == C.conv and C.foldable(c, nxt) then
-        local y = nxt:forward(c:forward(sample(one(cur, cctx))))
-        cur = C.conv(G, c, cur, y, cctx, nxt)
-        i = i + 2
-      else
-        cur = W.emit(G, c, cur, cctx)
-        i = i + 1
-      end
-    end
-    return cur
+    local ctxs = {}
+    for i, c in ipairs(m.modules) do ctxs[i] = child(ctx, i, c) end
+    return W.chain(G, m.modules, ctxs, x)
   elseif cls == 'nn.Concat' then
     local outs, ts = {}, {}
     for i, c in ipairs(m.modules) do
@@ -117,7 +191,10 @@ function W.emit(G, m, x, ctx)
     return outs
   end
   local f = CONVERT[cls]
-  if not f then fail('%s is not supported (no ONNX conversion for this module)', ctx.where) end
+  if not f then
+    fail('%s is not supported (no ONNX conversion for this module; a module with its own forward can '
+      .. 'define onnxExport(self, E, x), Note [ONNX export of custom forwards])', ctx.where)
+  end
   if TABLE_IN[cls] then
     if x.name then fail('%s expects a table of tensors, got a tensor', ctx.where) end
     for _, v in ipairs(x) do one(v, ctx) end

@@ -62,6 +62,16 @@ function Named:updateOutput(x)
   return self.output
 end
 
+-- The ONNX export of a plain Named: its children in order (Note [ONNX export of custom forwards],
+-- lua/torch/onnx_custom.lua). A subclass with its own forward defines onnxExport next to it; one
+-- that does not is an error naming it, never a graph that skips what its forward does.
+function Named:onnxExport(E, x)
+  if self.updateOutput ~= Named.updateOutput then
+    E:fail('its forward (updateOutput) is its own and it has no onnxExport method to export it')
+  end
+  return E:run(x, unpack(self._order))
+end
+
 function Named:__tostring__()
   local lines = { torch.typename(self) .. ' {' }
   for _, name in ipairs(self._order) do
@@ -167,6 +177,10 @@ function SE:updateOutput(x)
   s = self.scale_activation:forward(s)
   self.output = torch.cmul(x, s)
   return self.output
+end
+function SE:onnxExport(E, x)
+  local s = E:run(E:globalAvgPool(x), 'fc1', 'activation', 'fc2', 'scale_activation')
+  return E:mul(x, s)
 end
 
 -- ---- initialization --------------------------------------------------------------------------

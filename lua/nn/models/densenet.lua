@@ -24,6 +24,12 @@ function Layer:updateOutput(x)
   self.output = y
   return y
 end
+-- torch.onnx.export's (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua); x: a
+-- value or the list of earlier features' values.
+function Layer:onnxExport(E, x)
+  local cat = x.name and x or E:concat(x, 2)
+  return E:dropout(E:run(cat, unpack(self._order)), self.dropRate)
+end
 
 -- _DenseBlock: denselayer1..n, each fed every earlier output; returns them all concatenated.
 local Block = torch.class('nn.models.DenseBlock', 'nn.models.Named')
@@ -39,6 +45,11 @@ function Block:updateOutput(x)
   for _, name in ipairs(self._order) do feats[#feats + 1] = self[name]:forward(feats) end
   self.output = torch.cat(feats, 2)
   return self.output
+end
+function Block:onnxExport(E, x)
+  local feats = { x }
+  for _, name in ipairs(self._order) do feats[#feats + 1] = E:emit(self[name], { unpack(feats) }, name) end
+  return E:concat(feats, 2)
 end
 
 -- _Transition (norm, relu, conv, pool) and the features stack get classes of their own: a Named
@@ -87,6 +98,10 @@ function DenseNet:updateOutput(x)
   local y = F.adaptiveAvgPool2d(F.relu(self.features:forward(x)), 1)
   self.output = self.classifier:forward(C.flatten(y))
   return self.output
+end
+function DenseNet:onnxExport(E, x)
+  local y = E:globalAvgPool(E:relu(E:emit(self.features, x, 'features')))
+  return E:emit(self.classifier, E:flatten(y), 'classifier')
 end
 
 local specs = {

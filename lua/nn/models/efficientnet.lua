@@ -32,6 +32,9 @@ function SD:updateOutput(x)
   self.output = torch.cmul(x, noise)
   return self.output
 end
+-- torch.onnx.export runs the model in evaluation mode, where this is the identity (Note [ONNX export
+-- of custom forwards], lua/torch/onnx_custom.lua).
+function SD:onnxExport(E, x) return x end
 function SD:__tostring__() return string.format('nn.models.StochasticDepth(p=%g, mode=%s)', self.p, self.mode) end
 
 -- MBConv and FusedMBConv: child `block` and `stochastic_depth`; residual when shapes agree.
@@ -62,6 +65,11 @@ function MB:updateOutput(x)
   local y = self.block:forward(x)
   if self.useResConnect then y = self.stochastic_depth:forward(y) + x end
   self.output = y
+  return y
+end
+function MB:onnxExport(E, x)
+  local y = E:emit(self.block, x, 'block')
+  if self.useResConnect then y = E:add(E:emit(self.stochastic_depth, y, 'stochastic_depth'), x) end
   return y
 end
 
@@ -120,7 +128,9 @@ function EfficientNet:__init(cfg, opts, fn)
     m.bias:zero()
   end })
 end
-EfficientNet.updateOutput = nn.models.MobileNetV3.updateOutput  -- features, avgpool, flatten, classifier
+-- features, avgpool, flatten, classifier
+EfficientNet.updateOutput = nn.models.MobileNetV3.updateOutput
+EfficientNet.onnxExport = nn.models.MobileNetV3.onnxExport
 
 local B = {  -- width, depth, dropout
   b0 = { 1.0, 1.0, 0.2 }, b1 = { 1.0, 1.1, 0.2 }, b2 = { 1.1, 1.2, 0.3 }, b3 = { 1.2, 1.4, 0.3 },

@@ -22,6 +22,12 @@ local function residualForward(self, x)
   self.output = y
   return y
 end
+-- torch.onnx.export's (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua).
+local function residualExport(self, E, x)
+  local y = E:emit(self[self._body], x, self._body)
+  if self.useResConnect then y = E:add(y, x) end
+  return y
+end
 
 -- MobileNetV2's InvertedResidual(inp, oup, stride, expandRatio): child `conv`.
 local IR2 = torch.class('nn.models.InvertedResidualV2', 'nn.models.Named')
@@ -34,7 +40,7 @@ function IR2:__init(inp, oup, stride, expandRatio)
   nn.models.Named.__init(self, { { 'conv', s } })
   self._body, self.useResConnect = 'conv', stride == 1 and inp == oup
 end
-IR2.updateOutput = residualForward
+IR2.updateOutput, IR2.onnxExport = residualForward, residualExport
 
 local V2 = torch.class('nn.models.MobileNetV2', 'nn.models.Named')
 function V2:__init(opts)
@@ -64,6 +70,9 @@ function V2:updateOutput(x)
   self.output = self.classifier:forward(C.flatten(y))
   return self.output
 end
+function V2:onnxExport(E, x)
+  return E:emit(self.classifier, E:flatten(E:globalAvgPool(E:emit(self.features, x, 'features'))), 'classifier')
+end
 
 -- MobileNetV3's InvertedResidual(cnf, eps, momentum): child `block`.
 local IR3 = torch.class('nn.models.InvertedResidualV3', 'nn.models.Named')
@@ -83,7 +92,7 @@ function IR3:__init(c)
   nn.models.Named.__init(self, { { 'block', s } })
   self._body, self.useResConnect = 'block', c.stride == 1 and c.input == c.out
 end
-IR3.updateOutput = residualForward
+IR3.updateOutput, IR3.onnxExport = residualForward, residualExport
 
 local function v3conf(arch, wm, reducedTail, dilated)
   local rd, dil = reducedTail and 2 or 1, dilated and 2 or 1
@@ -137,6 +146,9 @@ function V3:updateOutput(x)
   local y = self.avgpool:forward(self.features:forward(x))
   self.output = self.classifier:forward(C.flatten(y))
   return self.output
+end
+function V3:onnxExport(E, x)
+  return E:emit(self.classifier, E:flatten(E:run(x, 'features', 'avgpool')), 'classifier')
 end
 
 --- nn.models.mobilenet_v2([opts]): torchvision's MobileNetV2; opts {numClasses = 1000,

@@ -16,6 +16,11 @@ local function residual(self, x, out)
   local identity = self.downsample and self.downsample:forward(x) or x
   return F.relu(out + identity)
 end
+-- The same for torch.onnx.export (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua).
+local function residualExport(self, E, x, out)
+  local identity = self.downsample and E:emit(self.downsample, x, 'downsample') or x
+  return E:relu(E:add(out, identity))
+end
 
 -- BasicBlock(inplanes, planes, stride, downsample, groups, baseWidth, dilation)
 local Basic = torch.class('nn.models.BasicBlock', 'nn.models.Named')
@@ -39,6 +44,10 @@ function Basic:updateOutput(x)
   self.output = residual(self, x, out)
   return self.output
 end
+function Basic:onnxExport(E, x)
+  local out = E:run(E:relu(E:run(x, 'conv1', 'bn1')), 'conv2', 'bn2')
+  return residualExport(self, E, x, out)
+end
 
 -- Bottleneck(inplanes, planes, stride, downsample, groups, baseWidth, dilation): the torchvision
 -- (v1.5) bottleneck, stride on the 3x3 convolution.
@@ -60,6 +69,10 @@ function Bottleneck:updateOutput(x)
   out = self.bn3:forward(self.conv3:forward(out))
   self.output = residual(self, x, out)
   return self.output
+end
+function Bottleneck:onnxExport(E, x)
+  local out = E:relu(E:run(E:relu(E:run(x, 'conv1', 'bn1')), 'conv2', 'bn2'))
+  return residualExport(self, E, x, E:run(out, 'conv3', 'bn3'))
 end
 
 local ResNet = torch.class('nn.models.ResNet', 'nn.models.Named')
@@ -123,6 +136,10 @@ function ResNet:updateOutput(x)
   local y = self:_run(x, 'conv1', 'avgpool')
   self.output = self.fc:forward(C.flatten(y))
   return self.output
+end
+function ResNet:onnxExport(E, x)
+  local y = E:run(x, 'conv1', 'bn1', 'relu', 'maxpool', 'layer1', 'layer2', 'layer3', 'layer4', 'avgpool')
+  return E:emit(self.fc, E:flatten(y), 'fc')
 end
 
 -- Note [Model names]: the constructors keep torchvision's names (nn.models.resnet18,

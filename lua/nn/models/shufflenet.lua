@@ -39,6 +39,17 @@ function IR:updateOutput(x)
   self.output = F.channelShuffle(out, 2)
   return self.output
 end
+-- torch.onnx.export's (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua).
+function IR:onnxExport(E, x)
+  local out
+  if self.stride == 1 then
+    local half = E:size(x, 2) / 2
+    out = E:concat({ E:narrow(x, 2, 1, half), E:emit(self.branch2, E:narrow(x, 2, half + 1, half), 'branch2') }, 2)
+  else
+    out = E:concat({ E:emit(self.branch1, x, 'branch1'), E:emit(self.branch2, x, 'branch2') }, 2)
+  end
+  return E:channelShuffle(out, 2)
+end
 
 local ShuffleNetV2 = torch.class('nn.models.ShuffleNetV2', 'nn.models.Named')
 -- nn.models.ShuffleNetV2(stagesRepeats {3 numbers}, stagesOutChannels {5 numbers}, opts {numClasses}).
@@ -67,6 +78,10 @@ function ShuffleNetV2:updateOutput(x)
   local y = self:_run(x, 'conv1', 'conv5')
   self.output = self.fc:forward(y:mean(4):mean(3):reshape(y:size(1), y:size(2)))
   return self.output
+end
+function ShuffleNetV2:onnxExport(E, x)
+  local y = E:run(x, 'conv1', 'maxpool', 'stage2', 'stage3', 'stage4', 'conv5')
+  return E:emit(self.fc, E:mean(y, { 3, 4 }), 'fc')
 end
 
 local specs = {

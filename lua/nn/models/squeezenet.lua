@@ -20,6 +20,11 @@ function Fire:updateOutput(x)
   self.output = torch.cat({ a, b }, 2)
   return self.output
 end
+-- torch.onnx.export's (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua).
+function Fire:onnxExport(E, x)
+  x = E:run(x, 'squeeze', 'squeeze_activation')
+  return E:concat({ E:run(x, 'expand1x1', 'expand1x1_activation'), E:run(x, 'expand3x3', 'expand3x3_activation') }, 2)
+end
 
 local SqueezeNet = torch.class('nn.models.SqueezeNet', 'nn.models.Named')
 function SqueezeNet:__init(version, opts, fn)
@@ -55,6 +60,7 @@ function SqueezeNet:updateOutput(x)
   self.output = C.flatten(self.classifier:forward(self.features:forward(x)))
   return self.output
 end
+function SqueezeNet:onnxExport(E, x) return E:flatten(E:run(x, 'features', 'classifier')) end
 
 --- nn.models.squeezenet1_0([opts]): torchvision's SqueezeNet 1.0 (squeezenet1_1: 1.1, 2.4x less
 --- computation); opts {numClasses = 1000, dropout = 0.5}. Inputs of at least 21x21 (1_0) / 17x17 (1_1).

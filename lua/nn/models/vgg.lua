@@ -49,6 +49,10 @@ function VGG:updateOutput(x)
   self.output = self.classifier:forward(C.flatten(y))
   return self.output
 end
+-- torch.onnx.export's (Note [ONNX export of custom forwards], lua/torch/onnx_custom.lua).
+function VGG:onnxExport(E, x)
+  return E:emit(self.classifier, E:flatten(E:run(x, 'features', 'avgpool')), 'classifier')
+end
 
 local function build(cfg, bn, name, opts)
   return nn.models.VGG(makeLayers(cfgs[cfg], bn), opts, 'nn.models.' .. name)

@@ -235,7 +235,54 @@ function OPS.ReduceMean(a, x)
   local axes = a.axes
   table.sort(axes, function(p, q) return p > q end)
   for _, ax in ipairs(axes) do y = y:mean(ax + 1) end
+  if a.keepdims == 0 then -- the reduced dims dropped (ONNX's default keeps them as size 1)
+    local s, drop = {}, {}
+    for _, ax in ipairs(axes) do drop[ax + 1] = true end
+    for d = 1, x:dim() do if not drop[d] then s[#s + 1] = x:size(d) end end
+    y = y:contiguous():view(torch.LongStorage(s))
+  end
   return y
+end
+-- Transpose: output dim i is input dim perm[i] (0-based); the default reverses the dims.
+function OPS.Transpose(a, x)
+  local r = x:dim()
+  local perm = a.perm
+  if not perm then perm = {} for i = 1, r do perm[i] = r - i end end
+  local p = {}
+  for i = 1, r do p[i] = perm[i] + 1 end
+  return x:permute(unpack(p)):contiguous()
+end
+-- Slice(data, starts, ends[, axes, steps]): steps of 1 only; negative and past-the-end bounds clamped
+-- as the spec says.
+function OPS.Slice(_, x, starts, ends, axes, steps)
+  local st, en = ints(starts), ints(ends)
+  local ax = axes and ints(axes) or {}
+  if steps then for _, v in ipairs(ints(steps)) do assert(v == 1, 'Slice: only steps of 1') end end
+  local y = x
+  for i = 1, #st do
+    local d = (ax[i] or (i - 1))
+    if d < 0 then d = d + x:dim() end
+    local n = x:size(d + 1)
+    local lo, hi = st[i], en[i]
+    if lo < 0 then lo = lo + n end
+    if hi < 0 then hi = hi + n end
+    lo, hi = math.max(0, math.min(lo, n)), math.max(0, math.min(hi, n))
+    y = y:narrow(d + 1, lo + 1, hi - lo)
+  end
+  return y:contiguous()
+end
+-- Expand(x, shape): NumPy (bidirectional) broadcasting of x and shape.
+function OPS.Expand(_, x, shape)
+  local s = ints(shape)
+  local r = math.max(#s, x:dim())
+  local xs, out = {}, {}
+  for i = 1, r do
+    xs[i] = i > r - x:dim() and x:size(i - (r - x:dim())) or 1
+    local si = i > r - #s and s[i - (r - #s)] or 1
+    assert(xs[i] == si or xs[i] == 1 or si == 1, 'Expand: shapes do not broadcast')
+    out[i] = math.max(xs[i], si)
+  end
+  return x:contiguous():view(torch.LongStorage(xs)):expand(torch.LongStorage(out)):contiguous()
 end
 function OPS.Pad(a, x, pads, value)
   local p = ints(pads)
