@@ -52,9 +52,8 @@ end
 function Transformer.generateSquareSubsequentMask(n)
   n = A.int('nn.Transformer.generateSquareSubsequentMask', n, 'n')
   if n < 0 then A.fail('nn.Transformer.generateSquareSubsequentMask', 'n must be >= 0, got %d', n) end
-  local m = torch.ByteTensor(n, n):zero()
-  for i = 1, n do for j = i + 1, n do m[i][j] = 1 end end
-  return m
+  if n == 0 then return torch.ByteTensor(0, 0) end
+  return torch.ByteTensor(n, n):fill(1):triu(1)  -- one op, not n^2 Lua element writes
 end
 
 function Transformer:_parse(input)
@@ -68,6 +67,10 @@ function Transformer:_parse(input)
   local _, e = self.decoder:_parse({ input[2], src, tgtMask = input.tgtMask, memoryMask = input.memoryMask,
     tgtKeyPaddingMask = input.tgtKeyPaddingMask, memoryKeyPaddingMask = input.memoryKeyPaddingMask })
   e.srcMask, e.srcKpm = input.srcMask, input.srcKeyPaddingMask
+  local b = self.batchFirst and 1 or 2  -- as PyTorch: the batch sizes must agree (the attention named itself)
+  if src:dim() == 3 and src:size(b) ~= input[2]:size(b) then
+    A.fail(tostring(self), 'the batch sizes of src (%d) and tgt (%d) must be equal', src:size(b), input[2]:size(b))
+  end
   return { src, input[2] }, e
 end
 

@@ -48,6 +48,11 @@ function F.scaledDotProductAttention(q, k, v, opts)
   A.float(NAME, k, 'a key')
   A.float(NAME, v, 'a value')
   opts = A.opts(NAME, opts, { attnMask = true, dropoutP = true, isCausal = true, scale = true })
+  -- as PyTorch ("query, key and value must have the same dtype"); matmul's error named matmul
+  if torch.type(k) ~= torch.type(q) or torch.type(v) ~= torch.type(q) then
+    fail(NAME, 'query, key and value must have the same type, got %s, %s and %s', torch.type(q), torch.type(k),
+      torch.type(v))
+  end
   for _, t in ipairs({ { q, 'query' }, { k, 'key' }, { v, 'value' } }) do
     if t[1]:dim() < 2 then fail(NAME, 'the %s must have at least 2 dims (... x length x dim), got size %s', t[2],
       A.shape(t[1])) end

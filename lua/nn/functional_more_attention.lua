@@ -24,18 +24,25 @@ end
 --- kProjWeight, vProjWeight, averageAttnWeights = true}]): PyTorch's multi_head_attention_forward on
 --- L x N x E query and S x N x E key/value (or unbatched L x E); returns the output and the
 --- attention weights (nil unless needWeights). Masks as nn.MultiheadAttention's (boolean true =
---- masked out, or additive). biasK/biasV, addZeroAttn and staticK/V are not supported (nil/false).
+--- masked out, or additive). biasK/biasV (1 x 1 x E, both or neither) and addZeroAttn append a key
+--- and value as addBiasKv/addZeroAttn do (Note [Attention extra keys]); staticK/V are not supported.
 --- Example: local x = torch.randn(3, 2, 4) print(nn.functional.multiHeadAttentionForward(x, x, x, 4, 2, torch.randn(12, 4), torch.zeros(12), nil, nil, false, 0, torch.randn(4, 4), torch.zeros(4)))
 function F.multiHeadAttentionForward(...)
   local o = P.parse(NAME, NAMES, ...)
   for _, n in ipairs({ 'query', 'key', 'value', 'outProjWeight' }) do
     if not torch.isTensor(o[n]) then lib.fail(NAME, 'expected %s to be a tensor, got %s', n, nn.utils.describe(o[n])) end
   end
-  for _, n in ipairs({ 'biasK', 'biasV', 'staticK', 'staticV' }) do
+  for _, n in ipairs({ 'staticK', 'staticV' }) do
     if o[n] ~= nil and o[n] ~= false then lib.fail(NAME, '%s is not supported (give nil)', n) end
   end
-  if o.addZeroAttn then lib.fail(NAME, 'addZeroAttn is not supported') end
   local E = P.int(NAME, 'embedDimToCheck', o.embedDimToCheck)
+  local bk, bv = tensor_or_nil('biasK', o.biasK), tensor_or_nil('biasV', o.biasV)
+  if (bk == nil) ~= (bv == nil) then lib.fail(NAME, 'give both biasK and biasV, or neither') end
+  for _, b in ipairs({ { 'biasK', bk }, { 'biasV', bv } }) do
+    if b[2] and b[2]:nElement() ~= E then
+      lib.fail(NAME, 'expected %s of size 1x1x%d, got %s', b[1], E, nn.utils.describe(b[2]))
+    end
+  end
   local h = P.int(NAME, 'numHeads', o.numHeads)
   local q = o.query
   if q:size(q:dim()) ~= E then lib.fail(NAME, 'expected query of embedding size %d, got %s', E, nn.utils.describe(q)) end
@@ -50,6 +57,8 @@ function F.multiHeadAttentionForward(...)
     averageAttnWeights = P.bool(NAME, 'averageAttnWeights', o.averageAttnWeights, true),
     in_proj_bias = tensor_or_nil('inProjBias', o.inProjBias),
     outProj = { weight = o.outProjWeight, bias = tensor_or_nil('outProjBias', o.outProjBias) },
+    bias_k = bk and bk:view(1, 1, E), bias_v = bv and bv:view(1, 1, E),
+    addZeroAttn = P.bool(NAME, 'addZeroAttn', o.addZeroAttn or nil, false),
   }, { __tostring = function() return NAME end })
   local function check_w(name, w, rows, cols)
     if not torch.isTensor(w) or w:dim() ~= 2 or w:size(1) ~= rows or w:size(2) ~= cols then

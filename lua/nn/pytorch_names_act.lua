@@ -115,7 +115,9 @@ end
 -- nn.MultiheadAttention(embedDim, numHeads [, dropout = 0, bias = true, addBiasKv = false,
 -- addZeroAttn = false, kdim, vdim, batchFirst = false]): PyTorch's spelling of Tocha's
 -- nn.MultiHeadAttention (same parameters, state dict and forward); addBiasKv and addZeroAttn are
--- not supported.
+-- not supported here yet: nn.MultiHeadAttention's options of those names are (Note [Attention
+-- extra keys] in nn/MultiHeadAttention.lua); tests/lua/test_nn_pytorch_names.lua still expects
+-- this refusal.
 do
   local name = 'nn.MultiheadAttention'
   local cls, parent = torch.class(name, 'nn.MultiHeadAttention')

@@ -81,6 +81,15 @@ end
 
 local function is_float(t) return torch.isTensor(t) and nn.utils.isFloating(t) end
 
+-- Whether the last forward drew any dropout mask (nn.Transformer keeps one table per half, so
+-- next(drops) held even without dropout and refused a backward on another input).
+local function has_masks(drops)
+  for _, m in pairs(drops) do
+    if torch.isTensor(m) or (type(m) == 'table' and has_masks(m)) then return true end
+  end
+  return false
+end
+
 -- Installs forward/updateOutput/updateGradInput/accGradParameters/parameters/training/evaluate/
 -- type/clearState on cls. cls._children lists the child fields in parameter order; cls:_parse(input)
 -- returns (the float tensors the gradient flows to, the rest of the arguments); cls:_compute(xs,
@@ -108,7 +117,7 @@ function T.install(cls, parent)
   function cls:updateGradInput(input, gradOutput)
     local last = self._last
     if not last then A.fail(tostring(self), 'backward called before forward') end
-    if next(last.drops) and not same_values(last.input, input) then
+    if has_masks(last.drops) and not same_values(last.input, input) then
       A.fail(tostring(self), 'backward got another input than the last forward, whose dropout masks it must reuse')
     end
     if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(self.output) then
@@ -147,6 +156,38 @@ function T.install(cls, parent)
     parent.evaluate(self)
     for _, f in ipairs(self._children) do self[f]:evaluate() end
   end
+  -- Note [Sharing attention weights] (nn/MultiHeadAttention.lua): nn.Module's share does not walk
+  -- the children these classes name in _stateChildren, so clone('weight', 'bias') shared nothing.
+  function cls:share(other, ...)
+    if torch.typename(other) ~= torch.typename(self) then
+      A.fail(tostring(self), 'share: expected another %s, got %s', torch.typename(self), nn.utils.describe(other))
+    end
+    for _, f in ipairs(self._children) do self[f]:share(other[f], ...) end
+    nn.utils.linkGradients(self)
+    return self
+  end
+  -- Note [Walking attention children] (nn/MultiHeadAttention.lua): apply, listModules and
+  -- findModules reach the children (the layers' attention, linear and norm modules).
+  function cls:apply(fn)
+    fn(self)
+    for _, f in ipairs(self._children) do self[f]:apply(fn) end
+  end
+  function cls:listModules()
+    local list = { self }
+    for _, f in ipairs(self._children) do
+      for _, c in ipairs(self[f]:listModules()) do list[#list + 1] = c end
+    end
+    return list
+  end
+  function cls:findModules(typename, container)
+    local nodes, containers = {}, {}
+    if torch.typename(self) == typename then nodes[1], containers[1] = self, container end
+    for _, f in ipairs(self._children) do
+      local n, c = self[f]:findModules(typename, self)
+      for i = 1, #n do nodes[#nodes + 1], containers[#containers + 1] = n[i], c[i] end
+    end
+    return nodes, containers
+  end
   function cls:type(name, cache)
     if name then self._last = nil end
     return parent.type(self, name, cache)
@@ -168,18 +209,29 @@ function T.check_seq(self, t, what, d)
     A.fail(tostring(self), 'expected %s of size %s x %d (or without the batch dim), got %s', what,
       self.batchFirst and 'batch x length' or 'length x batch', d, nn.utils.describe(t))
   end
+  -- the layers call the attention's computation directly, past its own type check
+  local w = self.linear1.weight
+  if torch.type(t) ~= torch.type(w) then
+    A.fail(tostring(self), '%s is a %s but the parameters are %s', what, torch.type(t), torch.type(w))
+  end
 end
 
 -- The stacks' constructor (nn.TransformerEncoder/Decoder): numLayers independent copies of layer
 -- (a layerType), then an optional nn.LayerNormalization; PyTorch's child and state names.
 function T.init_stack(self, name, layerType, layer, numLayers, norm)
-  if torch.typename(layer) ~= layerType then
+  -- subclasses count: nn.LayerNorm (PyTorch's name) is an nn.LayerNormalization and was refused
+  if not torch.isTypeOf(layer, layerType) then
     A.fail(name, 'expected an %s, got %s', layerType, nn.utils.describe(layer))
   end
   numLayers = A.int(name, numLayers, 'numLayers')
   if numLayers < 1 then A.fail(name, 'numLayers must be positive, got %d', numLayers) end
-  if norm ~= nil and torch.typename(norm) ~= 'nn.LayerNormalization' then
-    A.fail(name, 'norm must be an nn.LayerNormalization, got %s', nn.utils.describe(norm))
+  if norm ~= nil and not torch.isTypeOf(norm, 'nn.LayerNormalization') then
+    A.fail(name, 'norm must be an nn.LayerNormalization (or nn.LayerNorm), got %s', nn.utils.describe(norm))
+  end
+  -- the stack normalizes over the model dim only (T.layerNorm)
+  if norm ~= nil and (#norm.normalizedShape ~= 1 or norm.normalizedShape[1] ~= layer.dModel) then
+    A.fail(name, 'norm must normalize the %d model features, got normalizedShape %s', layer.dModel,
+      table.concat(norm.normalizedShape:totable(), 'x'))
   end
   self.layers = nn.Container()
   for i = 1, numLayers do self.layers.modules[i] = layer:clone() end
