@@ -114,20 +114,17 @@ end
 
 -- nn.MultiheadAttention(embedDim, numHeads [, dropout = 0, bias = true, addBiasKv = false,
 -- addZeroAttn = false, kdim, vdim, batchFirst = false]): PyTorch's spelling of Tocha's
--- nn.MultiHeadAttention (same parameters, state dict and forward); addBiasKv and addZeroAttn are
--- not supported here yet: nn.MultiHeadAttention's options of those names are (Note [Attention
--- extra keys] in nn/MultiHeadAttention.lua); tests/lua/test_nn_pytorch_names.lua still expects
--- this refusal.
+-- nn.MultiHeadAttention (same parameters, state dict and forward; addBiasKv and addZeroAttn as
+-- Note [Attention extra keys] in nn/MultiHeadAttention.lua says).
 do
   local name = 'nn.MultiheadAttention'
   local cls, parent = torch.class(name, 'nn.MultiHeadAttention')
   function cls:__init(...)
     local o = P.parse(name, { 'embedDim', 'numHeads', 'dropout', 'bias', 'addBiasKv', 'addZeroAttn', 'kdim', 'vdim',
       'batchFirst' }, ...)
-    P.unsupported(name, 'addBiasKv', o.addBiasKv, false)
-    P.unsupported(name, 'addZeroAttn', o.addZeroAttn, false)
     parent.__init(self, o.embedDim, o.numHeads, { dropout = o.dropout, bias = o.bias, kdim = o.kdim, vdim = o.vdim,
-      batchFirst = o.batchFirst })
+      batchFirst = o.batchFirst, addBiasKv = P.bool(name, 'addBiasKv', o.addBiasKv, false),
+      addZeroAttn = P.bool(name, 'addZeroAttn', o.addZeroAttn, false) })
   end
   function cls:__tostring__() return (parent.__tostring__(self):gsub('^nn%.MultiHeadAttention', name, 1)) end
 end
