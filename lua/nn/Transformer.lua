@@ -47,13 +47,19 @@ function Transformer:_xavier()
   end
 end
 
---- nn.Transformer.generateSquareSubsequentMask(n): the n x n causal mask (a ByteTensor, 1 above the
---- diagonal: position i may not attend to j > i), for tgtMask.
+--- nn.Transformer.generateSquareSubsequentMask(n): the n x n causal mask, PyTorch's: a float
+--- tensor (the default type) with -inf above the diagonal and 0 elsewhere (position i may not
+--- attend to j > i), for tgtMask or any additive attention mask.
+--- Example: nn.Transformer.generateSquareSubsequentMask(3)
+-- Note [A float causal mask]: this was a ByteTensor with 1 = masked, the attention modules'
+-- meaning of a byte or bool mask; scaledDotProductAttention reads a bool mask the other way
+-- round (true = may attend, as PyTorch's), so the same mask gave it anti-causal attention. An
+-- additive float mask means the same everywhere.
 function Transformer.generateSquareSubsequentMask(n)
   n = A.int('nn.Transformer.generateSquareSubsequentMask', n, 'n')
   if n < 0 then A.fail('nn.Transformer.generateSquareSubsequentMask', 'n must be >= 0, got %d', n) end
-  if n == 0 then return torch.ByteTensor(0, 0) end
-  return torch.ByteTensor(n, n):fill(1):triu(1)  -- one op, not n^2 Lua element writes
+  if n == 0 then return torch.Tensor(0, 0) end
+  return torch.Tensor(n, n):fill(-math.huge):triu(1)  -- one op, not n^2 Lua element writes
 end
 
 function Transformer:_parse(input)

@@ -412,14 +412,19 @@ function tests.fullyMaskedRowIsNaN()
   tester:assert(m.attnWeights[1][1][1] ~= m.attnWeights[1][1][1])
 end
 
--- generateSquareSubsequentMask(n): 1 above the diagonal (a ByteTensor, true = masked), the same
--- attention as PyTorch's float mask (-inf above the diagonal, 0 elsewhere).
+-- generateSquareSubsequentMask(n): PyTorch's float mask (-inf above the diagonal, 0 elsewhere),
+-- which means the same to the attention modules and to scaledDotProductAttention (a ByteTensor
+-- with 1 = masked gave the latter anti-causal attention: Note [A float causal mask]).
 function tests.causalMask()
   for _, n in ipairs({ 1, 2, 5 }) do
     local c = causal(n)
-    tester:asserteq(torch.type(c), 'torch.ByteTensor')
-    for i = 1, n do for j = 1, n do tester:asserteq(c[i][j], j > i and 1 or 0) end end
+    tester:asserteq(torch.type(c), torch.getdefaulttensortype())
+    for i = 1, n do for j = 1, n do tester:asserteq(c[i][j], j > i and -math.huge or 0) end end
   end
+  local q = torch.randn(1, 2, 4, 3):double()
+  local sdpa = nn.functional.scaledDotProductAttention
+  tester:assertTensorEq(sdpa(q, q, q, { attnMask = causal(4):double() }), sdpa(q, q, q, { isCausal = true }), 1e-14,
+    'the same causal attention as isCausal in scaledDotProductAttention')
   tester:asserteq(causal(0):nElement(), 0)
   local m = nn.MultiHeadAttention(4, 2):double()
   local x = torch.randn(5, 2, 4):double()
