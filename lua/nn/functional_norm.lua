@@ -1,6 +1,6 @@
 -- nn.functional's normalizations (layerNorm, groupNorm, instanceNorm, batchNorm,
--- localResponseNorm) and channel rearrangements (pixelUnshuffle, channelShuffle), made of recorded
--- torch ops so that they are differentiable; the nn modules of the same names call them.
+-- localResponseNorm) and channel rearrangements (pixelShuffle, pixelUnshuffle, channelShuffle), made
+-- of recorded torch ops so that they are differentiable; the nn modules of the same names call them.
 local A = require 'nn.functional_args'
 nn.functional = nn.functional or {}
 local F = nn.functional
@@ -145,6 +145,31 @@ function F.localResponseNorm(x, size, alpha, beta, k)
   for i = 2, width do acc = torch.add(acc, padded:narrow(2, i, C)) end
   local div = torch.pow(torch.add(torch.mul(acc, alpha / size), k), beta)
   return torch.cdiv(x, div)
+end
+
+--- nn.functional.pixelShuffle(x, r): rearranges a (* x C*r*r x H x W) tensor (at least 3 dims, any
+--- leading dims, as PyTorch) into (* x C x H*r x W*r): output[c][h*r + i][w*r + j] =
+--- input[c*r*r + i*r + j][h][w] (0-based).
+--- Example: nn.functional.pixelShuffle(torch.randn(1, 8, 2, 3), 2):size()
+function F.pixelShuffle(x, r)
+  local op = 'pixelShuffle'
+  A.tensor(op, x, 'an input')
+  if x:dim() < 3 then
+    fail(op, 'expected a 3D or 4D (or more dims: * x C*r*r x H x W) tensor, got %s',
+      x:dim() == 0 and 'a 0-dim tensor' or 'size ' .. A.shape(x))
+  end
+  r = A.int(op, r, 'the upscale factor')
+  if r < 1 then fail(op, 'upscale factor %d must be positive', r) end
+  local n = x:dim()
+  local c = x:size(n - 2)
+  if c % (r * r) ~= 0 then fail(op, 'input of size %s has %d channels, not a multiple of %d', A.shape(x), c, r * r) end
+  local h, w = x:size(n - 1), x:size(n)
+  local b = 1  -- the leading dims, flattened (Note [Pixel shuffles of any rank])
+  for d = 1, n - 3 do b = b * x:size(d) end
+  local y = x:reshape(b, c / (r * r), r, r, h, w):permute(1, 2, 5, 3, 6, 4):contiguous()
+  local size = x:size()
+  size[n - 2], size[n - 1], size[n] = c / (r * r), h * r, w * r
+  return y:view(size)
 end
 
 -- Note [Pixel shuffles of any rank]: PyTorch's pixel_shuffle/pixel_unshuffle take (* x C x H x W)

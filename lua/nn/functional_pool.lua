@@ -471,32 +471,6 @@ function F.interpolate(x, opts)
   return M.upsample2d(nil, x, s[1], s[2], m, opts.alignCorners)
 end
 
---- nn.functional.pixelShuffle(x, r): rearranges a (* x C*r*r x H x W) tensor (at least 3 dims, any
---- leading dims, as PyTorch) into (* x C x H*r x W*r): output[c][h*r + i][w*r + j] =
---- input[c*r*r + i*r + j][h][w] (0-based).
---- Example: nn.functional.pixelShuffle(torch.randn(1, 8, 2, 3), 2):size()
-function F.pixelShuffle(x, r)
-  local op = 'pixelShuffle'
-  tensor_arg(op, x, 'an input')
-  if x:dim() < 3 then
-    fail(op, 'expected a 3D or 4D (or more dims: * x C*r*r x H x W) tensor, got %s',
-      x:dim() == 0 and 'a 0-dim tensor' or 'size ' .. types.shape_str(x.p))
-  end
-  r = int_arg(op, r, 'the upscale factor')
-  if r < 1 then fail(op, 'upscale factor %d must be positive', r) end
-  local n = x:dim()
-  local c = x:size(n - 2)
-  if c % (r * r) ~= 0 then fail(op, 'input of size %s has %d channels, not a multiple of %d', types.shape_str(x.p), c,
-    r * r) end
-  local h, w = x:size(n - 1), x:size(n)
-  local b = 1  -- the leading dims, flattened (Note [Pixel shuffles of any rank], functional_norm.lua)
-  for d = 1, n - 3 do b = b * x:size(d) end
-  local y = x:reshape(b, c / (r * r), r, r, h, w):permute(1, 2, 5, 3, 6, 4):contiguous()
-  local size = x:size()
-  size[n - 2], size[n - 1], size[n] = c / (r * r), h * r, w * r
-  return y:view(size)
-end
-
 -- The argument checks lua/nn/functional_unpool.lua shares.
 M.args = { ints = ints, rank_arg = rank_arg, tensor_arg = tensor_arg }
 
