@@ -105,7 +105,9 @@ for nd, parent_name in ipairs({ 'nn.SpatialDilatedMaxPooling', 'nn.SpatialDilate
 end
 
 -- nn.AvgPool1d/2d/3d(kernelSize [, stride = kernelSize, padding = 0, ceilMode = false,
--- countIncludePad = true, divisorOverride]): PyTorch's average pools (divisorOverride unsupported).
+-- countIncludePad = true, divisorOverride]): PyTorch's average pools. With a divisorOverride (2d
+-- and 3d, as PyTorch) each window's sum is divided by it: the module then runs nn.functional's
+-- pooling (Note [divisorOverride], functional_pool.lua), its backward through autograd.
 for nd, parent_name in ipairs({ 'nn.SpatialAveragePooling', 'nn.SpatialAveragePooling',
   'nn.VolumetricAveragePooling' }) do
   local name = 'nn.AvgPool' .. nd .. 'd'
@@ -118,7 +120,13 @@ for nd, parent_name in ipairs({ 'nn.SpatialAveragePooling', 'nn.SpatialAveragePo
     local s = P.tuple(name, 'stride', o.stride, nd, k)
     local p = P.tuple(name, 'padding', o.padding, nd, 0, 0)
     check_pad(name, k, p)
-    P.unsupported(name, 'divisorOverride', o.divisorOverride, nil)
+    if o.divisorOverride ~= nil then
+      local d = o.divisorOverride
+      if type(d) ~= 'number' or d ~= math.floor(d) or d == 0 then
+        lib.fail(name, 'divisorOverride must be a nonzero integer, got %s', nn.utils.describe(d))
+      end
+      self.divisorOverride, self._window = d, { k, s, p }
+    end
     if nd == 1 then
       parent.__init(self, k[1], 1, s[1], 1, p[1], 0)
     elseif nd == 2 then
@@ -130,6 +138,27 @@ for nd, parent_name in ipairs({ 'nn.SpatialAveragePooling', 'nn.SpatialAveragePo
     if not P.bool(name, 'countIncludePad', o.countIncludePad, true) then self:setCountExcludePad() end
   end
   if nd == 1 then lift_1d(cls, parent, name) end
+  if nd > 1 then
+    local op = 'avgPool' .. nd .. 'd'
+    local function pooled(self, x)
+      local w = self._window
+      return require('nn.functional_pool').avgPoolDivisor(op, nd, x, w[1], w[2], w[3], self.ceil_mode,
+        self.divisorOverride)
+    end
+    function cls:updateOutput(input)
+      if self.divisorOverride == nil then return parent.updateOutput(self, input) end
+      self.output = torch.noGrad(function() return pooled(self, input) end)
+      return self.output
+    end
+    function cls:updateGradInput(input, gradOutput)
+      if self.divisorOverride == nil then return parent.updateGradInput(self, input, gradOutput) end
+      local x = input:detach():requiresGrad()
+      self.gradInput = torch.enableGrad(function()
+        return torch.autograd.grad({ pooled(self, x) }, { x }, { gradOutput })[1]
+      end)
+      return self.gradInput
+    end
+  end
 end
 
 -- Note [None in adaptive output sizes]: PyTorch's AdaptiveXPool2d((None, 7)) keeps the input's
