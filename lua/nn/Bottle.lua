@@ -63,6 +63,14 @@ function Bottle:accGradParameters(input, gradOutput, scale)
   self.modules[1]:accGradParameters(x, g, scale)
 end
 
+-- Without this, Module's accUpdateGradParameters (which swaps the module's own weight in for
+-- gradWeight) ran the child's accGradParameters: the child's gradients moved, its weights did not.
+function Bottle:accUpdateGradParameters(input, gradOutput, lr)
+  local x, lead = self:_squeeze(input)
+  local g = lead and gradOutput:reshape(self.modules[1].output:size()) or gradOutput
+  self.modules[1]:accUpdateGradParameters(x, g, lr)
+end
+
 function Bottle:backward(input, gradOutput, scale)
   local x, lead = self:_squeeze(input)
   local g = lead and gradOutput:reshape(self.modules[1].output:size()) or gradOutput

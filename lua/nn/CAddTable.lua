@@ -3,6 +3,16 @@
 local S = require 'nn.support'
 local CAddTable, parent = torch.class('nn.CAddTable', 'nn.Module')
 
+-- Note [Outputs fed back]: acc = m:forward({x, acc}) passes the previous output back in; writing
+-- input[1] into that buffer first overwrote an input before it was read (a silent wrong result, as
+-- in Torch7), so an output buffer that is one of the inputs is replaced.
+local function output_buffer(self, input)
+  local o = self.output
+  if not torch.isTensor(o) then return input[1].new() end
+  for i = 1, #input do if input[i] == o then return input[1].new() end end
+  return o
+end
+
 function CAddTable:__init(ip)
   parent.__init(self)
   self.inplace = S.argBool('nn.CAddTable', 'inplace', ip)
@@ -14,7 +24,7 @@ function CAddTable:updateOutput(input)
   S.sameSizes(tostring(self), input)
   if self.inplace then self.output = input[1]
   else
-    if not torch.isTensor(self.output) or self.output == input[1] then self.output = input[1].new() end
+    self.output = output_buffer(self, input)
     self.output:resizeAs(input[1]):copy(input[1])
   end
   for i = 2, #input do self.output:add(input[i]) end

@@ -2,6 +2,14 @@
 local S = require 'nn.support'
 local CDivTable, parent = torch.class('nn.CDivTable', 'nn.Module')
 
+-- Note [Outputs fed back] (nn/CAddTable.lua): an output buffer that is one of the inputs is replaced.
+local function output_buffer(self, input)
+  local o = self.output
+  if not torch.isTensor(o) then return input[1].new() end
+  for i = 1, #input do if input[i] == o then return input[1].new() end end
+  return o
+end
+
 function CDivTable:__init()
   parent.__init(self)
   self.gradInput = {}
@@ -10,6 +18,7 @@ end
 function CDivTable:updateOutput(input)
   S.tensors('nn.CDivTable', input, 2)
   S.sameSizes('nn.CDivTable', input)
+  self.output = output_buffer(self, input)
   self.output:resizeAs(input[1]):copy(input[1]):cdiv(input[2])
   return self.output
 end

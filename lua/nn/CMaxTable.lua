@@ -5,6 +5,14 @@ local S = require 'nn.support'
 local CMaxTable, parent = torch.class('nn.CMaxTable', 'nn.Module')
 CMaxTable._better, CMaxTable._combine = 'gt', 'cmax'  -- nn.CMinTable sets 'lt', 'cmin'
 
+-- Note [Outputs fed back] (nn/CAddTable.lua): an output buffer that is one of the inputs is replaced.
+local function output_buffer(self, input)
+  local o = self.output
+  if not torch.isTensor(o) then return input[1].new() end
+  for i = 1, #input do if input[i] == o then return input[1].new() end end
+  return o
+end
+
 function CMaxTable:__init()
   parent.__init(self)
   self.gradInput = {}
@@ -16,6 +24,7 @@ function CMaxTable:updateOutput(input)
   S.sameSizes(name, input)
   self._idx = nn.utils.longBuffer(self._idx, input[1])
   self._idx:resize(input[1]:size()):fill(1)
+  self.output = output_buffer(self, input)
   self.output:resizeAs(input[1]):copy(input[1])
   for i = 2, #input do
     self._idx:maskedFill(torch[self._better](input[i], self.output), i)

@@ -2,6 +2,14 @@
 local S = require 'nn.support'
 local CMulTable, parent = torch.class('nn.CMulTable', 'nn.Module')
 
+-- Note [Outputs fed back] (nn/CAddTable.lua): an output buffer that is one of the inputs is replaced.
+local function output_buffer(self, input)
+  local o = self.output
+  if not torch.isTensor(o) then return input[1].new() end
+  for i = 1, #input do if input[i] == o then return input[1].new() end end
+  return o
+end
+
 function CMulTable:__init()
   parent.__init(self)
   self.gradInput = {}
@@ -10,6 +18,7 @@ end
 function CMulTable:updateOutput(input)
   S.tensors('nn.CMulTable', input, nil, 1)
   S.sameSizes('nn.CMulTable', input)
+  self.output = output_buffer(self, input)
   self.output:resizeAs(input[1]):copy(input[1])
   for i = 2, #input do self.output:cmul(input[i]) end
   return self.output

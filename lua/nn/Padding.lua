@@ -37,6 +37,10 @@ function Padding:updateOutput(input)
   local dim, index, pad, size = layout(self, input)
   local sizes = input:size():totable()
   sizes[dim] = sizes[dim] + pad
+  -- Note [Outputs fed back] (nn/CAddTable.lua): pad:forward(pad:forward(x)) filled its input (the
+  -- previous output) with value before copying it; such an output buffer is replaced.
+  local os, is = self.output:storage(), input:storage()
+  if os and is and torch.pointer(os) == torch.pointer(is) then self.output = input.new() end
   self.output:resize(torch.LongStorage(sizes)):fill(self.value)
   if index > 1 then self.output:narrow(dim, 1, index - 1):copy(input:narrow(dim, 1, index - 1)) end
   if index <= size then

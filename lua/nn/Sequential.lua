@@ -18,6 +18,9 @@ end
 
 --- s:insert(module[, index]) inserts a module (at the end by default).
 function Sequential:insert(module, index)
+  if type(module) ~= 'table' or not module.forward then
+    error(string.format('[nn.Sequential] insert expects a module, got %s', torch.type(module)), 2)
+  end
   index = index or (#self.modules + 1)
   if index > #self.modules + 1 or index < 1 then
     error(string.format('[nn.Sequential] index %d out of range for insert into %d modules', index, #self.modules), 2)
@@ -34,7 +37,16 @@ function Sequential:remove(index)
   if index > #self.modules or index < 1 then
     error(string.format('[nn.Sequential] index %d out of range for remove from %d modules', index, #self.modules), 2)
   end
-  return table.remove(self.modules, index)
+  local removed = table.remove(self.modules, index)
+  -- Torch7 re-points output and gradInput at the new last and first modules (they named the
+  -- removed module's tensors before).
+  if #self.modules > 0 then
+    self.output = self.modules[#self.modules].output
+    self.gradInput = self.modules[1].gradInput
+  else
+    self.output, self.gradInput = torch.Tensor(), torch.Tensor()
+  end
+  return removed
 end
 
 function Sequential:updateOutput(input)
@@ -44,7 +56,10 @@ function Sequential:updateOutput(input)
   return current
 end
 
+-- An empty Sequential passes its input through (updateOutput's loop runs no module), so its
+-- gradInput is gradOutput; the backward walks below indexed modules[1] and crashed.
 function Sequential:updateGradInput(input, gradOutput)
+  if #self.modules == 0 then self.gradInput = gradOutput return gradOutput end
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     current = self:rethrowErrors(self.modules[i], i, 'updateGradInput', self.modules[i - 1].output, current)
@@ -57,6 +72,7 @@ end
 -- Walks the modules backwards calling method(input_i, gradOutput_i, arg) (the gradOutput of
 -- module i is the gradInput that module i+1 computed in updateGradInput).
 local function walk_backwards(self, method, input, gradOutput, arg)
+  if #self.modules == 0 then return end
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     local m = self.modules[i]
@@ -75,6 +91,7 @@ function Sequential:accUpdateGradParameters(input, gradOutput, lr)
 end
 
 function Sequential:backward(input, gradOutput, scale)
+  if #self.modules == 0 then self.gradInput = gradOutput return gradOutput end
   scale = scale or 1
   local current = gradOutput
   for i = #self.modules, 2, -1 do

@@ -342,10 +342,49 @@ function utils.flatten(list)
     local i = info[key]
     if i.size > 0 then flat:narrow(1, i.offset + 1, i.size):copy(proto.new(i.storage, 1, i.size)) end
   end
-  for _, t in ipairs(list) do
-    local i = info[torch.pointer(t:storage())]
+  -- Note [Holes in getParameters]: storage outside every tensor's span (a parameter viewing part
+  -- of a bigger tensor; a second getParameters after a layer was removed, whose old flat storage
+  -- still held the removed layer's values) is dropped, as Torch7's flatten does: the flat vector
+  -- held stale values, and the parameter and gradient vectors could differ in length. Whole spans
+  -- are kept, so strides stay valid and sharing within a span survives.
+  local offsets, spans = {}, {}
+  for k, t in ipairs(list) do
+    offsets[k] = info[torch.pointer(t:storage())].offset + t:storageOffset()
+    if t:nElement() > 0 then
+      local last = offsets[k]
+      for d = 1, t:dim() do last = last + (t:size(d) - 1) * t:stride(d) end
+      spans[#spans + 1] = { offsets[k], last }
+    end
+  end
+  table.sort(spans, function(x, y) return x[1] < y[1] end)
+  local runs, n_used = {}, 0  -- merged spans: {first, last, first in the compacted vector}
+  for _, sp in ipairs(spans) do
+    local r = runs[#runs]
+    if r and sp[1] <= r[2] + 1 then
+      if sp[2] > r[2] then n_used = n_used + sp[2] - r[2] r[2] = sp[2] end
+    else
+      runs[#runs + 1] = { sp[1], sp[2], n_used + 1 }
+      n_used = n_used + sp[2] - sp[1] + 1
+    end
+  end
+  if n_used < flat_size then
+    local compact = proto.new(n_used)
+    for _, r in ipairs(runs) do
+      compact:narrow(1, r[3], r[2] - r[1] + 1):copy(flat:narrow(1, r[1], r[2] - r[1] + 1))
+    end
+    for k, t in ipairs(list) do
+      if t:nElement() == 0 then offsets[k] = 1
+      else
+        for _, r in ipairs(runs) do
+          if offsets[k] >= r[1] and offsets[k] <= r[2] then offsets[k] = offsets[k] - r[1] + r[3] break end
+        end
+      end
+    end
+    flat, fs = compact, compact:storage()
+  end
+  for k, t in ipairs(list) do
     local needs = t:needsGrad()
-    t:set(fs, i.offset + t:storageOffset(), t:size(), t:stride())
+    t:set(fs, offsets[k], t:size(), t:stride())
     if needs and not t:needsGrad() then t:requiresGrad() end
   end
   return flat
