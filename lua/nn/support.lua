@@ -20,6 +20,7 @@ end
 function S.sizestr(x)
   if torch.isTensor(x) then x = x:size() end
   if type(x) ~= 'table' then x = x:totable() end
+  if #x == 0 then return '(0-dim)' end  -- a blank size read as a missing word in messages
   return table.concat(x, 'x')
 end
 
