@@ -135,6 +135,11 @@ function torch.isTypeOf(obj, spec)
   local name = torch.typename(obj)
   if not name then return false end
   if type(spec) == 'table' then
+    if type(obj) ~= 'table' then
+      -- Tensors and storages are FFI handles (getmetatable gives the string 'ffi'): their class is
+      -- the constructor registered under their type name (torch.isTypeOf(x, torch.FloatTensor)).
+      return constructors[name] == spec
+    end
     local target = rawget(getmetatable(spec) or {}, '__index')
     local mt = getmetatable(obj)
     while mt do

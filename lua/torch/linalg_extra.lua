@@ -110,6 +110,9 @@ function torch.trtrs(...)
   end
   return X, A:clone()
 end
+-- Torch7 wraps every LAPACK call as a method too (res:potri(chol), B:trtrs(A)), as lapack.lua does
+-- for gesv, potrf and the rest.
+methods.potri, methods.trtrs = torch.potri, torch.trtrs
 
 --- torch.triangularSolve(B, A [, upper=true [, transpose=false [, unitriangular=false]]]):
 --- PyTorch's triangular_solve: X with op(A) X = B for triangular A (batched), and a copy of A.

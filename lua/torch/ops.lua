@@ -203,7 +203,14 @@ local function lerp_apply(res, a, b, w)
     if res then check(C.tocha_lerp_out(res.p, a.p, b.p, w.p)) return res end
     r = wrap(C.tocha_lerp(a.p, b.p, w.p))
   else fail('lerp', 'weight must be a number or a tensor, got %s', describe(w)) end
-  if res then methods.resizeAs(res, r) methods.copy(res, r) return res end
+  if res then
+    -- x:lerp(y, w) works in place: a broadcast result of another shape (x 3x1, y 1x3 gives 3x3)
+    -- is refused as the other in-place ops refuse it; resizing x here changed its shape silently.
+    if rawequal(res, a) and not methods.isSameSizeAs(res, r) then
+      fail('lerp', 'in-place result has size %s but the operation produces %s', types.shape_str(res.p), types.shape_str(r.p))
+    end
+    methods.resizeAs(res, r) methods.copy(res, r) return res
+  end
   return r
 end
 function torch.lerp(a1, a2, a3, a4)

@@ -234,18 +234,24 @@ local function long_storage_of(arr, n)
   return (torch._long_storage(arr, n))
 end
 
---- t:size() returns a LongStorage of the sizes (also #t); t:size(d) the size of dim d.
+-- Index of dim d into size[]/stride[] (cdim keeps a negative dim negative: x:size(-1) read size[-1]).
+local function geometry_dim(op, d, ndim)
+  if ndim == 0 then lib.fail(op, 'a 0-dim tensor has no dimension %s', tostring(d)) end
+  local c = types.cdim(op, d, ndim)
+  return c < 0 and c + ndim or c
+end
+--- t:size() returns a LongStorage of the sizes (also #t); t:size(d) the size of dim d (negative from the end).
 function methods.size(t, d)
   local p = t.p
   if d then
-    return (tonumber(p.size[types.cdim('size', d, p.ndim)]))
+    return (tonumber(p.size[geometry_dim('size', d, p.ndim)]))
   end
   return (long_storage_of(p.size, p.ndim))
 end
 function methods.stride(t, d)
   local p = t.p
   if d then
-    return (tonumber(p.stride[types.cdim('stride', d, p.ndim)]))
+    return (tonumber(p.stride[geometry_dim('stride', d, p.ndim)]))
   end
   return (long_storage_of(p.stride, p.ndim))
 end
@@ -393,76 +399,8 @@ function methods.data(t)
 end
 function methods.cdata(t) return t.p end
 
--- ---- Lua iteration (Torch7 apply/map/map2) ---------------------------------------------------
-
--- Calls f(offset) for each element of p in row-major order (offsets from the storage start).
-local function each_offset(p, f)
-  local nd = p.ndim
-  if p.numel == 0 then return end
-  if nd == 0 then f(tonumber(p.storage_offset)) return end
-  local idx, sizes, strides = {}, {}, {}
-  for d = 1, nd do idx[d] = 0 sizes[d] = tonumber(p.size[d - 1]) strides[d] = tonumber(p.stride[d - 1]) end
-  local off = tonumber(p.storage_offset)
-  while true do
-    f(off)
-    local d = nd
-    while d >= 1 do
-      idx[d] = idx[d] + 1
-      off = off + strides[d]
-      if idx[d] < sizes[d] then break end
-      off = off - strides[d] * sizes[d]
-      idx[d] = 0
-      d = d - 1
-    end
-    if d == 0 then return end
-  end
-end
-torch._each_offset = each_offset
-
-local function require_cpu(op, t)
-  if t.p.device_type ~= 0 then fail(op, 'needs a CPU tensor, got one on %s', methods.device(t)) end
-end
-
---- t:apply(f): f(x) for each element; a returned number replaces it.
-function methods.apply(t, f)
-  require_cpu('apply', t)
-  local p = t.p
-  each_offset(p, function(off)
-    local r = f(types.read(p, off))
-    if r ~= nil then types.write(p, off, r) end
-  end)
-  return t
-end
---- t:map(u, f): t[i] = f(t[i], u[i]) (f returning nil keeps t[i]).
-function methods.map(t, u, f)
-  require_cpu('map', t)
-  types.check_tensor('map', u, 1)
-  if t:nElement() ~= u:nElement() then fail('map', 'tensors have %d and %d elements', t:nElement(), u:nElement()) end
-  local p, q = t.p, u:contiguous().p
-  local base, i = tonumber(q.storage_offset), 0
-  each_offset(p, function(off)
-    local r = f(types.read(p, off), types.read(q, base + i))
-    i = i + 1
-    if r ~= nil then types.write(p, off, r) end
-  end)
-  return t
-end
-function methods.map2(t, u, v, f)
-  require_cpu('map2', t)
-  types.check_tensor('map2', u, 1)
-  types.check_tensor('map2', v, 2)
-  if t:nElement() ~= u:nElement() or t:nElement() ~= v:nElement() then
-    fail('map2', 'tensors have %d, %d and %d elements', t:nElement(), u:nElement(), v:nElement())
-  end
-  local p, q, r = t.p, u:contiguous().p, v:contiguous().p
-  local bq, br, i = tonumber(q.storage_offset), tonumber(r.storage_offset), 0
-  each_offset(p, function(off)
-    local x = f(types.read(p, off), types.read(q, bq + i), types.read(r, br + i))
-    i = i + 1
-    if x ~= nil then types.write(p, off, x) end
-  end)
-  return t
-end
+-- Torch7's apply/map/map2: lua/torch/tensor_apply.lua.
+require 'torch.tensor_apply'
 
 --- Nested Lua tables of the values (a number for a 0-dim tensor).
 function methods.totable(t)

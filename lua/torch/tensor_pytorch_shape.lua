@@ -98,7 +98,7 @@ local squeeze0 = methods.squeeze
 --- without those of dim or of the table dims (1-based) that have size 1 (PyTorch 2's tuple form).
 --- x:squeeze(...) is the same and returns a new view.
 --- Example: torch.squeeze(torch.zeros(1, 2, 1), {1, 3}):size()
-local function squeeze(x, dims)
+local function squeeze(x, dims, ...)
   if is_tensor(x) and type(dims) == 'table' then
     local n, seen, list = x:dim(), {}, {}
     for i, d in ipairs(dims) do
@@ -114,7 +114,7 @@ local function squeeze(x, dims)
     end
     return r
   end
-  return (squeeze0(x, dims))
+  return (squeeze0(x, dims, ...))  -- ...: the dim of Torch7's torch.squeeze(res, x, dim)
 end
 methods.squeeze, torch.squeeze = squeeze, squeeze
 

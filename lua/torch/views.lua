@@ -19,6 +19,7 @@ local function narrow(t, dim, index, size)
   check_tensor('narrow', t, 1)
   local p = t.p
   local d = cdim('narrow', dim, p.ndim)
+  if d < 0 then d = d + p.ndim end  -- cdim keeps a negative dim negative; size[-1] is not the last size
   if type(size) ~= 'number' then fail('narrow', 'expected a size (number), got %s', types.describe(size)) end
   local n = p.ndim > 0 and tonumber(p.size[d]) or 1
   if type(index) ~= 'number' or index == 0 then fail('narrow', 'index %s is not a 1-based index', tostring(index)) end
@@ -36,6 +37,7 @@ local function select_view(t, dim, index)
   local p = t.p
   if p.ndim == 0 then fail('select', 'cannot select on a 0-dim tensor') end
   local d = cdim('select', dim, p.ndim)
+  if d < 0 then d = d + p.ndim end  -- as in narrow
   return (wrap(C.tocha_select(p, d, cindex('select', index, tonumber(p.size[d])))))
 end
 methods.select, torch.select = select_view, select_view
@@ -112,12 +114,24 @@ methods.view, torch.view = view, view
 --- torch.viewAs(x, template): x:view(template:size()), a view of x with template's sizes (the
 --- element counts must match and x's strides must allow a view). x:viewAs(template) is the same.
 --- Example: torch.viewAs(torch.range(1, 6), torch.zeros(2, 3))
-function methods.viewAs(t, template) return (view(t, check_tensor('viewAs', template, 1):size())) end
+function methods.viewAs(t, template, template2)
+  -- Torch7's result form: res:viewAs(src, template) sets res to the view.
+  if template2 ~= nil then return (view(t, template, check_tensor('viewAs', template2, 2):size())) end
+  return (view(t, check_tensor('viewAs', template, 1):size()))
+end
 torch.viewAs = methods.viewAs
 
 --- A view when the strides allow it, else a copy (PyTorch's reshape).
 local function reshape(t, ...)
   check_tensor('reshape', t, 1)
+  -- Torch7's result form: torch.reshape(res, x, sizes...) and res:reshape(x, sizes...) resize res
+  -- and copy x into it (THTensor_reshape). A lone tensor argument is sizes (a LongTensor).
+  if is_tensor((...)) and select('#', ...) > 1 then
+    local r = reshape(...)
+    if torch.type(t) ~= torch.type(r) then fail('reshape', 'result is a %s, the source a %s', torch.type(t), torch.type(r)) end
+    t:resize(r:size()):copy(r)
+    return t
+  end
   local n = types.read_sizes('reshape', dims_a, ...)
   return (wrap(C.tocha_reshape(t.p, n, dims_a)))
 end
@@ -130,6 +144,9 @@ methods.reshape, torch.reshape = reshape, reshape
 --- Example: torch.expand(torch.Tensor({{1}, {2}}), 2, 3)
 local function expand(t, ...)
   check_tensor('expand', t, 1)
+  -- Torch7's result form: torch.expand(res, x, sizes...) and res:expand(x, sizes...) set res to
+  -- the view. A lone tensor argument is sizes (a LongTensor), as before.
+  if is_tensor((...)) and select('#', ...) > 1 then return (t:set(expand(...))) end
   local n = types.read_sizes('expand', dims_a, ...)
   return (wrap(C.tocha_expand(t.p, n, dims_a)))
 end
@@ -137,7 +154,11 @@ methods.expand, torch.expand = expand, expand
 --- torch.expandAs(x, template): x:expand(template:size()), a view of x expanded to template's
 --- sizes. x:expandAs(template) is the same.
 --- Example: torch.expandAs(torch.Tensor({{1}, {2}}), torch.zeros(2, 3))
-function methods.expandAs(t, template) return (expand(t, check_tensor('expandAs', template, 1):size())) end
+function methods.expandAs(t, template, template2)
+  -- Torch7's result form: res:expandAs(x, template) sets res to the view.
+  if template2 ~= nil then return (t:set(expand(check_tensor('expandAs', template, 1), check_tensor('expandAs', template2, 2):size()))) end
+  return (expand(t, check_tensor('expandAs', template, 1):size()))
+end
 torch.expandAs = methods.expandAs
 
 --- torch.unfold(x, dim, size, step): a view of all slices of length size along dim (1-based),
@@ -156,7 +177,9 @@ methods.unfold, torch.unfold = unfold, unfold
 --- when it has size 1 (otherwise the same shape). x:squeeze() also returns a new view and leaves
 --- x unchanged (Torch7 squeezed x in place).
 --- Example: torch.squeeze(torch.zeros(2, 1, 3)):size()
-local function squeeze(t, dim)
+local function squeeze(t, dim, dim2)
+  -- Torch7's result form torch.squeeze(res, x [, dim]): res becomes that view of x (shares its storage).
+  if is_tensor(t) and is_tensor(dim) then return (t:set(squeeze(dim, dim2))) end
   check_tensor('squeeze', t, 1)
   if dim == nil then return (wrap(C.tocha_squeeze(t.p))) end
   return (wrap(C.tocha_squeeze_dim(t.p, cdim('squeeze', dim, t.p.ndim))))
@@ -206,11 +229,17 @@ methods.split, torch.split = split, split
 --- ceil(size / n) elements each (the last may be smaller), returned in a Lua table.
 --- x:chunk(n, dim) is the same.
 --- Example: torch.chunk(torch.range(1, 5), 2)
-local function chunk(t, nchunks, dim)
+local function chunk(t, nchunks, dim, dim2)
+  local result
+  if type(t) == 'table' then  -- Torch7's torch.chunk(result, t, n, dim), as split's
+    result, t, nchunks, dim = t, nchunks, dim, dim2
+  end
   check_tensor('chunk', t, 1)
   dim = dim or 1
   if type(nchunks) ~= 'number' or nchunks < 1 then fail('chunk', 'number of chunks must be positive, got %s', tostring(nchunks)) end
-  return (split(t, math.max(1, math.ceil(t:size(dim) / nchunks)), dim))
+  local size = math.max(1, math.ceil(t:size(dim) / nchunks))
+  if result then return (split(result, t, size, dim)) end
+  return (split(t, size, dim))
 end
 methods.chunk, torch.chunk = chunk, chunk
 
@@ -219,6 +248,17 @@ methods.chunk, torch.chunk = chunk, chunk
 --- the number of counts).
 --- Example: torch.Tensor({1, 2}):repeatTensor(2, 2)
 function methods.repeatTensor(t, ...)
+  -- Torch7's result form: torch.repeatTensor(res, x, sizes...) and res:repeatTensor(x, sizes...)
+  -- write into res (a tensor followed by sizes is the source; a lone tensor argument is sizes, a
+  -- LongTensor, as for expand). Read as sizes, x gave a tiled copy of res and left res as it was.
+  if is_tensor(t) and is_tensor((...)) and select('#', ...) > 1 then
+    local r = methods.repeatTensor(select(1, ...), select(2, ...))
+    if torch.type(t) ~= torch.type(r) then
+      fail('repeatTensor', 'result is a %s, the source a %s', torch.type(t), torch.type(r))
+    end
+    t:resizeAs(r):copy(r)
+    return t
+  end
   check_tensor('repeatTensor', t, 1)
   local n = types.read_sizes('repeatTensor', dims_a, ...)
   if n < t:dim() then fail('repeatTensor', 'got %d repeat counts for a %dD tensor', n, t:dim()) end
