@@ -312,7 +312,14 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
   const char* name = op_name(op);
   // Torch7's same-element-count rule reshapes b; that reshape is part of the differentiable path.
   DimVec shape;
-  const Tensor b = binary_operand(name, a, b_in, &shape);
+  Tensor b = binary_operand(name, a, b_in, &shape);
+  if (out && out->is_same(a) && shape != a.sizes() && a.numel() == b_in.numel()) {
+    // Note [In-place ops keep Torch7's count rule]: in place, a result of another shape cannot be
+    // written into a, so operands that broadcast to another shape but have a's element count are
+    // read in a's shape, as Torch7 did (gradBias:add(gradOutput:sum(1)), a 1 x n sum into n).
+    b = reshape(b_in, a.sizes());
+    shape = a.sizes();
+  }
   Recorder rec(op, out, {&a, &b}, 0);
   Tensor r;
   {
@@ -414,19 +421,26 @@ static Tensor polygamma_impl(const Tensor* out, int64_t n, const Tensor& a) {
 Tensor polygamma(int64_t n, const Tensor& a) { return polygamma_impl(nullptr, n, a); }
 void polygamma_out(const Tensor& out, int64_t n, const Tensor& a) { polygamma_impl(&out, n, a); }
 
-static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b, const Tensor& c,
+static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, const Tensor& c_in,
                            double value, bool float_only) {
   const char* name = op_name(op);
-  check_same_device(name, a, b);
-  check_same_device(name, a, c);
-  DType kt = promote_types(promote_types(a.dtype(), b.dtype()), c.dtype());
+  check_same_device(name, a, b_in);
+  check_same_device(name, a, c_in);
+  DType kt = promote_types(promote_types(a.dtype(), b_in.dtype()), c_in.dtype());
   if (float_only) kt = float_result_dtype(kt);
   TOCHA_CHECK(is_floating(kt) || value == std::floor(value), name, "value ", value,
               " must be an integer for a ", dtype_tensor_name(kt));
   DimVec s1, shape;
-  TOCHA_CHECK(broadcast_shapes(a.sizes(), b.sizes(), &s1) && broadcast_shapes(s1, c.sizes(), &shape), name,
-              "sizes ", shape_str(a.sizes()), ", ", shape_str(b.sizes()), " and ", shape_str(c.sizes()),
-              " do not broadcast");
+  const bool broadcast = broadcast_shapes(a.sizes(), b_in.sizes(), &s1) && broadcast_shapes(s1, c_in.sizes(), &shape);
+  const bool same_count = b_in.numel() == a.numel() && c_in.numel() == a.numel();
+  // Torch7's same-element-count rule where broadcasting fails, or gives a shape an in-place
+  // result cannot take (Note [In-place ops keep Torch7's count rule]); the reshapes are recorded.
+  const bool count_rule = same_count && (!broadcast || (out && out->is_same(a) && shape != a.sizes()));
+  TOCHA_CHECK(broadcast || same_count, name, "sizes ", shape_str(a.sizes()), ", ", shape_str(b_in.sizes()), " and ",
+              shape_str(c_in.sizes()), " do not broadcast and have different numbers of elements");
+  const Tensor b = count_rule ? reshape(b_in, a.sizes()) : b_in;
+  const Tensor c = count_rule ? reshape(c_in, a.sizes()) : c_in;
+  if (count_rule) shape = a.sizes();
   double params[3] = {value, 0, 0};
   bool in_place = out && (out->shares_storage(a) || out->shares_storage(b) || out->shares_storage(c));
   Recorder rec(op, out, {&a, &b, &c}, 0);
