@@ -4,8 +4,10 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 extern "C" {
 #include <lauxlib.h>
@@ -20,6 +22,7 @@ struct tocha_interp {
   lua_State* L = nullptr;
   int helpers = LUA_NOREF;          // registry reference to lua/tocha/embed.lua's table
   int owner = 0;                    // autograd callback owner (Note [Callback owners])
+  int is_tensor = LUA_NOREF;        // registry reference to torch.isTensor (Note [Unprotected calls])
   std::string error;                // message and traceback of the last Lua error
   std::deque<std::string> strings;  // strings returned by the last call (stable addresses)
 };
@@ -29,11 +32,33 @@ namespace {
 using tocha::capi::set_error;
 
 // Note [Freed interpreters]: hosts keep raw pointers; a call with a pointer that was freed must
-// give an error code, not a crash, so live interpreters are tracked in a set.
+// give an error code, not a crash, so live interpreters are tracked in a set. The memory of a
+// freed interpreter is never given back (its members are destroyed, its ~150 bytes kept in
+// `retired`): malloc handed the same address to the next tocha_interp_new about one time in 20,
+// and a stale pointer then passed the check and ran code in an unrelated interpreter.
 std::mutex live_mutex;
 std::unordered_set<const tocha_interp*>& live() {
   static std::unordered_set<const tocha_interp*> set;
   return set;
+}
+std::vector<void*>& retired() {
+  // Never destroyed: the blocks stay reachable from a global at exit, so leak checkers (LSan in
+  // TOCHA_SANITIZE builds) do not report them.
+  static auto* blocks = new std::vector<void*>;
+  return *blocks;
+}
+
+tocha_interp* allocate_interp() { return new (::operator new(sizeof(tocha_interp))) tocha_interp; }
+
+// Destroys I but keeps its address out of malloc's hands (Note [Freed interpreters]).
+void retire_interp(tocha_interp* I) {
+  I->~tocha_interp();
+  std::lock_guard<std::mutex> lock(live_mutex);
+  try {
+    retired().push_back(I);
+  } catch (...) {
+    // Out of memory: the block is lost rather than reused.
+  }
 }
 
 bool check_interp(const tocha_interp* I, const char* op) {
@@ -122,9 +147,7 @@ int to_value(tocha_interp* I, int idx, tocha_value* out, const char* op, const s
     default: break;
   }
   // Anything else must be a tensor: ask Lua for its address (torch.isTensor is checked there).
-  lua_getglobal(L, "torch");
-  lua_getfield(L, -1, "isTensor");
-  lua_remove(L, -2);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, I->is_tensor);
   lua_pushvalue(L, idx);
   bool is_tensor = lua_pcall(L, 1, 1, 0) == 0 && lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -139,9 +162,38 @@ int to_value(tocha_interp* I, int idx, tocha_value* out, const char* op, const s
   return TOCHA_OK;
 }
 
-void begin_call(tocha_interp* I) {
+// Note [Unprotected calls]: a Lua error raised outside lua_pcall ends the host (LuaJIT unwinds
+// into these noexcept functions: std::terminate). Anything that can run Lua code or metamethods
+// (reading or writing globals: a script may replace `torch` or give _G a strict __index or
+// __newindex) is done inside lua_pcall; torch.isTensor is fetched once, when the state is new.
+int fetch_is_tensor(lua_State* L) {
+  lua_getglobal(L, "torch");
+  lua_getfield(L, -1, "isTensor");
+  if (!lua_isfunction(L, -1)) luaL_error(L, "torch.isTensor is missing");
+  return 1;
+}
+
+// arg = the table at 1 (tocha_interp_run_file), protected (Note [Unprotected calls]).
+int set_arg_global(lua_State* L) {
+  lua_settop(L, 1);
+  lua_setglobal(L, "arg");
+  return 0;
+}
+
+// Results reset to nil once the arguments are on the Lua stack: they may alias them
+// (Note [Results may alias arguments]).
+void nil_results(tocha_value* results, int nresults) {
+  for (int i = 0; i < nresults; ++i) results[i] = tocha_value_nil();
+}
+
+// Note [Returned strings]: strings returned by the previous call stay valid until this call
+// returns, not only until it starts: hosts pass them straight back (a name, code, an argument
+// read from get_global). The caller keeps the result of begin_call until it returns.
+std::deque<std::string> begin_call(tocha_interp* I) {
   lua_settop(I->L, 0);
-  I->strings.clear();
+  std::deque<std::string> previous;
+  previous.swap(I->strings);
+  return previous;
 }
 
 }  // namespace
@@ -194,12 +246,21 @@ tocha_interp* tocha_interp_new(const char* lua_dir) noexcept {
       tocha::embed::close_state(L);
       return nullptr;
     }
-    auto* I = new tocha_interp;
+    auto* I = allocate_interp();
     I->L = L;
     lua_getfield(L, -1, "owner");
     I->owner = int(lua_tointeger(L, -1));
     lua_pop(L, 1);
     I->helpers = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushcfunction(L, fetch_is_tensor);
+    if (lua_pcall(L, 0, 1, 1) != 0) {
+      set_error(TOCHA_ELUA, std::string("[tocha_interp_new] ") + lua_tostring(L, -1));
+      tocha_autograd_clear_callbacks(I->owner);
+      tocha::embed::close_state(L);
+      retire_interp(I);
+      return nullptr;
+    }
+    I->is_tensor = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, 0);
     std::lock_guard<std::mutex> lock(live_mutex);
     live().insert(I);
@@ -219,13 +280,13 @@ void tocha_interp_free(tocha_interp* I) noexcept {
   tocha_autograd_clear_callbacks(I->owner);
   tocha::embed::close_state(I->L);
   tocha_autograd_clear_callbacks(I->owner);  // keys released while the state closed
-  delete I;
+  retire_interp(I);
 }
 
 int tocha_interp_run_string(tocha_interp* I, const char* code, const char* chunkname) noexcept {
   if (!check_interp(I, "tocha_interp_run_string")) return TOCHA_EINVAL;
   if (!code) return invalid("tocha_interp_run_string", "code is NULL");
-  begin_call(I);
+  auto previous_strings = begin_call(I);  // Note [Returned strings]
   lua_State* L = I->L;
   lua_pushcfunction(L, tocha::embed::traceback);
   if (luaL_loadbuffer(L, code, std::strlen(code), chunkname ? chunkname : "=(embedded)") != 0 ||
@@ -239,8 +300,12 @@ int tocha_interp_run_file(tocha_interp* I, const char* path, int argc, const cha
   if (!check_interp(I, "tocha_interp_run_file")) return TOCHA_EINVAL;
   if (!path) return invalid("tocha_interp_run_file", "path is NULL");
   if (argc < 0 || (argc > 0 && !argv)) return invalid("tocha_interp_run_file", "bad argc/argv");
-  begin_call(I);
+  auto previous_strings = begin_call(I);  // Note [Returned strings]
   lua_State* L = I->L;
+  // The script gets its arguments both in `arg` and as the chunk's `...`, as under `tocha script.lua`.
+  if (argc > 1000000 || !lua_checkstack(L, argc + 8)) return invalid("tocha_interp_run_file", "too many arguments");
+  lua_pushcfunction(L, tocha::embed::traceback);  // index 1
+  lua_pushcfunction(L, set_arg_global);
   lua_createtable(L, argc, 1);
   lua_pushstring(L, path);
   lua_rawseti(L, -2, 0);
@@ -248,9 +313,10 @@ int tocha_interp_run_file(tocha_interp* I, const char* path, int argc, const cha
     lua_pushstring(L, argv[i] ? argv[i] : "");
     lua_rawseti(L, -2, i + 1);
   }
-  lua_setglobal(L, "arg");
-  lua_pushcfunction(L, tocha::embed::traceback);
-  if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 0, 1) != 0) return lua_failure(I);
+  if (lua_pcall(L, 1, 0, 1) != 0) return lua_failure(I);
+  if (luaL_loadfile(L, path) != 0) return lua_failure(I);
+  for (int i = 0; i < argc; ++i) lua_pushstring(L, argv[i] ? argv[i] : "");
+  if (lua_pcall(L, argc, 0, 1) != 0) return lua_failure(I);
   lua_settop(L, 0);
   return TOCHA_OK;
 }
@@ -262,26 +328,30 @@ int tocha_interp_call(tocha_interp* I, const char* name, const tocha_value* args
   if (!name) return invalid(op, "function name is NULL");
   if (nargs < 0 || (nargs > 0 && !args)) return invalid(op, "bad nargs/args");
   if (nresults < 0 || (nresults > 0 && !results)) return invalid(op, "bad nresults/results");
-  for (int i = 0; i < nresults; ++i) results[i] = tocha_value_nil();
-  begin_call(I);
+  // Note [Results may alias arguments]: a host may pass one array as both (x = f(x)), so results
+  // are reset to nil only after the arguments are on the Lua stack (and on every failure).
+  auto fail = [&](int rc) {
+    lua_settop(I->L, 0);
+    nil_results(results, nresults);
+    return rc;
+  };
+  auto previous_strings = begin_call(I);  // Note [Returned strings]
   lua_State* L = I->L;
-  if (!lua_checkstack(L, nargs + nresults + 8)) return invalid(op, "too many arguments");
+  if (nargs > 1000000 || nresults > 1000000 || !lua_checkstack(L, nargs + nresults + 8))
+    return fail(invalid(op, "too many arguments"));
   lua_pushcfunction(L, tocha::embed::traceback);  // index 1
   lua_pushstring(L, name);
-  if (call_helper(I, "resolve", 1, 2) != 0) return lua_failure(I);
+  if (call_helper(I, "resolve", 1, 2) != 0) return fail(lua_failure(I));
   if (lua_isnil(L, -2)) {
     std::string missing = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
-    lua_settop(L, 0);
-    return invalid(op, std::string("no global function ") + name + " (" + missing + " is nil)");
+    return fail(invalid(op, std::string("no global function ") + name + " (" + missing + " is nil)"));
   }
   lua_pop(L, 1);
   for (int i = 0; i < nargs; ++i) {
     int rc = push_value(I, &args[i], op);
-    if (rc != TOCHA_OK) {
-      lua_settop(L, 0);
-      return rc;
-    }
+    if (rc != TOCHA_OK) return fail(rc);
   }
+  nil_results(results, nresults);
   if (lua_pcall(L, nargs, nresults, 1) != 0) return lua_failure(I);
   for (int i = 0; i < nresults; ++i) {
     int rc = to_value(I, 2 + i, &results[i], op, "result " + std::to_string(i + 1) + " of " + name);
@@ -299,7 +369,7 @@ int tocha_interp_set_global(tocha_interp* I, const char* name, const tocha_value
   const char* op = "tocha_interp_set_global";
   if (!check_interp(I, op)) return TOCHA_EINVAL;
   if (!name) return invalid(op, "name is NULL");
-  begin_call(I);
+  auto previous_strings = begin_call(I);  // Note [Returned strings]
   lua_State* L = I->L;
   lua_pushstring(L, name);
   int rc = push_value(I, value, op);
@@ -317,7 +387,8 @@ int tocha_interp_get_global(tocha_interp* I, const char* name, tocha_value* valu
   if (!check_interp(I, op)) return TOCHA_EINVAL;
   if (!name) return invalid(op, "name is NULL");
   if (!value) return invalid(op, "value pointer is NULL");
-  begin_call(I);
+  *value = tocha_value_nil();  // on every failure too: a host may tocha_value_clear it
+  auto previous_strings = begin_call(I);  // Note [Returned strings]
   lua_State* L = I->L;
   lua_pushstring(L, name);
   if (call_helper(I, "resolve", 1, 1) != 0) return lua_failure(I);

@@ -38,7 +38,9 @@ std::string library_path() {
 }
 
 std::string default_lua_dir() {
-  if (const char* env = std::getenv("TOCHA_LUA_PATH")) return env;
+  // Set but empty counts as unset (`TOCHA_LUA_PATH= tocha`, or a CI matrix's blank entry).
+  const char* env = std::getenv("TOCHA_LUA_PATH");
+  if (env && *env) return env;
   std::string lib = library_path();
   if (!lib.empty()) {
     // <prefix>/lib/libtocha.so or <prefix>/lib/<multiarch>/libtocha.so

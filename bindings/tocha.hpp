@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,17 +67,28 @@ class Tensor {
 
   tocha_tensor* get() const { return t_; }
   explicit operator bool() const { return t_ != nullptr; }
-  int dim() const { return t_->ndim; }
-  int64_t size(int d) const { return t_->size[d]; }
-  int64_t numel() const { return t_->numel; }
-  int dtype() const { return t_->dtype; }
+  // An empty Tensor (default-constructed or moved from) throws instead of dereferencing NULL.
+  int dim() const { return checked()->ndim; }
+  // d is 0-based (C++ side); out of range throws.
+  int64_t size(int d) const {
+    if (d < 0 || d >= checked()->ndim)
+      throw Error(TOCHA_EINVAL, "Tensor::size: dim " + std::to_string(d) + " out of range for a " +
+                                    std::to_string(t_->ndim) + "-d tensor");
+    return t_->size[d];
+  }
+  int64_t numel() const { return checked()->numel; }
+  int dtype() const { return checked()->dtype; }
   // The first element's address (see tocha_tensor_data for the lifetime rules); T must match dtype.
   template <class T> T* data() const {
-    if (DTypeOf<T>::value != t_->dtype) throw Error(TOCHA_EINVAL, std::string("tensor has dtype ") + tocha_dtype_name(t_->dtype));
+    if (DTypeOf<T>::value != checked()->dtype) throw Error(TOCHA_EINVAL, std::string("tensor has dtype ") + tocha_dtype_name(t_->dtype));
     return static_cast<T*>(tocha_tensor_data(t_));
   }
 
  private:
+  const tocha_tensor* checked() const {
+    if (!t_) throw Error(TOCHA_EINVAL, "empty tocha::Tensor (default-constructed or moved from)");
+    return t_;
+  }
   tocha_tensor* t_ = nullptr;
 };
 
@@ -84,9 +96,18 @@ class Tensor {
 class Value {
  public:
   Value() : v_(tocha_value_nil()) {}
-  Value(double x) : v_(tocha_value_number(x)) {}  // NOLINT: implicit on purpose
-  Value(int x) : v_(tocha_value_number(x)) {}     // NOLINT
-  Value(const char* s) : str_(s), v_(tocha_value_string(nullptr)) {}  // NOLINT
+  // Any arithmetic type but bool is a Lua number (int64_t and size_t included, which plain
+  // double/int overloads made ambiguous); bool is a Lua boolean (it used to promote to int and
+  // arrive as the number 1). Templates, so that pointers do not convert to bool silently.
+  template <class N, typename std::enable_if<std::is_arithmetic<N>::value && !std::is_same<N, bool>::value,
+                                             int>::type = 0>
+  Value(N x) : v_(tocha_value_number(double(x))) {}  // NOLINT: implicit on purpose
+  template <class B, typename std::enable_if<std::is_same<B, bool>::value, int>::type = 0>
+  Value(B b) : v_(tocha_value_nil()) {  // NOLINT
+    v_.type = TOCHA_VALUE_BOOLEAN;
+    v_.boolean = b ? 1 : 0;
+  }
+  Value(const char* s) : str_(checked(s)), v_(tocha_value_string(nullptr)) {}  // NOLINT
   Value(std::string s) : str_(std::move(s)), v_(tocha_value_string(nullptr)) {}  // NOLINT
   Value(Tensor t) : tensor_(std::move(t)), v_(tocha_value_tensor(nullptr)) {}  // NOLINT
   static Value from_c(tocha_value& v) {  // takes over v's tensor reference and copies its string
@@ -115,6 +136,10 @@ class Value {
   }
 
  private:
+  static const char* checked(const char* s) {  // std::string(NULL) is undefined behaviour
+    if (!s) throw Error(TOCHA_EINVAL, "string value is NULL");
+    return s;
+  }
   void expect(int type, const char* what) const {
     if (v_.type != type) throw Error(TOCHA_EINVAL, std::string("value is not ") + what);
   }

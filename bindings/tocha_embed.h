@@ -16,7 +16,7 @@
  * Ownership: tensors passed in are borrowed (the interpreter takes its own reference); tensors
  * returned in a tocha_value carry one reference the host drops with tocha_value_clear() (or
  * tocha_tensor_release). Returned strings belong to the interpreter and stay valid until its next
- * call. */
+ * call returns (so they may be passed to that call: as a name, code or argument). */
 #ifndef TOCHA_EMBED_H
 #define TOCHA_EMBED_H
 
@@ -59,14 +59,16 @@ TOCHA_API void tocha_interp_free(tocha_interp *interp) TOCHA_NOEXCEPT;
 
 /* Runs Lua source (chunkname names it in errors; NULL: "=(embedded)"). */
 TOCHA_API int tocha_interp_run_string(tocha_interp *interp, const char *code, const char *chunkname) TOCHA_NOEXCEPT;
-/* Runs a Lua file with the global `arg` set to {[0]=path, argv[0], ...} as the tocha executable does. */
+/* Runs a Lua file with the global `arg` set to {[0]=path, argv[0], ...} and argv as the chunk's `...`,
+ * as the tocha executable does. */
 TOCHA_API int tocha_interp_run_file(tocha_interp *interp, const char *path, int argc, const char *const *argv) TOCHA_NOEXCEPT;
 /* Calls the global function `name` (dotted paths like "model.predict" allowed) with nargs
- * arguments; its first nresults results are stored in results (missing ones are nil). */
+ * arguments; its first nresults results are stored in results (missing ones are nil; all nil when
+ * the call fails). results may be the args array itself (x = f(x)). */
 TOCHA_API int tocha_interp_call(tocha_interp *interp, const char *name, const tocha_value *args, int nargs,
                                 tocha_value *results, int nresults) TOCHA_NOEXCEPT;
 /* Sets / gets a global (tensors, numbers, strings, booleans, nil). Getting any other Lua type
- * (a table, a function...) gives TOCHA_EINVAL. */
+ * (a table, a function...) gives TOCHA_EINVAL; *value is nil after any failure. */
 TOCHA_API int tocha_interp_set_global(tocha_interp *interp, const char *name, const tocha_value *value) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_interp_get_global(tocha_interp *interp, const char *name, tocha_value *value) TOCHA_NOEXCEPT;
 /* The message and traceback of the last Lua error in this interpreter ("" if none). */

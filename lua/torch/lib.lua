@@ -56,7 +56,9 @@ function lib.user_level()
   local level = 3  -- 1 = user_level, 2 = its caller (raise/argerror)
   while true do
     local info = debug.getinfo(level, 'S')
-    if not info then return 1 end
+    -- no frame outside the library (an op in the tail call of a function a host called): no
+    -- position, rather than one inside lib.lua's own raise()
+    if not info then return 0 end
     if not is_library_source(info.source) then return level - 1 end
     level = level + 1
   end
