@@ -25,6 +25,8 @@ _G.__tocha_traceback = traceback
 local function run_chunk(chunk, ...)
   local ok, err = xpcall(chunk, traceback, ...)
   if not ok then
+    -- what the script printed comes first: piped stdout is block-buffered, stderr is not
+    io.stdout:flush()
     io.stderr:write(tostring(err), '\n')
     -- Note [Errors end distributed jobs]: the other ranks would otherwise wait in their next
     -- collective until its timeout; MPI_Abort ends the whole job at once.

@@ -24,6 +24,7 @@ function M.traceback(msg, level)
   for line in frames:gmatch('[^\n]+') do
     if not hidden(line, root) then out[#out + 1] = line end
   end
+  if #out == 1 then return (head:gsub('\nstack traceback:$', '')) end  -- every frame was the library's
   return table.concat(out, '\n')
 end
 
