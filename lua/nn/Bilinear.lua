@@ -1,5 +1,6 @@
 -- nn.Bilinear(inputSize1, inputSize2, outputSize[, bias = true]): y_k = x1^T W_k x2 + b_k for a
--- table {x1 (N x inputSize1), x2 (N x inputSize2)} of batches (Torch7 takes batches only).
+-- table {x1 (N x inputSize1), x2 (N x inputSize2)} of batches (Torch7 takes batches only; N1 x N2 x
+-- ... x inputSize tensors too, as PyTorch's: Note [Bilinear on other shapes]).
 local S = require 'nn.support'
 local Bilinear, parent = torch.class('nn.Bilinear', 'nn.Module')
 
@@ -8,6 +9,17 @@ function Bilinear:__init(inputSize1, inputSize2, outputSize, bias)
   S.argInt('nn.Bilinear', 'inputSize1', inputSize1, 1)
   S.argInt('nn.Bilinear', 'inputSize2', inputSize2, 1)
   S.argInt('nn.Bilinear', 'outputSize', outputSize, 1)
+  -- Note [bias as an option]: PyTorch's bias = False may come as a trailing {bias = false}
+  -- (PyTorch-named modules take options tables); a table was once taken as bias = true.
+  if type(bias) == 'table' and not torch.isTensor(bias) then
+    for k in pairs(bias) do
+      if k ~= 'bias' then error(string.format('[nn.Bilinear] unknown option %s (expected bias)', tostring(k)), 2) end
+    end
+    bias = bias.bias
+  end
+  if bias ~= nil and type(bias) ~= 'boolean' then
+    error(string.format('[nn.Bilinear] bias must be true or false, got %s', tostring(bias)), 2)
+  end
   self.weight = torch.Tensor(outputSize, inputSize1, inputSize2)
   self.gradWeight = torch.Tensor(outputSize, inputSize1, inputSize2)
   if bias ~= false then
@@ -51,7 +63,7 @@ local function x1W(self, x1, K, I1, I2)
   return torch.mm(self._x1W, x1, self._wt:view(I1, K * I2)):view(x1:size(1), K, I2)
 end
 
-function Bilinear:updateOutput(input)
+local function update_output(self, input)
   local x1, x2, K, I1, I2 = check_input(self, input)
   local N = x1:size(1)
   local t = x1W(self, x1, K, I1, I2)
@@ -62,7 +74,7 @@ function Bilinear:updateOutput(input)
   return self.output
 end
 
-function Bilinear:updateGradInput(input, gradOutput)
+local function update_grad_input(self, input, gradOutput)
   local x1, x2, K, I1, I2 = check_input(self, input)
   local N = x1:size(1)
   S.gradLike(tostring(self), gradOutput, { N, K })
@@ -81,7 +93,7 @@ function Bilinear:updateGradInput(input, gradOutput)
   return self.gradInput
 end
 
-function Bilinear:accGradParameters(input, gradOutput, scale)
+local function acc_grad_parameters(self, input, gradOutput, scale)
   local x1, x2, K, I1, I2 = check_input(self, input)
   local N = x1:size(1)
   S.gradLike(tostring(self), gradOutput, { N, K })
@@ -93,6 +105,56 @@ function Bilinear:accGradParameters(input, gradOutput, scale)
   torch.cmul(self._gx1, gradOutput:contiguous():view(N, K, 1):expand(N, K, I1), x1:contiguous():view(N, 1, I1):expand(N, K, I1))
   self.gradWeight:view(K * I1, I2):addmm(scale, self._gx1:view(N, K * I1):t(), x2)
   if self.bias then self.gradBias:add(scale, gradOutput:sum(1):view(K)) end
+end
+
+-- Note [Bilinear on other shapes]: PyTorch's Bilinear takes x1 (* x inputSize1) and x2 (* x
+-- inputSize2) with the same leading dims *; Torch7's took N x I batches only. Inputs of 3 dims or
+-- more run as the batches they reshape to, with output and gradInput viewed back. A pair of
+-- vectors (PyTorch's unbatched form) is still refused, as Torch7 did (test_nn_dense.lua).
+local function other_shape(self, input)
+  if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then return nil end
+  local a, b = input[1], input[2]
+  if a:dim() ~= b:dim() or a:dim() < 3 then return nil end
+  if a:size(a:dim()) ~= self.weight:size(2) or b:size(b:dim()) ~= self.weight:size(3) then return nil end
+  for d = 1, a:dim() - 1 do if a:size(d) ~= b:size(d) then return nil end end
+  local lead = a:size():totable()
+  lead[#lead] = nil
+  return { a:reshape(-1, a:size(a:dim())), b:reshape(-1, b:size(b:dim())) }, lead
+end
+local function with_k(lead, k)
+  local s = {}
+  for i, v in ipairs(lead) do s[i] = v end
+  s[#s + 1] = k
+  return torch.LongStorage(s)
+end
+local function grad_batch(self, gradOutput, lead)
+  local K = self.weight:size(1)
+  if not torch.isTensor(gradOutput) or not gradOutput:isSize(with_k(lead, K)) then
+    S.fail(tostring(self), 'expected a gradOutput of size %s, got %s', table.concat(with_k(lead, K):totable(), 'x'),
+      S.describe(gradOutput))
+  end
+  return gradOutput:reshape(-1, K)
+end
+
+function Bilinear:updateOutput(input)
+  local flat, lead = other_shape(self, input)
+  if not flat then return update_output(self, input) end
+  self.output = update_output(self, flat):view(with_k(lead, self.weight:size(1)))
+  return self.output
+end
+
+function Bilinear:updateGradInput(input, gradOutput)
+  local flat, lead = other_shape(self, input)
+  if not flat then return update_grad_input(self, input, gradOutput) end
+  local g = update_grad_input(self, flat, grad_batch(self, gradOutput, lead))
+  self.gradInput = { g[1]:view(input[1]:size()), g[2]:view(input[2]:size()) }
+  return self.gradInput
+end
+
+function Bilinear:accGradParameters(input, gradOutput, scale)
+  local flat, lead = other_shape(self, input)
+  if not flat then return acc_grad_parameters(self, input, gradOutput, scale) end
+  return acc_grad_parameters(self, flat, grad_batch(self, gradOutput, lead), scale)
 end
 
 -- Torch7 prints 'nn.Bilinear(2x3 -> 4) ' with a stray space; the space is dropped here.

@@ -5,8 +5,35 @@
 -- (torch.manualSeed makes them reproducible).
 local Dropout, parent = torch.class('nn.Dropout', 'nn.Module')
 
+-- Note [Dropout options table]: PyTorch's nn.Dropout(p, inplace) is written nn.Dropout(p,
+-- {inplace = true}) or nn.Dropout({p = 0.3}) here; a table in v1's place was once taken as a true
+-- v1 (Torch7's unscaled dropout), silently giving a PyTorch user the wrong scaling.
+local function options(p, v1)
+  local o
+  if type(p) == 'table' and not torch.isTensor(p) then o, p = p, nil
+  elseif type(v1) == 'table' and not torch.isTensor(v1) then o = v1 end
+  if not o then return nil end
+  for k in pairs(o) do
+    if k ~= 'p' and k ~= 'inplace' then
+      error(string.format('[nn.Dropout] unknown option %s (expected p, inplace)', tostring(k)), 3)
+    end
+  end
+  if p ~= nil and o.p ~= nil then error('[nn.Dropout] argument p given twice (positional and option)', 3) end
+  if o.inplace ~= nil and type(o.inplace) ~= 'boolean' then
+    error(string.format('[nn.Dropout] inplace must be a boolean, got %s', tostring(o.inplace)), 3)
+  end
+  return p == nil and o.p or p, o.inplace
+end
+
 function Dropout:__init(p, v1, inplace, stochasticInference)
   parent.__init(self)
+  if type(p) == 'table' or type(v1) == 'table' then
+    if inplace ~= nil or stochasticInference ~= nil then
+      error('[nn.Dropout] expected (p [, v1, inplace, stochasticInference]) or (p, {inplace =}), got more arguments', 2)
+    end
+    p, inplace = options(p, v1)
+    v1 = nil
+  end
   self.p = p or 0.5
   if type(self.p) ~= 'number' or self.p < 0 or self.p >= 1 then
     error(string.format('[%s] illegal percentage, must be 0 <= p < 1, got %s', torch.typename(self), tostring(p)), 2)

@@ -1,4 +1,5 @@
--- nn.EmbeddingBag(numEmbeddings, embeddingDim [, {mode = 'mean', paddingIdx =}]) and
+-- nn.EmbeddingBag(numEmbeddings, embeddingDim [, {mode = 'mean', paddingIdx =, sparse =, maxNorm =,
+-- normType = 2, scaleGradByFreq = false, includeLastOffset = false}]) and
 -- nn.functional.embeddingBag: PyTorch's EmbeddingBag: sums, means or maxes of bags of embedding
 -- rows without building the rows' tensor per bag. Made of recorded ops (index, indexAdd, max),
 -- so the gradient reaches the weight (and perSampleWeights) through autograd. sparse = true
@@ -117,8 +118,15 @@ function EB:__init(num, dim, opts)
       A.fail(name, 'expected positive numEmbeddings and embeddingDim, got %s and %s', tostring(num), tostring(dim))
     end
   end
-  opts = A.opts(name, opts, { mode = true, paddingIdx = true, sparse = true })
+  opts = A.opts(name, opts, { mode = true, paddingIdx = true, sparse = true, maxNorm = true, normType = true,
+    scaleGradByFreq = true, includeLastOffset = true })
   self.sparse = A.bool(name, opts.sparse, 'sparse', false)
+  -- PyTorch's remaining options, checked and applied by nn.functional.embeddingBag
+  -- (nn/functional_more2_embed.lua) at each forward
+  self.maxNorm = A.number(name, opts.maxNorm, 'maxNorm')
+  self.normType = A.number(name, opts.normType, 'normType', 2)
+  self.scaleGradByFreq = A.bool(name, opts.scaleGradByFreq, 'scaleGradByFreq', false) or nil
+  self.includeLastOffset = A.bool(name, opts.includeLastOffset, 'includeLastOffset', false) or nil
   self.mode = opts.mode or 'mean'
   if not modes[self.mode] then A.fail(name, "mode must be 'sum', 'mean' or 'max', got %s", tostring(self.mode)) end
   self.paddingIdx = A.int(name, opts.paddingIdx, 'paddingIdx')
@@ -148,8 +156,13 @@ end
 function EB:updateOutput(input)
   local idx, off, psw = input, nil, nil
   if type(input) == 'table' and not torch.isTensor(input) then idx, off, psw = input[1], input[2], input[3] end
+  if self.maxNorm or self.scaleGradByFreq or self.includeLastOffset then
+    require 'nn.functional_more2_embed'  -- the full nn.functional.embeddingBag (it requires this file)
+  end
   self.output = require('nn.functional_pool').call(self, F.embeddingBag, idx, self.weight, off,
-    { mode = self.mode, perSampleWeights = psw, paddingIdx = self.paddingIdx, sparse = self.sparse or nil })
+    { mode = self.mode, perSampleWeights = psw, paddingIdx = self.paddingIdx, sparse = self.sparse or nil,
+      maxNorm = self.maxNorm, normType = self.maxNorm and self.normType or nil, scaleGradByFreq = self.scaleGradByFreq,
+      includeLastOffset = self.includeLastOffset })
   return self.output
 end
 

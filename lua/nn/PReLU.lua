@@ -2,15 +2,36 @@
 -- slope (no argument) or one per channel (dim 2 of a batch, dim 1 of a vector; Torch7's THNN).
 local PReLU, parent = torch.class('nn.PReLU', 'nn.Module')
 
---- nn.PReLU([nOutputPlane=0]): slopes start at 0.25; 0 means one slope shared by all elements.
-function PReLU:__init(nOutputPlane)
+--- nn.PReLU([nOutputPlane = 0 [, init = 0.25]]) or nn.PReLU({numParameters =, init =}) (PyTorch's
+--- names): slopes start at init; 0 or 1 means one slope shared by all elements.
+--- Example: nn.PReLU(3, 0.1):forward(torch.randn(2, 3))
+-- Note [PReLU with one parameter]: PyTorch's PReLU(num_parameters = 1), its default, shares the
+-- slope over every channel; Torch7's THNN refused nOutputPlane = 1 unless dim 2 had size 1, where
+-- sharing gives the same result, so 1 is shared here too.
+function PReLU:__init(nOutputPlane, init)
   parent.__init(self)
-  if nOutputPlane ~= nil and (type(nOutputPlane) ~= 'number' or nOutputPlane < 0) then
-    error(string.format('[nn.PReLU] nOutputPlane must be a non-negative number, got %s', tostring(nOutputPlane)), 2)
+  local o = type(nOutputPlane) == 'table' and nOutputPlane or type(init) == 'table' and init or nil
+  if o then
+    for k in pairs(o) do
+      if k ~= 'numParameters' and k ~= 'init' then
+        error(string.format('[nn.PReLU] unknown option %s (expected numParameters, init)', tostring(k)), 2)
+      end
+    end
+    if o == nOutputPlane then nOutputPlane, init = o.numParameters, o.init
+    elseif o.numParameters ~= nil or o.init == nil then
+      error('[nn.PReLU] expected (numParameters, {init =}) or ({numParameters =, init =})', 2)
+    else init = o.init end
+  end
+  if nOutputPlane ~= nil and (type(nOutputPlane) ~= 'number' or nOutputPlane < 0
+      or nOutputPlane ~= math.floor(nOutputPlane)) then
+    error(string.format('[nn.PReLU] nOutputPlane must be a non-negative integer, got %s', tostring(nOutputPlane)), 2)
+  end
+  if init ~= nil and type(init) ~= 'number' then
+    error(string.format('[nn.PReLU] init must be a number, got %s', tostring(init)), 2)
   end
   self.nOutputPlane = nOutputPlane or 0
   local n = self.nOutputPlane > 0 and self.nOutputPlane or 1
-  self.weight = torch.Tensor(n):fill(0.25)
+  self.weight = torch.Tensor(n):fill(init or 0.25)
   self.gradWeight = torch.Tensor(n):zero()
   nn.utils.linkGradients(self)
 end
@@ -22,7 +43,7 @@ PReLU._accGradIndependent = true
 -- The slopes viewed to broadcast against input (one per channel), or the single shared slope.
 function PReLU:_slopes(input)
   local n = self.nOutputPlane
-  if n == 0 then return self.weight end
+  if n <= 1 then return self.weight end  -- Note [PReLU with one parameter]
   local cdim = input:dim() > 1 and 2 or 1
   if input:dim() < cdim or input:size(cdim) ~= n then
     error(string.format('[%s] expected %d input planes in dim %d, got %s', tostring(self), n, cdim,
@@ -58,7 +79,7 @@ function PReLU:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
   self:_slopes(input)
   self._prod = torch.cmin(nn.utils.buffer(self._prod, input), input, 0):cmul(gradOutput)
-  if self.nOutputPlane == 0 then
+  if self.nOutputPlane <= 1 then
     self.gradWeight:add(scale * self._prod:sum())
   elseif input:dim() == 1 then
     self.gradWeight:add(scale, self._prod)

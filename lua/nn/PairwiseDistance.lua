@@ -1,10 +1,37 @@
--- nn.PairwiseDistance([p = 2]): the p-norm distance ||a - b||_p of the two tensors of {a, b}:
--- vectors (-> a 1-element vector) or batches of rows (N x d -> N).
+-- nn.PairwiseDistance([p = 2] [, {eps = 0, keepdim = false}]): the p-norm distance ||a - b + eps||_p
+-- of the two tensors of {a, b}: vectors (-> a 1-element vector) or batches of rows (N x d -> N, or
+-- N x 1 with keepdim).
+-- Note [PairwiseDistance options]: PyTorch's PairwiseDistance(p, eps = 1e-6, keepdim = False) comes
+-- as nn.PairwiseDistance(p, {eps =, keepdim =}) or nn.PairwiseDistance({p =, eps =, keepdim =});
+-- eps defaults to 0, Torch7's distance (PyTorch's 1e-6 shifts it by about 1e-6: pass eps = 1e-6 for
+-- its values). An options table was once ignored without a word.
 local S = require 'nn.support'
 local PairwiseDistance, parent = torch.class('nn.PairwiseDistance', 'nn.Module')
 
-function PairwiseDistance:__init(p)
+--- nn.PairwiseDistance([p = 2] [, {eps = 0, keepdim = false}]).
+--- Example: nn.PairwiseDistance(1, {eps = 1e-6, keepdim = true}):forward({torch.randn(3, 4), torch.randn(3, 4)})
+function PairwiseDistance:__init(p, opts)
   parent.__init(self)
+  if type(p) == 'table' and opts == nil then p, opts = nil, p end
+  if opts ~= nil then
+    if type(opts) ~= 'table' then
+      error('[nn.PairwiseDistance] expected an options table {eps =, keepdim =}, got ' .. tostring(opts), 2)
+    end
+    for k in pairs(opts) do
+      if k ~= 'p' and k ~= 'eps' and k ~= 'keepdim' then
+        error(string.format('[nn.PairwiseDistance] unknown option %s (expected p, eps, keepdim)', tostring(k)), 2)
+      end
+    end
+    if p ~= nil and opts.p ~= nil then error('[nn.PairwiseDistance] argument p given twice', 2) end
+    p = p or opts.p
+    if opts.eps ~= nil and type(opts.eps) ~= 'number' then
+      error('[nn.PairwiseDistance] eps must be a number, got ' .. tostring(opts.eps), 2)
+    end
+    if opts.keepdim ~= nil and type(opts.keepdim) ~= 'boolean' then
+      error('[nn.PairwiseDistance] keepdim must be a boolean, got ' .. tostring(opts.keepdim), 2)
+    end
+    self.eps, self.keepdim = opts.eps, opts.keepdim
+  end
   if p ~= nil and (type(p) ~= 'number' or not (p > 0)) then
     error('[nn.PairwiseDistance] p must be a positive number, got ' .. tostring(p), 2)
   end
@@ -21,12 +48,14 @@ local function diff(self, input)
     S.fail(name(self), 'expected two vectors or two batches (N x d) of the same size, got %s', S.describe(input))
   end
   local d = torch.csub(a, b)
+  if self.eps and self.eps ~= 0 then d = torch.add(d, self.eps) end
   return a:dim() == 1 and d:view(1, -1) or d
 end
 
 function PairwiseDistance:updateOutput(input)
   local d = diff(self, input)
   self.output = torch.norm(d, self.norm, 2):view(d:size(1))
+  if self.keepdim and input[1]:dim() == 2 then self.output = self.output:view(d:size(1), 1) end
   return self.output
 end
 

@@ -84,17 +84,71 @@ local function reset(self, stdv)
 end
 
 local function options(self, adj)
-  return cu.options(#self._k, self.groups, self._s, self._p, self._d, adj and self._adj or nil)
+  return cu.options(#self._k, self.groups, self._s, self._p, self._d, adj)
 end
 
--- The output's channel count and spatial sizes of a transposed convolution for input.
-local function t_output_size(self, input)
+-- The output's channel count and spatial sizes of a transposed convolution for input, with the
+-- output padding adj (default m._adj).
+local function t_output_size(self, input, adj)
+  adj = adj or self._adj
   local first, want = input:dim() - #self._k, { self.nOutputPlane }
   for d = 1, #self._k do
     want[d + 1] = (input:size(first + d) - 1) * self._s[d] - 2 * self._p[d] + self._d[d] * (self._k[d] - 1) + 1
-        + self._adj[d]
+        + adj[d]
   end
   return want
+end
+
+-- Note [ConvTranspose outputSize]: PyTorch's ConvTranspose*d forward takes an output_size that
+-- picks the output padding of this call (between 0 and max(stride, dilation) - 1 per dim), in
+-- place of the module's outputPadding. Here m:forward(input, outputSize) and m(input, outputSize)
+-- (outputSize a table or LongStorage of the spatial sizes, or of all the output's sizes, as
+-- PyTorch takes either) keep it in m._outputSize for the call, which updateOutput reads; the
+-- backward reads the output padding from gradOutput's size, so the autograd node and Torch7's
+-- backward need no outputSize.
+local function valid_adj(self, adj)
+  for d = 1, #self._k do
+    if adj[d] < 0 or adj[d] >= math.max(self._s[d], self._d[d]) then return false end
+  end
+  return true
+end
+
+-- The output padding that gives outputSize (spatial sizes last) for input; errors name the module.
+local function adj_for(self, input, outputSize)
+  local nd = #self._k
+  local sizes = torch.typename(outputSize) == 'torch.LongStorage' and outputSize:totable() or outputSize
+  if type(sizes) ~= 'table' or (#sizes ~= nd and #sizes ~= nd + 1 and #sizes ~= nd + 2) then
+    cu.fail(self, 'expected outputSize as a table of %d (or %d, %d) sizes, got %s', nd, nd + 1, nd + 2,
+      nn.utils.describe(outputSize))
+  end
+  local zeros = {}
+  for d = 1, nd do zeros[d] = 0 end
+  local base, adj = t_output_size(self, input, zeros), {}
+  for d = 1, nd do
+    local want = sizes[#sizes - nd + d]
+    adj[d] = type(want) == 'number' and want - base[d + 1] or -1
+  end
+  if not valid_adj(self, adj) then
+    local lo, hi = {}, {}
+    for d = 1, nd do
+      lo[d], hi[d] = base[d + 1], base[d + 1] + math.max(self._s[d], self._d[d]) - 1
+    end
+    cu.fail(self, 'requested an output size of %s, but valid sizes range from %s to %s (for an input of size %s)',
+      table.concat(sizes, 'x', #sizes - nd + 1), table.concat(lo, 'x'), table.concat(hi, 'x'),
+      table.concat(input:size():totable(), 'x'))
+  end
+  return adj
+end
+
+-- The output padding gradOutput's size shows (Note [ConvTranspose outputSize]), else m._adj.
+local function adj_of_grad(self, input, gradOutput)
+  local nd = #self._k
+  if not torch.isTensor(gradOutput) or gradOutput:dim() ~= input:dim() then return self._adj end
+  local zeros = {}
+  for d = 1, nd do zeros[d] = 0 end
+  local base, adj = t_output_size(self, input, zeros), {}
+  for d = 1, nd do adj[d] = gradOutput:size(gradOutput:dim() - nd + d) - base[d + 1] end
+  return valid_adj(self, adj) and adj or self._adj
 end
 
 local conv = {}
@@ -125,7 +179,8 @@ function tconv.updateOutput(self, input)
   local ones, zeros = {}, {}
   for d = 1, nd do ones[d], zeros[d] = 1, 0 end
   cu.checkInput(self, input, nd, self.nInputPlane, ones, zeros)
-  local want = t_output_size(self, input)
+  local adj = self._outputSize and adj_for(self, input, self._outputSize) or self._adj
+  local want = t_output_size(self, input, adj)
   for d = 2, #want do
     if want[d] < 1 then
       cu.fail(self, 'input of size %s gives an empty output (%s)', table.concat(input:size():totable(), 'x'),
@@ -133,12 +188,12 @@ function tconv.updateOutput(self, input)
     end
   end
   check(C.tocha_conv_transpose_out(self.output.p, input.p, self.weight.p, self.bias and self.bias.p or nil,
-    options(self, true)))
+    options(self, adj)))
   return self.output
 end
 function tconv.updateGradInput(self, input, gradOutput)
   if not self.gradInput then return end
-  cu.checkGradOutput(self, gradOutput, input, t_output_size(self, input))
+  cu.checkGradOutput(self, gradOutput, input, t_output_size(self, input, adj_of_grad(self, input, gradOutput)))
   check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self)))
   return self.gradInput
 end
@@ -179,6 +234,24 @@ local function define(name, parent_name, nd, transposed)
   end
   cls.reset = reset
   cls.afterLoad = after_load
+  if transposed then
+    --- m:forward(input [, outputSize]): the transposed convolution; outputSize (PyTorch's
+    --- output_size) picks this call's output padding (Note [ConvTranspose outputSize]).
+    --- Example: nn.ConvTranspose2d(2, 3, 3, {stride = 2}):forward(torch.randn(1, 2, 4, 4), {10, 10})
+    function cls:forward(input, outputSize)
+      if outputSize == nil then return parent.forward(self, input) end
+      self._outputSize = outputSize
+      local ok, out = pcall(parent.forward, self, input)
+      self._outputSize = nil
+      if not ok then error(out, 0) end
+      return out
+    end
+    -- m(input, outputSize): forward with PyTorch's output_size; m(input, gradOutput) stays Torch7's.
+    function cls:__call__(input, second)
+      if second ~= nil and not torch.isTensor(second) then return self:forward(input, second) end
+      return parent.__call__(self, input, second)
+    end
+  end
   if transposed or nd ~= 2 then
     local impl = transposed and tconv or conv
     cls.updateOutput, cls.updateGradInput, cls.accGradParameters = impl.updateOutput, impl.updateGradInput,

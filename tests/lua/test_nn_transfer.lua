@@ -266,7 +266,7 @@ function tests.badInputNamesTheModule()
   tester:assertErrorPattern(function() nn.Threshold(0, 1, true) end, 'in%-place needs val')
   tester:assertErrorPattern(function() nn.SoftPlus(-1) end, 'beta > 0')
   local m = nn.Sequential():add(nn.Linear(3, 2)):add(nn.SoftMax())
-  tester:assertErrorPattern(function() m:forward(torch.rand(2, 2, 2, 2, 3)) end, 'nn.Linear')
+  tester:assertErrorPattern(function() m:forward(torch.rand(2, 2, 2, 2, 4)) end, 'nn.Linear')
 end
 
 tester:add(tests)
