@@ -19,7 +19,12 @@ local describe = require('torch.types').describe
 local SpectralNorm, parent = torch.class('nn.SpectralNorm', 'nn.Container')
 
 -- Transposed convolutions hold their weight as nInputPlane x nOutputPlane x ...: the output dim is 2.
-local transposed = { ['nn.SpatialFullConvolution'] = true, ['nn.VolumetricFullConvolution'] = true }
+-- Note [Transposed by class]: tested with torch.isTypeOf, so PyTorch's nn.ConvTranspose1d/2d/3d
+-- (subclasses of the Full convolutions, with their own typenames) get dim 2 as PyTorch's dim=1;
+-- an exact typename match gave them dim 1, the input channels.
+local function is_transposed(m)
+  return torch.isTypeOf(m, 'nn.SpatialFullConvolution') or torch.isTypeOf(m, 'nn.VolumetricFullConvolution')
+end
 
 local function capital(s) return s:sub(1, 1):upper() .. s:sub(2) end
 
@@ -63,7 +68,7 @@ function SpectralNorm:__init(module, options, op)
   end
   local eps = options.eps or 1e-12
   if type(eps) ~= 'number' or not (eps > 0) then lib.fail(op, 'eps must be a positive number, got %s', tostring(eps)) end
-  local dim = options.dim or (transposed[torch.typename(module)] and 2 or 1)
+  local dim = options.dim or (is_transposed(module) and 2 or 1)
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim < -w:dim() or dim > w:dim() or dim == 0 then
     lib.fail(op, 'dim must be between 1 and %d (or negative from the end), got %s', w:dim(), tostring(options.dim))
   end

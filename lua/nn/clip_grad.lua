@@ -37,7 +37,9 @@ end
 local function norm_of(g, p)
   g = values_of(g)
   if g:nElement() == 0 then return 0 end
-  if p == math.huge then return torch.noGrad(function() return g:abs():max() end) end
+  -- torch.abs, not g:abs(): Torch7's method form works in place, and took the signs off every
+  -- gradient clipped with normType = inf
+  if p == math.huge then return torch.noGrad(function() return torch.abs(g):max() end) end
   return torch.noGrad(g.norm, g, p)
 end
 

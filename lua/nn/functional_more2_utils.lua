@@ -35,6 +35,14 @@ function utils.weightNorm(module, name, dim)
   if name ~= nil and name ~= 'weight' then
     lib.fail(op, "only the parameter 'weight' can be normalized, got %s", describe(name))
   end
+  -- Note [One reparametrization per weight]: the inner wrapper (nn.WeightNorm, nn.SpectralNorm) or
+  -- the pruning / parametrization rewrites the weight at each forward after this wrapper wrote it,
+  -- so g and v had no effect, silently; PyTorch refuses a second weight_norm of a parameter.
+  if torch.isTypeOf(module, 'nn.WeightNorm') or torch.isTypeOf(module, 'nn.SpectralNorm')
+     or require('nn.parametrize_core').entry(module, 'weight') then
+    lib.fail(op, 'the weight of %s is already reparametrized (weight norm, spectral norm, pruning or a parametrization)',
+      torch.typename(module))
+  end
   if dim == nil then dim = 1 end
   if type(dim) ~= 'number' or dim % 1 ~= 0 then
     lib.fail(op, 'dim must be an integer (1-based), got %s', describe(dim))

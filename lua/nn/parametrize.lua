@@ -121,7 +121,8 @@ end
 --- Example: nn.utils.parametrize.registerParametrization(nn.Linear(3, 3), 'weight', function(x) return torch.triu(x) end)
 function parametrize.registerParametrization(module, name, parametrization, o)
   local op = 'nn.utils.parametrize.registerParametrization'
-  o = type(o) == 'table' and o or {}
+  if o ~= nil and type(o) ~= 'table' then fail(op, 'expected an options table {unsafe=}, got %s', torch.type(o)) end
+  o = o or {}
   local unsafe = o.unsafe == true
   local p = parametrization
   if type(p) == 'function' then p = nn.ParametrizationFunction(p)
@@ -148,18 +149,18 @@ function parametrize.registerParametrization(module, name, parametrization, o)
   if p.rightInverse then new = torch.noGrad(p.rightInverse, p, orig) end
   local plist = nn.ParametrizationList()
   plist.modules[1] = p
+  -- Note [Checked before the module changes]: the check runs on the new originals before orig
+  -- takes their value, against orig's size and type from before registration (PyTorch's
+  -- original_shape / original_dtype). Before, orig was set to rightInverse's result first: a
+  -- rightInverse that changes the shape (a flat original) was refused while the module was left
+  -- holding the flat tensor as its weight, and a forward that failed to restore the shape passed.
   if torch.isTensor(new) then
-    torch.noGrad(function()
-      if new:isSameSizeAs(orig) and new:type() == orig:type() then
-        if not rawequal(new, orig) then orig:copy(new) end
-      else
-        orig:set(new:clone())
-      end
-    end)
-    plist.original = orig
-    local g = module[gname]
-    plist.gradOriginal = torch.isTensor(g) and g:isSameSizeAs(orig) and g or orig.new(orig:size()):zero()
-    plist._stateParams = { 'original' }
+    if new:type() ~= orig:type() then  -- PyTorch: "it may not change the dtype", unsafe or not
+      fail(op, 'rightInverse returned a %s for a %s: a single original may not change the type', new:type(), orig:type())
+    end
+    local candidate = new
+    if not rawequal(new, orig) then candidate = torch.noGrad(function() return new:clone() end) end
+    plist.original = candidate
   elseif type(new) == 'table' and #new > 0 then
     plist.nOriginals, plist._stateParams = #new, {}
     for i, t in ipairs(new) do
@@ -176,6 +177,17 @@ function parametrize.registerParametrization(module, name, parametrization, o)
     for i, t in ipairs(originals(plist)) do xs[i] = t[1] end
     local Z = torch.noGrad(function() return chain(module, plist, xs):clone() end)
     same(op, 'size or type', Z, orig)
+  end
+  if torch.isTensor(new) then
+    local candidate = plist.original
+    torch.noGrad(function()
+      if rawequal(candidate, orig) then return end
+      if candidate:isSameSizeAs(orig) and candidate:type() == orig:type() then orig:copy(candidate) else orig:set(candidate) end
+    end)
+    plist.original = orig
+    local g = module[gname]
+    plist.gradOriginal = torch.isTensor(g) and g:isSameSizeAs(orig) and g or orig.new(orig:size()):zero()
+    plist._stateParams = { 'original' }
   end
   local holder = rawget(module, 'parametrizations') or nn.Parametrizations()
   holder._stateChildren = holder._stateChildren or {}
@@ -205,14 +217,20 @@ function parametrize.isParametrized(module, name)
   return false
 end
 
---- nn.utils.parametrize.removeParametrizations(module, name [, {leaveParametrized=true}]): removes
+--- nn.utils.parametrize.removeParametrizations(module, name [, {leaveParametrized=true} or a boolean]): removes
 --- the parametrizations of module[name]: it becomes a plain tensor holding its current parametrized
 --- value (in the original's tensor when the sizes agree, as PyTorch), or the original itself with
 --- leaveParametrized=false (one original only). Returns module.
 --- Example: local m = nn.utils.parametrize.registerParametrization(nn.Linear(2, 2), 'weight', function(x) return x * 2 end); nn.utils.parametrize.removeParametrizations(m, 'weight')
 function parametrize.removeParametrizations(module, name, o)
   local op = 'nn.utils.parametrize.removeParametrizations'
-  local leave = not (type(o) == 'table' and o.leaveParametrized == false)
+  -- Note [leaveParametrized given positionally]: PyTorch's third argument is leave_parametrized; a
+  -- boolean there was silently ignored (true assumed), so `false` is taken as it is now.
+  if o ~= nil and type(o) ~= 'table' and type(o) ~= 'boolean' then
+    fail(op, 'expected an options table {leaveParametrized=} or a boolean, got %s', torch.type(o))
+  end
+  local leave
+  if type(o) == 'boolean' then leave = o else leave = not (o and o.leaveParametrized == false) end
   local e = torch.isTypeOf(module, 'nn.Module') and core.entry(module, name)
   if not e or e.kind ~= 'param' then fail(op, '%s of %s is not parametrized', tostring(name), torch.type(module)) end
   local holder = module.parametrizations

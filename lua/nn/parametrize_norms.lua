@@ -8,7 +8,10 @@ local core = require 'nn.parametrize_core'
 local parametrizations = nn.utils.parametrizations
 
 -- Transposed convolutions hold their weight as nInputPlane x nOutputPlane x ...: the output dim is 2.
-local transposed = { ['nn.SpatialFullConvolution'] = true, ['nn.VolumetricFullConvolution'] = true }
+-- By torch.isTypeOf (Note [Transposed by class] in nn/SpectralNorm.lua): nn.ConvTranspose1d/2d/3d too.
+local function is_transposed(m)
+  return torch.isTypeOf(m, 'nn.SpatialFullConvolution') or torch.isTypeOf(m, 'nn.VolumetricFullConvolution')
+end
 
 local function check_dim(op, W, dim)
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim < -W:dim() or dim > W:dim() then
@@ -80,7 +83,7 @@ function parametrizations.spectralNorm(module, name, o)
   name, o, W = core.target_args(op, module, name, o)
   local n = o.nPowerIterations or 1
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then fail(op, 'nPowerIterations must be a positive integer, got %s', tostring(n)) end
-  local dim = check_dim(op, W, o.dim or (transposed[torch.typename(module)] and 2 or 1))
+  local dim = check_dim(op, W, o.dim or (is_transposed(module) and 2 or 1))
   local p = nn.SpectralNormParametrization(torch.noGrad(W.clone, W), n, dim, o.eps)
   return nn.utils.parametrize.registerParametrization(module, name, p)
 end

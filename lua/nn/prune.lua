@@ -38,8 +38,12 @@ local function drop(list, name)
   for i, v in ipairs(list) do if v == name then table.remove(list, i) return end end
 end
 
--- Prunes module[name] with method (a table from nn/prune_methods.lua); importance scores default
--- to the original tensor, as PyTorch's.
+-- Prunes module[name] with method (a table from nn/prune_methods.lua).
+-- Note [Default importance scores]: as PyTorch's apply (importance_scores = getattr(module, name)),
+-- the scores default to the tensor as pruned so far, orig * mask, not to weight_orig: a structured
+-- pruning after an earlier one ranks the channels by the norms of what is left of them. Before,
+-- weight_orig's norms ranked them, so lnStructured along dim 2 after pruning rows along dim 1 kept
+-- other channels than PyTorch's. (Unstructured methods only see unpruned entries: no difference.)
 local function apply(op, module, name, method, importance)
   core.check(op, module, name)
   local e = core.entry(module, name)
@@ -50,7 +54,9 @@ local function apply(op, module, name, method, importance)
   end
   -- masks are computed on the CPU in double (index ops with CPU indices), then take orig's type
   local default = e and module[mask_name(e)]:double() or torch.DoubleTensor(orig:size()):fill(1)
-  local mask = torch.noGrad(methods.combine, method, (importance or orig):detach():double(), default, e ~= nil)
+  local scores = importance or orig
+  if importance == nil and e then scores = torch.noGrad(torch.cmul, orig, module[mask_name(e)]) end
+  local mask = torch.noGrad(methods.combine, method, scores:detach():double(), default, e ~= nil)
   mask = mask:typeAs(orig)
   if e then
     torch.noGrad(function() module[mask_name(e)]:copy(mask) end)
@@ -72,7 +78,18 @@ local function apply(op, module, name, method, importance)
   return module
 end
 
-local function opts(o) return type(o) == 'table' and getmetatable(o) == nil and o or {} end
+-- Note [Importance scores given positionally]: PyTorch's l1_unstructured(module, name, amount,
+-- importance_scores) takes the scores as its fourth argument; a tensor there was silently ignored
+-- (the options table was expected). A tensor is now taken as the scores and anything else but
+-- nil or a plain table is an error. tensorOk is false for globalUnstructured (a list of scores).
+local describe = require('torch.types').describe
+local function opts(op, o, tensorOk)
+  if o == nil then return {} end
+  if tensorOk and torch.isTensor(o) then return { importanceScores = o } end
+  if type(o) == 'table' and getmetatable(o) == nil then return o end
+  fail(op, 'expected an options table {importanceScores=}%s, got %s', tensorOk and ' or a tensor of importance scores' or '',
+    describe(o))
+end
 
 --- nn.utils.prune.identity(module, name): prunes nothing: module[name] becomes weight_orig times an
 --- all-ones mask (PyTorch's prune.identity). Returns module.
@@ -89,12 +106,12 @@ function prune.randomUnstructured(module, name, amount)
   return apply(op, module, name, methods.randomUnstructured(op, amount))
 end
 
---- nn.utils.prune.l1Unstructured(module, name, amount [, {importanceScores=}]): zeroes the `amount`
---- unpruned entries of smallest absolute value (of importanceScores when given).
+--- nn.utils.prune.l1Unstructured(module, name, amount [, {importanceScores=} or scores]): zeroes the
+--- `amount` unpruned entries of smallest absolute value (of importanceScores when given).
 --- Example: nn.utils.prune.l1Unstructured(nn.Linear(3, 2), 'weight', 2)
 function prune.l1Unstructured(module, name, amount, o)
   local op = 'nn.utils.prune.l1Unstructured'
-  return apply(op, module, name, methods.l1Unstructured(op, amount), opts(o).importanceScores)
+  return apply(op, module, name, methods.l1Unstructured(op, amount), opts(op, o, true).importanceScores)
 end
 
 local function structured_dim(op, module, name, dim)
@@ -116,13 +133,13 @@ function prune.randomStructured(module, name, amount, dim)
   return apply(op, module, name, methods.randomStructured(op, amount, structured_dim(op, module, name, dim)))
 end
 
---- nn.utils.prune.lnStructured(module, name, amount, n, dim [, {importanceScores=}]): zeroes the
+--- nn.utils.prune.lnStructured(module, name, amount, n, dim [, {importanceScores=} or scores]): zeroes the
 --- `amount` unpruned channels along dim with the smallest n-norm (n a number, math.huge or 'fro').
 --- Example: nn.utils.prune.lnStructured(nn.Linear(3, 4), 'weight', 0.5, 2, 1)
 function prune.lnStructured(module, name, amount, n, dim, o)
   local op = 'nn.utils.prune.lnStructured'
   return apply(op, module, name, methods.lnStructured(op, amount, n, structured_dim(op, module, name, dim)),
-    opts(o).importanceScores)
+    opts(op, o, true).importanceScores)
 end
 
 --- nn.utils.prune.customFromMask(module, name, mask): prunes where mask (module[name]'s size) is
@@ -152,7 +169,7 @@ function prune.globalUnstructured(parameters, pruningMethod, amount, o)
   if kind ~= 'l1Unstructured' and kind ~= 'randomUnstructured' then
     fail(op, 'pruningMethod must be an unstructured method (prune.L1Unstructured or prune.RandomUnstructured), got %s', tostring(pruningMethod))
   end
-  local scores_in = opts(o).importanceScores or {}
+  local scores_in = opts(op, o, false).importanceScores or {}
   local scores, masks = {}, {}
   for i, pair in ipairs(parameters) do
     if type(pair) ~= 'table' or #pair ~= 2 then fail(op, 'parameters[%d] must be a {module, name} pair', i) end

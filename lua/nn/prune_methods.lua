@@ -104,8 +104,10 @@ local function slice_norms(op, t, d, n)
   if n == 'fro' then n = 2 end
   if type(n) ~= 'number' or n == 0 then fail(op, "n must be a positive number, inf, -inf or 'fro', got %s", tostring(n)) end
   local flat = t:transpose(1, d):contiguous():view(t:size(d), -1):double()
-  if n == math.huge then return flat:abs():max(2):view(-1) end
-  if n == -math.huge then return flat:abs():min(2):view(-1) end
+  -- torch.abs, not flat:abs() (in place): for dim 1 of a contiguous double tensor flat is t itself,
+  -- weight_orig or the caller's importanceScores, which lost their signs
+  if n == math.huge then return torch.abs(flat):max(2):view(-1) end
+  if n == -math.huge then return torch.abs(flat):min(2):view(-1) end
   return torch.norm(flat, n, 2):view(-1)
 end
 

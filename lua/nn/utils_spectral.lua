@@ -15,6 +15,13 @@ function utils.spectralNorm(module, options)
   if not torch.isTypeOf(module, 'nn.Module') then
     lib.fail('nn.utils.spectralNorm', 'expected a module with a weight, got %s', describe(module))
   end
+  -- Note [One reparametrization per weight] in nn/functional_more2_utils.lua: a pruned or
+  -- parametrized tensor is rewritten at each forward after the wrapper wrote it.
+  local name = type(options) == 'table' and options.name or 'weight'
+  if torch.isTypeOf(module, 'nn.WeightNorm') or require('nn.parametrize_core').entry(module, name) then
+    lib.fail('nn.utils.spectralNorm', 'the %s of %s is already reparametrized (weight norm, pruning or a parametrization)',
+      tostring(name), torch.typename(module))
+  end
   return nn.SpectralNorm(module, options, 'nn.utils.spectralNorm')
 end
 
