@@ -277,7 +277,8 @@ function Trainer:evaluate(x, opts)
   local was_training = model.train
   model:evaluate()
   local sum, count = 0, 0
-  torch.noGrad(function()
+  -- an error (a bad batch, a criterion's target check) must not leave the model in evaluation mode
+  local ok, err = pcall(torch.noGrad, function()
     for batch in loader:iter(opts.verbose and { progress = 'evaluate' } or nil) do
       local input, target = split_batch(batch)
       local output = model:forward(input)
@@ -287,6 +288,7 @@ function Trainer:evaluate(x, opts)
     end
   end)
   if was_training then model:training() end
+  if not ok then error(err, 0) end
   local out = {}
   if crit and count > 0 then out.loss = sum / count end
   for _, m in ipairs(metrics) do out[m.name] = m:value() end
@@ -303,7 +305,7 @@ function Trainer:predict(x, opts)
   local was_training = model.train
   model:evaluate()
   local outs = {}
-  torch.noGrad(function()
+  local ok, err = pcall(torch.noGrad, function()
     if torch.isTensor(x) then
       local bs = opts.batchSize or 256
       for start = 1, x:size(1), bs do
@@ -317,6 +319,7 @@ function Trainer:predict(x, opts)
     end
   end)
   if was_training then model:training() end
+  if not ok then error(err, 0) end
   if #outs == 0 then fail('nothing to predict') end
   return #outs == 1 and outs[1] or torch.cat(outs, 1)
 end

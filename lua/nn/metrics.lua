@@ -53,6 +53,12 @@ function metrics.accuracy(output, target)
       and output:nElement() > 1 or output:dim() == 2 and output:size(2) == 1) then
     local p = output:contiguous():view(-1):ge(0.5):long()
     local t = class_targets('accuracy', target, p:nElement())
+    -- 1-based class indices (1, 2) here would silently count every 2 as wrong
+    local bad = t:lt(0):add(t:gt(1))
+    if bad:sum() > 0 then
+      local at = bad:nonzero()[1][1]
+      fail('accuracy', 'binary targets (one probability per sample) must be 0 or 1, got %d at position %d', t[at], at)
+    end
     return p:eq(t):sum() / math.max(p:nElement(), 1)
   end
   local s = scores('accuracy', output)
@@ -94,32 +100,45 @@ function metrics.confusionMatrix(output, target, nclasses)
   return cm
 end
 
+-- Note [Macro averages skip absent classes]: a class that is neither a target nor a prediction
+-- (its row and column of the matrix are empty) has no precision or recall at all; counting it
+-- as 0 would make a perfect run on a batch or data set that lacks some classes score below 1.
+-- The macro averages are over the classes that appear, as scikit-learn's (labels from y_true
+-- and y_pred) and torchmetrics' macro averages are; 0 when the matrix is empty.
 --- nn.metrics.precisionRecallF1(cm): per-class precision, recall and F1 (DoubleTensors; 0 where
---- undefined) of a confusion matrix, and their macro averages (numbers).
+--- undefined) of a confusion matrix, and their macro averages (numbers) over the classes that
+--- occur as a target or a prediction.
 function metrics.precisionRecallF1(cm)
   local m = cm:double()
   local tp = torch.diag(m)
   local predicted, actual = m:sum(1):view(-1), m:sum(2):view(-1)
   local n = tp:nElement()
   local precision, recall, f1 = torch.DoubleTensor(n), torch.DoubleTensor(n), torch.DoubleTensor(n)
+  local present, sp, sr, sf = 0, 0, 0, 0
   for c = 1, n do
     precision[c] = predicted[c] > 0 and tp[c] / predicted[c] or 0
     recall[c] = actual[c] > 0 and tp[c] / actual[c] or 0
     local s = precision[c] + recall[c]
     f1[c] = s > 0 and 2 * precision[c] * recall[c] / s or 0
+    if predicted[c] + actual[c] > 0 then
+      present, sp, sr, sf = present + 1, sp + precision[c], sr + recall[c], sf + f1[c]
+    end
   end
-  return { precision = precision, recall = recall, f1 = f1, macroPrecision = precision:mean(), macroRecall = recall:mean(),
-           macroF1 = f1:mean() }
+  local k = math.max(present, 1)
+  return { precision = precision, recall = recall, f1 = f1, macroPrecision = sp / k, macroRecall = sr / k,
+           macroF1 = sf / k }
 end
 
 -- ---- accumulators --------------------------------------------------------------------------------
 
--- Averages a per-batch function, weighted by batch size.
-local function averaged(name, fn)
+-- Averages a per-batch function, weighted by batch size: samples(output, target), by default the
+-- rows of output.
+local function averaged(name, fn, samples)
   local acc = { name = name, sum = 0, count = 0 }
   function acc.reset() acc.sum, acc.count = 0, 0 end
   function acc.add(_, output, target)
-    local n = torch.isTensor(output) and (output:dim() > 0 and output:size(1) or 1) or 1
+    local n = samples and samples(output, target)
+      or torch.isTensor(output) and (output:dim() > 0 and output:size(1) or 1) or 1
     acc.sum = acc.sum + fn(output, target) * n
     acc.count = acc.count + n
   end
@@ -150,8 +169,12 @@ local function regression(name, fn)
   end)
 end
 
+-- Classification metrics count one sample per target: a single sample's 1D scores have as many
+-- rows as classes, and weighting it by them would outweigh the batches it is averaged with.
+local function targets_count(_, target) return torch.isTensor(target) and target:nElement() or 1 end
+
 local builtin = {
-  accuracy = function() return averaged('accuracy', metrics.accuracy) end,
+  accuracy = function() return averaged('accuracy', metrics.accuracy, targets_count) end,
   precision = function() return from_confusion('precision', function(cm) return metrics.precisionRecallF1(cm).macroPrecision end) end,
   recall = function() return from_confusion('recall', function(cm) return metrics.precisionRecallF1(cm).macroRecall end) end,
   f1 = function() return from_confusion('f1', function(cm) return metrics.precisionRecallF1(cm).macroF1 end) end,
@@ -168,7 +191,7 @@ local builtin = {
 function metrics.create(spec)
   if type(spec) == 'string' then
     local k = spec:match('^top(%d+)$')
-    if k then return averaged(spec, function(o, t) return metrics.topk(o, t, tonumber(k)) end) end
+    if k then return averaged(spec, function(o, t) return metrics.topk(o, t, tonumber(k)) end, targets_count) end
     local make = builtin[spec]
     if not make then
       fail('metrics', "unknown metric %s (known: accuracy, topK, precision, recall, f1, confusion, mse, mae)", spec)

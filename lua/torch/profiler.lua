@@ -270,6 +270,20 @@ end
 --- Example: torch.profiler.isRunning()
 function profiler.isRunning() return session ~= nil end
 
+--- torch.profiler.recordFunction(name, fn, ...): runs fn(...) and returns its results; while the
+--- profiler runs, the call is one event named name (kind 'user_annotation', PyTorch's
+--- record_function), under which the ops it calls nest. When the profiler is off it only calls fn.
+--- Example: local p = torch.profiler.profile(function() torch.profiler.recordFunction('step', function() torch.ones(2):add(1) end) end); print(p:table())
+function profiler.recordFunction(name, fn, ...)
+  local op = 'profiler.recordFunction'
+  if type(name) ~= 'string' or name == '' then lib.fail(op, 'name must be a non-empty string, got %s', types.describe(name)) end
+  local mt = type(fn) == 'table' and getmetatable(fn)
+  if type(fn) ~= 'function' and not (mt and mt.__call) then lib.fail(op, 'expected a function to run, got %s', types.describe(fn)) end
+  local S = session
+  if not (S and S.active) then return fn(...) end
+  return leave(S, enter(S, name, 'user_annotation', nil), pcall(fn, ...))
+end
+
 local function pack(...) return { n = select('#', ...), ... } end
 
 --- torch.profiler.profile([opts,] fn, ...): runs fn(...) with profiling on and returns the profile

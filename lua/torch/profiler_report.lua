@@ -52,7 +52,8 @@ local function sorter(op, key)
   end
 end
 
---- prof:events(): the recorded calls in start order, each {name, kind = 'op'|'module', start,
+--- prof:events(): the recorded calls in start order, each {name, kind = 'op'|'module'|'user_annotation'
+--- (torch.profiler.recordFunction), start,
 --- totalTime, selfTime, depth (0: called from outside any profiled function), parent (index of
 --- the enclosing event or nil), shapes (with recordShapes), error (true when the call raised)}.
 --- Example: local p = torch.profiler.profile(function() torch.ones(2):add(1) end); return #p:events()
@@ -167,7 +168,7 @@ local function json_shapes(shapes)
 end
 
 --- prof:exportChromeTrace(path): writes the events as a Chrome trace (JSON "traceEvents" of
---- complete events, ph = "X", ts and dur in microseconds, cat = 'op' or 'module') for
+--- complete events, ph = "X", ts and dur in microseconds, cat = 'op', 'module' or 'user_annotation') for
 --- chrome://tracing or ui.perfetto.dev; returns path.
 --- Example: local p, f = torch.profiler.profile(function() torch.ones(2):add(1) end), os.tmpname(); p:exportChromeTrace(f); os.remove(f)
 function Profile:exportChromeTrace(path)

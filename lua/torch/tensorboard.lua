@@ -102,19 +102,21 @@ end
 
 -- ---- Arguments ---------------------------------------------------------------------------------------
 
-local OPTS = { flushSecs = 'number', filenameSuffix = 'string', maxQueue = 'number', comment = 'string' }
+local OPTS = { flushSecs = 'number', filenameSuffix = 'string', maxQueue = 'number', comment = 'string', purgeStep = 'number' }
 
 local function read_opts(op, opts)
   local o = { flushSecs = 120, filenameSuffix = '', maxQueue = 10, comment = '' }
   if opts == nil then return o end
   if type(opts) ~= 'table' or is_tensor(opts) then fail(op, 'options must be a table, got %s', describe(opts)) end
   for k, v in pairs(opts) do
-    if not OPTS[k] then fail(op, 'unknown option %s (expected flushSecs, filenameSuffix, maxQueue, comment)', tostring(k)) end
+    if not OPTS[k] then fail(op, 'unknown option %s (expected flushSecs, filenameSuffix, maxQueue, comment, purgeStep)', tostring(k)) end
     if type(v) ~= OPTS[k] then fail(op, 'option %s must be a %s, got %s', k, OPTS[k], describe(v)) end
     o[k] = v
   end
   if o.flushSecs <= 0 then fail(op, 'flushSecs must be positive, got %s', tostring(o.flushSecs)) end
   if o.maxQueue < 1 or o.maxQueue ~= floor(o.maxQueue) then fail(op, 'maxQueue must be a positive integer, got %s', tostring(o.maxQueue)) end
+  local p = o.purgeStep
+  if p ~= nil and (p ~= floor(p) or math.abs(p) >= 2 ^ 53) then fail(op, 'purgeStep must be an integer, got %s', tostring(p)) end
   return o
 end
 
@@ -151,7 +153,8 @@ local SummaryWriter = torch.class('torch.utils.tensorboard.SummaryWriter', M)
 --- torch.utils.tensorboard.SummaryWriter([logDir][, opts]): a writer of TensorBoard event files
 --- in logDir (default 'runs/<Mon><dd>_<HH>-<MM>-<SS>_<host><opts.comment>'), PyTorch's. opts:
 --- flushSecs (120), maxQueue (10: pending events that force a flush), filenameSuffix (''),
---- comment (''). The file is events.out.tfevents.<time>.<host>.<pid>.<n><suffix>.
+--- comment (''), purgeStep (after a crash: TensorBoard hides the events of this run's earlier
+--- files whose step is purgeStep or more). The file is events.out.tfevents.<time>.<host>.<pid>.<n><suffix>.
 --- Example: local w = torch.utils.tensorboard.SummaryWriter(os.tmpname() .. '_tb'); w:addScalar('loss', 0.5, 1); w:close()
 function SummaryWriter:__init(logDir, opts)
   local op = CLASS
@@ -162,10 +165,19 @@ function SummaryWriter:__init(logDir, opts)
   elseif type(logDir) ~= 'string' then
     fail(op, 'logDir must be a string, got %s', describe(logDir))
   end
+  -- purgeStep is the main run's only: the runs of addScalars and addHparams reuse _opts
+  local purge = o.purgeStep
+  o.purgeStep = nil
   self.logDir, self._opts = logDir, o
   self._main = open_file_writer(op, logDir, o)
   self._writers = { self._main }
   self._byDir = { [logDir] = self._main }
+  if purge then
+    -- PyTorch's: a file_version event and a SessionLog START (status 1) at the purge step
+    local t = now()
+    self._main:add(op, pb.event({ wall_time = t, step = purge, file_version = 'brain.Event:2' }))
+    self._main:add(op, pb.event({ wall_time = t, step = purge, session_log = pb.int(1, 1) }))
+  end
 end
 
 local function main_writer(self, op)

@@ -190,7 +190,7 @@ local function sprite_png(op, label_img, n)
   local side = math.max(grid:size(2), grid:size(3))
   local square = grid.new(grid:size(1), side, side):zero()
   square:narrow(2, 1, grid:size(2)):narrow(3, 1, grid:size(3)):copy(grid)
-  local hwc = summaries.image_hwc(op, square, 'CHW')
+  local hwc = summaries.image_hwc(op, square, 'CHW', true)  -- PyTorch's make_sprite scales in float64
   return summaries.png_bytes(op, hwc), { imgs:size(4), imgs:size(3) }
 end
 

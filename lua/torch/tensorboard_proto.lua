@@ -123,11 +123,13 @@ end
 
 -- ---- TensorBoard messages ----------------------------------------------------------------------
 
---- event{wall_time=, step=, file_version= | summary=}: an Event (summary: Summary bytes).
+--- event{wall_time=, step=, file_version= | summary= | session_log=}: an Event (summary:
+--- Summary bytes; session_log: SessionLog bytes).
 function M.event(e)
   return M.double(1, e.wall_time or 0) .. M.int(2, e.step or 0)
     .. (e.file_version and M.bytes(3, e.file_version, true) or '')
     .. (e.summary and M.message(5, e.summary) or '')
+    .. (e.session_log and M.message(7, e.session_log) or '')
 end
 
 --- summary(values): a Summary of the list of encoded Summary.Value messages.

@@ -92,27 +92,34 @@ end
 
 -- ---- Images ----------------------------------------------------------------------------------------------
 
--- Note [Image conversion]: as PyTorch's add_image: dataformats names the dims (CHW, HWC or HW);
--- one channel (or HW) becomes gray RGB; byte images are taken as is, floating ones as [0, 1]
--- scaled by 255 and truncated (PyTorch's astype(uint8)), clamped first where PyTorch would wrap.
-function M.image_hwc(op, img, fmt)
+-- Note [Image conversion]: as PyTorch's add_image: dataformats names the dims (any order of C,
+-- H and W, or of H and W); one channel (or HW) becomes gray RGB; byte images are taken as is,
+-- floating ones as [0, 1] scaled by 255 and truncated (PyTorch's astype(uint8)), clamped first
+-- where PyTorch would wrap. PyTorch converts a floating image to float32 before scaling, and
+-- the float32 product can round up to the next integer (a double 0.79999999 gives 204, not 203),
+-- so the scaling is done in floats; scaleInDoubles is for the projector's sprite, which PyTorch
+-- scales in float64.
+function M.image_hwc(op, img, fmt, scaleInDoubles)
   if not is_tensor(img) then fail(op, 'img must be a tensor, got %s', describe(img)) end
   if type(fmt) ~= 'string' then fail(op, 'dataformats must be a string, got %s', describe(fmt)) end
   fmt = fmt:upper()
-  if fmt ~= 'CHW' and fmt ~= 'HWC' and fmt ~= 'HW' then fail(op, "dataformats must be 'CHW', 'HWC' or 'HW', got '%s'", fmt) end
+  local letters = fmt:find('H') and fmt:find('W') and (#fmt == 2 or #fmt == 3 and fmt:find('C'))
+  if not letters then fail(op, "dataformats must be 'CHW', 'HWC' or 'HW' (or another order of those letters), got '%s'", fmt) end
   if img:dim() ~= #fmt then fail(op, 'img must have %d dims for dataformats %s, got a %s', #fmt, fmt, describe(img)) end
   local dtype = img.p.dtype
   local byte = dtype == lib.dtype.u8
   if not byte and dtype > lib.dtype.bf16 then fail(op, 'img must be a byte or floating tensor, got a %s', describe(img)) end
   local x = img:detach()
   if x:isCuda() then x = x:cpu() end
-  if fmt == 'HW' then x = x:contiguous():view(x:size(1), x:size(2), 1)
+  if #fmt == 2 then
+    x = x:permute((fmt:find('H')), (fmt:find('W'))):contiguous()
+    x = x:view(x:size(1), x:size(2), 1)
   else x = x:permute((fmt:find('H')), (fmt:find('W')), (fmt:find('C'))) end
   local h, w, c = x:size(1), x:size(2), x:size(3)
   if c ~= 1 and c ~= 3 and c ~= 4 then fail(op, 'img must have 1, 3 or 4 channels, got %d', c) end
   if h == 0 or w == 0 then fail(op, 'img is empty (%dx%d)', h, w) end
   -- torch.mul makes a new tensor: x may still be the caller's image
-  if not byte then x = torch.mul(x:double(), 255):clamp(0, 255):floor():byte() end
+  if not byte then x = torch.mul(scaleInDoubles and x:double() or x:float(), 255):clamp(0, 255):floor():byte() end
   if c == 1 then x, c = x:expand(h, w, 3), 3 end
   return x:contiguous(), h, w, c
 end

@@ -263,8 +263,9 @@ function tests.images()
   local evs = events_of(dir)
   tester:asserteq(#evs, 5)
   local expect = {
-    { 'chw', 6, 5, 3, chw:double():mul(255):floor():byte() },
-    { 'hw', 4, 7, 3, gray:view(1, 4, 7):expand(3, 4, 7):clone():mul(255):floor():byte() },
+    -- scaled in float32, as PyTorch does (a double 0.79999999 is 204, not 203)
+    { 'chw', 6, 5, 3, chw:float():mul(255):floor():byte() },
+    { 'hw', 4, 7, 3, gray:float():view(1, 4, 7):expand(3, 4, 7):clone():mul(255):floor():byte() },
     { 'hwc', 5, 3, 4, rgba:permute(3, 1, 2):contiguous() },
     { 'one', 2, 3, 3, nil },
   }
