@@ -5,13 +5,9 @@ local CAddTable, parent = torch.class('nn.CAddTable', 'nn.Module')
 
 -- Note [Outputs fed back]: acc = m:forward({x, acc}) passes the previous output back in; writing
 -- input[1] into that buffer first overwrote an input before it was read (a silent wrong result, as
--- in Torch7), so an output buffer that is one of the inputs is replaced.
-local function output_buffer(self, input)
-  local o = self.output
-  if not torch.isTensor(o) then return input[1].new() end
-  for i = 1, #input do if input[i] == o then return input[1].new() end end
-  return o
-end
+-- in Torch7), so an output buffer that is one of the inputs is replaced (S.outputBuffer,
+-- nn/support.lua).
+local output_buffer = S.outputBuffer
 
 function CAddTable:__init(ip)
   parent.__init(self)

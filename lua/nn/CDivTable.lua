@@ -3,12 +3,7 @@ local S = require 'nn.support'
 local CDivTable, parent = torch.class('nn.CDivTable', 'nn.Module')
 
 -- Note [Outputs fed back] (nn/CAddTable.lua): an output buffer that is one of the inputs is replaced.
-local function output_buffer(self, input)
-  local o = self.output
-  if not torch.isTensor(o) then return input[1].new() end
-  for i = 1, #input do if input[i] == o then return input[1].new() end end
-  return o
-end
+local output_buffer = S.outputBuffer
 
 function CDivTable:__init()
   parent.__init(self)

@@ -6,12 +6,7 @@ local CMaxTable, parent = torch.class('nn.CMaxTable', 'nn.Module')
 CMaxTable._better, CMaxTable._combine = 'gt', 'cmax'  -- nn.CMinTable sets 'lt', 'cmin'
 
 -- Note [Outputs fed back] (nn/CAddTable.lua): an output buffer that is one of the inputs is replaced.
-local function output_buffer(self, input)
-  local o = self.output
-  if not torch.isTensor(o) then return input[1].new() end
-  for i = 1, #input do if input[i] == o then return input[1].new() end end
-  return o
-end
+local output_buffer = S.outputBuffer
 
 function CMaxTable:__init()
   parent.__init(self)

@@ -17,49 +17,8 @@ require 'nn.pytorch_names_conv'
 -- the tensors a lazy module sizes at its first forward (those the instance holds)
 local LAZY_FIELDS = { 'weight', 'gradWeight', 'bias', 'gradBias', 'running_mean', 'running_var' }
 
-local function empty(self, fieldNames)
-  for _, f in ipairs(fieldNames) do
-    if torch.isTensor(self[f]) then self[f] = self[f].new() end
-  end
-  self._lazy = true
-  nn.utils.linkGradients(self)
-end
-
--- Resizes the fields in place (size[f] per field) and draws the parent's init.
-local function materialize(self, sizes)
-  torch.noGrad(function()
-    for f, s in pairs(sizes) do
-      if torch.isTensor(self[f]) then self[f]:resize(torch.LongStorage(s)):zero() end
-    end
-  end)
-  self._lazy = nil
-  self:reset()
-  nn.utils.linkGradients(self)
-end
-
-local function add_lazy_methods(cls, parent, name, infer)
-  --- m:isLazy(): whether the lazy module still waits for its first input (nn.LazyLinear's).
-  --- Example: print(nn.LazyBatchNorm2d():isLazy())
-  function cls:isLazy() return self._lazy == true end
-  function cls:updateOutput(input)
-    if self._lazy then
-      if not torch.isTensor(input) then lib.fail(name, 'expected a tensor input, got %s', nn.utils.describe(input)) end
-      materialize(self, infer(self, input))
-    end
-    return parent.updateOutput(self, input)
-  end
-  function cls:loadStateDict(tbl, strict)
-    if self._lazy and type(tbl) == 'table' then
-      local sizes = infer(self, nil, tbl)
-      if sizes then materialize(self, sizes) end
-    end
-    return parent.loadStateDict(self, tbl, strict)
-  end
-  function cls:reset(...)
-    if self._lazy then return self end  -- nothing to draw yet: the first forward does
-    return parent.reset(self, ...)
-  end
-end
+local Lazy = require 'nn.lazy_support'
+local empty, add_lazy_methods = Lazy.empty, Lazy.addLazyMethods
 
 -- The features of a lazy norm: from the input's channel dim, or a state dict's weight/running_mean.
 local function norm_infer(name, nd, batchedOnly)

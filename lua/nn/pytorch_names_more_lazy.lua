@@ -18,51 +18,14 @@ local lib = require 'torch.lib'
 require 'nn.Linear'
 require 'nn.pytorch_names_conv'
 
-local function empty_weight(self)
-  self.weight = self.weight.new()
-  self.gradWeight = self.weight.new()
-  self._lazy = true
-  nn.utils.linkGradients(self)
+local Lazy = require 'nn.lazy_support'
+local add_lazy_methods = Lazy.addLazyMethods
+local function empty_weight(self) Lazy.empty(self, { 'weight', 'gradWeight' }) end
+-- The weight size a state dict gives (nil when it holds no weight).
+local function state_weight_size(tbl)
+  return torch.isTensor(tbl.weight) and tbl.weight:size():totable() or nil
 end
-
--- Resizes weight/gradWeight in place to size (Note [Lazy parameters]) and draws the init.
-local function materialize(self, size)
-  local w, g = self.weight, self.gradWeight
-  torch.noGrad(function()
-    w:resize(torch.LongStorage(size))
-    g:resize(torch.LongStorage(size)):zero()
-  end)
-  self._lazy = nil
-  -- PyTorch's reset_parameters after materializing: the bias (already sized) is drawn again with
-  -- the weight's fan-in; both keep their tensor objects
-  self:reset()
-  if self.gradBias then self.gradBias:zero() end
-  nn.utils.linkGradients(self)
-end
-
-local function add_lazy_methods(cls, parent, name, infer)
-  --- m:isLazy(): whether the lazy module still waits for its first input (Note [Lazy parameters]).
-  --- Example: print(nn.LazyLinear(3):isLazy())
-  function cls:isLazy() return self._lazy == true end
-  function cls:updateOutput(input)
-    if self._lazy then
-      if not torch.isTensor(input) then lib.fail(name, 'expected a tensor input, got %s', nn.utils.describe(input)) end
-      materialize(self, infer(self, input))
-    end
-    return parent.updateOutput(self, input)
-  end
-  function cls:loadStateDict(tbl, strict)
-    if self._lazy and type(tbl) == 'table' and torch.isTensor(tbl.weight) then
-      local size = tbl.weight:size():totable()
-      materialize(self, infer(self, nil, size))
-    end
-    return parent.loadStateDict(self, tbl, strict)
-  end
-  function cls:reset(stdv)
-    if self._lazy then return self end  -- nothing to draw yet: the first forward does
-    return parent.reset(self, stdv)
-  end
-end
+local function weight_sizes(s) return { weight = s, gradWeight = s } end
 
 -- nn.LazyLinear(outFeatures [, bias = true]): nn.Linear with inFeatures taken from the first
 -- input's last dim.
@@ -75,15 +38,17 @@ do
     parent.__init(self, 1, self._outSize, P.bool(name, 'bias', o.bias, true))
     empty_weight(self)
   end
-  add_lazy_methods(cls, parent, name, function(self, input, size)
-    if size then
+  add_lazy_methods(cls, parent, name, function(self, input, tbl)
+    if tbl then
+      local size = state_weight_size(tbl)
+      if not size then return nil end
       if #size ~= 2 or size[1] ~= self._outSize then
         lib.fail(name, 'expected a weight of size %d x in in the state dict, got %s', self._outSize, table.concat(size, 'x'))
       end
-      return size
+      return weight_sizes(size)
     end
     if input:dim() < 1 then lib.fail(name, 'expected an input with a feature dim, got %s', nn.utils.describe(input)) end
-    return { self._outSize, input:size(input:dim()) }
+    return weight_sizes({ self._outSize, input:size(input:dim()) })
   end)
   function cls:__tostring__()
     if self._lazy then return string.format('nn.LazyLinear(? -> %d)', self._outSize) end
@@ -110,9 +75,11 @@ for nd = 1, 3 do
     self.nInputPlane = nil
     empty_weight(self)
   end
-  add_lazy_methods(cls, parent, name, function(self, input, size)
+  add_lazy_methods(cls, parent, name, function(self, input, tbl)
     local inC
-    if size then
+    if tbl then
+      local size = state_weight_size(tbl)
+      if not size then return nil end
       inC = size[2] * self.groups
     else
       if input:dim() ~= nd + 1 and input:dim() ~= nd + 2 then
@@ -126,7 +93,7 @@ for nd = 1, 3 do
     self.nInputPlane = inC
     local s = { self.nOutputPlane, inC / self.groups }
     for d = 1, nd do s[#s + 1] = self._k[d] end
-    return s
+    return weight_sizes(s)
   end)
   function cls:__tostring__()
     if self._lazy then

@@ -24,6 +24,15 @@ function S.sizestr(x)
   return table.concat(x, 'x')
 end
 
+--- S.outputBuffer(module, input): the module's output tensor, or a new one of input[1]'s type when
+--- it is one of the table input's tensors (Note [Outputs fed back], nn/CAddTable.lua).
+function S.outputBuffer(self, input)
+  local o = self.output
+  if not torch.isTensor(o) then return input[1].new() end
+  for i = 1, #input do if input[i] == o then return input[1].new() end end
+  return o
+end
+
 --- Raises '[name] message' (name: the module with its configuration).
 function S.fail(name, fmt, ...)
   error('[' .. name .. '] ' .. string.format(fmt, ...), 0)
