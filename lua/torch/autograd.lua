@@ -276,6 +276,21 @@ function autograd.grad(outputs, inputs, grad_outputs, opts)
   end
   local single = is_tensor(inputs)
   outputs, inputs, opts = as_list(outputs), as_list(inputs), opts or {}
+  -- grad(loss, m:parameters()): parameters() returns the gradients as a second result, which then
+  -- arrive here as gradOutputs, one per input instead of one per output
+  if type(grad_outputs) == 'table' and not is_tensor(grad_outputs) and #grad_outputs ~= #outputs
+      and #grad_outputs == #inputs and #inputs > 0 then
+    local like = true
+    for k = 1, #inputs do
+      local gk, ik = grad_outputs[k], inputs[k]
+      if not (is_tensor(gk) and is_tensor(ik) and gk:isSameSizeAs(ik)) then like = false break end
+    end
+    if like then
+      fail('grad', 'got %d gradOutputs for %d outputs, each shaped like an input: model:parameters() returns '
+        .. 'the gradients as a second result; write torch.autograd.grad(loss, (model:parameters()))', #grad_outputs,
+        #outputs)
+    end
+  end
   local o, nout = tensor_array(outputs, 'output', false)
   local g = tensor_array(as_list(grad_outputs), 'gradient', true, nout)
   local i, nin = tensor_array(inputs, 'input', false)

@@ -298,4 +298,15 @@ function tests.torch7BackwardAfterCreateGraph()
   tester:assertTensorEq(gi, gy * m.weight, 1e-12, 'and holds gradOutput * weight')
 end
 
+-- torch.autograd.grad(loss, m:parameters()) took parameters()'s second result, the gradients, as
+-- gradOutputs and failed on their sizes; the error now says what happened and what to write.
+function tests.gradOfParametersNamesTheSecondResult()
+  local m = nn.Linear(3, 2):double()
+  local loss = torch.sum(m(torch.randn(4, 3):double()))
+  tester:assertErrorPattern(function() torch.autograd.grad(loss, m:parameters()) end,
+    'grad%] got 2 gradOutputs for 1 outputs.*%(model:parameters%(%)%)')
+  local g = torch.autograd.grad(loss, (m:parameters()))
+  tester:assertTensorEq(g[2], torch.DoubleTensor(2):fill(4), 1e-12, 'with the parentheses: the bias gradient')
+end
+
 tester:add(tests):run()
