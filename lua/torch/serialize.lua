@@ -52,6 +52,11 @@ local function save_options(format, opts)
 end
 
 local function write_to(stream, obj, fmt, opts, op)
+  if opts.allowCode and (fmt == 'tocha' or fmt == 'safetensors' or fmt == 'pytorch') then
+    -- the option was silently ignored: the function was then refused as if it had not been given
+    lib.fail(op, "allowCode applies to Torch7's formats only (format 'binary-t7' or 'ascii'); the %s format holds data, "
+      .. 'not code', fmt)
+  end
   if fmt == 'tocha' then
     native_write.write(stream, obj, op)
   elseif fmt == 'safetensors' then

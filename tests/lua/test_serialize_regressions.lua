@@ -345,5 +345,16 @@ function tests.saveThroughDanglingSymlink()
   os.remove(target)
 end
 
+-- allowCode in the default format was ignored silently (the function was then refused as if the
+-- option had not been given); it names the formats it applies to.
+function tests.allowCodeNamesItsFormats()
+  local path = TMP .. 'allow_code.tch'
+  tester:assertErrorPattern(function() torch.save(path, { f = function() return 1 end }, { allowCode = true }) end,
+    "allowCode applies to Torch7's formats only %(format 'binary%-t7' or 'ascii'%)")
+  torch.save(path, { f = function() return 1 end }, 'binary-t7', { allowCode = true })
+  tester:asserteq(torch.load(path, { allowCode = true }).f(), 1)
+  os.remove(path)
+end
+
 tester:add(tests)
 tester:run()
