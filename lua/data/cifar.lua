@@ -11,6 +11,8 @@ local PIXELS = 3 * 32 * 32
 --- LongTensor of classes 1..10) of a CIFAR-10 binary batch (data_batch_1.bin...). For CIFAR-100
 --- give opts.labelBytes = 2 (the fine label is kept) and opts.classes = 100. A file that is not a
 --- whole number of records, or a label out of range, is an error naming the file and byte offset.
+--- Example: local p = os.tmpname(); local f = io.open(p, 'wb'); f:write('\3' .. string.rep('\0', 3072)); f:close()
+--- local images, labels = data.readCIFAR(p); os.remove(p)  -- one black 3x32x32 image of class 4
 function data.readCIFAR(path, opts)
   opts = opts or {}
   local label_bytes, nclasses = opts.labelBytes or 1, opts.classes or 10
@@ -42,6 +44,11 @@ data.cifar10Classes = { 'airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 
 --- of CIFAR-10's binary version in dir (files may be gzipped). Samples are {input = 3x32x32,
 --- target = 1..10}; images are floats in [0, 1], or bytes with opts.type = 'byte'. Each dataset
 --- has .classes.
+--- Example: local d = os.tmpname(); os.remove(d); os.execute("mkdir '" .. d .. "'")  -- a scratch directory
+--- for _, name in ipairs({'data_batch_1', 'data_batch_2', 'data_batch_3', 'data_batch_4', 'data_batch_5', 'test_batch'}) do
+---   local f = io.open(d .. '/' .. name .. '.bin', 'wb'); f:write('\3' .. string.rep('\0', 3072)); f:close()  -- a black cat
+--- end
+--- local train, test = data.cifar10(d); os.execute("rm -r '" .. d .. "'")
 function data.cifar10(dir, opts)
   opts = opts or {}
   if type(dir) ~= 'string' then util.fail('cifar10', 'expected the directory of the .bin files, got %s', type(dir)) end

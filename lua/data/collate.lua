@@ -85,6 +85,7 @@ end
 
 --- collate.default(samples[, ctx]): the batch of a list of samples. ctx.indices (dataset
 --- indices of the samples) and ctx.what name them in errors.
+--- Example: data.collate({torch.ones(2), torch.zeros(2)})
 function collate.default(samples, ctx)
   ctx = ctx or {}
   if #samples == 0 then error('[DataLoader] cannot collate an empty list of samples', 0) end

@@ -203,7 +203,8 @@ end
 --- data.trainTestSplit(dataset, testFraction[, seed]) returns train, test datasets;
 --- data.trainTestSplit(x, y, testFraction[, seed]) returns xTrain, xTest, yTrain, yTest (rows of
 --- tensors). The rows are shuffled with seed (drawn from torch's generator when nil); every row
---- lands in exactly one part. Example: local train, test = data.trainTestSplit(ds, 0.2, 1)
+--- lands in exactly one part.
+--- Example: local train, test = data.trainTestSplit(data.TensorDataset(torch.randn(10, 2), torch.zeros(10)), 0.2, 1)
 function data.trainTestSplit(a, b, c, d)
   if torch.isTensor(a) then
     local x, y, fraction, seed = a, b, c, d

@@ -11,6 +11,9 @@ require 'data.datasets'
 --- unsigned bytes, an IntTensor for signed bytes, shorts and ints, a Float/DoubleTensor for
 --- floats/doubles. A truncated file, a bad header or trailing bytes are errors naming the file
 --- and the byte offset.
+--- Example: local p = os.tmpname(); local f = io.open(p, 'wb')
+--- f:write('\0\0\8\1\0\0\0\3\1\2\3'); f:close()  -- magic (unsigned bytes, 1 dim), size 3, data
+--- local t = data.readIDX(p); os.remove(p)  -- a ByteTensor {1, 2, 3}
 function data.readIDX(path)
   if type(path) ~= 'string' then util.fail('readIDX', 'expected a file name, got %s', type(path)) end
   return lib.wrap(lib.C.tocha_data_read_idx(path))
@@ -48,7 +51,13 @@ end
 --- data.mnist(dir[, opts]): the train and test datasets of MNIST-format IDX files in dir
 --- (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-...; each may be gzipped). Samples
 --- are {input = 1x28x28 image, target = class 1..10}; images are floats in [0, 1], or the raw
---- bytes with opts.type = 'byte'. Example: local train, test = data.mnist('/data/mnist')
+--- bytes with opts.type = 'byte'.
+--- Example: local d = os.tmpname(); os.remove(d); os.execute("mkdir '" .. d .. "'")  -- a scratch directory
+--- for _, s in ipairs({'train', 't10k'}) do  -- one 2x2 image of class 4 per split
+---   local f = io.open(d .. '/' .. s .. '-images-idx3-ubyte', 'wb'); f:write('\0\0\8\3\0\0\0\1\0\0\0\2\0\0\0\2\0\64\128\255'); f:close()
+---   f = io.open(d .. '/' .. s .. '-labels-idx1-ubyte', 'wb'); f:write('\0\0\8\1\0\0\0\1\3'); f:close()
+--- end
+--- local train, test = data.mnist(d); os.execute("rm -r '" .. d .. "'")
 function data.mnist(dir, opts)
   opts = opts or {}
   if type(dir) ~= 'string' then util.fail('mnist', 'expected the directory of the IDX files, got %s', type(dir)) end
@@ -65,6 +74,12 @@ data.fashionMnistClasses = { 'T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coa
 --- data.fashionMnist([dir][, opts]): Fashion-MNIST's train and test datasets (like data.mnist),
 --- read from dir, by default /usr/share/datasets/fashion-mnist (Debian's dataset-fashion-mnist
 --- package). Each has .classes, the ten class names.
+--- Example: local d = os.tmpname(); os.remove(d); os.execute("mkdir '" .. d .. "'")  -- a scratch directory
+--- for _, s in ipairs({'train', 't10k'}) do  -- one 2x2 image of class 4 per split
+---   local f = io.open(d .. '/' .. s .. '-images-idx3-ubyte', 'wb'); f:write('\0\0\8\3\0\0\0\1\0\0\0\2\0\0\0\2\0\64\128\255'); f:close()
+---   f = io.open(d .. '/' .. s .. '-labels-idx1-ubyte', 'wb'); f:write('\0\0\8\1\0\0\0\1\3'); f:close()
+--- end
+--- local train, test = data.fashionMnist(d); os.execute("rm -r '" .. d .. "'")  -- train.classes[4] is 'Dress'
 function data.fashionMnist(dir, opts)
   if type(dir) == 'table' then dir, opts = nil, dir end
   dir = dir or data.fashionMnistDir

@@ -62,7 +62,8 @@ function Iterable:__tostring__()
 end
 
 --- data.isIterable(ds): whether ds is an iterable-style dataset (a data.IterableDataset, or an
---- object with iter() and no get(i)). Example: data.isIterable(data.ChainDataset({}))
+--- object with iter() and no get(i)).
+--- Example: data.isIterable(data.ChainDataset({}))
 function data.isIterable(ds)
   if type(ds) ~= 'table' then return false end
   if torch.isTypeOf(ds, 'data.IterableDataset') then return true end
@@ -116,7 +117,8 @@ local current, asks = nil, 0
 
 --- data.getWorkerInfo(): in a DataLoader worker, {id = 1..numWorkers, numWorkers =, seed =,
 --- dataset = this worker's copy of the dataset}; nil in the main state (as PyTorch's, with a
---- 1-based id). Example: data.getWorkerInfo()
+--- 1-based id).
+--- Example: data.getWorkerInfo()
 function data.getWorkerInfo()
   if current == nil then return nil end
   asks = asks + 1

@@ -98,7 +98,10 @@ end
 --- worker threads live as long as the loader; false: stopped after each epoch), pinMemory
 --- (false: true puts the batches' CPU tensors in pinned memory, for fast and asynchronous copies to the GPU with
 --- batch.input:cuda() or dst:copy(src, true); ignored without a CUDA device).
---- Example: for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end
+--- Example: local ds = data.TensorDataset(torch.randn(100, 3), torch.LongTensor(100):fill(1))
+--- for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do
+---   local x, y = batch.input, batch.target  -- 32 x 3 and 32 (the last batch: 4)
+--- end
 function DataLoader:__init(dataset, opts)
   opts = check_options(opts or {})
   self.iterable = data.isIterable ~= nil and data.isIterable(dataset)

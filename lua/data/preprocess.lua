@@ -178,7 +178,8 @@ function LabelEncoder:inverseTransform(codes)
 end
 
 --- data.labelEncode(values): class indices (a LongTensor, 1-based) and the sorted list of
---- distinct labels. Example: local y, classes = data.labelEncode({'b', 'a', 'b'})  -- {2, 1, 2}, {'a', 'b'}
+--- distinct labels.
+--- Example: local y, classes = data.labelEncode({'b', 'a', 'b'})  -- {2, 1, 2}, {'a', 'b'}
 function data.labelEncode(values)
   local e = data.LabelEncoder()
   local codes = e:fitTransform(values)
@@ -187,6 +188,7 @@ end
 
 --- data.oneHot(labels, n): an N x n FloatTensor with a 1 in column labels[i] of row i (labels:
 --- 1-based class indices, a tensor or a list). A label outside 1..n is an error naming its position.
+--- Example: data.oneHot({2, 1}, 3)
 function data.oneHot(labels, n)
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then util.fail('oneHot', 'n must be a positive integer, got %s', tostring(n)) end
   local list = values_of('oneHot', labels)

@@ -121,8 +121,9 @@ end
 
 --- data.progress(i, n[, info]): Torch7's xlua.progress: one bar per loop, created at i = 1 and
 --- finished at i = n.
+--- Example: for i = 1, 3 do data.progress(i, 3) end
 function data.progress(i, n, info)
-  if i <= 1 or not data._bar or data._bar.total ~= n then data._bar = ProgressBar{ total = n } end
+  if i <= 1 or not data._bar or data._bar.total ~= n then data._bar = data.ProgressBar{ total = n } end
   data._bar:update(i, info)
   if i >= n then
     data._bar:finish(info)

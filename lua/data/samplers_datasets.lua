@@ -134,7 +134,8 @@ function data.defaultCollate(samples, ctx) return collate.default(samples, ctx) 
 -- mappings and sequences.
 --- data.defaultConvert(sample): the sample with its storages turned into 1D tensors and its
 --- plain tables rebuilt field by field; tensors, numbers and strings unchanged (what the loader
---- gives for unbatched samples). Example: data.defaultConvert({x = torch.DoubleStorage({1, 2})}).x
+--- gives for unbatched samples).
+--- Example: data.defaultConvert({x = torch.DoubleStorage({1, 2})}).x
 function data.defaultConvert(v)
   if torch.isStorage and torch.isStorage(v) then
     local ctor = torch[(torch.typename(v) or ''):match('^torch%.(%a+)Storage$') .. 'Tensor']

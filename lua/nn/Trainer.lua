@@ -196,7 +196,10 @@ end
 --- lr when the optimizer has one). opts: validation (a loader, a dataset, or a fraction of
 --- train's dataset held out), metrics ({'accuracy', 'top5', 'f1', fn...}), callbacks (nn.Callback
 --- objects or tables of hooks), verbose (true: a progress bar per epoch).
---- Example: history = nn.Trainer(model, nn.ClassNLLCriterion(), opt):fit(loader, {epochs = 5, metrics = {'accuracy'}})
+--- Example: torch.manualSeed(1); local model = nn.Sequential(nn.Linear(4, 3), nn.LogSoftMax())
+--- local opt = optim.SGD(model:parameters(), {lr = 0.1})
+--- local loader = data.DataLoader(data.TensorDataset(torch.randn(16, 4), torch.LongTensor(16):random(1, 3)), {batchSize = 8})
+--- local history = nn.Trainer(model, nn.ClassNLLCriterion(), opt):fit(loader, {epochs = 2, metrics = {'accuracy'}})
 function Trainer:fit(train, opts)
   opts = opts or {}
   local loader = as_loader(train, opts, true)

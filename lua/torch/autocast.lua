@@ -57,7 +57,9 @@ end
 --- on CUDA, bf16 on the CPU, like PyTorch), losses, softmax and normalization in f32, other ops in
 --- the widest dtype of their inputs. Returns fn's results; nests, and restores the previous state
 --- on return or error. Tensors of other device types are untouched. Call backward after it returns.
---- Example: local loss = torch.autocast('cuda', 'bf16', function() return crit(model(x), y) end)
+--- Example: local model, crit = nn.Linear(3, 2), nn.CrossEntropyCriterion()
+--- local x, y = torch.randn(4, 3), torch.LongTensor({1, 2, 1, 2})
+--- local loss = torch.autocast('cuda', 'bf16', function() return crit(model(x), y) end)
 function torch.autocast(device, dtype, fn, ...)
   if type(dtype) == 'function' then return torch.autocast(device, nil, dtype, fn, ...) end
   local dev = device_type('autocast', device)
@@ -66,7 +68,7 @@ end
 
 --- torch.noAutocast(device, fn, ...): runs fn(...) with autocast of the device type off (a region
 --- that needs full precision inside an autocast region).
---- Example: torch.noAutocast('cuda', function() return torch.mm(a, b) end)
+--- Example: torch.noAutocast('cuda', function() return torch.mm(torch.randn(2, 3), torch.randn(3, 2)) end)
 function torch.noAutocast(device, fn, ...)
   local dev = device_type('noAutocast', device)
   return run_with('noAutocast', dev, false, default_dtype[dev], fn, ...)

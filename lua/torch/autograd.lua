@@ -163,8 +163,10 @@ local function with_mode(on, fn, ...)
   return unpack(res, 2, table.maxn(res))
 end
 --- torch.noGrad(fn, ...): runs fn with recording off; returns fn's results.
+--- Example: torch.noGrad(function() return torch.isGradEnabled() end)
 function torch.noGrad(fn, ...) return with_mode(false, fn, ...) end
 --- torch.enableGrad(fn, ...): runs fn with recording on (inside a noGrad region).
+--- Example: torch.noGrad(torch.enableGrad, torch.isGradEnabled)
 function torch.enableGrad(fn, ...) return with_mode(true, fn, ...) end
 
 -- ---- tensor methods -----------------------------------------------------------------------------
@@ -194,6 +196,7 @@ hooks.properties.gradFn = function(t)
 end
 
 --- Zeroes the accumulated gradient in place (keeps the tensor, so aliases stay valid).
+--- Example: local w = torch.ones(2):requiresGrad(); w:sum():backward(); w:zeroGrad()
 function methods.zeroGrad(t)
   local g = hooks.properties.grad(t)
   if g then g:zero() end
@@ -215,6 +218,7 @@ end
 local outs1, grads1 = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
 --- y:backward([gradOutput] [, {retainGraph=, createGraph=}]): accumulates the gradients of y into
 --- the .grad of the leaves it depends on (gradOutput may be omitted for a one-element y).
+--- Example: local w = torch.ones(2):requiresGrad(); (w * 3):sum():backward()  -- w.grad is {3, 3}
 function methods.backward(t, g, opts)
   if type(g) == 'table' and opts == nil then g, opts = nil, g end
   if g ~= nil and not is_tensor(g) then fail('backward', 'gradient must be a tensor, got %s', describe(g)) end
@@ -231,6 +235,7 @@ function methods.backward(t, g, opts)
 end
 
 --- t:registerHook(fn): fn(grad) runs when t's gradient is computed; a returned tensor replaces it.
+--- Example: local w = torch.ones(2):requiresGrad(); w:registerHook(function(g) return g * 2 end); w:sum():backward()
 function methods.registerHook(t, fn)
   if type(fn) ~= 'function' then fail('registerHook', 'expected a function, got %s', describe(fn)) end
   local key = new_key({ fn = fn })

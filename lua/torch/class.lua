@@ -45,6 +45,10 @@ end
 
 --- torch.class(name[, parentName][, module]): defines a class; returns its metatable (where
 --- methods go) and the parent's. Instances are created by calling the constructor at `name`.
+--- Example: local M = {}  -- the table the constructor goes in (by default the global at name)
+--- local Point = torch.getmetatable('example.Point') or torch.class('example.Point', M)
+--- function Point:__init(x) self.x = x end
+--- local p = torch.getconstructortable('example.Point')(3)
 function torch.class(name, parent_name, module)
   if type(name) ~= 'string' then lib.fail('class', 'expected a class name (string), got %s', type(name)) end
   if type(parent_name) == 'table' and module == nil then module, parent_name = parent_name, nil end
@@ -105,6 +109,7 @@ function torch.setmetatable(obj, name)
   return setmetatable(obj, mt)
 end
 --- A function creating an uninitialized instance of a class (deserialization uses it).
+--- Example: torch.typename(torch.factory('torch.Timer')())
 function torch.factory(name)
   local mt = metatables[name]
   if not mt then return nil end
@@ -113,6 +118,7 @@ function torch.factory(name)
 end
 
 --- Class name of a torch object (tensor, storage, class instance) or nil.
+--- Example: torch.typename(torch.ones(2))
 function torch.typename(obj)
   local t = type(obj)
   if t == 'cdata' then
@@ -126,11 +132,13 @@ function torch.typename(obj)
 end
 
 --- torch.typename(obj) or Lua's type(obj).
+--- Example: torch.type(torch.ones(2)), torch.type(42)
 function torch.type(obj)
   return torch.typename(obj) or type(obj)
 end
 
 --- Whether obj's class (or one of its parents) matches a name pattern or a constructor.
+--- Example: torch.isTypeOf(nn.Linear(2, 2), 'nn.Module')
 function torch.isTypeOf(obj, spec)
   local name = torch.typename(obj)
   if not name then return false end
@@ -158,6 +166,7 @@ function torch.isTypeOf(obj, spec)
 end
 
 --- A number identifying an object (a tensor's C address, a table's address).
+--- Example: torch.pointer(torch.ones(2))
 function torch.pointer(obj)
   if type(obj) == 'cdata' then
     -- A storage is identified by the storage itself (every s = t:storage() handle agrees).

@@ -68,11 +68,13 @@ local function filler(op, value)
 end
 
 --- torch.zeros([res,] sizes...), torch.ones([res,] sizes...), torch.empty([res,] sizes...).
+--- Example: local z, o, e = torch.zeros(2, 3), torch.ones(4), torch.empty(2, 2)
 torch.zeros = filler('zeros', 0)
 torch.ones = filler('ones', 1)
 function torch.empty(...) return (sized('empty', res_and_args(...))) end
 
 --- torch.full([res,] sizes..., value): sizes as numbers, a table or a LongStorage.
+--- Example: torch.full(2, 3, 7)
 function torch.full(...)
   local n = select('#', ...)
   local value = select(n, ...)
@@ -112,6 +114,7 @@ local function build(res, alloc, out, ...)
 end
 
 --- torch.eye([res,] n [, m]): an n x m (default n x n) identity matrix.
+--- Example: torch.eye(3)
 function torch.eye(...)
   local res, n, m = res_and_args(...)
   n = count('eye', n, 'n')
@@ -120,6 +123,7 @@ function torch.eye(...)
 end
 
 --- torch.range([res,] x, y [, step=1]): x, x+step, ... up to y inclusive (Torch7).
+--- Example: torch.range(1, 5, 2)
 function torch.range(...)
   local res, x, y, step = res_and_args(...)
   return build(res, C.tocha_range, C.tocha_range_out, num('range', x, 'x'), num('range', y, 'y'),
@@ -127,6 +131,7 @@ function torch.range(...)
 end
 
 --- torch.arange([res,] [start=0,] stop [, step=1]): start, start+step, ... below stop (PyTorch).
+--- Example: torch.arange(0, 1, 0.25)
 function torch.arange(...)
   local res, a, b, step = res_and_args(...)
   if b == nil then a, b = 0, a end
@@ -135,6 +140,7 @@ function torch.arange(...)
 end
 
 --- torch.linspace([res,] a, b [, n=100]): n evenly spaced points from a to b.
+--- Example: torch.linspace(0, 1, 5)
 function torch.linspace(...)
   local res, a, b, n = res_and_args(...)
   return build(res, C.tocha_linspace, C.tocha_linspace_out, num('linspace', a, 'a'), num('linspace', b, 'b'),
@@ -142,6 +148,7 @@ function torch.linspace(...)
 end
 
 --- torch.logspace([res,] a, b [, n=100 [, base=10]]): n points from base^a to base^b.
+--- Example: torch.logspace(0, 2, 3)
 function torch.logspace(...)
   local res, a, b, n, base = res_and_args(...)
   return build(res, C.tocha_logspace, C.tocha_logspace_out, num('logspace', a, 'a'), num('logspace', b, 'b'),
@@ -165,6 +172,7 @@ local function random_tensor(op, fill)
 end
 
 --- torch.rand([res,] [gen,] sizes...): uniform on [0, 1); torch.randn: standard normal.
+--- Example: torch.manualSeed(1); local u, n = torch.rand(2, 3), torch.randn(4)
 torch.rand = random_tensor('rand', function(t, gen) return t:uniform(gen) end)
 torch.randn = random_tensor('randn', function(t, gen) return t:normal(gen) end)
 
@@ -187,7 +195,8 @@ function torch.zerosLike(x) return like('zerosLike', x):zero() end
 --- torch.onesLike(x): a new tensor of ones with x's type, device and sizes.
 --- Example: torch.onesLike(torch.IntTensor(2, 2))
 function torch.onesLike(x) return like('onesLike', x):fill(1) end
---- torch.fullLike(x, value).
+--- torch.fullLike(x, value): a new tensor of value with x's type, device and sizes.
+--- Example: torch.fullLike(torch.IntTensor(2, 2), 7)
 function torch.fullLike(x, value)
   local t = like('fullLike', x)
   if type(value) == 'boolean' then value = value and 1 or 0 end
@@ -195,6 +204,7 @@ function torch.fullLike(x, value)
   return (t:fill(value))
 end
 --- torch.randLike([gen,] x) and torch.randnLike([gen,] x).
+--- Example: torch.manualSeed(1); local u, n = torch.randLike(torch.zeros(3)), torch.randnLike(torch.zeros(2, 2))
 function torch.randLike(...)
   local g, x = gen_and_args(...)
   local t = like('randLike', x)

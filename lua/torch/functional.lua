@@ -22,20 +22,27 @@ function torch.logSoftmax(x, dim)
   return wrap(C.tocha_log_softmax(x.p, cdim('logSoftmax', dim or default_dim(x), x.p.ndim)))
 end
 --- torch.gelu(x): x * Phi(x) (the erf form).
+--- Example: torch.gelu(torch.Tensor({-1, 0, 1}))
 function torch.gelu(x) return wrap(C.tocha_gelu(check_tensor('gelu', x).p)) end
 --- torch.silu(x): x * sigmoid(x).
+--- Example: torch.silu(torch.Tensor({-1, 0, 1}))
 function torch.silu(x) return wrap(C.tocha_silu(check_tensor('silu', x).p)) end
 --- torch.elu(x [, alpha = 1]): x for x > 0, alpha * (exp(x) - 1) otherwise.
+--- Example: torch.elu(torch.Tensor({-1, 0, 1}), 0.5)
 function torch.elu(x, alpha) return wrap(C.tocha_elu(check_tensor('elu', x).p, alpha or 1, 1)) end
 --- torch.selu(x): the self-normalizing ELU (fixed alpha and scale).
+--- Example: torch.selu(torch.Tensor({-1, 0, 1}))
 function torch.selu(x) return wrap(C.tocha_selu(check_tensor('selu', x).p)) end
 --- torch.leakyRelu(x [, slope = 0.01]): x for x > 0, slope * x otherwise.
+--- Example: torch.leakyRelu(torch.Tensor({-1, 0, 1}), 0.1)
 function torch.leakyRelu(x, slope) return wrap(C.tocha_leaky_relu(check_tensor('leakyRelu', x).p, slope or 0.01)) end
 --- torch.softplus(x [, beta = 1] [, threshold = 20]): log(1 + exp(beta x)) / beta.
+--- Example: torch.softplus(torch.Tensor({-1, 0, 1}))
 function torch.softplus(x, beta, threshold)
   return wrap(C.tocha_softplus(check_tensor('softplus', x).p, beta or 1, threshold or 20))
 end
 --- torch.layerNorm(x, ndims [, weight] [, bias] [, eps = 1e-5]): normalizes over the last ndims dims.
+--- Example: torch.layerNorm(torch.Tensor({{1, 2, 3}, {2, 4, 6}}), 1)
 function torch.layerNorm(x, ndims, weight, bias, eps)
   check_tensor('layerNorm', x)
   if type(ndims) ~= 'number' then fail('layerNorm', 'expected the number of normalized dims, got %s', types.describe(ndims)) end

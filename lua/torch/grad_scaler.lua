@@ -54,7 +54,8 @@ end
 
 --- scaler:scale(loss): loss times the current scale (a tensor, a number, or a table of them); the
 --- loss itself when the scaler is disabled.
---- Example: scaler:scale(loss):backward()
+--- Example: local scaler, model = torch.cuda.GradScaler(), nn.Linear(3, 2)
+--- local loss = model(torch.randn(4, 3)):sum(); scaler:scale(loss):backward()
 function GradScaler:scale(loss)
   if not self.enabled then return loss end
   if type(loss) == 'number' then return loss * self.scaleValue end
@@ -122,7 +123,9 @@ end
 --- scaler:unscale(optimizer | grads): divides the gradients (of an optimizer object, or a tensor or
 --- table of tensors) by the scale in place, e.g. before clipping them; returns true when one of
 --- them holds inf or NaN. At most once per target between two update() calls.
---- Example: scaler:unscale(opt); nn.utils.clipGradNorm(model:parameters(), 1)
+--- Example: local model = nn.Linear(3, 2); local opt = optim.SGD(model:parameters(), {lr = 0.1})
+--- local scaler = torch.cuda.GradScaler(); scaler:scale(model(torch.randn(4, 3)):sum()):backward()
+--- scaler:unscale(opt); nn.utils.clipGradNorm(model:parameters(), 1); scaler:step(opt)
 function GradScaler:unscale(target)
   if not self.enabled then return false end
   local st = state_for(self, target)
@@ -137,7 +140,9 @@ end
 --- them first if unscale() was not called); scaler:step(fn, grads) does the same for a function
 --- that runs a functional optimizer (Torch7 style) with a flat gradient tensor. Returns the
 --- step's results, or nothing when the step was skipped.
---- Example: scaler:step(opt)
+--- Example: local model = nn.Linear(3, 2); local opt = optim.SGD(model:parameters(), {lr = 0.1})
+--- local scaler = torch.cuda.GradScaler(); scaler:scale(model(torch.randn(4, 3)):sum()):backward()
+--- scaler:step(opt); scaler:update()
 function GradScaler:step(target, ...)
   local op = 'GradScaler.step'
   local run, key
@@ -163,7 +168,9 @@ end
 --- scaler:update([newScale]): after the steps of an iteration, backs the scale off (times
 --- backoffFactor) if a step found inf/NaN gradients, or grows it (times growthFactor) after
 --- growthInterval clean iterations in a row; newScale sets it directly.
---- Example: scaler:update()
+--- Example: local model = nn.Linear(3, 2); local opt = optim.SGD(model:parameters(), {lr = 0.1})
+--- local scaler = torch.cuda.GradScaler(); scaler:scale(model(torch.randn(4, 3)):sum()):backward()
+--- scaler:step(opt); scaler:update()
 function GradScaler:update(newScale)
   if not self.enabled then return end
   if newScale ~= nil then
@@ -191,13 +198,15 @@ function GradScaler:update(newScale)
 end
 
 --- scaler:getScale(): the current scale (1 when disabled).
---- Example: scaler:getScale()
+--- Example: torch.cuda.GradScaler({initScale = 1024}):getScale()
 function GradScaler:getScale() return self.enabled and self.scaleValue or 1 end
 --- scaler:isEnabled(): whether the scaler scales.
---- Example: scaler:isEnabled()
+--- Example: torch.cuda.GradScaler({enabled = false}):isEnabled()
 function GradScaler:isEnabled() return self.enabled end
 --- scaler:foundInf(optimizer): whether the last unscale of that optimizer found inf/NaN gradients.
---- Example: scaler:foundInf(opt)
+--- Example: local model = nn.Linear(3, 2); local opt = optim.SGD(model:parameters(), {lr = 0.1})
+--- local scaler = torch.cuda.GradScaler(); scaler:scale(model(torch.randn(4, 3)):sum()):backward()
+--- scaler:unscale(opt); local bad = scaler:foundInf(opt)
 function GradScaler:foundInf(target)
   local st = self._perOptimizer[target]
   return st ~= nil and st.foundInf
@@ -205,7 +214,7 @@ end
 
 --- scaler:state(): a plain table (scale, growthFactor, backoffFactor, growthInterval,
 --- growthTracker) to save with a checkpoint; empty when disabled, like PyTorch.
---- Example: torch.save('scaler.t7', scaler:state())
+--- Example: local p = os.tmpname(); torch.save(p, torch.cuda.GradScaler({initScale = 1024}):state()); os.remove(p)
 function GradScaler:state()
   if not self.enabled then return {} end
   return { scale = self.scaleValue, growthFactor = self.growthFactor, backoffFactor = self.backoffFactor,
@@ -213,7 +222,8 @@ function GradScaler:state()
 end
 
 --- scaler:loadState(state): restores what state() returned.
---- Example: scaler:loadState(torch.load('scaler.t7'))
+--- Example: local state = torch.cuda.GradScaler({initScale = 1024}):state()
+--- local scaler = torch.cuda.GradScaler(); scaler:loadState(state)  -- scale 1024
 function GradScaler:loadState(s)
   local op = 'GradScaler.loadState'
   if type(s) ~= 'table' then fail(op, 'expected a table from state(), got %s', type(s)) end

@@ -69,6 +69,7 @@ end
 -- ---- slices along a dim ------------------------------------------------------------------------
 
 --- torch.index([res,] src, dim, indices); x:index(dim, indices) is a new tensor.
+--- Example: torch.index(torch.range(1, 5), 1, torch.LongTensor({5, 1}))
 install_producer('index', 3, function(res, src, dim, idx)
   tensor_arg('index', src, 'a source tensor')
   local d = dim_arg('index', src, dim)
@@ -86,11 +87,14 @@ local function install_slice_update(name, f_inplace, f_copy)
   end)
 end
 --- x:indexCopy(dim, indices, src): slice indices[i] of x along dim = src's slice i.
+--- Example: torch.zeros(3):indexCopy(1, torch.LongTensor({1, 3}), torch.Tensor({7, 9}))
 install_slice_update('indexCopy', C.tocha_index_copy_, C.tocha_index_copy)
 --- x:indexAdd(dim, indices, src): slice indices[i] of x along dim += src's slice i.
+--- Example: torch.zeros(3):indexAdd(1, torch.LongTensor({1, 1}), torch.Tensor({1, 2}))
 install_slice_update('indexAdd', C.tocha_index_add_, C.tocha_index_add)
 
 --- x:indexFill(dim, indices, value): slices indices[i] of x along dim = value.
+--- Example: torch.zeros(3):indexFill(1, torch.LongTensor({2}), 5)
 install_updater('indexFill', function(x, copy, dim, idx, v)
   local d = dim_arg('indexFill', x, dim)
   idx = index_arg('indexFill', idx)
@@ -101,6 +105,7 @@ end)
 -- ---- gather / scatter --------------------------------------------------------------------------
 
 --- torch.gather([res,] src, dim, index); x:gather(dim, index) is a new tensor of index's size.
+--- Example: torch.gather(torch.Tensor({{1, 2}, {3, 4}}), 2, torch.LongTensor({{2}, {1}}))
 install_producer('gather', 3, function(res, src, dim, idx)
   tensor_arg('gather', src, 'a source tensor')
   local d = dim_arg('gather', src, dim)
@@ -110,6 +115,7 @@ install_producer('gather', 3, function(res, src, dim, idx)
 end)
 
 --- x:scatter(dim, index, src|value): x[...index[p]...] = src[p] (or value) for each p of index.
+--- Example: torch.zeros(2, 2):scatter(2, torch.LongTensor({{2}, {1}}), 1)
 install_updater('scatter', function(x, copy, dim, idx, src)
   local d = dim_arg('scatter', x, dim)
   idx = index_arg('scatter', idx)
@@ -119,11 +125,13 @@ install_updater('scatter', function(x, copy, dim, idx, src)
 end)
 
 --- x:scatterAdd(dim, index, src): x[...index[p]...] += src[p] (repeated targets accumulate).
+--- Example: torch.zeros(3):scatterAdd(1, torch.LongTensor({1, 1, 3}), torch.Tensor({1, 2, 3}))
 install_slice_update('scatterAdd', C.tocha_scatter_add_, C.tocha_scatter_add)
 
 -- ---- masks and nonzero ---------------------------------------------------------------------------
 
 --- torch.maskedSelect([res,] src, mask); x:maskedSelect(mask) is a new 1D tensor.
+--- Example: torch.maskedSelect(torch.Tensor({1, 2, 3}), torch.ByteTensor({1, 0, 1}))
 install_producer('maskedSelect', 2, function(res, src, mask)
   tensor_arg('maskedSelect', src, 'a source tensor')
   tensor_arg('maskedSelect', mask, 'a mask')
@@ -132,6 +140,7 @@ install_producer('maskedSelect', 2, function(res, src, mask)
 end)
 
 --- x:maskedFill(mask, value): x = value where mask is true (also x[mask] = value).
+--- Example: torch.Tensor({1, 2, 3}):maskedFill(torch.ByteTensor({1, 0, 1}), 0)
 install_updater('maskedFill', function(x, copy, mask, v)
   tensor_arg('maskedFill', mask, 'a mask')
   v = number_arg('maskedFill', v, 'a value')
@@ -139,6 +148,7 @@ install_updater('maskedFill', function(x, copy, mask, v)
 end)
 
 --- x:maskedCopy(mask, src): the true elements of mask take src's elements in order (also x[mask] = src).
+--- Example: torch.zeros(3):maskedCopy(torch.ByteTensor({1, 0, 1}), torch.Tensor({7, 9}))
 install_updater('maskedCopy', function(x, copy, mask, src)
   tensor_arg('maskedCopy', mask, 'a mask')
   tensor_arg('maskedCopy', src, 'a source tensor')

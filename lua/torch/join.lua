@@ -45,6 +45,7 @@ end
 
 --- torch.cat([res,] a, b [, dim]) or torch.cat([res,] {a, b, ...} [, dim]): concatenation along
 --- dim (default: the last). Empty tensors are skipped; a dim one past the last adds a dim (Torch7).
+--- Example: torch.cat({torch.ones(2), torch.zeros(3)}, 1)
 function torch.cat(a1, a2, a3, a4)
   local res, list, dim
   if type(a1) == 'table' then
@@ -65,9 +66,11 @@ function torch.cat(a1, a2, a3, a4)
   return (wrap(C.tocha_cat(n, arr, d)))
 end
 --- x:cat(y [, dim]) concatenates x and y; res:cat(a, b [, dim]) and res:cat({...} [, dim]) fill res.
+--- Example: torch.ones(2):cat(torch.zeros(3))
 function methods.cat(self, ...) return (torch.cat(self, ...)) end
 
 --- torch.stack([res,] {tensors} [, dim]): tensors of one size along a new dim (default 1).
+--- Example: torch.stack({torch.ones(2), torch.zeros(2)}, 1)
 function torch.stack(a1, a2, a3)
   local res, list, dim
   if is_tensor(a1) then res, list, dim = a1, a2, a3 else list, dim = a1, a2 end
@@ -87,11 +90,13 @@ local function diag(res, x, k)
   return (wrap(C.tocha_diag(x.p, k)))
 end
 --- torch.diag([res,] x [, k]): vector -> matrix with x on the k-th diagonal; matrix -> that diagonal.
+--- Example: torch.diag(torch.Tensor({1, 2, 3}))
 function torch.diag(a1, a2, a3)
   if is_tensor(a2) then return (diag(tensor_arg('diag', a1, 'a result tensor'), a2, a3)) end
   return (diag(nil, a1, a2))
 end
 --- x:diag([k]) is a new tensor; res:diag(x [, k]) fills res.
+--- Example: torch.Tensor({{1, 2}, {3, 4}}):diag()
 function methods.diag(self, a1, a2)
   if is_tensor(a1) then return (diag(self, a1, a2)) end
   return (diag(nil, self, a1))
@@ -105,11 +110,13 @@ local function install_triangle(name, f, f_out)
     return (wrap(f(x.p, k)))
   end
   --- torch.tril([res,] x [, k]) / torch.triu(...): a new tensor unless res is given.
+  --- Example: local lower, upper = torch.tril(torch.ones(3, 3)), torch.triu(torch.ones(3, 3), 1)
   torch[name] = function(a1, a2, a3)
     if is_tensor(a2) then return (apply(tensor_arg(name, a1, 'a result tensor'), a2, a3)) end
     return (apply(nil, a1, a2))
   end
   --- x:tril([k]) works in place; res:tril(x [, k]) fills res.
+  --- Example: torch.ones(3, 3):tril(), torch.ones(3, 3):triu(1)
   methods[name] = function(self, a1, a2)
     if is_tensor(a1) then return (apply(self, a1, a2)) end
     return (apply(self, self, a1))

@@ -67,7 +67,8 @@ install_solver('gesv')
 --- Example: torch.gels(torch.Tensor({{1}, {2}, {3}}), torch.Tensor({{1, 0}, {0, 1}, {1, 1}}))
 install_solver('gels')
 
---- torch.inverse([res,] A)
+--- torch.inverse([res,] A): the inverse of a square, invertible matrix A.
+--- Example: torch.inverse(torch.Tensor({{2, 0}, {0, 4}}))
 function torch.inverse(a1, a2)
   if a2 ~= nil then
     need_tensors('inverse', '([res,] A)', a1, a2)
@@ -79,6 +80,7 @@ function torch.inverse(a1, a2)
 end
 
 --- torch.potrf([res,] A [, 'U'|'L']): U with A = U'U ('U', the default) or L with A = LL'.
+--- Example: torch.potrf(torch.Tensor({{4, 2}, {2, 3}}))
 function torch.potrf(a1, a2, a3, a4)
   local res, A, uplo, extra = nil, a1, a2, a3
   if is_tensor(a2) then res, A, uplo, extra = a1, a2, a3, a4 end
@@ -93,6 +95,7 @@ function torch.potrf(a1, a2, a3, a4)
 end
 
 --- torch.potrs([res,] B, chol [, 'U'|'L']): solves A X = B given chol = torch.potrf(A, uplo).
+--- Example: torch.potrs(torch.Tensor({{1}, {2}}), torch.potrf(torch.Tensor({{4, 2}, {2, 3}})))
 function torch.potrs(a1, a2, a3, a4, a5)
   local res, B, chol, uplo, extra = nil, a1, a2, a3, a4
   if is_tensor(a3) then res, B, chol, uplo, extra = a1, a2, a3, a4, a5 end
@@ -108,6 +111,7 @@ end
 
 --- torch.symeig([rese, resv,] A [, 'N'|'V'] [, 'U'|'L']): eigenvalues (ascending) and, with 'V',
 --- the eigenvectors as columns ('N', the default, returns an empty second tensor).
+--- Example: torch.symeig(torch.Tensor({{2, 1}, {1, 2}}), 'V')
 function torch.symeig(a1, a2, a3, a4, a5, a6)
   local re, rv, A, o1, o2, extra = nil, nil, a1, a2, a3, a4
   if is_tensor(a2) or is_tensor(a3) then re, rv, A, o1, o2, extra = a1, a2, a3, a4, a5, a6 end
@@ -128,6 +132,7 @@ function torch.symeig(a1, a2, a3, a4, a5, a6)
 end
 
 --- torch.svd([resu, ress, resv,] A [, 'S'|'A']): U, S, V with A = U diag(S) V'.
+--- Example: torch.svd(torch.Tensor({{1, 2}, {3, 4}}))
 function torch.svd(a1, a2, a3, a4, a5, a6)
   local ru, rs, rv, A, job, extra = nil, nil, nil, a1, a2, a3
   if is_tensor(a2) or is_tensor(a3) or is_tensor(a4) then ru, rs, rv, A, job, extra = a1, a2, a3, a4, a5, a6 end
@@ -145,6 +150,7 @@ function torch.svd(a1, a2, a3, a4, a5, a6)
 end
 
 --- torch.qr([q, r,] A): A = Q R with Q m x k (orthonormal columns), R k x n, k = min(m, n).
+--- Example: torch.qr(torch.Tensor({{1, 2}, {3, 4}, {5, 6}}))
 function torch.qr(a1, a2, a3)
   if a2 ~= nil or a3 ~= nil then
     need_tensors('qr', '([q, r,] A)', a1, a2, a3)

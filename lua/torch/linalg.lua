@@ -17,6 +17,7 @@ end
 
 --- torch.dot(x, y): the sum of x[i] * y[i] as a number (tensors with equal element counts); a
 --- 0-dim tensor when an input requires grad (Note [Full reductions under autograd]).
+--- Example: torch.dot(torch.Tensor({1, 2, 3}), torch.Tensor({4, 5, 6}))
 function torch.dot(x, y)
   if not is_tensor(x) or not is_tensor(y) then
     fail('dot', 'expected two tensors, got %s and %s', describe(x), describe(y))

@@ -226,6 +226,7 @@ methods.lerp_ = methods.lerp
 --- torch.where(cond, a, b): elements of a where cond is non-zero, else of b (numbers allowed).
 --- torch.where(cond) alone is torch.nonzero(cond, {asTuple = true}): one LongTensor of 1-based
 --- indices per dim, as PyTorch's.
+--- Example: torch.where(torch.ByteTensor({1, 0, 1}), torch.Tensor({1, 2, 3}), 0)
 function torch.where(cond, a, b)
   if not is_tensor(cond) then fail('where', 'condition must be a tensor, got %s', describe(cond)) end
   if a == nil and b == nil then return torch.nonzero(cond, { asTuple = true }) end
@@ -244,6 +245,7 @@ function torch.where(cond, a, b)
 end
 
 --- Whether two tensors have the same size and elements (Torch7's equal).
+--- Example: torch.equal(torch.ones(2), torch.Tensor({1, 1}))
 function torch.equal(a, b)
   if not is_tensor(a) or not is_tensor(b) then fail('equal', 'expected two tensors, got %s and %s', describe(a), describe(b)) end
   local r = C.tocha_tensor_equal(a.p, b.p)

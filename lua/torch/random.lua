@@ -68,28 +68,33 @@ local function seed_number(v)
 end
 
 --- torch.manualSeed([gen,] n): seeds the generator; the same seed gives the same numbers.
+--- Example: torch.manualSeed(42)
 function torch.manualSeed(...)
   local g, n = gen_and_args(...)
   check(C.tocha_generator_manual_seed(g, seed_arg('manualSeed', n)))
 end
 --- torch.seed([gen]): seeds from /dev/urandom and returns the seed.
+--- Example: local state = torch.getRNGState(); local s = torch.seed(); torch.setRNGState(state)
 function torch.seed(...)
   local g = gen_and_args(...)
   check(C.tocha_generator_seed(g, u64_out))
   return seed_number(u64_out[0])
 end
 --- torch.initialSeed([gen]): the last seed given to manualSeed or seed.
+--- Example: torch.manualSeed(7); assert(torch.initialSeed() == 7)
 function torch.initialSeed(...)
   local g = gen_and_args(...)
   check(C.tocha_generator_initial_seed(g, u64_out))
   return seed_number(u64_out[0])
 end
 --- torch.getRNGState([gen]): a ByteTensor snapshot of the whole generator state.
+--- Example: local state = torch.getRNGState(); local a = torch.rand(2); torch.setRNGState(state); assert(torch.equal(a, torch.rand(2)))
 function torch.getRNGState(...)
   local g = gen_and_args(...)
   return wrap(C.tocha_generator_get_state(g))
 end
 --- torch.setRNGState([gen,] state): restores a snapshot (checked: type, size and checksum).
+--- Example: local state = torch.getRNGState(); torch.rand(3); torch.setRNGState(state)
 function torch.setRNGState(...)
   local g, state = gen_and_args(...)
   if not is_tensor(state) then
@@ -249,6 +254,7 @@ function methods.random(x, ...)
 end
 methods.random_ = methods.random
 --- torch.random([gen,] [a,] [b]): an integer in [0, 2^32) (no bounds), [1, b] or [a, b].
+--- Example: torch.manualSeed(1); local die = torch.random(1, 6)
 function torch.random(...)
   local g, a1, a2, a3, a4 = gen_and_args(...)
   if is_tensor(a1) then return random_fill(a1, g, a2, a3, a4) end
@@ -265,6 +271,7 @@ end
 
 --- torch.multinomial([res,] [gen,] probs, n [, replacement=false]): n 1-based LongTensor indices
 --- drawn from each row of a 1D or 2D tensor of non-negative weights.
+--- Example: torch.manualSeed(1); local i = torch.multinomial(torch.Tensor({0.2, 0.8}), 3, true)
 function torch.multinomial(a1, a2, a3, a4, a5, a6)
   local res
   if is_tensor(a1) and (is_tensor(a2) or (is_gen(a2) and is_tensor(a3))) then
@@ -288,6 +295,7 @@ end
 methods.multinomial = torch.multinomial
 
 --- torch.randperm([res,] [gen,] n): a random permutation of 1..n (a LongTensor unless res).
+--- Example: torch.manualSeed(1); local p = torch.randperm(5)
 function torch.randperm(a1, a2, a3, a4)
   local res
   if is_tensor(a1) then res, a1, a2, a3 = a1, a2, a3, a4 end

@@ -182,6 +182,7 @@ end
 methods.norm = torch.norm
 
 --- torch.dist(x, y [, p]): the p-norm of x - y, a number.
+--- Example: torch.dist(torch.Tensor({1, 2}), torch.Tensor({4, 6}))
 function torch.dist(x, y, p)
   check_tensor('dist', x, 1)
   check_tensor('dist', y, 2)
@@ -193,6 +194,7 @@ end
 methods.dist = torch.dist
 
 --- torch.trace(x): the sum of a matrix's diagonal, a number.
+--- Example: torch.trace(torch.Tensor({{1, 2}, {3, 4}}))
 function torch.trace(x)
   check_tensor('trace', x, 1)
   return (util.value('trace', x))

@@ -84,6 +84,7 @@ end
 --- 'binary'), 'binary-t7' or 'ascii' (Torch7 .t7), 'safetensors' (a table of tensors; opts.metadata),
 --- 'pytorch' (PyTorch's zip checkpoint, for torch.load in PyTorch: tables, tensors, numbers, strings).
 --- The write is atomic: the file is replaced only once it is complete. Functions are refused.
+--- Example: local p = os.tmpname(); torch.save(p, {w = torch.ones(2), step = 3}); os.remove(p)
 function torch.save(path, obj, format, opts)
   local fmt
   format, opts = save_options(format, opts)
@@ -150,6 +151,7 @@ end
 --- the format. opts: mmap=true maps tensor data instead of reading it; allowCode=true lets .t7 files
 --- load serialized functions; device='cpu' keeps tensors on the CPU; format forces a format.
 --- Corrupt files give clear errors.
+--- Example: local p = os.tmpname(); torch.save(p, {w = torch.ones(2)}); local t = torch.load(p); os.remove(p)
 function torch.load(path, a, b)
   local opts = load_options('load', a, b)
   local stream = S.open_file(path, 'r', 'load')
@@ -159,6 +161,7 @@ end
 -- ---- strings and storages ----------------------------------------------------------------------------
 
 --- torch.serialize(obj[, format]): the bytes torch.save would write, as a string.
+--- Example: #torch.serialize({w = torch.ones(2)})
 function torch.serialize(obj, format, opts)
   format, opts = save_options(format, opts)
   local fmt = save_format('serialize', format)
@@ -170,6 +173,7 @@ function torch.serialize(obj, format, opts)
 end
 
 --- torch.deserialize(str[, opts]): the object torch.serialize (or any supported format) encoded.
+--- Example: torch.deserialize(torch.serialize({w = torch.ones(2)})).w
 function torch.deserialize(str, a, b)
   if type(str) ~= 'string' then lib.fail('deserialize', 'expected a string, got %s', types.describe(str)) end
   local opts = load_options('deserialize', a, b)
@@ -177,11 +181,13 @@ function torch.deserialize(str, a, b)
 end
 
 --- torch.serializeToStorage(obj[, format]): torch.serialize's bytes in a ByteStorage.
+--- Example: torch.serializeToStorage(torch.ones(2)):size()
 function torch.serializeToStorage(obj, format, opts)
   return S.byte_storage(torch.serialize(obj, format, opts))
 end
 
 --- torch.deserializeFromStorage(storage[, opts]): the object a ByteStorage holds.
+--- Example: torch.deserializeFromStorage(torch.serializeToStorage(torch.ones(2)))
 function torch.deserializeFromStorage(storage, a, b)
   if not types.is_storage(storage) then
     lib.fail('deserializeFromStorage', 'expected a ByteStorage, got %s', types.describe(storage))
@@ -197,6 +203,7 @@ torch.loadobj = torch.load
 
 --- torch.saveSafetensors(path, tensors[, metadata]): tensors by name (nested tables give dotted
 --- names) in the safetensors format; metadata is a table of strings. Atomic like torch.save.
+--- Example: local p = os.tmpname(); torch.saveSafetensors(p, {w = torch.ones(2)}, {note = 'example'}); os.remove(p)
 function torch.saveSafetensors(path, tensors, metadata)
   local stream = S.open_file(path, 'w', 'saveSafetensors')
   with_stream(stream, true, function(st) safetensors.write(st, tensors, metadata, 'saveSafetensors') end)
@@ -204,6 +211,8 @@ end
 
 --- torch.loadSafetensors(path[, opts]): a table of tensors by name and the metadata table;
 --- opts.mmap maps the data instead of reading it.
+--- Example: local p = os.tmpname(); torch.saveSafetensors(p, {w = torch.ones(2)})
+--- local tensors, metadata = torch.loadSafetensors(p); os.remove(p)
 function torch.loadSafetensors(path, opts)
   opts = opts or {}
   local stream = S.open_file(path, 'r', 'loadSafetensors')

@@ -47,6 +47,7 @@ methods.sort = torch.sort
 
 --- torch.topk([resval, resind,] x, k [, dim] [, dir] [, sort]): the k smallest values along dim,
 --- or the k largest when dir is true; returned in sorted order (best first) either way.
+--- Example: torch.topk(torch.Tensor({3, 1, 4, 1, 5}), 2, 1, true)
 function torch.topk(...)
   local rv, ri, x, k, dim, dir, sorted = split_results('topk', ...)
   util.check_number('topk', k, 'k')
@@ -59,6 +60,7 @@ end
 methods.topk = torch.topk
 
 --- torch.kthvalue([resval, resind,] x, k [, dim]): the k-th smallest value along dim.
+--- Example: torch.kthvalue(torch.Tensor({3, 1, 4}), 2)
 function torch.kthvalue(...)
   local rv, ri, x, k, dim = split_results('kthvalue', ...)
   util.check_number('kthvalue', k, 'k')
@@ -69,6 +71,7 @@ end
 methods.kthvalue = torch.kthvalue
 
 --- torch.mode([resval, resind,] x [, dim]): the most frequent value along dim (the last by default).
+--- Example: torch.mode(torch.Tensor({1, 2, 2, 3}))
 function torch.mode(...)
   local rv, ri, x, dim = split_results('mode', ...)
   local d = last_dim('mode', x, dim)
@@ -79,6 +82,7 @@ methods.mode = torch.mode
 
 --- torch.median([resval, resind,] x [, dim]): the lower median of all elements (a number), or
 --- (values, indices) along dim.
+--- Example: torch.median(torch.Tensor({3, 1, 4, 2}))
 function torch.median(...)
   local rv, ri, x, dim = split_results('median', ...)
   if dim == nil then

@@ -205,6 +205,8 @@ torch.Tensor = torch.FloatTensor
 
 --- torch.setdefaulttensortype('torch.DoubleTensor'): the type torch.Tensor builds, and the float
 --- type that integer math promotes to.
+--- Example: torch.setdefaulttensortype('torch.DoubleTensor'); local t = torch.Tensor(2)
+--- torch.setdefaulttensortype('torch.FloatTensor')
 function torch.setdefaulttensortype(name)
   local dt = types.dtype_of_name[name]
   if not dt or (dt ~= lib.dtype.f32 and dt ~= lib.dtype.f64 and dt ~= lib.dtype.f16 and dt ~= lib.dtype.bf16) then
@@ -241,6 +243,7 @@ local function geometry_dim(op, d, ndim)
   return c < 0 and c + ndim or c
 end
 --- t:size() returns a LongStorage of the sizes (also #t); t:size(d) the size of dim d (negative from the end).
+--- Example: torch.zeros(2, 3):size(-1)
 function methods.size(t, d)
   local p = t.p
   if d then
@@ -287,6 +290,7 @@ end
 -- ---- types ---------------------------------------------------------------------------------
 
 --- t:type() is the class name; t:type(name) converts (a copy) unless t already has that type.
+--- Example: torch.ones(2):type('torch.IntTensor'):type()
 function methods.type(t, name)
   if name == nil then return (types.typename(t)) end
   local dt = types.dtype_of_name[name]
@@ -317,6 +321,7 @@ function methods.real(t) return (methods.type(t, torch.getdefaulttensortype())) 
 -- ---- memory and data -------------------------------------------------------------------------
 
 --- t:resize(sizes...) keeps the storage (growing it if needed), like Torch7.
+--- Example: torch.range(1, 6):resize(2, 2)
 function methods.resize(t, ...)
   local n = types.read_sizes('resize', dims_a, ...)
   check(C.tocha_tensor_resize(t.p, n, dims_a))
@@ -328,6 +333,7 @@ function methods.resizeAs(t, o)
   return t
 end
 --- t:set(src) / t:set(storage[, offset, sizes, strides]) makes t view other memory.
+--- Example: torch.Tensor():set(torch.range(1, 4))
 function methods.set(t, src, offset, sizes, strides)
   if src == nil then
     dims_a[0] = 0
@@ -370,6 +376,7 @@ methods.fill_ = methods.fill
 --- t:copy(src[, nonBlocking]): values of src (any type, same number of elements or
 --- broadcastable) into t; nonBlocking = true makes a copy between pinned host memory and a GPU
 --- asynchronous (see t:copyAsync).
+--- Example: torch.zeros(2, 2):copy(torch.IntTensor({{1, 2}, {3, 4}}))
 function methods.copy(t, src, nonBlocking)
   if is_storage(src) then src = torch._tensor_of_storage(src) end
   types.check_tensor('copy', src, 1)
@@ -385,12 +392,14 @@ function methods.contiguous(t)
 end
 function methods.storage(t) return (torch._storage_of(t)) end
 --- Releases the tensor now; later use of this handle is an error, not a crash.
+--- Example: local t = torch.ones(1000); t:free()
 function methods.free(t)
   ffi.gc(t, nil)
   C.tocha_handle_release(t)
 end
 function methods.retain(t) return t end
 --- Raw typed pointer to the first element (CPU). Unsafe: valid while the tensor lives.
+--- Example: local t = torch.Tensor({1, 2}); local p = t:data(); p[1] = 5  -- 0-based: t is {1, 5}
 function methods.data(t)
   local p = t.p
   if p.device_type ~= 0 then fail('data', 'the tensor is on %s; data() is for CPU tensors', methods.device(t)) end
@@ -403,6 +412,7 @@ function methods.cdata(t) return t.p end
 require 'torch.tensor_apply'
 
 --- Nested Lua tables of the values (a number for a 0-dim tensor).
+--- Example: torch.Tensor({{1, 2}, {3, 4}}):totable()
 function methods.totable(t)
   local c = t.p.device_type == 0 and t or torch._to_device(t, 'cpu')
   local p = c.p
@@ -420,6 +430,7 @@ function methods.totable(t)
 end
 
 --- The value of a one-element tensor.
+--- Example: torch.Tensor({{7}}):item()
 function methods.item(t)
   local p = t.p
   if p.numel ~= 1 then fail('item', 'expected a tensor with one element, got size %s', types.shape_str(p)) end

@@ -40,6 +40,7 @@ local function written(op, r, i)
   fail(op, 'the function returned a %s for element %d; expected a number or nil', type(r), i)
 end
 --- t:apply(f): f(x) for each element; a returned number replaces it.
+--- Example: torch.Tensor({1, 2, 3}):apply(function(x) return x * x end)
 function methods.apply(t, f)
   require_cpu('apply', t)
   local p, i = t.p, 0
@@ -51,6 +52,7 @@ function methods.apply(t, f)
   return t
 end
 --- t:map(u, f): t[i] = f(t[i], u[i]) (f returning nil keeps t[i]).
+--- Example: torch.Tensor({1, 2}):map(torch.Tensor({10, 20}), function(a, b) return a + b end)
 function methods.map(t, u, f)
   require_cpu('map', t)
   types.check_tensor('map', u, 1)

@@ -208,6 +208,24 @@ function methods.where(x, cond, y) return (torch.where(cond, check_tensor('where
 -- a copy, so the result never shares x's storage; tables of views copy each view.
 local COPIES = { 'view', 'expand', 'permute', 'transpose', 't', 'squeeze', 'unsqueeze', 'select', 'diagonal',
   'asStrided', 'detach', 'unbind', 'split', 'splitWithSizes', 'unfold' }
+-- The example help() shows for each (registered with the doc, as these functions have no `---` line).
+local COPY_EXAMPLES = {
+  view = 'torch.viewCopy(torch.range(1, 6), 2, 3)',
+  expand = 'torch.expandCopy(torch.ones(1, 3), 2, 3)',
+  permute = 'torch.permuteCopy(torch.zeros(2, 3, 4), 3, 1, 2)',
+  transpose = 'torch.transposeCopy(torch.zeros(2, 3), 1, 2)',
+  t = 'torch.tCopy(torch.zeros(2, 3))',
+  squeeze = 'torch.squeezeCopy(torch.zeros(2, 1, 3))',
+  unsqueeze = 'torch.unsqueezeCopy(torch.zeros(2, 3), 1)',
+  select = 'torch.selectCopy(torch.range(1, 6):view(2, 3), 1, 2)',
+  diagonal = 'torch.diagonalCopy(torch.eye(3))',
+  asStrided = 'torch.asStridedCopy(torch.range(1, 6), {2, 2}, {1, 2})',
+  detach = 'torch.detachCopy(torch.ones(2))',
+  unbind = 'torch.unbindCopy(torch.zeros(2, 3), 1)',
+  split = 'torch.splitCopy(torch.range(1, 5), 2)',
+  splitWithSizes = 'torch.splitWithSizesCopy(torch.range(1, 5), {2, 3})',
+  unfold = 'torch.unfoldCopy(torch.range(1, 5), 1, 2, 1)',
+}
 for _, name in ipairs(COPIES) do
   local f = methods[name] or torch[name]
   local copy = function(x, ...)
@@ -221,7 +239,7 @@ for _, name in ipairs(COPIES) do
   torch[name .. 'Copy'] = copy
   doc.register(copy, 'torch.' .. name .. 'Copy(x, ...)', 'x:' .. name .. '(...) copied into new tensors '
     .. '(PyTorch\'s ' .. name .. '_copy): the result never shares x\'s storage.',
-    name == 'view' and 'torch.viewCopy(torch.range(1, 6), 2, 3)' or nil)
+    COPY_EXAMPLES[name])
 end
 --- torch.aliasCopy(x): a copy of x (PyTorch's alias_copy).
 --- Example: torch.aliasCopy(torch.ones(2))

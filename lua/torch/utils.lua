@@ -41,6 +41,7 @@ torch.backends.mkldnn = lib.backend_switch('mkldnn', { enabled = { C.tocha_mkldn
 })
 
 --- Live/peak tensor bytes and allocation counts per device ('cpu' or 'cuda').
+--- Example: torch.memoryStats('cpu').liveBytes
 function torch.memoryStats(device)
   local dt = (device == nil or device == 'cpu') and 0 or 1
   local v = ffi.new('int64_t[4]')
@@ -58,6 +59,7 @@ function torch.resetPeakMemoryStats(device)
   lib.check(C.tocha_memory_reset_peak((device == nil or device == 'cpu') and 0 or 1))
 end
 --- Bytes allocated since the last collection that trigger one (at least; grows with live bytes).
+--- Example: local old = torch.getGCThreshold(); torch.setGCThreshold(512 * 2^20); torch.setGCThreshold(old)
 function torch.setGCThreshold(bytes) C.tocha_memory_set_gc_threshold(bytes) end
 --- torch.getGCThreshold(): the minimum GC threshold in bytes (default 256 MiB, set with
 --- torch.setGCThreshold): once this many tensor bytes, or the live bytes after the last

@@ -43,6 +43,7 @@ end
 methods.select, torch.select = select_view, select_view
 
 --- t:sub(d1s, d1e [, d2s, d2e ...]): inclusive ranges per dim, negative counting from the end.
+--- Example: torch.range(1, 10):view(2, 5):sub(1, 2, 2, -2)
 local function sub(t, ...)
   check_tensor('sub', t, 1)
   local n = select('#', ...)
@@ -100,6 +101,7 @@ end
 methods.permute, torch.permute = permute, permute
 
 --- t:view(sizes...) (one size may be -1); res:view(src, sizes...) sets res to the view.
+--- Example: torch.range(1, 6):view(2, -1)
 local function view(t, a1, ...)
   check_tensor('view', t, 1)
   if is_tensor(a1) then
@@ -122,6 +124,7 @@ end
 torch.viewAs = methods.viewAs
 
 --- A view when the strides allow it, else a copy (PyTorch's reshape).
+--- Example: torch.range(1, 6):view(2, 3):t():reshape(6)
 local function reshape(t, ...)
   check_tensor('reshape', t, 1)
   -- Torch7's result form: torch.reshape(res, x, sizes...) and res:reshape(x, sizes...) resize res
@@ -196,6 +199,7 @@ end
 methods.unsqueeze, torch.unsqueeze = unsqueeze, unsqueeze
 
 --- A view with explicit sizes, strides and a 1-based storage offset.
+--- Example: torch.range(1, 6):asStrided({2, 2}, {1, 2}, 1)
 function methods.asStrided(t, sizes, strides, offset)
   local n = types.read_sizes('asStrided', dims_a, sizes)
   local st = ffi.new('int64_t[16]')

@@ -2,9 +2,10 @@
 -- function has a doc comment and runs the op table's examples (doc_ops.lua); this suite runs the
 -- examples written above the functions themselves, one test per source file, each example in its
 -- own environment (a fresh table over _G, with `data` and `plot` as a user would require them).
--- An example that uses names defined by the text around it (`model`, `opt`, `scaler`) gets them
--- from CONTEXT; one that cannot run here is in SKIP with its reason. The examples run in a
--- temporary folder, so the files some of them write (loss.png, scaler.t7) do not land in the tree.
+-- Examples are self-contained; the few that read a file named in their text (iris.csv,
+-- model.pth) get it from CONTEXT; one that cannot run here is in SKIP with its reason. The examples
+-- run in a temporary folder, so the files some of them write (loss.png) do not land in the tree.
+-- everyPublicFunctionHasAnExample checks that every public torch and data function's doc has one.
 local ffi = require 'ffi'
 require 'nn'
 require 'optim'
@@ -26,9 +27,6 @@ local SKIP = {
   ['torch/cuda.lua | torch.cuda.setDevice(0)'] = { gpu = true, reason = 'needs a GPU' },
   ['torch/cuda.lua | torch.cuda.synchronize()'] = { gpu = true, reason = 'needs a GPU' },
   ['torch/cuda.lua | torch.cuda.getDeviceProperties(0).name'] = { gpu = true, reason = 'needs a GPU' },
-  -- `...` stands for the loop body: the line is not Lua (and `ds` comes from the text)
-  ['data/loader.lua | for batch in data.DataLoader(ds, {batchSize = 32, shuffle = true, seed = 1}):iter() do ... end']
-    = { reason = 'placeholder loop body `...`, not Lua' },
 }
 -- Whole families, by file and a pattern of the example: the onnxExport helpers' examples are
 -- fragments of an onnxExport method body, whose E, x and module only exist inside torch.onnx.export
@@ -45,25 +43,9 @@ local function skip_of(file, code)
   end
 end
 
--- Names the examples of a file ("file", or "file | example" for one example) take from their
--- surrounding text, defined before each example.
+-- Files the examples of a file ("file", or "file | example" for one example) read by a name that
+-- reads well in the docs, written before each example (in the temporary folder).
 local CONTEXT = {
-  ['torch/grad_scaler.lua'] = [[
-    model = nn.Linear(3, 2); opt = optim.SGD(model:parameters(), { lr = 0.1 })
-    scaler = torch.cuda.GradScaler({ initScale = 1024 }); loss = model(torch.randn(4, 3)):sum()
-    torch.save('scaler.t7', scaler:state())]],
-  -- update() ends an iteration: it needs the step before it
-  ['torch/grad_scaler.lua | scaler:update()'] = [[
-    model = nn.Linear(3, 2); opt = optim.SGD(model:parameters(), { lr = 0.1 })
-    scaler = torch.cuda.GradScaler(); scaler:scale(model(torch.randn(4, 3)):sum()):backward(); scaler:step(opt)]],
-  ['torch/autocast.lua'] = [[
-    model = nn.Linear(3, 2); crit = nn.CrossEntropyCriterion()
-    x = torch.randn(4, 3); y = torch.LongTensor({ 1, 2, 1, 2 }); a = torch.randn(2, 3); b = torch.randn(3, 2)]],
-  ['optim/lr/LambdaLR.lua'] = [[opt = optim.SGD(torch.zeros(2), { lr = 0.1 })]],
-  ['nn/Trainer.lua'] = [[
-    model = nn.Sequential(nn.Linear(4, 3), nn.LogSoftMax()); opt = optim.SGD(model:parameters(), { lr = 0.1 })
-    loader = data.DataLoader(data.TensorDataset(torch.randn(16, 4), torch.LongTensor(16):random(1, 3)),
-                             { batchSize = 8 })]],
   ['data/csv.lua'] = [[
     local f = assert(io.open('iris.csv', 'w'))
     f:write('sepal_length,sepal_width,species\n5.1,3.5,setosa\n7.0,3.2,versicolor\n6.3,3.3,virginica\n')
@@ -210,6 +192,46 @@ function tests.registeredExamples()
   io.write(string.format('  ran %d registered examples\n', n))
   tester:assert(n > 100, 'ran ' .. n .. ' registered examples')
   tester:asserteq(#failed, 0, 'registered examples that fail:\n  ' .. table.concat(failed, '\n  '))
+end
+
+-- Public torch and data functions whose doc has no `Example:` line, as "module.name" = why.
+-- Empty: every one has an example. Add an entry only for a function no example can show
+-- (and say why); each entry must still name such a function.
+local EXAMPLE_EXCEPTIONS = {
+}
+
+-- Every public function of torch and data (string keys not starting with `_`, function values,
+-- as test_repl_doc.lua's everyPublicFunctionHasADoc) has a doc, as help() finds it (a `---`
+-- comment, a named block above a loop, doc_ops.lua or torch.doc.register), with an example.
+function tests.everyPublicFunctionHasAnExample()
+  local missing, stale, n = {}, {}, 0
+  for _, module in ipairs({ 'torch', 'data' }) do
+    local m = module == 'data' and data or torch
+    for name, f in pairs(m) do
+      if type(name) == 'string' and not name:match('^_') and type(f) == 'function' then
+        n = n + 1
+        local key = module .. '.' .. name
+        local entry = doc.get(f, key)
+        if entry and entry.example and entry.example:match('%S') then
+          if EXAMPLE_EXCEPTIONS[key] then stale[#stale + 1] = key .. ' (has an example now)' end
+        elseif not EXAMPLE_EXCEPTIONS[key] then
+          missing[#missing + 1] = key .. ' (' .. (entry and entry.source or doc.where(f) or 'C')
+            .. (entry and '' or ', no doc at all') .. ')'
+        end
+      end
+    end
+  end
+  for key in pairs(EXAMPLE_EXCEPTIONS) do
+    local module, name = key:match('^(%w+)%.(.+)$')
+    local m = module == 'data' and data or module == 'torch' and torch or nil
+    if not (m and type(rawget(m, name)) == 'function') then stale[#stale + 1] = key .. ' (no such function)' end
+  end
+  table.sort(missing)
+  table.sort(stale)
+  tester:assert(n > 500, 'found ' .. n .. ' public functions')
+  tester:asserteq(#missing, 0, 'public functions whose doc has no `--- Example:` line:\n  '
+    .. table.concat(missing, '\n  '))
+  tester:asserteq(#stale, 0, 'stale EXAMPLE_EXCEPTIONS entries:\n  ' .. table.concat(stale, '\n  '))
 end
 
 -- Added last, so it runs after the per-file tests (a TestSuite keeps the order of definition).

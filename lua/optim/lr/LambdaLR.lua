@@ -37,7 +37,8 @@ end
 
 --- optim.lr.LambdaLR(target, {lrLambda=}): lr = base * lrLambda(epoch); lrLambda is a function or a
 --- table of one per parameter group (PyTorch's LambdaLR).
---- Example: optim.lr.LambdaLR(opt, {lrLambda = function(e) return 0.95 ^ e end})
+--- Example: local opt = optim.SGD(torch.zeros(2), {lr = 0.1})
+--- local sched = optim.lr.LambdaLR(opt, {lrLambda = function(e) return 0.95 ^ e end})
 function LambdaLR:__init(target, options) init(self, 'LambdaLR', target, options) end
 
 function LambdaLR:lrAt(epoch, i)
