@@ -53,6 +53,13 @@ local function apply_op(img, op, mag, interpolation, fill)
   return img  -- Identity
 end
 
+-- Counts and bin indices (torchvision loops over and indexes with them): integers in [lo, hi].
+local function integer(op, v, what, lo, hi)
+  core.number(op, v, what, lo, hi)
+  if v ~= math.floor(v) then fail(op, '%s must be an integer, got %s', what, tostring(v)) end
+  return v
+end
+
 local function setup(self, op, a)
   self.interpolation = core.interpolation(op, a.interpolation, 'nearest', { nearest = true, bilinear = true })
   if a.fill ~= nil and type(a.fill) ~= 'number' and type(a.fill) ~= 'table' then
@@ -146,9 +153,9 @@ local OPS = { 'Identity', 'ShearX', 'ShearY', 'TranslateX', 'TranslateY', 'Rotat
 --- magnitude (0-based, < numMagnitudeBins) with a random sign.
 --- Example: data.transforms.RandAugment(2, 9)(torch.rand(3, 8, 8))
 define('RandAugment', { 'numOps', 'magnitude', 'numMagnitudeBins', 'interpolation', 'fill' }, function(self, a)
-  self.numOps = core.number('RandAugment', a.numOps or 2, 'numOps', 0)
-  self.numMagnitudeBins = core.number('RandAugment', a.numMagnitudeBins or 31, 'numMagnitudeBins', 2)
-  self.magnitude = core.number('RandAugment', a.magnitude or 9, 'magnitude', 0, self.numMagnitudeBins - 1)
+  self.numOps = integer('RandAugment', a.numOps or 2, 'numOps', 0)
+  self.numMagnitudeBins = integer('RandAugment', a.numMagnitudeBins or 31, 'numMagnitudeBins', 2)
+  self.magnitude = integer('RandAugment', a.magnitude or 9, 'magnitude', 0, self.numMagnitudeBins - 1)
   setup(self, 'RandAugment', a)
 end, function(self, img)
   local w, h, c = prepare('RandAugment', img)
@@ -166,7 +173,7 @@ end)
 --- one op drawn uniformly from 14 at a uniformly drawn magnitude bin (wide ranges), random sign.
 --- Example: data.transforms.TrivialAugmentWide()(torch.rand(3, 8, 8))
 define('TrivialAugmentWide', { 'numMagnitudeBins', 'interpolation', 'fill' }, function(self, a)
-  self.numMagnitudeBins = core.number('TrivialAugmentWide', a.numMagnitudeBins or 31, 'numMagnitudeBins', 2)
+  self.numMagnitudeBins = integer('TrivialAugmentWide', a.numMagnitudeBins or 31, 'numMagnitudeBins', 2)
   setup(self, 'TrivialAugmentWide', a)
 end, function(self, img)
   local w, h, c = prepare('TrivialAugmentWide', img)

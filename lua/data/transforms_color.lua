@@ -16,7 +16,7 @@ local function channels(op, x, allowed3)
 end
 
 local function factor(op, v, what)
-  if type(v) ~= 'number' or v < 0 then fail(op, '%s must be a non-negative number, got %s', what, tostring(v)) end
+  if type(v) ~= 'number' or not (v >= 0) then fail(op, '%s must be a non-negative number, got %s', what, tostring(v)) end
   return v
 end
 
@@ -119,7 +119,7 @@ end
 --- Example: data.transforms.functional.adjustHue(torch.rand(3, 4, 4), 0.25)
 function F.adjustHue(img, f)
   local x, back = core.image('adjustHue', img)
-  if type(f) ~= 'number' or f < -0.5 or f > 0.5 then
+  if type(f) ~= 'number' or not (f >= -0.5 and f <= 0.5) then  -- (NaN fails, as in torchvision)
     fail('adjustHue', 'hue factor must be a number in [-0.5, 0.5], got %s', tostring(f))
   end
   if channels('adjustHue', x) == 1 then return img end

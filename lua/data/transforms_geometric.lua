@@ -117,7 +117,17 @@ end
 -- torchvision's output size for resize: an int size is the shorter side, the longer keeps the
 -- aspect ratio (truncated), capped by maxSize.
 local function output_size(op, h, w, size, max_size)
-  if type(size) == 'table' and #size == 2 then return core.size2(op, size) end
+  if max_size ~= nil and (type(max_size) ~= 'number' or max_size ~= math.floor(max_size)) then
+    fail(op, 'maxSize must be an integer, got %s', tostring(max_size))
+  end
+  if type(size) == 'table' and #size == 2 then
+    -- torchvision raises too: with {h, w} there is no shorter side for maxSize to cap
+    if max_size ~= nil then
+      fail(op, 'maxSize is only allowed when size is a number or {n} (the shorter side), got {%s, %s}',
+        tostring(size[1]), tostring(size[2]))
+    end
+    return core.size2(op, size)
+  end
   if type(size) == 'table' and #size == 1 then size = size[1] end
   if type(size) ~= 'number' or size < 1 or size ~= math.floor(size) then
     fail(op, 'size must be a positive integer or {height, width}, got %s', tostring(size))
@@ -167,8 +177,12 @@ end
 --- Example: data.transforms.functional.crop(torch.rand(3, 8, 8), 2, 1, 4, 4)
 function F.crop(img, top, left, height, width)
   local x, back = core.image('crop', img)
-  for _, v in ipairs({ top, left, height, width }) do
-    if type(v) ~= 'number' or v ~= math.floor(v) then fail('crop', 'top, left, height and width must be integers') end
+  local args = { top, left, height, width }
+  for i = 1, 4 do  -- by index: ipairs would stop at a missing argument
+    local v = args[i]
+    if type(v) ~= 'number' or v ~= math.floor(v) then
+      fail('crop', 'top, left, height and width must be integers, got %s', tostring(v))
+    end
   end
   if height < 1 or width < 1 then fail('crop', 'crop size %dx%d must be positive', height, width) end
   local H, W = x:size(3), x:size(4)

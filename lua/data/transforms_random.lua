@@ -144,6 +144,9 @@ define('RandomAffine', AFFINE_ARGS, function(self, a)
     if type(shear) ~= 'table' or (#shear ~= 2 and #shear ~= 4) then
       fail(op, 'shear must be a number or a list of 2 or 4 numbers, got %s', tostring(shear))
     end
+    for i = 1, #shear, 2 do  -- {xmin, xmax[, ymin, ymax]}: numbers, each pair ordered
+      core.range(op, { shear[i], shear[i + 1] }, 'shear')
+    end
   end
   self.translate, self.scale, self.shear = a.translate, a.scale, shear
   self.interpolation = core.interpolation(op, a.interpolation, 'nearest', GRID)
@@ -262,6 +265,8 @@ define('RandomErasing', { 'p', 'scale', 'ratio', 'value', 'inplace' }, function(
   self.scale = core.range('RandomErasing', a.scale or { 0.02, 0.33 }, 'scale', nil, 0)
   self.ratio = core.range('RandomErasing', a.ratio or { 0.3, 3.3 }, 'ratio')
   if self.scale[2] > 1 then fail('RandomErasing', 'scale must be within [0, 1]') end
+  -- drawn as log-uniform: a ratio <= 0 made every size NaN, and the image silently unerased
+  if self.ratio[1] <= 0 then fail('RandomErasing', 'ratio must be positive, got %s', tostring(self.ratio[1])) end
   local v = a.value == nil and 0 or a.value
   if type(v) == 'string' and v ~= 'random' then fail('RandomErasing', "value must be a number, a list or 'random'") end
   if type(v) ~= 'number' and type(v) ~= 'string' and type(v) ~= 'table' then

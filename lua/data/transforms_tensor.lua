@@ -21,7 +21,7 @@ local function chw(op, pic, layout)
   end
   local small = { [1] = true, [3] = true, [4] = true }
   local hwc = layout == 'HWC' or (layout == nil and small[pic:size(3)] and not small[pic:size(1)])
-  return hwc and pic:permute(3, 1, 2):contiguous() or pic
+  return hwc and pic:permute(3, 1, 2) or pic  -- a view: the callers copy (type conversion or clone)
 end
 
 --- data.transforms.functional.toTensor(pic[, {layout =}]): a C x H x W float image in [0, 1]
@@ -46,7 +46,8 @@ end
 function F.pilToTensor(pic, opts)
   local x = chw('pilToTensor', pic, opts and opts.layout)
   if not core.is_byte(x) then fail('pilToTensor', 'expected a byte image, got %s', x:type()) end
-  return x == pic and x:clone() or x
+  -- x is pic or a view of it (H x W, and HWC, whose contiguous() is a no-op for one channel)
+  return x:clone()
 end
 
 local DTYPES = { float = 'torch.FloatTensor', double = 'torch.DoubleTensor', half = 'torch.HalfTensor',
@@ -105,8 +106,12 @@ end
 --- Example: data.transforms.functional.erase(torch.rand(3, 8, 8), 2, 2, 3, 3, 0)
 function F.erase(img, top, left, height, width, value, inplace)
   core.image('erase', img)
-  for _, v in ipairs({ top, left, height, width }) do
-    if type(v) ~= 'number' or v ~= math.floor(v) then fail('erase', 'top, left, height and width must be integers') end
+  local args = { top, left, height, width }
+  for i = 1, 4 do  -- by index: ipairs would stop at a missing argument
+    local v = args[i]
+    if type(v) ~= 'number' or v ~= math.floor(v) then
+      fail('erase', 'top, left, height and width must be integers, got %s', tostring(v))
+    end
   end
   local H, W = img:size(img:dim() - 1), img:size(img:dim())
   if top < 0 or left < 0 or height < 0 or width < 0 or top + height > H or left + width > W then

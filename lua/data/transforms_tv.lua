@@ -105,7 +105,10 @@ define('RandomChoice', { 'transforms', 'p' }, function(self, a)
   if a.p ~= nil and (type(a.p) ~= 'table' or #a.p ~= #self.transforms) then
     fail('RandomChoice', 'p must hold one weight per transform (%d)', #self.transforms)
   end
-  for _, w in ipairs(a.p or {}) do core.number('RandomChoice', w, 'each weight in p', 0) end
+  local total = 0
+  for _, w in ipairs(a.p or {}) do total = total + core.number('RandomChoice', w, 'each weight in p', 0) end
+  -- all-zero weights would always pick the last transform (Python's random.choices raises)
+  if a.p and not (total > 0) then fail('RandomChoice', 'the weights in p must not all be 0') end
   self.p = a.p
 end, function(self, img)
   local n, k = #self.transforms, nil
@@ -172,6 +175,12 @@ define('Resize', { 'size', 'interpolation', 'maxSize', 'antialias' }, function(s
   self.size = check_size('Resize', a.size, true)
   self.interpolation = core.interpolation('Resize', a.interpolation, 'bilinear')
   self.maxSize, self.antialias = a.maxSize, a.antialias
+  if self.maxSize ~= nil and type(self.maxSize) ~= 'number' then
+    fail('Resize', 'maxSize must be an integer, got %s', tostring(self.maxSize))
+  end
+  if self.maxSize ~= nil and type(self.size) ~= 'number' and #self.size ~= 1 then
+    fail('Resize', 'maxSize is only allowed when size is a number or {n} (the shorter side)')
+  end
 end, function(self, img)
   return Fn.resize(img, self.size, { interpolation = self.interpolation, maxSize = self.maxSize,
     antialias = self.antialias })

@@ -92,7 +92,8 @@ end
 --- data.transforms.functional.affine(img, angle, translate, scale, shear[, {interpolation =
 --- 'nearest', fill =, center =}]): rotation by angle degrees (clockwise on screen), translation
 --- {tx, ty} pixels, scale, shear (degrees: a number for x, {s} for both or {x, y}) about center ({x, y} pixel
---- coordinates; the image centre by default), resampled with 'nearest' or 'bilinear'.
+--- coordinates, 0-based as torchvision: {0, 0} is the top-left pixel; the image centre by default), resampled
+--- with 'nearest' or 'bilinear'.
 --- Example: data.transforms.functional.affine(torch.rand(3, 8, 8), 30, {1, 0}, 1.2, 0)
 function F.affine(img, angle, translate, scale, shear, opts)
   opts = opts or {}
@@ -132,8 +133,8 @@ local function expanded_size(m, w, h)
 end
 
 --- data.transforms.functional.rotate(img, angle[, {interpolation = 'nearest', expand = false,
---- center =, fill =}]): img rotated angle degrees counter-clockwise about center (pixel {x, y};
---- the centre by default); expand grows the output to hold the whole rotated image.
+--- center =, fill =}]): img rotated angle degrees counter-clockwise about center (pixel {x, y},
+--- 0-based as torchvision; the centre by default); expand grows the output to hold the whole rotated image.
 --- Example: data.transforms.functional.rotate(torch.rand(3, 8, 8), 45, {interpolation = 'bilinear'})
 function F.rotate(img, angle, opts)
   opts = opts or {}
@@ -183,7 +184,7 @@ F._perspective_coeffs = perspective_coeffs
 
 --- data.transforms.functional.perspective(img, startpoints, endpoints[, {interpolation =
 --- 'bilinear', fill =}]): the perspective warp taking the 4 startpoints ({x, y} pixel corners
---- of the source: top-left, top-right, bottom-right, bottom-left) to endpoints.
+--- of the source, 0-based as torchvision: top-left, top-right, bottom-right, bottom-left) to endpoints.
 --- Example: data.transforms.functional.perspective(torch.rand(3, 8, 8), {{0, 0}, {7, 0}, {7, 7}, {0, 7}}, {{1, 0}, {6, 1}, {7, 7}, {0, 6}})
 function F.perspective(img, startpoints, endpoints, opts)
   opts = opts or {}
