@@ -57,6 +57,7 @@ end
 
 function SpatialAveragePooling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
+  cu.checkPoolGradOutput(self, gradOutput, input)
   local sizes, n = cu.sizes(input)
   check(C.tocha_avg_pool2d_backward_out(self.gradInput.p, gradOutput.p, n, sizes, cu.poolOptions(self)))
   if self.divide == false then self.gradInput:mul(self.kW * self.kH) end

@@ -123,7 +123,11 @@ function SpatialConvolution:updateGradInput(input, gradOutput)
 end
 
 function SpatialConvolution:accGradParameters(input, gradOutput, scale)
-  local _, s, p, d = self:_geometry()
+  local k, s, p, d = self:_geometry()
+  -- checked here too: accGradParameters may be called alone, and the C op's message names neither
+  -- the module nor the roles the caller knows
+  local out = cu.outputSizes(input, 2, k, s, p, d)
+  cu.checkGradOutput(self, gradOutput, input, { self.nOutputPlane, out[1], out[2] })
   local _, gw = self:_weights()
   local o = cu.options(2, self.groups, s, p, d)
   check(C.tocha_conv_weight_acc(gw.p, self.bias and self.gradBias.p or nil, input.p, gradOutput.p, o, scale or 1, 1))

@@ -59,6 +59,11 @@ end
 
 function SpatialDropout:updateGradInput(input, gradOutput)
   self:_noiseShape(gradOutput, 'gradOutput')
+  -- the mask would broadcast over any H x W, giving a gradInput of the wrong size
+  if not torch.isTensor(input) or not gradOutput:isSameSizeAs(input) then
+    error(string.format('[%s] gradOutput (%s) must have the size of the input (%s)', tostring(self),
+      size_str(gradOutput), size_str(input)), 0)
+  end
   self.gradInput:resizeAs(gradOutput)
   if self:_masking() then
     torch.cmul(self.gradInput, gradOutput, self.noise:expandAs(gradOutput))
@@ -70,9 +75,14 @@ function SpatialDropout:updateGradInput(input, gradOutput)
   return self.gradInput
 end
 
---- d:setp(p): changes the drop probability.
+--- d:setp(p): changes the drop probability (0 <= p < 1).
+--- Example: nn.SpatialDropout(0.5):setp(0.2)
 function SpatialDropout:setp(p)
+  if type(p) ~= 'number' or p < 0 or p >= 1 then
+    error(string.format('[%s] setp: illegal percentage, must be 0 <= p < 1, got %s', tostring(self), tostring(p)), 2)
+  end
   self.p = p
+  return self
 end
 
 function SpatialDropout:clearState()

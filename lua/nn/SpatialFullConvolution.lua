@@ -1,7 +1,8 @@
 -- nn.SpatialFullConvolution(nInputPlane, nOutputPlane, kW, kH [, dW = 1, dH = 1] [, padW = 0, padH = 0]
 -- [, adjW = 0, adjH = 0]): the transposed ("full", fractionally strided) 2-D convolution, weight
 -- nInputPlane x nOutputPlane x kH x kW (Torch7). Output size (in - 1) * d - 2 * pad + k + adj;
--- adj (< d) picks among the sizes a strided convolution maps to the same input size.
+-- adj (< d) picks among the sizes a strided convolution maps to the same input size; a table input
+-- {input, target} takes adj from target's size instead (Note [Target-sized output]).
 require 'nn.conv_utils'
 local cu = nn.conv_utils
 local C, check = cu.C, cu.check
@@ -39,42 +40,69 @@ function SpatialFullConvolution:reset(stdv)
 end
 
 local function options(self, adj)
-  return cu.options(2, 1, { self.dH, self.dW }, { self.padH, self.padW }, nil, adj and { self.adjH, self.adjW })
+  return cu.options(2, 1, { self.dH, self.dW }, { self.padH, self.padW }, nil, adj)
+end
+
+-- Note [Target-sized output]: as in Torch7, the input may be a table {input, target}; the output
+-- then takes target's last two sizes (adj = (size + 2 * pad - k) % d, whatever adjW and adjH say)
+-- and gradInput is {gradInput, zeros of target's size}. Returns the input tensor and {adjH, adjW}.
+local function resolve(self, input)
+  if type(input) ~= 'table' then return input, { self.adjH, self.adjW } end
+  local x, target = input[1], input[2]
+  if not torch.isTensor(x) or not torch.isTensor(target) or target:dim() < 2 then
+    cu.fail(self, 'expected a 3D (%d x H x W) or 4D input tensor, or a table {input, target} of two tensors '
+      .. '(target with 2 or more dims), got {%s, %s}', self.nInputPlane, cu.describe(x), cu.describe(target))
+  end
+  local n = target:dim()
+  return x, { (target:size(n - 1) + 2 * self.padH - self.kH) % self.dH,
+              (target:size(n) + 2 * self.padW - self.kW) % self.dW }
 end
 
 -- The output's channel count and spatial sizes for input.
-local function output_size(self, input)
+local function output_size(self, input, adj)
   local first = input:dim() - 2
   local want = { self.nOutputPlane }
-  for d, v in ipairs({ { self.dH, self.padH, self.kH, self.adjH }, { self.dW, self.padW, self.kW, self.adjW } }) do
+  for d, v in ipairs({ { self.dH, self.padH, self.kH, adj[1] }, { self.dW, self.padW, self.kW, adj[2] } }) do
     want[d + 1] = (input:size(first + d) - 1) * v[1] - 2 * v[2] + v[3] + v[4]
   end
   return want
 end
 
 function SpatialFullConvolution:updateOutput(input)
-  cu.checkInput(self, input, 2, self.nInputPlane, { 1, 1 }, { 0, 0 })
-  local want = output_size(self, input)
+  local x, adj = resolve(self, input)
+  cu.checkInput(self, x, 2, self.nInputPlane, { 1, 1 }, { 0, 0 })
+  local want = output_size(self, x, adj)
   if want[2] < 1 or want[3] < 1 then
-    cu.fail(self, 'input of size %s gives an empty output (%dx%d)', table.concat(input:size():totable(), 'x'),
+    cu.fail(self, 'input of size %s gives an empty output (%dx%d)', table.concat(x:size():totable(), 'x'),
       want[2], want[3])
   end
-  check(C.tocha_conv_transpose_out(self.output.p, input.p, self.weight.p, self.bias and self.bias.p or nil,
-    options(self, true)))
+  check(C.tocha_conv_transpose_out(self.output.p, x.p, self.weight.p, self.bias and self.bias.p or nil,
+    options(self, adj)))
   return self.output
 end
 
 function SpatialFullConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
-  cu.checkGradOutput(self, gradOutput, input, output_size(self, input))
-  check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self, false)))
+  local x, adj = resolve(self, input)
+  -- a table input left {gradInput, zeros} behind (Note [Target-sized output])
+  if type(self.gradInput) == 'table' then self.gradInput = self.gradInput[1] or x.new() end
+  cu.checkGradOutput(self, gradOutput, x, output_size(self, x, adj))
+  check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self, nil)))
+  if type(input) == 'table' then
+    if not self._gradTarget or self._gradTarget:type() ~= input[2]:type() then self._gradTarget = input[2].new() end
+    self._gradTarget:resizeAs(input[2]):zero()
+    self.gradInput = { self.gradInput, self._gradTarget }
+  end
   return self.gradInput
 end
 
 -- The weight gradient of a transposed convolution is that of the convolution it transposes, with
 -- gradOutput as that convolution's input (Note [Convolution roles]).
 function SpatialFullConvolution:accGradParameters(input, gradOutput, scale)
-  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, input.p, options(self, false), scale or 1, 1))
+  local x, adj = resolve(self, input)
+  -- the C op sees gradOutput as its input, so its message would swap the roles
+  cu.checkGradOutput(self, gradOutput, x, output_size(self, x, adj))
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, x.p, options(self, nil), scale or 1, 1))
   if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, 2, scale or 1)) end
 end
 

@@ -37,6 +37,7 @@ end
 
 function SpatialMaxPooling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
+  cu.checkPoolGradOutput(self, gradOutput, input)
   local sizes, n = cu.sizes(input)
   -- the windows the indices came from (they are this module's own): CUDA gathers per input element
   check(C.tocha_max_pool2d_backward_out(self.gradInput.p, gradOutput.p, self.indices.p, n, sizes, 1,

@@ -53,6 +53,17 @@ local function batch_of(self, input)
   return x, math.floor((T - self.kW) / self.dW) + 1, batched
 end
 
+-- gradOutput must be the output's size: a view of the same number of elements in another shape
+-- would otherwise be taken silently.
+local function check_grad(self, gradOutput, N, oT, batched)
+  local want = batched and { N, oT, self.outputFrameSize } or { oT, self.outputFrameSize }
+  local ok = torch.isTensor(gradOutput) and gradOutput:dim() == #want
+  for d = 1, #want do ok = ok and gradOutput:size(d) == want[d] end
+  if not ok then
+    cu.fail(self, 'expected a gradOutput of size %s, got %s', table.concat(want, 'x'), cu.describe(gradOutput))
+  end
+end
+
 -- The N x oT x (kW*F) window matrix: a view of x (Note [Temporal convolution as GEMM]).
 local function windows(self, x, oT)
   local N, T, F = x:size(1), x:size(2), x:size(3)
@@ -77,6 +88,7 @@ function TemporalConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local x, oT, batched = batch_of(self, input)
   local N, T, F, O = x:size(1), x:size(2), x:size(3), self.outputFrameSize
+  check_grad(self, gradOutput, N, oT, batched)
   local go = gradOutput:contiguous():view(N, oT, O)
   self.gradInput:resize(N, T, F):zero()
   local gi = self.gradInput
@@ -92,8 +104,9 @@ end
 
 function TemporalConvolution:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
-  local x, oT = batch_of(self, input)
+  local x, oT, batched = batch_of(self, input)
   local N, O = x:size(1), self.outputFrameSize
+  check_grad(self, gradOutput, N, oT, batched)
   local go = gradOutput:contiguous():view(N, oT, O)
   self.gradWeight:addbmm(scale, go:transpose(2, 3), windows(self, x, oT))
   if self.bias then self.gradBias:add(scale, go:view(N * oT, O):sum(1):view(O)) end

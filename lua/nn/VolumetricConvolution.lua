@@ -56,7 +56,9 @@ function VolumetricConvolution:updateGradInput(input, gradOutput)
 end
 
 function VolumetricConvolution:accGradParameters(input, gradOutput, scale)
-  local _, s, p = self:_geometry()
+  local k, s, p = self:_geometry()
+  local out = cu.outputSizes(input, 3, k, s, p)  -- the C op's message would not name the module
+  cu.checkGradOutput(self, gradOutput, input, { self.nOutputPlane, out[1], out[2], out[3] })
   check(C.tocha_conv_weight_acc(self.gradWeight.p, self.bias and self.gradBias.p or nil, input.p, gradOutput.p,
     cu.options(3, 1, s, p), scale or 1, 1))
 end

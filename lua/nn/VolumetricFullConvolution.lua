@@ -2,7 +2,8 @@
 -- [, padT = 0, padW = 0, padH = 0] [, adjT = 0, adjW = 0, adjH = 0]): the transposed ("full") 3-D
 -- convolution of C x T x H x W or N x C x T x H x W inputs, weight nInputPlane x nOutputPlane x kT x
 -- kH x kW (Torch7). Output size (in - 1) * d - 2 * pad + k + adj per dim; adj < d picks among the
--- sizes a strided convolution maps to the same input size. The 3-D twin of SpatialFullConvolution.
+-- sizes a strided convolution maps to the same input size; a table input {input, target} takes adj
+-- from target's size instead. The 3-D twin of SpatialFullConvolution.
 require 'nn.conv_utils'
 local S = require 'nn.support'
 local cu = nn.conv_utils
@@ -67,44 +68,70 @@ function VolumetricFullConvolution:afterLoad()
 end
 
 local function options(self, adj)
-  return cu.options(3, 1, { self.dT, self.dH, self.dW }, { self.padT, self.padH, self.padW }, nil,
-    adj and { self.adjT, self.adjH, self.adjW })
+  return cu.options(3, 1, { self.dT, self.dH, self.dW }, { self.padT, self.padH, self.padW }, nil, adj)
+end
+
+-- As in Torch7 the input may be a table {input, target}: the output then takes target's last three
+-- sizes (adj = (size + 2 * pad - k) % d, whatever adjT, adjW and adjH say) and gradInput is
+-- {gradInput, zeros of target's size} (Note [Target-sized output] in SpatialFullConvolution.lua).
+-- Returns the input tensor and {adjT, adjH, adjW}.
+local function resolve(self, input)
+  if type(input) ~= 'table' then return input, { self.adjT, self.adjH, self.adjW } end
+  local x, target = input[1], input[2]
+  if not torch.isTensor(x) or not torch.isTensor(target) or target:dim() < 3 then
+    cu.fail(self, 'expected a 4D (%d x D x H x W) or 5D input tensor, or a table {input, target} of two '
+      .. 'tensors (target with 3 or more dims), got {%s, %s}', self.nInputPlane, cu.describe(x), cu.describe(target))
+  end
+  local n = target:dim()
+  return x, { (target:size(n - 2) + 2 * self.padT - self.kT) % self.dT,
+              (target:size(n - 1) + 2 * self.padH - self.kH) % self.dH,
+              (target:size(n) + 2 * self.padW - self.kW) % self.dW }
 end
 
 -- The output's channel count and (T, H, W) sizes for input.
-local function output_size(self, input)
+local function output_size(self, input, adj)
   local first = input:dim() - 3
   local want = { self.nOutputPlane }
-  local dims = { { self.dT, self.padT, self.kT, self.adjT }, { self.dH, self.padH, self.kH, self.adjH },
-                 { self.dW, self.padW, self.kW, self.adjW } }
+  local dims = { { self.dT, self.padT, self.kT, adj[1] }, { self.dH, self.padH, self.kH, adj[2] },
+                 { self.dW, self.padW, self.kW, adj[3] } }
   for d, v in ipairs(dims) do want[d + 1] = (input:size(first + d) - 1) * v[1] - 2 * v[2] + v[3] + v[4] end
   return want
 end
 
 function VolumetricFullConvolution:updateOutput(input)
-  cu.checkInput(self, input, 3, self.nInputPlane, { 1, 1, 1 }, { 0, 0, 0 })
-  local want = output_size(self, input)
+  local x, adj = resolve(self, input)
+  cu.checkInput(self, x, 3, self.nInputPlane, { 1, 1, 1 }, { 0, 0, 0 })
+  local want = output_size(self, x, adj)
   if want[2] < 1 or want[3] < 1 or want[4] < 1 then
-    cu.fail(self, 'input of size %s gives an empty output (%dx%dx%d)', S.sizestr(input), want[2], want[3], want[4])
+    cu.fail(self, 'input of size %s gives an empty output (%dx%dx%d)', S.sizestr(x), want[2], want[3], want[4])
   end
-  check(C.tocha_conv_transpose_out(self.output.p, input.p, self.weight.p, self.bias and self.bias.p or nil,
-    options(self, true)))
+  check(C.tocha_conv_transpose_out(self.output.p, x.p, self.weight.p, self.bias and self.bias.p or nil,
+    options(self, adj)))
   return self.output
 end
 
 -- The input gradient is the convolution the transposed one is the adjoint of.
 function VolumetricFullConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
-  cu.checkGradOutput(self, gradOutput, input, output_size(self, input))
-  check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self, false)))
+  local x, adj = resolve(self, input)
+  -- a table input left {gradInput, zeros} behind
+  if type(self.gradInput) == 'table' then self.gradInput = self.gradInput[1] or x.new() end
+  cu.checkGradOutput(self, gradOutput, x, output_size(self, x, adj))
+  check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self, nil)))
+  if type(input) == 'table' then
+    if not self._gradTarget or self._gradTarget:type() ~= input[2]:type() then self._gradTarget = input[2].new() end
+    self._gradTarget:resizeAs(input[2]):zero()
+    self.gradInput = { self.gradInput, self._gradTarget }
+  end
   return self.gradInput
 end
 
 -- The weight gradient is that of the convolution it transposes, with gradOutput as that
 -- convolution's input (Note [Convolution roles]).
 function VolumetricFullConvolution:accGradParameters(input, gradOutput, scale)
-  cu.checkGradOutput(self, gradOutput, input, output_size(self, input))
-  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, input.p, options(self, false), scale or 1, 1))
+  local x, adj = resolve(self, input)
+  cu.checkGradOutput(self, gradOutput, x, output_size(self, x, adj))
+  check(C.tocha_conv_weight_acc(self.gradWeight.p, nil, gradOutput.p, x.p, options(self, nil), scale or 1, 1))
   if self.bias then check(C.tocha_conv_bias_acc(self.gradBias.p, gradOutput.p, 3, scale or 1)) end
 end
 

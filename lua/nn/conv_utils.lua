@@ -139,6 +139,27 @@ function cu.checkPoolInput(m, input)
   end
 end
 
+--- nn.conv_utils.checkPoolGradOutput(module, gradOutput, input): errors (naming the module) unless
+--- gradOutput has the size a 2-D pooling module's output has for input; ceil mode drops a last
+--- window that would start in the right/bottom padding, as Torch7 and PyTorch do.
+function cu.checkPoolGradOutput(m, gradOutput, input)
+  local d = input:dim()
+  local want = input:size():totable()
+  for i, v in ipairs({ { m.kH, m.dH, m.padH or 0 }, { m.kW, m.dW, m.padW or 0 } }) do
+    local k, st, p = v[1], v[2], v[3]
+    local n = input:size(d - 2 + i)
+    local span = (n + 2 * p - k) / st
+    local o = (m.ceil_mode and math.ceil(span) or math.floor(span)) + 1
+    if m.ceil_mode and (o - 1) * st >= n + p then o = o - 1 end
+    want[d - 2 + i] = o
+  end
+  local ok = torch.isTensor(gradOutput) and gradOutput:dim() == d
+  for i = 1, d do ok = ok and gradOutput:size(i) == want[i] end
+  if not ok then
+    cu.fail(m, 'gradOutput must have the output size %s, got %s', table.concat(want, 'x'), cu.describe(gradOutput))
+  end
+end
+
 --- nn.conv_utils.sizes(t): t's sizes in the shared int64_t buffer (for the C ops), and its dim count.
 function cu.sizes(t)
   local buf = tc.sizes
