@@ -114,16 +114,10 @@ end
 function VolumetricFullConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local x, adj = resolve(self, input)
-  -- a table input left {gradInput, zeros} behind
-  if type(self.gradInput) == 'table' then self.gradInput = self.gradInput[1] or x.new() end
+  cu.unwrapGradInput(self, x)  -- Note [Target-sized output]
   cu.checkGradOutput(self, gradOutput, x, output_size(self, x, adj))
   check(C.tocha_conv_out(self.gradInput.p, gradOutput.p, self.weight.p, nil, options(self, nil)))
-  if type(input) == 'table' then
-    if not self._gradTarget or self._gradTarget:type() ~= input[2]:type() then self._gradTarget = input[2].new() end
-    self._gradTarget:resizeAs(input[2]):zero()
-    self.gradInput = { self.gradInput, self._gradTarget }
-  end
-  return self.gradInput
+  return cu.wrapGradInput(self, input)
 end
 
 -- The weight gradient is that of the convolution it transposes, with gradOutput as that

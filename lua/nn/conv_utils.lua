@@ -139,6 +139,21 @@ function cu.checkPoolInput(m, input)
   end
 end
 
+-- The gradInput of a transposed convolution given Torch7's {input, target} (Note [Target-sized
+-- output], nn/SpatialFullConvolution.lua): cu.unwrapGradInput leaves the plain gradient buffer
+-- that a table call wrapped, cu.wrapGradInput gives a table call {gradInput, zeros like target}.
+function cu.unwrapGradInput(m, x)
+  if type(m.gradInput) == 'table' then m.gradInput = m.gradInput[1] or x.new() end
+end
+function cu.wrapGradInput(m, input)
+  if type(input) == 'table' then
+    if not m._gradTarget or m._gradTarget:type() ~= input[2]:type() then m._gradTarget = input[2].new() end
+    m._gradTarget:resizeAs(input[2]):zero()
+    m.gradInput = { m.gradInput, m._gradTarget }
+  end
+  return m.gradInput
+end
+
 --- nn.conv_utils.checkPoolGradOutput(module, gradOutput, input): errors (naming the module) unless
 --- gradOutput has the size a 2-D pooling module's output has for input; ceil mode drops a last
 --- window that would start in the right/bottom padding, as Torch7 and PyTorch do.
