@@ -55,11 +55,22 @@ local function backward(self, method, input, gradOutput, scale)
   sizes[d] = 0
   for _, m in ipairs(self.modules) do sizes[d] = sizes[d] + m.output:size(d) end
   S.gradLike(name(self), gradOutput, sizes)
-  local offset, first = 1, true
+  local pieces, offset = {}, 1
   for i, m in ipairs(self.modules) do
     local n = m.output:size(d)
-    local gi = self:rethrowErrors(m, i, method, input, gradOutput:narrow(d, offset, n), scale)
+    pieces[i] = gradOutput:narrow(d, offset, n)
     offset = offset + n
+  end
+  return self:_childrenBackward(method, input, pieces, scale)
+end
+Concat._branchBackward = backward
+
+-- Runs method on each child with its piece of gradOutput; sums the children's gradInputs (shared
+-- with nn.DepthConcat, whose pieces are windows).
+function Concat:_childrenBackward(method, input, pieces, scale)
+  local first = true
+  for i, m in ipairs(self.modules) do
+    local gi = self:rethrowErrors(m, i, method, input, pieces[i], scale)
     if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' and gi ~= nil then
       if first then self.gradInput = S.copyInto(self.gradInput, gi) first = false
       else S.addInto(self.gradInput, gi) end
@@ -68,13 +79,13 @@ local function backward(self, method, input, gradOutput, scale)
   return self.gradInput
 end
 
-function Concat:updateGradInput(input, gradOutput) return backward(self, 'updateGradInput', input, gradOutput) end
-function Concat:backward(input, gradOutput, scale) return backward(self, 'backward', input, gradOutput, scale or 1) end
+function Concat:updateGradInput(input, gradOutput) return self:_branchBackward('updateGradInput', input, gradOutput) end
+function Concat:backward(input, gradOutput, scale) return self:_branchBackward('backward', input, gradOutput, scale or 1) end
 function Concat:accGradParameters(input, gradOutput, scale)
-  backward(self, 'accGradParameters', input, gradOutput, scale or 1)
+  self:_branchBackward('accGradParameters', input, gradOutput, scale or 1)
 end
 function Concat:accUpdateGradParameters(input, gradOutput, lr)
-  backward(self, 'accUpdateGradParameters', input, gradOutput, lr)
+  self:_branchBackward('accUpdateGradParameters', input, gradOutput, lr)
 end
 
 function Concat:__tostring__() return self:_branchString('   `-> ', '       ') end

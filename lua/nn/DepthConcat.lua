@@ -88,26 +88,14 @@ local function backward(self, method, input, gradOutput, scale)
   for i, m in ipairs(self.modules) do outs[i] = m.output end
   local d, sizes = layout(self, outs)
   S.gradLike(name(self), gradOutput, sizes)
-  local offset, first = 1, true
-  for i, m in ipairs(self.modules) do
-    local o = outs[i]
-    local gi = self:rethrowErrors(m, i, method, input, window(gradOutput, o, d, sizes, offset), scale)
+  local pieces, offset = {}, 1
+  for i, o in ipairs(outs) do
+    pieces[i] = window(gradOutput, o, d, sizes, offset)
     offset = offset + o:size(d)
-    if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' and gi ~= nil then
-      if first then self.gradInput = S.copyInto(self.gradInput, gi) first = false
-      else S.addInto(self.gradInput, gi) end
-    end
   end
-  return self.gradInput
+  return self:_childrenBackward(method, input, pieces, scale)
 end
-
-function DepthConcat:updateGradInput(input, gradOutput) return backward(self, 'updateGradInput', input, gradOutput) end
-function DepthConcat:backward(input, gradOutput, scale) return backward(self, 'backward', input, gradOutput, scale or 1) end
-function DepthConcat:accGradParameters(input, gradOutput, scale)
-  backward(self, 'accGradParameters', input, gradOutput, scale or 1)
-end
-function DepthConcat:accUpdateGradParameters(input, gradOutput, lr)
-  backward(self, 'accUpdateGradParameters', input, gradOutput, lr)
-end
+-- Concat's updateGradInput/backward/accGradParameters/accUpdateGradParameters call this
+DepthConcat._branchBackward = backward
 
 return DepthConcat
