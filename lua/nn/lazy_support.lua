@@ -30,6 +30,17 @@ function M.materialize(self, sizes)
   nn.utils.linkGradients(self)
 end
 
+--- M.groups(name, ...): the groups argument among a lazy convolution's constructor arguments after
+--- (outChannels, kernelSize): a trailing options table's groups, else the 4th positional, else 1.
+function M.groups(name, ...)
+  local n = select('#', ...)
+  local last = n > 0 and select(n, ...) or nil
+  local groups = 1
+  if type(last) == 'table' and last.groups ~= nil then groups = last.groups
+  elseif n >= 4 and type(select(4, ...)) == 'number' then groups = select(4, ...) end
+  return require('nn.pytorch_names_args').int(name, 'groups', groups, 1)
+end
+
 --- M.addLazyMethods(cls, parent, name, infer): infer(self, input, stateDict) gives the sizes per
 --- field from the first input (stateDict nil) or from a state dict being loaded (input nil; nil
 --- when the state dict cannot tell).

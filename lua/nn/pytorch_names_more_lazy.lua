@@ -64,12 +64,7 @@ for nd = 1, 3 do
   local name = 'nn.LazyConv' .. nd .. 'd'
   local cls, parent = torch.class(name, 'nn.Conv' .. nd .. 'd')
   function cls:__init(outChannels, kernelSize, ...)
-    local n = select('#', ...)
-    local last = n > 0 and select(n, ...) or nil
-    local groups = 1
-    if type(last) == 'table' and last.groups ~= nil then groups = last.groups
-    elseif n >= 4 and type(select(4, ...)) == 'number' then groups = select(4, ...) end
-    groups = P.int(name, 'groups', groups, 1)
+    local groups = Lazy.groups(name, ...)
     -- the parent is built with inChannels = groups (valid for any groups), then the weight emptied
     parent.__init(self, groups, outChannels, kernelSize, ...)
     self.nInputPlane = nil
