@@ -1,6 +1,7 @@
 // C ABI of autograd. See tocha_autograd.h.
 #include "capi.h"
 #include <algorithm>
+#include <unordered_set>
 #include "core/autograd/engine.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
@@ -169,6 +170,41 @@ int tocha_autograd_grad(int nout, tocha_tensor** outputs, tocha_tensor** grads, 
         allow_unused != 0);
     for (int i = 0; i < nin; ++i) results[i] = r[size_t(i)].defined() ? r[size_t(i)].release() : nullptr;
   });
+}
+
+// Note [Leaves outside a transform]: torch.func.grad(f)(x) at the outermost level detaches its
+// results unless something outside the transform needs their graph. An argument that requires
+// grad shows on the arguments; a tensor f closes over (f = function(x) return torch.sum(x * w) end
+// with w a parameter) shows only in the graph: this walk finds its accumulator. Nodes are visited
+// once; LuaNodes (Functions, Torch7 modules) keep their input edges like any other node.
+int tocha_autograd_reaches_other_leaf(int nout, tocha_tensor** outputs, int nleaves, tocha_tensor** leaves) noexcept {
+  int found = 0;
+  int rc = guard_int([&] {
+    std::vector<Tensor> outs = tensor_list(nout, outputs, "func", false);
+    std::vector<Tensor> own = tensor_list(nleaves, leaves, "func", false);
+    auto is_own = [&](const Tensor& t) {
+      return std::any_of(own.begin(), own.end(), [&](const Tensor& o) { return o.impl() == t.impl(); });
+    };
+    std::vector<Node*> stack;
+    std::unordered_set<Node*> seen;
+    for (const Tensor& t : outs) {
+      AutogradMeta* m = autograd::meta_if(t);
+      if (!m) continue;
+      if (m->grad_fn) stack.push_back(m->grad_fn.get());
+      else if (m->requires_grad && !is_own(t)) found = 1;
+    }
+    while (!stack.empty() && !found) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
+        if (!is_own(acc->leaf)) found = 1;
+        continue;
+      }
+      for (const Edge& e : n->next) if (e.node) stack.push_back(e.node.get());
+    }
+  });
+  return rc != 0 ? -1 : found;
 }
 
 int tocha_set_grad_enabled(int on) noexcept {

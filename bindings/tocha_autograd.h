@@ -28,6 +28,12 @@ TOCHA_API int tocha_autograd_grad(int nout, tocha_tensor **outputs, tocha_tensor
                                   tocha_tensor **inputs, int retain_graph, int create_graph, int allow_unused,
                                   tocha_tensor **results) TOCHA_NOEXCEPT;
 
+/* 1 when the graph of outputs reaches a leaf that requires grad other than leaves[0..nleaves)
+   (an output that is such a leaf counts), 0 when not, -1 on error. torch.func asks it to keep the
+   graph of a transform whose function closes over a tensor that requires grad. */
+TOCHA_API int tocha_autograd_reaches_other_leaf(int nout, tocha_tensor **outputs, int nleaves,
+                                                tocha_tensor **leaves) TOCHA_NOEXCEPT;
+
 /* Grad mode is per thread; returns the previous mode. */
 TOCHA_API int tocha_set_grad_enabled(int on) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_is_grad_enabled(void) TOCHA_NOEXCEPT;

@@ -34,6 +34,7 @@ end
 local function reverse_jacobian(op, func, ins, create, strict)
   local out_list, outs = H.call(op, func, ins)
   H.check_requires_grad(op, outs, 'outputs', strict)
+  create = H.decide(create, outs, ins)  -- Note [Keeping the graph of a closure] (autograd_functional_util.lua)
   local res = {}
   for i, out in ipairs(outs) do
     local m, rows = out:nElement(), {}
@@ -57,7 +58,7 @@ local function reverse_jacobian(op, func, ins, create, strict)
     res[i] = {}
     for j, x in ipairs(ins) do res[i][j] = assemble(rows[j], m, 1, x, x, cat_sizes(out, x)) end
   end
-  return out_list, res
+  return out_list, res, create
 end
 
 -- Note [Forward mode by double backward]: the engine has reverse mode only. The gradient
@@ -67,6 +68,7 @@ end
 -- a graph about twice func's per column, so it pays only when inputs are few and outputs many.
 local function forward_jacobian(op, func, ins, create, strict)
   local out_list, outs, gis, dense, at = H.transposed_jacobian(op, func, ins, strict)
+  create = H.decide(create, outs, ins)
   local res = {}
   for i = 1, #outs do res[i] = {} end
   for j, x in ipairs(ins) do
@@ -87,10 +89,11 @@ local function forward_jacobian(op, func, ins, create, strict)
       res[i][j] = assemble(cols[i], n, out:dim() + 1, out, out, cat_sizes(out, x))
     end
   end
-  return out_list, res
+  return out_list, res, create
 end
 
--- The Jacobian blocks res[i][j] (output i, input j) of func at prepared inputs, unshaped.
+-- The Jacobian blocks res[i][j] (output i, input j) of func at prepared inputs, unshaped, and
+-- whether they keep their graph (create, decided for H.OUTER).
 local function jacobian_body(op, func, ins, create, strict, strategy)
   if strategy == 'forwardMode' then return forward_jacobian(op, func, ins, create, strict) end
   return reverse_jacobian(op, func, ins, create, strict)
@@ -111,8 +114,8 @@ function F.jacobian(func, inputs, opts)
     { 'createGraph', 'strict', 'vectorize', 'strategy' })
   local strategy = H.strategy(op, o.strategy, 'strategy')
   return torch.enableGrad(function()
-    local out_list, res = jacobian_body(op, func, H.prepare(ins, create), create, strict, strategy)
-    return H.shape2(H.finish(res, create), out_list, in_list)
+    local out_list, res, kept = jacobian_body(op, func, H.prepare(ins, create), create, strict, strategy)
+    return H.shape2(H.finish(res, kept), out_list, in_list)
   end)
 end
 
@@ -136,8 +139,8 @@ function F.hessian(func, inputs, opts)
     return jac[1]
   end
   return torch.enableGrad(function()
-    local _, res = jacobian_body(op, gradient, H.prepare(ins, create), create, strict, strategy)
-    return H.shape2(H.finish(res, create), in_list, in_list)
+    local _, res, kept = jacobian_body(op, gradient, H.prepare(ins, create), create, strict, strategy)
+    return H.shape2(H.finish(res, kept), in_list, in_list)
   end)
 end
 

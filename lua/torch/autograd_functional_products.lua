@@ -39,6 +39,7 @@ function F.jvp(func, inputs, v, opts)
       or H.default_v(op, xs, 'input')
     -- Note [Forward mode by double backward] (autograd_functional.lua), with v in place of the one-hot columns.
     local out_list, outs, gis, dense, at = H.transposed_jacobian(op, func, xs, strict)
+    create = H.decide(create, outs, xs)  -- Note [Keeping the graph of a closure] (autograd_functional_util.lua)
     local jv = {}
     if #dense > 0 then
       local g = H.grad(gis, dense, vs, create, create, #xs)

@@ -1,6 +1,7 @@
 -- Shared helpers of torch.autograd.functional (autograd_functional*.lua): argument checks that name
 -- the public function, input copies, calling the user's function, strict mode, the grad wrapper
 -- and the shaping of results as tensors or arrays like PyTorch's tuples.
+local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -104,6 +105,29 @@ function H.default_v(op, refs, what)
       what, #refs == 1 and describe(refs[1]) or (#refs .. ' tensors'))
   end
   return { torch.onesLike(refs[1]) }
+end
+
+-- Note [Keeping the graph of a closure]: torch.func's transforms at the outermost level keep their
+-- results' graph when the function closes over a tensor that requires grad (grad(function(x) return
+-- torch.sum(x * w) end)(x) is w, connected to w, as functorch's). The arguments do not show it, so
+-- the transforms pass createGraph = H.OUTER and the body decides after calling the function: the
+-- graph of its outputs reaches a leaf that requires grad other than the input copies. The public
+-- torch.autograd.functional keeps PyTorch's rule (createGraph false detaches) and never sees H.OUTER.
+H.OUTER = setmetatable({}, { __tostring = function() return 'createGraph = outer' end })
+function H.reaches_outer(outs, ins)
+  local o, i = {}, {}
+  for _, t in ipairs(outs) do if is_tensor(t) then o[#o + 1] = t.p end end
+  for _, t in ipairs(ins) do i[#i + 1] = t.p end
+  if #o == 0 then return false end
+  local r = C.tocha_autograd_reaches_other_leaf(#o, ffi.new('tocha_tensor*[?]', #o, o), #i,
+    ffi.new('tocha_tensor*[?]', math.max(#i, 1), i))
+  if r < 0 then lib.check(r) end
+  return r == 1
+end
+-- create as given, or, for H.OUTER, whether outs reach a leaf outside the input copies ins.
+function H.decide(create, outs, ins)
+  if create ~= H.OUTER then return create end
+  return H.reaches_outer(outs, ins)
 end
 
 -- Note [Inputs are copies]: func never sees the caller's tensors, because Torch7's methods work in
@@ -237,7 +261,8 @@ function H.arguments(op, func, inputs, opts, names)
   H.check_func(op, func)
   local in_list, ins = H.as_list(op, inputs, 'inputs')
   H.check_float(op, ins, 'input')
-  return opts, in_list, ins, opts.createGraph and true or false, opts.strict and true or false
+  local create = opts.createGraph == H.OUTER and H.OUTER or (opts.createGraph and true or false)
+  return opts, in_list, ins, create, opts.strict and true or false
 end
 
 -- func's single output for hessian/hvp/vhp, checked: one tensor with one element.

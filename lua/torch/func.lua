@@ -206,6 +206,9 @@ local function grad_core(op, func, argnums, single, has_aux, ...)
   if out:nElement() ~= 1 then
     fail(op, 'the function must return a one-element tensor (a loss), got a %s; torch.func.jacrev or vjp take other outputs', describe(out))
   end
+  -- Note [Keeping the graph of a closure] (autograd_functional_util.lua): at the outermost level,
+  -- func may still reach a tensor that requires grad through a closure
+  if not nested and out:needsGrad() then nested = H.reaches_outer({ out }, leaves) end
   -- a tensor that does not require grad does not depend on the inputs: zero gradients (functorch's)
   local grads = {}
   if out:needsGrad() then
@@ -219,7 +222,8 @@ local function grad_core(op, func, argnums, single, has_aux, ...)
   local per_arg = {}
   for i, a in ipairs(argnums) do per_arg[i] = tree_map(args[a], function(p) return by_leaf[p] end) end
   local value = finish(out, nested)
-  return single and per_arg[1] or per_arg, value, has_aux and finish(aux, nested) or nil
+  local keep_aux = nested or (has_aux and H.reaches_outer(tree_leaves(aux), leaves))
+  return single and per_arg[1] or per_arg, value, has_aux and finish(aux, keep_aux) or nil
 end
 
 --- torch.func.grad(func[, {argnums = 1, hasAux = false}]): the function computing the gradient of

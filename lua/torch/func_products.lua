@@ -83,6 +83,9 @@ function Fn.vjp(func, ...)
   local out, aux = res[1], res[2]
   local outs = tree_leaves(out)
   if #outs == 0 then fail(op, 'the function must return a tensor or a table of tensors, got %s', describe(out)) end
+  -- Note [Keeping the graph of a closure] (autograd_functional_util.lua)
+  nested = nested or H.reaches_outer(outs, leaves)
+  local keep_aux = nested or (has_aux and H.reaches_outer(tree_leaves(aux), leaves))
   local shape = structure(out)
   local function vjp_fn(cotangents)
     local cots = tree_leaves(cotangents)
@@ -114,13 +117,14 @@ function Fn.vjp(func, ...)
     for a = 1, nargs do results[a] = tree_map(args[a], function(p) return by_leaf[p] end) end
     return unpack(results, 1, nargs)
   end
-  if has_aux then return detach_tree(out, nested), vjp_fn, detach_tree(aux, nested) end
+  if has_aux then return detach_tree(out, nested), vjp_fn, detach_tree(aux, keep_aux) end
   return detach_tree(out, nested), vjp_fn
 end
 
 -- func with its aux value kept aside (for the transforms built on torch.autograd.functional).
 local function without_aux(op, func, has_aux, box)
   return function(...)
+    box.ins = { ... }  -- the input copies, for the aux value's Note [Keeping the graph of a closure]
     local res = { Fn._call_deeper(func, ...) }
     if not has_aux and table.maxn(res) > 1 then
       fail(op, 'the function returned %d values; return only the output, or pass hasAux = true', table.maxn(res))
@@ -128,6 +132,11 @@ local function without_aux(op, func, has_aux, box)
     box.aux = res[2]
     return res[1]
   end
+end
+
+-- The aux value detached unless something outside the transform needs its graph.
+local function finish_aux(box, nested)
+  return detach_tree(box.aux, nested or H.reaches_outer(tree_leaves(box.aux), box.ins or {}))
 end
 
 local function as_list(op, x, what)
@@ -158,8 +167,8 @@ function Fn.jvp(func, primals, tangents, opts)
   local nested = Fn._keeps_graph(ps)  -- Note [Levels] (func.lua)
   local box = {}
   local f = without_aux(op, func, opts.hasAux, box)
-  local out, jv = F.jvp(f, plist and ps or ps[1], plist and ts or ts[1], { createGraph = nested })
-  if opts.hasAux then return out, jv, detach_tree(box.aux, nested) end
+  local out, jv = F.jvp(f, plist and ps or ps[1], plist and ts or ts[1], { createGraph = nested or H.OUTER })
+  if opts.hasAux then return out, jv, finish_aux(box, nested) end
   return out, jv
 end
 
@@ -195,8 +204,8 @@ local function jacobian_transform(op, func, opts, strategy)
       for i, a in ipairs(nums) do call[a] = (select(i, ...)) end
       return f(unpack(call, 1, nargs))
     end
-    local jac = F.jacobian(sub, list and inputs or inputs[1], { createGraph = nested, strategy = strategy })
-    if opts.hasAux then return jac, detach_tree(box.aux, nested) end
+    local jac = F.jacobian(sub, list and inputs or inputs[1], { createGraph = nested or H.OUTER, strategy = strategy })
+    if opts.hasAux then return jac, finish_aux(box, nested) end
     return jac
   end
 end

@@ -400,4 +400,46 @@ function tests.userTensorsAndGradsUntouched()
   near(gw, { 2, 3, 3, 4 }, 1e-12, 'tied weight: d/dW sum(W W x)')
 end
 
+-- Note [Keeping the graph of a closure]: at the outermost level a function closing over a tensor
+-- that requires grad gives results connected to it (they were detached: w.grad stayed nil). The
+-- values of w.grad after a backward through each result are PyTorch 1.13's (functorch).
+function tests.outermostTransformKeepsTheGraphOfAClosure()
+  local x = D({ 3, 4 })
+  local w = D({ 1, 2 }):requiresGrad()
+  local function sinxw(t) return torch.sin(torch.cmul(t, w)) end
+  local function f(t) return torch.sum(torch.cmul(torch.cmul(t, w), t)) end
+  local function wgrad(what, expected, fn)
+    w.grad = nil
+    fn()
+    tester:assert(w.grad ~= nil, what .. ': the result is connected to w')
+    if w.grad then near(w.grad, expected, 1e-10, what) end
+  end
+  wgrad('grad', { 6, 8 }, function() torch.sum(Fn.grad(f)(x)):backward() end)
+  wgrad('jacrev', { -1.413352520780047, -8.060366006795668 }, function() torch.sum(Fn.jacrev(sinxw)(x)):backward() end)
+  wgrad('jacfwd', { -1.413352520780047, -8.060366006795668 }, function() torch.sum(Fn.jacfwd(sinxw)(x)):backward() end)
+  wgrad('hessian', { 2.687737473681602, -1.6294324455557105 }, function()
+    torch.sum(Fn.hessian(function(t) return torch.sum(sinxw(t)) end)(x)):backward()
+  end)
+  wgrad('vjp', { -4.383330010581383, -8.642366142030122 }, function()
+    local o, fn = Fn.vjp(sinxw, x)
+    local total = torch.sum(o) + torch.sum(fn(torch.ones(2):double()))
+    total:backward()
+  end)
+  wgrad('jvp', { -4.383330010581383, -8.642366142030122 }, function()
+    local o, t = Fn.jvp(sinxw, x, torch.ones(2):double())
+    local total = torch.sum(o) + torch.sum(t)
+    total:backward()
+  end)
+  wgrad('vmap of grad', { 18, 24 }, function() torch.sum(Fn.vmap(Fn.grad(f))(torch.stack({ x, x * 2 }))):backward() end)
+  wgrad('aux', { 3, 4 }, function()
+    local _, aux = Fn.grad(function(t) return f(t), torch.cmul(t, w) end, { hasAux = true })(x)
+    torch.sum(aux):backward()
+  end)
+  -- without such a tensor the results stay detached, and torch.autograd.functional keeps PyTorch's
+  -- rule (createGraph = false detaches even a closure's results)
+  tester:assert(not Fn.grad(function(t) return torch.sum(torch.cmul(t, t)) end)(x):needsGrad())
+  tester:assert(not Fn.jacrev(torch.sin)(x):needsGrad())
+  tester:assert(not AF.jacobian(sinxw, x):needsGrad())
+end
+
 tester:add(tests):run()
