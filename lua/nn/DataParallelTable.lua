@@ -81,11 +81,15 @@ end
 
 --- dpt:add(module, devices): replicates module on each device of the list (CUDA indices, 0-based,
 --- or 'cpu'; all CUDA or all 'cpu'); module itself becomes the replica on the first. Returns dpt.
+--- A single device after the first add adds that device (Note [One add per device]).
 function DPT:add(module, gpus)
   if type(module) ~= 'table' or not module.forward then
     error(string.format('[%s] add expects a module, got %s', NAME, torch.type(module)), 2)
   end
-  if #self.modules > 0 then error(string.format('[%s] add was already called: one module per table', NAME), 2) end
+  if #self.modules > 0 then
+    if type(gpus) == 'number' or type(gpus) == 'string' then return self:_addDevice(gpus) end
+    error(string.format('[%s] add was already called: one module per table', NAME), 2)
+  end
   if type(gpus) == 'number' or type(gpus) == 'string' then gpus = { gpus } end
   if type(gpus) ~= 'table' or #gpus == 0 then
     error(string.format('[%s] add expects a list of devices, got %s', NAME, tostring(gpus)), 2)
@@ -113,6 +117,24 @@ function DPT:add(module, gpus)
     for i, m in ipairs(self.modules) do on(self.devices[i], function() m:getParameters() end) end
   end
   self:_setupComm()
+  return self
+end
+
+-- Note [One add per device]: cunn also accepts one add(module, gpu) call per device (for i = 1, n
+-- do dpt:add(model, i) end); the module of the later calls is ignored there, and each call adds a
+-- device. Each such call replicates modules[1] anew over the longer list; an invalid device leaves
+-- the table as it was.
+function DPT:_addDevice(dev)
+  local devs = {}
+  for i, d in ipairs(self.devices) do devs[i] = d end
+  devs[#devs + 1] = dev
+  local modules, devices = self.modules, self.devices
+  self.modules, self.devices = {}, {}
+  local ok, err = pcall(self.add, self, modules[1], devs)
+  if not ok then
+    self.modules, self.devices = modules, devices
+    error(err, 0)
+  end
   return self
 end
 
@@ -223,6 +245,9 @@ function DPT:updateOutput(input)
   if #self.modules == 0 then S.fail(NAME, 'has no module (call add(module, devices) first)') end
   if self.needsSync then self:syncParameters() end
   local n = batch_size(self, input)
+  if n == 0 then  -- no replica would run, and the gather would have nothing to say why
+    S.fail(NAME, 'cannot split an empty batch (size 0 along dimension %d) across the replicas', self.dimension)
+  end
   local sl = slices(n, #self.devices)
   self._inputs, self._used = {}, 0
   local outs = {}

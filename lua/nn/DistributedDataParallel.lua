@@ -19,7 +19,17 @@ local DDP, parent = torch.class('nn.DistributedDataParallel', 'nn.Container')
 --  * A parameter made ready twice in one iteration (shared by several modules) makes the
 --    iteration re-reduce every bucket from the final gradients, synchronously, at its end.
 -- The buckets are copies, so gradients may be separate tensors or views of getParameters()'s
--- flat tensor alike. Buffers that are not parameters (running statistics) are not synchronized.
+-- flat tensor alike.
+--
+-- Note [DDP buffers]: as PyTorch's DistributedDataParallel, the module's buffers (namedBuffers:
+-- batch-norm running statistics) are broadcast from rank 0 with the parameters at construction,
+-- and again before every forward unless {broadcastBuffers = false}: every rank then runs with
+-- rank 0's running statistics, and a model saved on any rank is the same. (They used to be left
+-- alone, so plain batch norms drifted apart on each rank's own batches.)
+--
+-- Note [DDP noSync]: ddp:noSync(fn, ...) runs fn (forwards and backwards) without averaging the
+-- gradients, PyTorch's no_sync() context: they accumulate locally, and the first backward after
+-- it averages the sum (averaging is linear, so this equals averaging every step).
 
 local dist = torch.distributed
 local watched = setmetatable({}, { __mode = 'k' })  -- module -> its DDP (weak keys)
@@ -40,10 +50,24 @@ local function patch(class, name)
   class[name] = wrapper
 end
 
+-- Note [DDP shared gradients]: modules that share a gradient (Torch7's clone('weight', 'bias',
+-- 'gradWeight', 'gradBias'), or the same tensors assigned to two modules) have one slot, keyed by
+-- the gradient's memory, that is ready once every owner's accGradParameters has run: with a slot
+-- per module, the first owner to finish (a ConcatTable's first branch) sent its partial sum and
+-- its view was averaged and written back last, over the complete one. Parameters that need no
+-- gradient (modules frozen with requiresGrad(false) when the DDP was made: Torch7's backward skips
+-- their accGradParameters) get no slot, as in PyTorch.
+local function memory_key(t)
+  local ok, st = pcall(t.storage, t)
+  local base = ok and st and torch.pointer(st) or torch.pointer(t)
+  return string.format('%s:%d:%d', tostring(base), t:storageOffset(), t:nElement())
+end
+
 local function defines_backward(m) return m.updateGradInput ~= nn.Module.updateGradInput end
 
---- nn.DistributedDataParallel(model [, {bucketMB=25}]): wraps model for data-parallel training
---- (torch.distributed.init must have run); forward/backward/parameters go to model.
+--- nn.DistributedDataParallel(model [, {bucketMB=25, broadcastBuffers=true}]): wraps model for
+--- data-parallel training (torch.distributed.init must have run); forward/backward/parameters go
+--- to model. broadcastBuffers: rank 0's buffers are copied to every rank before each forward.
 function DDP:__init(model, opts)
   parent.__init(self)
   if type(model) ~= 'table' or not model.forward then
@@ -57,7 +81,9 @@ function DDP:__init(model, opts)
   self.modules[1] = model
   self.module = model
   self.bucketBytes = math.floor((opts.bucketMB or 25) * 1024 * 1024)
+  self.broadcastBuffers = opts.broadcastBuffers ~= false
   self:_broadcastParameters()
+  self:_broadcastBuffers()
   self:_buildBuckets()
 end
 
@@ -75,6 +101,36 @@ function DDP:_broadcastParameters()
   end
 end
 
+-- Rank 0's buffers into every rank's (Note [DDP buffers]), in one broadcast per tensor type (a
+-- ResNet's hundred batch norms would otherwise cost two hundred small broadcasts per forward).
+function DDP:_broadcastBuffers()
+  local groups, types = {}, {}
+  for _, b in self.module:namedBuffers() do
+    if torch.isTensor(b) and b:nElement() > 0 then
+      local key = b:type()
+      if not groups[key] then groups[key], types[#types + 1] = {}, key end
+      local list = groups[key]
+      list[#list + 1] = b
+    end
+  end
+  local works = {}
+  for i, key in ipairs(types) do
+    local flat = {}
+    for k, b in ipairs(groups[key]) do flat[k] = b:contiguous():view(-1) end
+    local buf = torch.cat(flat)
+    works[i] = { dist.broadcastAsync(buf, 0), groups[key], buf }
+  end
+  for _, w in ipairs(works) do
+    w[1]:wait()
+    local offset = 0
+    for _, b in ipairs(w[2]) do
+      local n = b:nElement()
+      b:copy(w[3]:narrow(1, offset + 1, n):viewAs(b))
+      offset = offset + n
+    end
+  end
+end
+
 function DDP:_buildBuckets()
   self._slots, self._buckets = {}, {}
   local slot_of = {}
@@ -84,14 +140,23 @@ function DDP:_buildBuckets()
     if ps and #ps > 0 then leaves[#leaves + 1] = m end
   end
   self._leaves = leaves
-  -- Slots in the order the leaves' parameters come, then bucketed from the end.
+  -- Slots in the order the leaves' parameters come, then bucketed from the end. One slot per
+  -- gradient (Note [DDP shared gradients]); frozen parameters get none.
+  self._module_slots = {}
   for _, m in ipairs(leaves) do
-    for i, p in ipairs((m:parameters())) do
-      local key = torch.pointer(p)
-      if not slot_of[key] then
-        slot_of[key] = { param = p, module = m, index = i, numel = p:nElement() }
-        self._slots[#self._slots + 1] = slot_of[key]
+    local ps, gs = m:parameters()
+    local mine = self._module_slots[m] or {}
+    self._module_slots[m] = mine
+    for i, p in ipairs(m._frozen and {} or ps) do
+      local key = memory_key(gs and gs[i] or p)
+      local s = slot_of[key]
+      if not s then
+        s = { param = p, module = m, index = i, numel = p:nElement(), owners = 0, reports = 0 }
+        slot_of[key] = s
+        self._slots[#self._slots + 1] = s
       end
+      s.owners = s.owners + 1
+      mine[#mine + 1] = s
     end
   end
   local open = {}  -- dtype -> bucket being filled
@@ -111,12 +176,6 @@ function DDP:_buildBuckets()
   end
   -- param.new: a bucket of CUDA parameters lives on the current device, the NCCL communicator's.
   for _, b in ipairs(self._buckets) do b.buffer = b.slots[1].param.new(b.numel):zero() end
-  self._module_slots = {}
-  for _, s in ipairs(self._slots) do
-    local list = self._module_slots[s.module] or {}
-    list[#list + 1] = s
-    self._module_slots[s.module] = list
-  end
   for _, m in ipairs(leaves) do
     watched[m] = self
     local class = getmetatable(m)
@@ -126,7 +185,9 @@ function DDP:_buildBuckets()
       patch(class, 'backward')
       for _, s in ipairs(self._module_slots[m]) do
         local slot = s
-        s.hook = s.param:registerHook(function(g) return self:_hookReady(slot, g) end)
+        if not s.hook and s.param:needsGrad() then
+          s.hook = s.param:registerHook(function(g) return self:_hookReady(slot, g) end)
+        end
       end
     end
   end
@@ -135,7 +196,7 @@ end
 
 function DDP:_resetIteration()
   self._ready, self._launched, self._redo = 0, 0, false
-  for _, s in ipairs(self._slots) do s.ready = false end
+  for _, s in ipairs(self._slots) do s.ready, s.reports = false, 0 end
   for _, b in ipairs(self._buckets) do b.ready, b.work = 0, nil end
 end
 
@@ -165,25 +226,37 @@ function DDP:_slotReady(s)
   if self._ready == #self._slots then self:_finish() else dist.progress() end
 end
 
+-- A gradient shared by several modules is final once each of them has reported (Note [DDP
+-- shared gradients]); a report beyond that (a module used twice) re-reduces the iteration.
 function DDP:_moduleReady(m)
+  if self._noSync then return end
   for _, s in ipairs(self._module_slots[m] or {}) do
-    local g = grad_of(s)
-    if g then view(s):copy(g) else view(s):zero() end
-    self:_slotReady(s)
+    s.reports = s.reports + 1
+    if s.reports >= s.owners then
+      local g = grad_of(s)
+      if g then view(s):copy(g) else view(s):zero() end
+      self:_slotReady(s)
+    end
   end
 end
 
--- The hook sees g before the engine adds it to .grad; the bucket takes .grad + g and the engine
--- is handed zeros instead, so that an iteration finishing inside this very hook (the averaged
--- gradient is then written into .grad) is not followed by the engine adding g on top.
+-- The hook sees g before the engine adds it to .grad. It adds g into .grad itself and hands the
+-- engine zeros instead: .grad then holds the final gradient at once (a re-reduction at the end of
+-- the iteration reads it from there), and an iteration finishing inside this very hook (the
+-- averaged gradient is then written into .grad) is not followed by the engine adding g on top.
+-- Without a .grad yet, the engine stores what the hook returns: the average when this hook
+-- finished the iteration, g otherwise (averaged into .grad when the iteration ends).
 function DDP:_hookReady(s, g)
+  if self._noSync then return nil end
   local v, cur = view(s), s.param.grad
   if not cur then
     v:copy(g)
     self:_slotReady(s)
+    if not s.ready then return torch.div(v, dist.size()):viewAs(g):typeAs(g) end  -- finished here
     return nil
   end
-  v:add(cur:contiguous():view(s.numel), g:contiguous():view(s.numel))
+  cur:add(g)
+  v:copy(cur)
   if not s.zeros or not s.zeros:isSameSizeAs(g) or s.zeros:type() ~= g:type() then s.zeros = g.new(g:size()):zero() end
   self:_slotReady(s)
   return s.zeros
@@ -213,7 +286,7 @@ end
 --- ddp:syncGradients(): averages the gradients across ranks now, if a backward left some
 --- parameters without a gradient (unused in this iteration); a no-op otherwise.
 function DDP:syncGradients()
-  if self._ready == 0 then return end
+  if self._ready == 0 or self._noSync then return end
   for _, s in ipairs(self._slots) do
     if not s.ready then
       local g = grad_of(s)
@@ -229,8 +302,28 @@ function DDP:updateOutput(input)
     error(string.format('[nn.DistributedDataParallel] the last backward gave gradients to %d of %d parameters, '
       .. 'so they were not averaged across ranks: call ddp:syncGradients() after backward', self._ready, #self._slots), 2)
   end
+  if self.broadcastBuffers then self:_broadcastBuffers() end
   self.output = self.module:forward(input)
   return self.output
+end
+
+--- ddp:noSync(fn, ...): runs fn(...) with gradient averaging off and returns its results: the
+--- gradients of its backwards accumulate on each rank, and the next backward outside averages
+--- them (PyTorch's no_sync(); Note [DDP noSync]).
+function DDP:noSync(fn, ...)
+  if type(fn) ~= 'function' then
+    error('[nn.DistributedDataParallel.noSync] expected a function, got ' .. type(fn), 2)
+  end
+  if self._ready > 0 then
+    error(string.format('[nn.DistributedDataParallel.noSync] the last backward gave gradients to %d of %d parameters '
+      .. 'and left them unaveraged: call ddp:syncGradients() first', self._ready, #self._slots), 2)
+  end
+  local was = self._noSync
+  self._noSync = true
+  local res = { pcall(fn, ...) }
+  self._noSync = was
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, table.maxn(res))
 end
 
 function DDP:updateGradInput(input, gradOutput)
@@ -249,6 +342,22 @@ function DDP:backward(input, gradOutput, scale)
   self.gradInput = self.module:backward(input, gradOutput, scale)
   self:syncGradients()
   return self.gradInput
+end
+
+-- Note [DDP type]: ddp:type() (float(), double(), cuda(), to()) gives the model new parameter
+-- tensors; the buckets, the gradient hooks and the slots held the old ones, so under
+-- loss:backward an autograd module's gradients never reported again (no hook on the new
+-- tensors) and were left unaveraged. The hooks are removed and the buckets rebuilt instead, and
+-- the DDP's own tables are out of the conversion's way while it runs.
+function DDP:type(name, cache)
+  if not name then return parent.type(self) end
+  for _, s in ipairs(self._slots or {}) do
+    if s.hook then s.hook.remove() s.hook = nil end
+  end
+  self._slots, self._buckets, self._module_slots, self._leaves = {}, {}, {}, {}
+  parent.type(self, name, cache)
+  self:_buildBuckets()
+  return self
 end
 
 function DDP:__tostring__()

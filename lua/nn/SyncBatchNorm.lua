@@ -3,17 +3,18 @@
 -- trailing dim (weight 1, bias 0, state dict as PyTorch's: weight, bias, running_mean,
 -- running_var), and nn.SyncBatchNorm.convertSyncBatchnorm(module).
 --
--- Note [SyncBatchNorm statistics]: in training mode the per-channel sums (of x, x^2 and the count)
--- are all-reduced across the torch.distributed job when one is initialized with more than one
--- process, so every rank normalizes with the statistics of the global batch, and the backward
--- all-reduces the two per-channel sums its input gradient needs (PyTorch's SyncBatchNorm). The
--- weight and bias gradients stay local, as PyTorch's: nn.DistributedDataParallel averages them
--- with the other gradients (it does not touch buffers; the running statistics agree because every
--- rank updates them from the same global statistics). In a single process (no job, or a job of
--- one) the same code runs without the reductions and equals nn.BatchNorm*d. Only the whole job is
--- supported as the group (processGroup must be nil). Torch7-style forward/backward are its own
--- (a coarse autograd node, Note [Modules and autograd]), written with torch ops so they run on any
--- device.
+-- Note [SyncBatchNorm statistics]: in training mode each rank's per-channel count, mean and sum of
+-- squared deviations are all-gathered across the torch.distributed job when one is initialized
+-- with more than one process and combined (Note [SyncBatchNorm variance]), so every rank
+-- normalizes with the statistics of the global batch, and the backward all-reduces the two
+-- per-channel sums its input gradient needs (PyTorch's SyncBatchNorm). The weight and bias
+-- gradients stay local, as PyTorch's: nn.DistributedDataParallel averages them with the other
+-- gradients (the running statistics agree anyway, because every rank updates them from the same
+-- global statistics; the DDP also broadcasts rank 0's, Note [DDP buffers]). In a single process
+-- (no job, or a job of one) the same code runs without the reductions and equals nn.BatchNorm*d.
+-- Only the whole job is supported as the group (processGroup must be nil). Torch7-style
+-- forward/backward are its own (a coarse autograd node, Note [Modules and autograd]), written with
+-- torch ops so they run on any device.
 local P = require 'nn.pytorch_names_args'
 local lib = require 'torch.lib'
 require 'nn.BatchNormalization'
@@ -48,29 +49,54 @@ function SBN:_flat(input, what)
     lib.fail(tostring(self), 'expected %s of size N x %d x ..., got %s', what or 'an input', c, nn.utils.describe(input))
   end
   nn.utils.checkFloatInput(self, input)
-  return input:reshape(input:size(1), c, -1)
+  -- L spelled out rather than -1: a rank whose share of the batch is empty (N = 0) still joins
+  -- the reductions with zero sums and count, as PyTorch's SyncBatchNorm does.
+  local L = 1
+  for d = 3, input:dim() do L = L * input:size(d) end
+  return input:reshape(input:size(1), c, L)
 end
 
 -- Sums over N and L of an N x C x L tensor (a C vector).
 local function channel_sum(t) return t:sum(3):sum(1):view(-1) end
 local function bcast(v, like) return v:view(1, -1, 1):expandAs(like) end
 
+-- Note [SyncBatchNorm variance]: each rank takes its own mean and sum of squared deviations
+-- from it (two passes), and the ranks' (count, mean, M2) are all-gathered and combined (Chan et
+-- al.'s parallel variance), as PyTorch's batch_norm_gather_stats_with_counts. Reducing sums of x
+-- and x^2 instead cancelled catastrophically when the mean is large against the spread: float32
+-- inputs 1000 + 0.01 * randn were normalized with a variance off by orders of magnitude. f16 and
+-- bf16 inputs are reduced in f32 (their x^2 and counts overflowed or rounded).
+-- Returns the per-channel mean and biased variance of the global batch, and its size.
+function SBN:_statistics(x)
+  if x.p.dtype == lib.dtype.f16 or x.p.dtype == lib.dtype.bf16 then x = x:float() end
+  local c = self.running_mean:nElement()
+  local count = x:size(1) * x:size(3)
+  local lmean = channel_sum(x):div(math.max(count, 1))  -- an empty share has mean 0, weight 0
+  local centered = x - bcast(lmean, x)
+  local stats = torch.cat({ lmean, channel_sum(torch.cmul(centered, centered)), x.new(1):fill(count) })
+  local dist = distributed()
+  local all = dist and dist.allGather(stats) or stats:view(1, -1)  -- ranks x (2C + 1)
+  local counts = all:select(2, 2 * c + 1)
+  local total = 0
+  for r = 1, all:size(1) do total = total + counts[r] end
+  if total <= 1 then lib.fail(tostring(self), 'expected more than 1 value per channel when training, got %d', total) end
+  local w = counts:view(-1, 1):expandAs(all:narrow(2, 1, c))
+  local means = all:narrow(2, 1, c)
+  local mean = torch.cmul(means, w):sum(1):view(-1):div(total)
+  local dev = means - mean:view(1, -1):expandAs(means)
+  local m2 = all:narrow(2, c + 1, c):sum(1):view(-1) + torch.cmul(torch.cmul(dev, dev), w):sum(1):view(-1)
+  return mean, m2:div(total), total
+end
+
 function SBN:updateOutput(input)
   local x = self:_flat(input)
   local mean, invstd
   if self.train then
-    local count = x:size(1) * x:size(3)
-    local stats = torch.cat({ channel_sum(x), channel_sum(torch.cmul(x, x)), x.new(1):fill(count) })
-    local dist = distributed()
-    if dist then dist.allReduce(stats) end
-    local c = self.running_mean:nElement()
-    local total = stats[2 * c + 1]
-    if total <= 1 then lib.fail(tostring(self), 'expected more than 1 value per channel when training, got %d', total) end
-    mean = stats:narrow(1, 1, c) / total
-    local var = (stats:narrow(1, c + 1, c) / total - torch.cmul(mean, mean)):clamp(0, math.huge)
+    local total, var
+    mean, var, total = self:_statistics(x)
     self.running_mean:mul(1 - self.momentum):add(self.momentum, mean:typeAs(self.running_mean))
     self.running_var:mul(1 - self.momentum):add(self.momentum * total / (total - 1), var:typeAs(self.running_var))
-    invstd = torch.rsqrt(var + self.eps)
+    mean, invstd = mean:typeAs(x), torch.rsqrt(var + self.eps):typeAs(x)
     self._total = total
   else
     mean = self.running_mean:typeAs(x)

@@ -115,6 +115,9 @@ function dist.init(opts)
   if backend ~= 'mpi' and backend ~= 'nccl' then
     fail('distributed.init', "unknown backend '%s' (expected 'mpi' or 'nccl')", tostring(backend))
   end
+  if opts.timeout ~= nil and type(opts.timeout) ~= 'number' then  -- before MPI starts: no half-done init
+    fail('distributed.init', 'timeout must be a number of seconds, got %s', type(opts.timeout))
+  end
   if info.backend and info.backend ~= backend then
     fail('distributed.init', "torch.distributed already runs the '%s' backend; it cannot switch to '%s'",
          info.backend, backend)
@@ -203,12 +206,19 @@ function Work:_release()
   end
 end
 
+-- A work that failed keeps the backend's message (later calls repeat it) and raises it.
+function Work:_failed()
+  self.finished, self.error = true, ffi.string(self.be.last_error())
+  self:_release()
+  error(self.error, lib.user_level())
+end
+
 function Work:wait()
   if not self.finished then
-    if self.be.wait(self.w) ~= 0 then self.finished = true self.error = true self:_release() raise(self.be) end
+    if self.be.wait(self.w) ~= 0 then self:_failed() end
     self:_finish()
   elseif self.error then
-    fail(self.name, 'this operation already failed')
+    fail(self.name, 'this operation already failed: %s', self.error)
   end
   return self.result
 end
@@ -217,19 +227,43 @@ end
 function Work:test()
   if self.finished then return true end
   local rc = self.be.test(self.w)
-  if rc < 0 then self.finished = true self.error = true self:_release() raise(self.be) end
+  if rc < 0 then self:_failed() end
   if rc == 1 then self:_finish() return true end
   return false
 end
+
+--- work:isCompleted(): PyTorch's is_completed(): true once the operation finished, successfully
+--- or not (wait() then returns the result or raises the error), false while it runs; never raises.
+function Work:isCompleted()
+  if self.finished then return true end
+  local rc = self.be.test(self.w)
+  if rc == 1 then self:_finish() return true end
+  if rc < 0 then
+    self.finished, self.error = true, ffi.string(self.be.last_error())
+    self:_release()
+    return true
+  end
+  return false
+end
+
+--- work:isSuccess(): PyTorch's is_success(): true once the operation completed without error.
+function Work:isSuccess() return self:isCompleted() and not self.error end
 
 -- Note [No closures per collective]: what a work does once finished (copy an f32 carrier back
 -- into an f16/bf16 tensor, divide for 'avg') is data in the work, not a closure made per call:
 -- LuaJIT cannot compile closure creation (FNEW), so every trace through a collective aborted and
 -- was recorded again until LuaJIT gave up on it (jit.v: 8 such aborts in a loop of 60 all-reduces).
+-- An f32 carrier is divided before it is copied back (Note [Half precision collectives]: one
+-- rounding): dividing the f16 copy rounded twice, and a sum past f16's range (65504) became inf
+-- although the average fits.
 local function after(dst, src, div_by)
   if dst then
-    if src then dst:copy(src) end
-    if div_by then dst:div(div_by) end
+    if src then
+      if div_by then src:div(div_by) end
+      dst:copy(src)
+    elseif div_by then
+      dst:div(div_by)
+    end
   end
 end
 
@@ -316,6 +350,24 @@ local function reduce_op(name, op, t)
   return op
 end
 
+-- Two tensors a collective moves data between must share a dtype: f16 and bf16 travel as f32
+-- copies (carrier), so the plugin's own check would let f16 against f32 (or bf16) through.
+local function same_dtype(name, input, output)
+  if input.p.dtype ~= output.p.dtype then
+    poison(name)
+    fail(name, 'the input is a %s but the output is a %s (they must have the same dtype)', torch.typename(input),
+         torch.typename(output))
+  end
+end
+
+-- A peer rank of send/recv: an integer rank (the plugin's int argument would truncate 1.5 to 1).
+local function peer_arg(name, what, r)
+  if type(r) ~= 'number' or r % 1 ~= 0 or r < 0 or r >= info.size then
+    fail(name, '%s %s is not a rank (0..%d)', what, type(r) == 'number' and tostring(r) or type(r), info.size - 1)
+  end
+  return r
+end
+
 local function root_arg(name, root)
   root = root or 0
   if type(root) ~= 'number' or root % 1 ~= 0 or root < 0 or root >= info.size then
@@ -328,6 +380,7 @@ end
 dist._carrier, dist._poison, dist._new_work, dist._run_sync, dist._require_init = carrier, poison, new_work, run_sync,
   require_init
 dist._reduce_op, dist._root_arg, dist._OPS = reduce_op, root_arg, OPS
+dist._same_dtype, dist._peer_arg = same_dtype, peer_arg
 dist._plugin = function() return B end
 dist._Work = Work
 

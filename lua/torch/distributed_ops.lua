@@ -5,6 +5,7 @@ local torch = require 'torch.env'
 local dist = torch.distributed
 local carrier, poison, new_work, run_sync = dist._carrier, dist._poison, dist._new_work, dist._run_sync
 local require_init, reduce_op, root_arg, OPS = dist._require_init, dist._reduce_op, dist._root_arg, dist._OPS
+local same_dtype, peer_arg = dist._same_dtype, dist._peer_arg
 local D = dist._plugin  -- the active backend table (Note [Backend table])
 
 -- Note [Blocking fast path] (bindings/distributed/mpi_collectives.cpp): the synchronous forms mark
@@ -65,6 +66,7 @@ local function start_all_gather(blocking, input, output)
   local ci = carrier('allGather', input, 'the input', true)
   output = output or stacked(dist.size(), input)
   local co, converted = carrier('allGather', output, 'the output', true)
+  same_dtype('allGather', input, output)
   mark(blocking)
   return D().all_gather(co.p, ci.p), output, output, converted and co
 end
@@ -92,6 +94,7 @@ local function start_reduce_scatter(blocking, input, output, op)
     output = input.new(unpack(s))
   end
   local co, converted = carrier('reduceScatter', output, 'the output', true)
+  same_dtype('reduceScatter', input, output)
   mark(blocking)
   return D().reduce_scatter(co.p, ci.p, OPS[op]), output, output, converted and co, op == 'avg' and n
 end
@@ -112,6 +115,7 @@ local function start_gather(blocking, input, output, root)
   if dist.rank() == root then
     output = output or stacked(dist.size(), input)
     co, converted = carrier('gather', output, 'the output', true)
+    same_dtype('gather', input, output)
   else
     output = nil
   end
@@ -130,7 +134,10 @@ local function start_scatter(blocking, output, input, root)
   local co, converted = carrier('scatter', output, 'the output', true)
   root = root_arg('scatter', root)
   local ci
-  if dist.rank() == root then ci = carrier('scatter', input, 'the input', true) end
+  if dist.rank() == root then
+    ci = carrier('scatter', input, 'the input', true)
+    same_dtype('scatter', input, output)
+  end
   mark(blocking)
   return D().scatter(co.p, ci and ci.p or nil, root), output, output, converted and co
 end
@@ -159,7 +166,7 @@ end
 local function start_send(t, dst, tag)
   require_init('send')
   local c = carrier('send', t, 'the tensor', false)
-  return D().send(c.p, dst or -1, tag_arg('send', tag)), t
+  return D().send(c.p, peer_arg('send', 'destination', dst), tag_arg('send', tag)), t
 end
 --- torch.distributed.sendAsync(t, dst [, tag]): starts sending t to rank dst (with checks on, it
 --- completes once dst has accepted its dtype and size).
@@ -170,7 +177,7 @@ function dist.send(t, dst, tag) return run_sync(start_send(t, dst, tag)) end
 local function start_recv(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return D().recv(c.p, src or -1, tag_arg('recv', tag)), t, t, converted and c
+  return D().recv(c.p, peer_arg('recv', 'source', src), tag_arg('recv', tag)), t, t, converted and c
 end
 --- torch.distributed.recvAsync(t, src [, tag]): starts receiving into t what rank src sends.
 function dist.recvAsync(t, src, tag) return new_work('recv', start_recv(t, src, tag)) end
