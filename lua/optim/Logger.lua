@@ -87,6 +87,12 @@ end
 --- header from its keys.
 function Logger:add(symbols)
   if type(symbols) ~= 'table' then lib.fail(NAME, 'add expects a table of values, got %s', type(symbols)) end
+  -- values are checked before anything is written: a refused first row left its header behind
+  for k, v in pairs(symbols) do
+    if type(v) ~= 'number' and type(v) ~= 'string' then
+      lib.fail(NAME, 'can only log numbers and strings, got %s for %s', type(v), tostring(k))
+    end
+  end
   if self.empty then
     self.empty = false
     self.nsymbols = #symbols
@@ -94,12 +100,7 @@ function Logger:add(symbols)
     self.file:write('\n')
   end
   local row = {}
-  for k, v in pairs(symbols) do
-    if type(v) ~= 'number' and type(v) ~= 'string' then
-      lib.fail(NAME, 'can only log numbers and strings, got %s for %s', type(v), tostring(k))
-    end
-    row[resolve(self, k)] = v
-  end
+  for k, v in pairs(symbols) do row[resolve(self, k)] = v end
   for _, key in ipairs(self.order) do
     local v = row[key]
     if type(v) == 'number' then self.file:write(string.format('%11.4e', v) .. '\t')

@@ -8,6 +8,8 @@ cfg.register('asgd', {
 }, { 'eta_t', 'mu_t', 't', 'ax', 'tmp' })
 
 local function update(x, dfdx, config, state)
+  -- an opfunc may hand back x itself as df/dx (f = |x|^2/2): the decay below would shrink it
+  if dfdx:isSetTo(x) then dfdx = dfdx:clone() end
   x:mul(1 - config.lambda * state.eta_t)
   x:add(-state.eta_t, dfdx)
   state.ax = state.ax or fused.buffer(x)

@@ -18,6 +18,7 @@ local function bad(z) return z ~= z or z == math.huge or z == -math.huge end
 --- Example: local x = torch.Tensor{1, 2}; optim.cg(function(x) return x:dot(x), x * 2 end, x)
 function optim.cg(opfunc, x, config, state)
   config, state = cfg.check('cg', config, state)
+  cfg.checkX('cg', x)  -- before its buffers are made in state
   local rho = config.rho or 0.01
   local sig = config.sig or 0.5
   local int = config.int or 0.1

@@ -29,6 +29,9 @@ function optim.cmaes(opfunc, x, config, state)
   local verb_disp = opt('verb_disp') or 0
   local min_iterations = opt('min_iterations') or 1
   local lambda = opt('popsize') or 4 + math.floor(3 * math.log(N))
+  -- lambda/2 parents are recombined: one candidate leaves none (an empty weight vector).
+  if N == 0 then lib.fail('optim.cmaes', 'x must have at least one element') end
+  if lambda < 2 then lib.fail('optim.cmaes', 'popsize must be at least 2, got %s', tostring(lambda)) end
 
   -- Selection: mu parents with log-decreasing weights.
   local mu_f = lambda / 2

@@ -99,18 +99,42 @@ function config.check(name, cfg, state)
   return cfg, state or cfg
 end
 
+--- Checks that x is a floating-point tensor (an integer x failed deep inside a kernel or a
+--- tensor op, with an error naming that op; and before any state was written).
+function config.checkX(name, x)
+  if not torch.isTensor(x) then lib.fail('optim.' .. name, 'x must be a tensor, got %s', type(x)) end
+  if not torch.isFloatingPoint(x) then
+    lib.fail('optim.' .. name, 'x must be a floating-point tensor, got a %s', torch.typename(x))
+  end
+end
+
+--- Checks a per-element tensor of the config (learningRates, weightDecays): floating point, with
+--- one value per element of x (the kernels' own errors named them, not the optimizer).
+function config.checkPerElement(name, key, t, x)
+  if t == nil then return end
+  if not torch.isFloatingPoint(t) then
+    lib.fail('optim.' .. name, '%s must be a floating-point tensor, got a %s', key, torch.typename(t))
+  end
+  if t:nElement() ~= x:nElement() then
+    lib.fail('optim.' .. name, '%s has %d elements but x has %d', key, t:nElement(), x:nElement())
+  end
+end
+
 --- Calls opfunc(x) and checks that it returned f(x) and a gradient tensor.
 function config.evaluate(name, opfunc, x)
   if type(opfunc) ~= 'function' and not (type(opfunc) == 'table' and getmetatable(opfunc) and getmetatable(opfunc).__call) then
     lib.fail('optim.' .. name, 'opfunc must be a function returning f(x), df/dx; got %s', type(opfunc))
   end
-  if not torch.isTensor(x) then lib.fail('optim.' .. name, 'x must be a tensor, got %s', type(x)) end
+  config.checkX(name, x)
   local fx, dfdx = opfunc(x)
   if torch.isSparse and torch.isSparse(dfdx) then  -- it said "df/dx is table"
     lib.fail('optim.' .. name, 'df/dx is a sparse tensor, which optim.%s does not take (optim.sgd and optim.adagrad do; or return df/dx:toDense())', name)
   end
   if not torch.isTensor(dfdx) then
     lib.fail('optim.' .. name, 'opfunc must return f(x) and df/dx (a tensor); df/dx is %s', type(dfdx))
+  end
+  if not torch.isFloatingPoint(dfdx) then
+    lib.fail('optim.' .. name, 'df/dx must be a floating-point tensor, got a %s', torch.typename(dfdx))
   end
   if dfdx:nElement() ~= x:nElement() then
     lib.fail('optim.' .. name, 'df/dx has %d elements but x has %d', dfdx:nElement(), x:nElement())

@@ -12,7 +12,9 @@ cfg.register('de', {
 --- over the box [minRegion, maxRegion]^D, D = x:nElement(). Config: popsize (10*D), scaleFactor
 --- (0.5), crossoverRate (0.9), maxFEs (required: evaluation budget), maxRegion (30), minRegion
 --- (-30), seed (1). Returns the best point (shaped like x) and a tensor of every evaluated f.
---- Torch7 tracked the worst member as its "best"; Tocha tracks the lowest f.
+--- Torch7 tracked the worst member as its "best"; Tocha tracks the lowest f. Torch7 also forced
+--- the crossover of every coordinate of member jrand (i == jrand) where DE forces coordinate jrand
+--- of every member (j == jrand), and could overrun maxFEs by up to popsize - 1 evaluations.
 --- Example: optim.de(function(x) return x:dot(x) end, torch.Tensor(2), {maxFEs = 400, popsize = 20})
 function optim.de(opfunc, x, config)
   config = cfg.check('de', config)

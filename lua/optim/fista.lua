@@ -17,6 +17,9 @@ function optim.FistaLS(f, g, pl, xinit, params)
   local maxline = params.maxline or 20
   local errthres = params.errthres or 1e-4
   local doFistaUpdate = params.doFistaUpdate
+  -- Note [FISTA by default]: Torch7's documentation gives doFistaUpdate's default as true, but its
+  -- code read a missing doFistaUpdate as false and ran ISTA; Tocha follows the documentation (and
+  -- the method's name), so a Torch7 script that left it unset converges faster here.
   if doFistaUpdate == nil then doFistaUpdate = true end
   local verbose = params.verbose
   if not (L > 0) then lib.fail('optim.FistaLS', 'params.L must be positive, got %s', tostring(L)) end

@@ -14,6 +14,16 @@ local function lo_pos(fv) return (#fv == 1 or fv[1] <= fv[2]) and 1 or 2 end
 function optim.lswolfe(opfunc, x, t, d, f, g, gtd, options)
   options = options or {}
   if type(options) ~= 'table' then lib.fail('optim.lswolfe', 'options must be a table, got %s', type(options)) end
+  cfg.checkX('lswolfe', x)
+  if not torch.isTensor(d) then lib.fail('optim.lswolfe', 'd must be a tensor, got %s', type(d)) end
+  if not torch.isTensor(g) then lib.fail('optim.lswolfe', 'g must be a tensor, got %s', type(g)) end
+  f, gtd = cfg.number(f), cfg.number(gtd)  -- a loss may come as a one-element tensor
+  cfg.validate('optim.lswolfe', 't', 'number', t)
+  if type(f) ~= 'number' then lib.fail('optim.lswolfe', 'f must be a number, got %s', type(f)) end
+  cfg.validate('optim.lswolfe', 'gtd', 'number', gtd)
+  for key, kind in pairs({ c1 = 'unit', c2 = 'unit', tolX = 'nonneg', maxIter = 'count' }) do
+    if options[key] ~= nil then cfg.validate('optim.lswolfe', 'options.' .. key, kind, options[key]) end
+  end
   local c1 = options.c1 or 1e-4
   local c2 = options.c2 or 0.9
   local tolX = options.tolX or 1e-9

@@ -39,9 +39,10 @@ function optim.nag(opfunc, x, config, state)
   local mom = config.momentum or 0.9
   local lrs = config.learningRates
   if mom <= 0 then lib.fail('optim.nag', 'momentum must be positive for Nesterov accelerated gradient, got %s', mom) end
+  cfg.checkX('nag', x)
+  cfg.checkPerElement('nag', 'learningRates', lrs, x)
   state.evalCounter = state.evalCounter or 0
   local nevals = state.evalCounter
-  if not torch.isTensor(x) then lib.fail('optim.nag', 'x must be a tensor, got %s', type(x)) end
 
   if not state.x_copy then state.x_copy = x:clone() else state.x_copy:resizeAs(x):copy(x) end
   if state.dfdx then torch.noGrad(x.add, x, mom, state.dfdx) end

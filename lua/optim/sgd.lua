@@ -31,6 +31,9 @@ function optim.sgd(opfunc, x, config, state)
     lib.fail('optim.sgd', 'Nesterov momentum requires a momentum and zero dampening (momentum=%s, dampening=%s)',
              tostring(mom), tostring(damp))
   end
+  cfg.checkX('sgd', x)
+  cfg.checkPerElement('sgd', 'learningRates', lrs, x)
+  cfg.checkPerElement('sgd', 'weightDecays', wds, x)
   state.evalCounter = state.evalCounter or 0
   local nevals = state.evalCounter
 

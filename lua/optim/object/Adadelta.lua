@@ -8,9 +8,9 @@ local kinds = { lr = 'nonneg', rho = 'unitclosed', eps = 'nonneg', weightDecay =
                 foreach = 'boolean' }
 
 -- Note [Adadelta object vs optim.adadelta]: Torch7's Adadelta has no learning rate; PyTorch's
--- multiplies the delta by lr (1.0 by default, so the defaults agree). optim.adadelta takes it as
--- the Tocha extension config.learningRate and both run the same fused kernel, whose expression
--- is PyTorch's: delta = sqrt(accDelta + eps) / sqrt(squareAvg + eps) * g, p -= lr * delta.
+-- multiplies the delta by lr (1.0 by default, so the defaults agree). optim.adadelta ignores
+-- config.learningRate as Torch7 did (Note [Adadelta ignores learningRate]) and runs the same fused
+-- kernel with lr = 1; the kernel's expression is PyTorch's: delta = sqrt(accDelta + eps) / sqrt(squareAvg + eps) * g, p -= lr * delta.
 -- maximize negates the gradient before weightDecay is added, as torch.optim does; foreach is
 -- accepted and ignored (CUDA steps are batched anyway, Note [Multi-tensor optimizer steps]).
 
