@@ -1,7 +1,9 @@
 -- LAPACK as torch functions and tensor methods, with Torch7's signatures: gesv, gels, inverse,
 -- potrf, potrs, symeig, svd and qr (Float and Double tensors). Leading result tensors are optional
 -- (all of them or none); a method call passes self as the first argument, as Torch7's cwrap did,
--- so B:gesv(A) is torch.gesv(B, A) and res:inverse(A) writes into res.
+-- so B:gesv(A) is torch.gesv(B, A) and res:inverse(A) writes into res. gesv and inverse are
+-- differentiable, and so are potrf, potrs, symeig, svd and qr without result tensors (through
+-- torch.linalg: Note [Torch7 LAPACK under autograd]).
 local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
@@ -35,6 +37,32 @@ local function char_option(op, what, v, default, allowed)
        type(v) == 'string' and ("'" .. v .. "'") or describe(v))
 end
 
+-- Note [Torch7 LAPACK under autograd]: the C calls behind potrf, potrs, symeig, svd and qr record
+-- no gradient (gesv's and inverse's do), so a result computed from an input that requires grad was
+-- silently cut from the graph. Such a call without result tensors now goes through the
+-- torch.linalg function computing the same factorization (the same LAPACK routine and triangle:
+-- equal values, signs included), which is differentiable. Result tensors cannot carry the graph,
+-- and gels's result (residual rows under the solution) has no differentiable counterpart: those
+-- calls are refused, naming the way out.
+local function tracked(...)
+  for i = 1, select('#', ...) do
+    if torch._reduce_util.tracked((select(i, ...))) then return true end
+  end
+  return false
+end
+local function no_graph(op, how, ...)
+  if tracked(...) then
+    fail(op, 'an input requires grad, but %s records no gradient: %s, or pass the inputs detached', how,
+      op == 'gels' and 'use torch.linalg.lstsq' or 'call it without result tensors (differentiable)')
+  end
+end
+-- The differentiable call f(...) for op: its errors name op (Note [Torch7 LAPACK under autograd]).
+local function through(op, f, ...)
+  local ok, a, b, c = pcall(f, ...)
+  if not ok then error((tostring(a):gsub('%[[%w%.]+%]', '[' .. op .. ']', 1)), 0) end
+  return a, b, c
+end
+
 -- gesv and gels: torch.f([resb, resa,] B, A) returns (X, second result).
 local function install_solver(name)
   local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
@@ -42,10 +70,12 @@ local function install_solver(name)
   torch[name] = function(a1, a2, a3, a4)
     if a3 ~= nil or a4 ~= nil then
       need_tensors(name, usage, a1, a2, a3, a4)
+      if name == 'gels' then no_graph(name, 'gels', a3, a4) end
       check(f_out(a1.p, a2.p, a3.p, a4.p))
       return a1, a2
     end
     need_tensors(name, usage, a1, a2)
+    if name == 'gels' then no_graph(name, 'gels', a1, a2) end
     check(f(a1.p, a2.p, slots, slots + 1))
     local x, y = slots[0], slots[1]
     return wrap(x), wrap(y)
@@ -88,9 +118,11 @@ function torch.potrf(a1, a2, a3, a4)
   no_extra('potrf', "([res,] A [, 'U'|'L'])", extra)
   local upper = char_option('potrf', 'uplo', uplo, 'U', { 'U', 'L' }) == 'U' and 1 or 0
   if res then
+    no_graph('potrf', 'a result tensor', A)
     check(C.tocha_potrf_out(res.p, A.p, upper))
     return res
   end
+  if tracked(A) then return (through('potrf', torch.linalg.cholesky, A, { upper = upper == 1 })) end
   return wrap(C.tocha_potrf(A.p, upper))
 end
 
@@ -103,8 +135,12 @@ function torch.potrs(a1, a2, a3, a4, a5)
   no_extra('potrs', "([res,] B, chol [, 'U'|'L'])", extra)
   local upper = char_option('potrs', 'uplo', uplo, 'U', { 'U', 'L' }) == 'U' and 1 or 0
   if res then
+    no_graph('potrs', 'a result tensor', B, chol)
     check(C.tocha_potrs_out(res.p, B.p, chol.p, upper))
     return res
+  end
+  if tracked(B, chol) then  -- a vector B gives an n x 1 result, as the C call's
+    return (through('potrs', torch.choleskySolve, B:dim() == 1 and B:view(-1, 1) or B, chol, upper == 1))
   end
   return wrap(C.tocha_potrs(B.p, chol.p, upper))
 end
@@ -123,8 +159,13 @@ function torch.symeig(a1, a2, a3, a4, a5, a6)
   local vectors = char_option('symeig', 'jobz', o1, 'N', { 'N', 'V' }) == 'V' and 1 or 0
   local upper = char_option('symeig', 'uplo', o2, 'U', { 'U', 'L' }) == 'U' and 1 or 0
   if re then
+    no_graph('symeig', 'a result tensor', A)
     check(C.tocha_symeig_out(re.p, rv.p, A.p, vectors, upper))
     return re, rv
+  end
+  if tracked(A) then
+    local w, V = through('symeig', torch.linalg.eigh, A, upper == 1 and 'U' or 'L')
+    return w, vectors == 1 and V or torch.Tensor():typeAs(A)
   end
   check(C.tocha_symeig(A.p, vectors, upper, slots, slots + 1))
   local e, v = slots[0], slots[1]
@@ -141,8 +182,13 @@ function torch.svd(a1, a2, a3, a4, a5, a6)
   no_extra('svd', usage, extra)
   local some = char_option('svd', 'jobu', job, 'S', { 'S', 'A' }) == 'S' and 1 or 0
   if ru then
+    no_graph('svd', 'a result tensor', A)
     check(C.tocha_svd_out(ru.p, rs.p, rv.p, A.p, some))
     return ru, rs, rv
+  end
+  if tracked(A) then
+    local U, S, Vh = through('svd', torch.linalg.svd, A, some == 0)
+    return U, S, Vh:t()
   end
   check(C.tocha_svd(A.p, some, slots, slots + 1, slots + 2))
   local u, s, v = slots[0], slots[1], slots[2]
@@ -154,10 +200,12 @@ end
 function torch.qr(a1, a2, a3)
   if a2 ~= nil or a3 ~= nil then
     need_tensors('qr', '([q, r,] A)', a1, a2, a3)
+    no_graph('qr', 'a result tensor', a3)
     check(C.tocha_qr_out(a1.p, a2.p, a3.p))
     return a1, a2
   end
   need_tensors('qr', '([q, r,] A)', a1)
+  if tracked(a1) then return through('qr', torch.linalg.qr, a1) end
   check(C.tocha_qr(a1.p, slots, slots + 1))
   local q, r = slots[0], slots[1]
   return wrap(q), wrap(r)

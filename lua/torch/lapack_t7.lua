@@ -1,8 +1,14 @@
 -- Torch7's remaining LAPACK functions, with its signatures, as torch functions and tensor methods:
 -- eig, geqrf, orgqr, ormqr, pstrf (core/ops/lapack_t7.h) and the batched LU pair btrifact /
--- btrisolve (built on torch.linalg.luFactor / luSolve). Float and Double tensors; not
--- differentiable. Leading result tensors are optional (all of them or none); a method call passes
--- self first, as Torch7's cwrap did. Loaded by torch.lapack.
+-- btrisolve (built on torch.linalg.luFactor / luSolve). Float and Double tensors. Leading result
+-- tensors are optional (all of them or none); a method call passes self first, as Torch7's cwrap
+-- did. Loaded by torch.lapack.
+--
+-- Note [Torch7 LAPACK extras under autograd]: eig, geqrf, pstrf and btrifact record no gradient,
+-- so an input that requires grad (grad mode on) is refused rather than silently cut from the graph
+-- (PyTorch raises at backward for geqrf; here the error comes at once and names the way out).
+-- orgqr and ormqr without result tensors go through torch.linalg.householderProduct, which is
+-- differentiable; btrisolve is, through torch.linalg.luSolve (in b and LU).
 local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
@@ -32,6 +38,30 @@ local function char_option(op, what, v, default, allowed)
 end
 
 -- The leading tensor arguments of a call and what follows them: tensors, options.
+local function refuse_tracked(op, t, instead)
+  if torch._reduce_util.tracked(t) then
+    fail(op, 'A requires grad, but %s records no gradient: pass A:detach()%s', op, instead or '')
+  end
+end
+local function tracked(...)
+  for i = 1, select('#', ...) do
+    if torch._reduce_util.tracked((select(i, ...))) then return true end
+  end
+  return false
+end
+-- The full m x m Q = H_1 ... H_k of geqrf's A (m x n) and tau (k), differentiably: A's columns
+-- padded with zeros to m reflectors, the missing taus 0 (H = I).
+local function full_q(op, A, tau)
+  local m, n, k = A:size(1), A:size(2), tau:size(1)
+  if k > math.min(m, n) then fail(op, 'tau has %d elements but A is %dx%d (at most min(m, n) reflectors)', k, m, n) end
+  local V = A:narrow(2, 1, k)
+  if k < m then V = torch.cat(V, torch.zeros(m, m - k):typeAs(A), 2) end
+  local t = k < m and torch.cat(tau, torch.zeros(m - k):typeAs(tau), 1) or tau
+  local ok, Q = pcall(torch.linalg.householderProduct, V, t)
+  if not ok then error((tostring(Q):gsub('%[linalg%.%a+%]', '[' .. op .. ']', 1)), 0) end
+  return Q
+end
+
 local function split_args(...)
   local n, ts, rest = select('#', ...), {}, {}
   local i = 1
@@ -56,6 +86,7 @@ function torch.eig(...)
   if #ts ~= 1 and #ts ~= 3 then fail('eig', 'expected %s; got %d tensors', usage, #ts) end
   if rest.n > 1 then no_extra('eig', usage, rest[2] == nil and 'nil' or rest[2]) end
   local vectors = char_option('eig', 'jobvr', rest[1], 'N', { 'N', 'V' }) == 'V' and 1 or 0
+  refuse_tracked('eig', ts[#ts], ' (torch.linalg.eigh is differentiable for a symmetric A)')
   if #ts == 3 then
     check(C.tocha_eig_out(ts[1].p, ts[2].p, ts[3].p, vectors))
     return ts[1], ts[2]
@@ -73,6 +104,7 @@ function torch.geqrf(...)
   local usage = '([ra, rtau,] A)'
   local ts, rest = split_args(...)
   if rest.n > 0 then no_extra('geqrf', usage, rest[1] == nil and 'nil' or rest[1]) end
+  if #ts == 1 or #ts == 3 then refuse_tracked('geqrf', ts[#ts], ' (torch.linalg.qr is differentiable)') end
   if #ts == 3 then
     check(C.tocha_geqrf_out(ts[1].p, ts[2].p, ts[3].p))
     return ts[1], ts[2]
@@ -95,6 +127,9 @@ function torch.orgqr(...)
     return ts[1]
   end
   if #ts ~= 2 then fail('orgqr', 'expected %s; got %d tensors', usage, #ts) end
+  if tracked(ts[1], ts[2]) and ts[1]:dim() == 2 and ts[2]:dim() == 1 then
+    return full_q('orgqr', ts[1], ts[2]):narrow(2, 1, ts[2]:size(1))
+  end
   return wrap(C.tocha_orgqr(ts[1].p, ts[2].p))
 end
 
@@ -115,7 +150,14 @@ function torch.ormqr(...)
     check(C.tocha_ormqr_out(ts[1].p, ts[2].p, ts[3].p, ts[4].p, left, tr))
     return ts[1]
   end
-  return wrap(C.tocha_ormqr(ts[1].p, ts[2].p, ts[3].p, left, tr))
+  local A, tau, Cm = ts[1], ts[2], ts[3]
+  if tracked(A, tau, Cm) and A:dim() == 2 and tau:dim() == 1 and Cm:dim() == 2
+      and A:size(1) == (left == 1 and Cm:size(1) or Cm:size(2)) then
+    local Q = full_q('ormqr', A, tau)
+    if tr == 1 then Q = Q:t() end
+    return left == 1 and torch.mm(Q, Cm) or torch.mm(Cm, Q)
+  end
+  return wrap(C.tocha_ormqr(A.p, tau.p, Cm.p, left, tr))
 end
 
 --- torch.pstrf([res, piv,] A [, 'U'|'L'] [, tol]): Cholesky factorization with complete pivoting
@@ -135,6 +177,7 @@ function torch.pstrf(...)
   local upper = char_option('pstrf', 'uplo', uplo, 'U', { 'U', 'L' }) == 'U' and 1 or 0
   if tol ~= nil and type(tol) ~= 'number' then fail('pstrf', 'tol must be a number, got %s', describe(tol)) end
   tol = tol or -1
+  refuse_tracked('pstrf', ts[#ts], ' (torch.linalg.cholesky is differentiable)')
   if #ts == 3 then
     check(C.tocha_pstrf_out(ts[1].p, ts[2].p, ts[3].p, upper, tol))
     return ts[1], ts[2]
@@ -189,6 +232,7 @@ function torch.btrifact(...)
   if pivot == false then fail('btrifact', 'btrifact without pivoting is not implemented') end
   local A = ts[#ts]
   check_batch('btrifact', 'A', A)
+  refuse_tracked('btrifact', A, ' (torch.linalg.lu is differentiable)')
   local LU, piv = torch.linalg.luFactor(A)
   local infos = lu_infos(LU)
   local rinfo = #ts == 4 and ts[3] or nil

@@ -55,7 +55,11 @@ local function lu_info(LU)
   return torch.noGrad(function()
     local d = torch.diagonal(LU, 0, -2, -1)
     local k = d:size(d:dim())
-    if k == 0 then return torch.IntTensor(torch.LongStorage(d:size():totable())):zero():select(d:dim(), 1) end
+    if k == 0 then  -- no diagonal (0 x 0, m x 0 or 0 x n matrices): every code is 0
+      local s = d:size():totable()
+      s[#s] = 1
+      return torch.IntTensor(torch.LongStorage(s)):zero():select(#s, 1)
+    end
     local idx = torch.range(1, k):typeAs(d)
     local cand = torch.where(torch.eq(d, 0), idx:expandAs(d), k + 1)
     local first = torch.min(cand, d:dim()):select(d:dim(), 1)

@@ -28,6 +28,14 @@ local function char(op, what, v, default, a, b)
 end
 -- The matrix transpose of the last two dims.
 local function mT(x) return x:transpose(x:dim() - 1, x:dim()) end
+-- f(...)'s one result; an error it raises names op instead of the torch.linalg function that
+-- raised it, so that a caller of trtrs reads [trtrs], not [linalg.solveTriangular]. Level 0: the
+-- message already holds the caller's position (Note [Error levels] in lib.lua).
+local function as_op(op, f, ...)
+  local ok, r = pcall(f, ...)
+  if not ok then error((tostring(r):gsub('%[linalg%.%a+%]', '[' .. op .. ']', 1)), 0) end
+  return r
+end
 
 --- torch.cholesky(A [, upper=false]): PyTorch's torch.cholesky: the lower factor L (A = L L^T) of
 --- each symmetric positive-definite matrix, or U (A = U^T U) with upper. Torch7's torch.potrf
@@ -35,38 +43,44 @@ local function mT(x) return x:transpose(x:dim() - 1, x:dim()) end
 --- Example: torch.cholesky(torch.eye(2) * 4)
 function torch.cholesky(A, upper)
   tensors('cholesky', A)
-  return linalg.cholesky(A, { upper = flag('cholesky', 'upper', upper, false) })
+  return as_op('cholesky', linalg.cholesky, A, { upper = flag('cholesky', 'upper', upper, false) })
 end
 
+-- choleskySolve's work, its errors naming op (choleskyInverse and potri come through here).
+local function cholesky_solve(op, B, L, upper)
+  tensors(op, B, L)
+  upper = flag(op, 'upper', upper, false)
+  if B:dim() < 2 then fail(op, 'B must be a matrix or a batch of them, got a %dD tensor', B:dim()) end
+  if L:dim() < 2 then fail(op, 'the factor must be a matrix or a batch of them, got a %dD tensor', L:dim()) end
+  -- A = F^T F with F upper, or F F^T with F lower: two triangular solves
+  local solve = linalg.solveTriangular
+  if upper then
+    local Y = as_op(op, solve, mT(L), B, { upper = false })
+    return as_op(op, solve, L, Y, { upper = true })
+  end
+  local Y = as_op(op, solve, L, B, { upper = false })
+  return as_op(op, solve, mT(L), Y, { upper = true })
+end
 --- torch.choleskySolve(B, L [, upper=false]): X with A X = B given A's Cholesky factor L (lower,
 --- A = L L^T) or U (upper); batched, differentiable in B and L.
 --- Example: torch.choleskySolve(torch.ones(2, 1), torch.eye(2) * 2)
-function torch.choleskySolve(B, L, upper)
-  tensors('choleskySolve', B, L)
-  upper = flag('choleskySolve', 'upper', upper, false)
-  if B:dim() < 2 then fail('choleskySolve', 'B must be a matrix or a batch of them, got a %dD tensor', B:dim()) end
-  -- A = F^T F with F upper, or F F^T with F lower: two triangular solves
-  if upper then
-    local Y = linalg.solveTriangular(mT(L), B, { upper = false })
-    return linalg.solveTriangular(L, Y, { upper = true })
-  end
-  local Y = linalg.solveTriangular(L, B, { upper = false })
-  return linalg.solveTriangular(mT(L), Y, { upper = true })
-end
+function torch.choleskySolve(B, L, upper) return cholesky_solve('choleskySolve', B, L, upper) end
 
---- torch.choleskyInverse(L [, upper=false]): A^-1 given A's Cholesky factor (lower L, or upper U).
---- Example: torch.choleskyInverse(torch.eye(2) * 2)
-function torch.choleskyInverse(L, upper)
-  tensors('choleskyInverse', L)
-  if L:dim() < 2 then fail('choleskyInverse', 'expected a matrix or a batch of them, got a %dD tensor', L:dim()) end
+-- choleskyInverse's work, its errors naming op (potri's too).
+local function cholesky_inverse(op, L, upper)
+  tensors(op, L)
+  if L:dim() < 2 then fail(op, 'expected a matrix or a batch of them, got a %dD tensor', L:dim()) end
   local n = L:size(L:dim())
   local I = torch.eye(n):typeAs(L)
   if L:dim() > 2 then
     local s = L:size():totable()
     I = I:view(1, n, n):expand(torch.LongStorage(s)):contiguous()
   end
-  return torch.choleskySolve(I, L, upper)
+  return cholesky_solve(op, I, L, upper)
 end
+--- torch.choleskyInverse(L [, upper=false]): A^-1 given A's Cholesky factor (lower L, or upper U).
+--- Example: torch.choleskyInverse(torch.eye(2) * 2)
+function torch.choleskyInverse(L, upper) return cholesky_inverse('choleskyInverse', L, upper) end
 
 --- torch.potri([res,] chol [, 'U' or 'L']): Torch7's potri: A^-1 given A's Cholesky factor chol
 --- (upper 'U', the default: A = U^T U; 'L': A = L L^T), a new matrix or res (resized).
@@ -76,7 +90,7 @@ function torch.potri(a1, a2, a3)
   if is_tensor(a2) then res, chol, uplo = a1, a2, a3 end
   tensors('potri', chol)
   if chol:dim() ~= 2 then fail('potri', 'chol must be 2D, got a %dD tensor', chol:dim()) end
-  local r = torch.choleskyInverse(chol, char('potri', 'uplo', uplo, 'U', 'U', 'L') == 'U')
+  local r = cholesky_inverse('potri', chol, char('potri', 'uplo', uplo, 'U', 'U', 'L') == 'U')
   if res then
     res:resizeAs(r):copy(r)
     return res
@@ -94,6 +108,9 @@ function torch.trtrs(...)
   if is_tensor(args[3]) then resb, resa = table.remove(args, 1), table.remove(args, 1) end
   local B, A, uplo, trans, diag = args[1], args[2], args[3], args[4], args[5]
   tensors('trtrs', B, A)
+  if args[6] ~= nil then
+    fail('trtrs', "expected ([resb, resa,] B, A [, 'U'|'L'] [, 'N'|'T'] [, 'N'|'U']); got an extra argument %s", describe(args[6]))
+  end
   if A:dim() ~= 2 then fail('trtrs', 'A must be 2D, got a %dD tensor', A:dim()) end
   local upper = char('trtrs', 'uplo', uplo, 'U', 'U', 'L') == 'U'
   local T = char('trtrs', 'trans', trans, 'N', 'N', 'T') == 'T'
@@ -101,7 +118,7 @@ function torch.trtrs(...)
   local vec = B:dim() == 1
   local Bm = vec and B:view(-1, 1) or B
   local M = T and A:t() or A
-  local X = linalg.solveTriangular(M, Bm, { upper = upper ~= T, unitriangular = unit })
+  local X = as_op('trtrs', linalg.solveTriangular, M, Bm, { upper = upper ~= T, unitriangular = unit })
   if vec then X = X:view(-1) end
   if resb then
     resb:resizeAs(X):copy(X)
@@ -122,7 +139,7 @@ function torch.triangularSolve(B, A, upper, transpose, unitriangular)
   upper = flag('triangularSolve', 'upper', upper, true)
   transpose = flag('triangularSolve', 'transpose', transpose, false)
   local M = transpose and mT(A) or A
-  local X = linalg.solveTriangular(M, B, { upper = upper ~= transpose,
+  local X = as_op('triangularSolve', linalg.solveTriangular, M, B, { upper = upper ~= transpose,
     unitriangular = flag('triangularSolve', 'unitriangular', unitriangular, false) })
   return X, A:clone()
 end
@@ -150,7 +167,7 @@ function torch.chainMatmul(...)
     if not is_tensor(t) or t:dim() ~= 2 then fail('chainMatmul', 'argument %d must be a 2D tensor, got %s', i, describe(t)) end
   end
   if #list == 1 then return list[1]:clone() end
-  return linalg.multiDot(list)
+  return as_op('chainMatmul', linalg.multiDot, list)
 end
 
 --- torch.kron(a, b): the Kronecker product; a and b padded with leading size-1 dims to the same

@@ -31,9 +31,25 @@ end
 local function batch_of(A)
   local lead = A:size():totable()
   lead[#lead], lead[#lead - 1] = nil, nil
-  local n = A:size(A:dim())
-  local flat = A:reshape(-1, n, n)
+  local n, count = A:size(A:dim()), 1
+  for _, s in ipairs(lead) do count = count * s end
+  -- the count spelled out: reshape(-1, 0, 0) cannot infer it for 0 x 0 matrices
+  local flat = A:reshape(count, n, n)
   return flat, lead
+end
+-- Float or Double (on any device), checked first: the *Ex functions read a failed factorization as
+-- a failed matrix, so an IntTensor came back as zeros with info 1 instead of an error.
+local function floating(op, A)
+  local dt = A.p.dtype
+  if dt ~= lib.dtype.f32 and dt ~= lib.dtype.f64 then
+    fail(op, 'A must be a Float or Double tensor, got a %s', torch.type(A))
+  end
+end
+-- An error of the torch.linalg function an *Ex function called, naming op; raised unless it is the
+-- failure (`expected`, e.g. 'singular') that info reports.
+local function rethrow_unless(op, err, expected)
+  err = tostring(err)
+  if not err:find(expected, 1, true) then error((err:gsub('%[linalg%.%a+%]', '[' .. op .. ']', 1)), 0) end
 end
 local function int_tensor(values, lead)
   local t = torch.IntTensor(#values > 0 and #values or 0)
@@ -68,7 +84,9 @@ function linalg.choleskyEx(A, o)
   local upper = flag(op, 'upper', o.upper, false)
   local check = flag(op, 'checkErrors', o.checkErrors, false)
   square(op, A)
+  floating(op, A)
   local ok, L = pcall(linalg.cholesky, A, { upper = upper })
+  if not ok and not check then rethrow_unless(op, L, 'not positive definite') end
   -- LAPACK stops at a NaN pivot; the kernel here lets NaN through, so it counts as a failure
   local nan_free = ok and not torch.isnan(L:diagonal(0, L:dim() - 1, L:dim())):any()
   if ok and nan_free then
@@ -124,7 +142,9 @@ function linalg.invEx(A, o)
   o = options(op, o, { checkErrors = true })
   local check = flag(op, 'checkErrors', o.checkErrors, false)
   square(op, A)
+  floating(op, A)
   local ok, X = pcall(linalg.inv, A)
+  if not ok and not check then rethrow_unless(op, X, 'singular') end
   local flat, lead = batch_of(A)
   if ok then
     local zeros = {}
@@ -175,7 +195,9 @@ function linalg.householderProduct(A, tau)
   lead[#lead], lead[#lead - 1] = nil, nil
   local full = { unpack(lead) }
   full[#full + 1], full[#full + 2] = m, n
-  local Q = eye:view(1, m, n):expand(math.max(1, A:nElement() / (m * n)), m, n):reshape(torch.LongStorage(full))
+  local count = 1
+  for _, s in ipairs(lead) do count = count * s end  -- not nElement / (m * n): 0 / 0 when n = 0
+  local Q = eye:view(1, m, n):expand(count, m, n):reshape(torch.LongStorage(full))
   if k == 0 then return Q end
   -- reflectors as columns: strictly lower part of A plus the unit diagonal
   local V = torch.tril(A, -1) + eye
@@ -197,7 +219,8 @@ function linalg.vecdot(x, y, o)
   tensors(op, x, y)
   if type(o) == 'number' then o = { dim = o } end
   o = options(op, o, { dim = true })
-  local p = torch.cmul(x, y)
+  local ok, p = pcall(torch.cmul, x, y)
+  if not ok then error((tostring(p):gsub('%[[%w%.]+%]', '[' .. op .. ']', 1)), 0) end  -- names vecdot
   if p:dim() == 0 then fail(op, 'expected tensors with at least one dim, got 0-dim ones') end
   local dim = integer(op, 'dim', o.dim == nil and -1 or o.dim)
   if dim < -p:dim() or dim > p:dim() or dim == 0 then

@@ -9,6 +9,13 @@ local describe, check_tensor = types.describe, types.check_tensor
 local linalg = torch.linalg
 
 local function shape(t) return t:dim() == 0 and 'scalar' or table.concat(t:size():totable(), 'x') end
+-- f(...)'s result; an error from the torch.linalg function it is names op instead (a singular
+-- tensor is tensorinv's error, not linalg.inv's).
+local function as_op(op, f, ...)
+  local ok, r = pcall(f, ...)
+  if not ok then error((tostring(r):gsub('%[linalg%.%a+%]', '[' .. op .. ']', 1)), 0) end
+  return r
+end
 local function prod(list, i, j)
   local p = 1
   for k = i, j do p = p * list[k] end
@@ -36,7 +43,7 @@ function linalg.tensorinv(A, ind)
   local out = {}
   for k = ind + 1, #s do out[#out + 1] = s[k] end
   for k = 1, ind do out[#out + 1] = s[k] end
-  return linalg.inv(A:reshape(rows, cols)):reshape(torch.LongStorage(out))
+  return as_op(op, linalg.inv, A:reshape(rows, cols)):reshape(torch.LongStorage(out))
 end
 
 --- torch.linalg.tensorsolve(A, B [, dims]): X with tensordot(A, X, X:dim()) = B: A's leading dims
@@ -77,7 +84,7 @@ function linalg.tensorsolve(A, B, dims)
   end
   local out = {}
   for k = nb + 1, #s do out[#out + 1] = s[k] end
-  local x = linalg.solve(A:reshape(rows, cols), B:reshape(rows, 1))
+  local x = as_op(op, linalg.solve, A:reshape(rows, cols), B:reshape(rows, 1))
   if #out == 0 then return x:view({}) end
   return x:reshape(torch.LongStorage(out))
 end

@@ -49,6 +49,12 @@ local function uplo(op, v)
   if v == 'U' then return 1 end
   fail(op, "UPLO must be 'L' or 'U', got %s", type(v) == 'string' and ("'" .. v .. "'") or describe(v))
 end
+-- f(...)'s results (at most two); an error naming `pattern` (the function f is) names op instead.
+local function named(op, pattern, f, ...)
+  local ok, r1, r2 = pcall(f, ...)
+  if not ok then error((tostring(r1):gsub(pattern, '[' .. op .. ']', 1)), 0) end
+  return r1, r2
+end
 local function tensors(op, ...)
   for i = 1, select('#', ...) do check_tensor(op, (select(i, ...)), i) end
 end
@@ -83,10 +89,10 @@ end
 --- torch.linalg.det(A), torch.linalg.slogdet(A): torch.det and torch.slogdet (a matrix gives Lua
 --- numbers, a batch tensors).
 --- Example: torch.linalg.det(torch.eye(3))
-function linalg.det(A) return torch.det(A) end
+function linalg.det(A, ...) return named('linalg.det', '%[det%]', torch.det, A, ...) end
 --- torch.linalg.slogdet(A): sign and log|det A| (torch.slogdet).
 --- Example: torch.linalg.slogdet(torch.eye(3))
-function linalg.slogdet(A) return torch.slogdet(A) end
+function linalg.slogdet(A, ...) return named('linalg.slogdet', '%[slogdet%]', torch.slogdet, A, ...) end
 
 --- torch.linalg.cholesky(A [, upper | {upper=false}]): the lower Cholesky factor L (A = L L^T) of
 --- each symmetric positive-definite matrix, or U = L^T with upper. Reads only one triangle of A;
@@ -104,7 +110,7 @@ end
 --- Example: torch.linalg.qr(torch.eye(3))
 function linalg.qr(A, mode)
   tensors('linalg.qr', A)
-  if type(mode) == 'table' and getmetatable(mode) == nil then mode = mode.mode end
+  if type(mode) == 'table' and getmetatable(mode) == nil then mode = opts('linalg.qr', mode, 'mode', { 'mode' }).mode end
   if mode ~= nil and type(mode) ~= 'string' then fail('linalg.qr', "mode must be a string, got %s", describe(mode)) end
   check(C.tocha_linalg_qr(A.p, mode or 'reduced', slots, slots + 1))
   local q, r = slots[0], slots[1]
@@ -117,7 +123,7 @@ end
 --- Example: torch.linalg.eigh(torch.eye(2))
 function linalg.eigh(A, UPLO)
   tensors('linalg.eigh', A)
-  if type(UPLO) == 'table' and getmetatable(UPLO) == nil then UPLO = UPLO.UPLO end
+  if type(UPLO) == 'table' and getmetatable(UPLO) == nil then UPLO = opts('linalg.eigh', UPLO, 'UPLO', { 'UPLO' }).UPLO end
   check(C.tocha_linalg_eigh(A.p, uplo('linalg.eigh', UPLO), slots, slots + 1))
   local w, v = slots[0], slots[1]
   return wrap(w), wrap(v)
@@ -160,7 +166,14 @@ local function read_dims(op, dim, x)
   if dim == nil then return 0 end
   local list = type(dim) == 'table' and getmetatable(dim) == nil and dim or { dim }
   if #list > 16 then fail(op, 'at most 16 dims, got %d', #list) end
-  for i, d in ipairs(list) do dims_buf[i - 1] = cdim(op, integer(op, 'dim', d), math.max(1, x.p.ndim)) end
+  local n, seen = math.max(1, x.p.ndim), {}
+  for i, d in ipairs(list) do
+    dims_buf[i - 1] = cdim(op, integer(op, 'dim', d), n)
+    -- checked here, in the caller's 1-based terms (the C check reports 0-based dims)
+    local pos = d > 0 and d or d + n + 1
+    if seen[pos] then fail(op, 'dim %d appears twice in dim (as %d and %d)', pos, seen[pos], d) end
+    seen[pos] = d
+  end
   return #list
 end
 
@@ -195,6 +208,9 @@ function linalg.matrixNorm(A, ord, dim, keepdim)
   if type(dim) ~= 'table' or #dim ~= 2 then fail(op, 'dim must be a table of two dims, got %s', describe(dim)) end
   if A.p.ndim < 2 then fail(op, 'expected a matrix or a batch of them, got a %dD tensor', A.p.ndim) end
   local d0, d1 = cdim(op, integer(op, 'dim', dim[1]), A.p.ndim), cdim(op, integer(op, 'dim', dim[2]), A.p.ndim)
+  if (d0 < 0 and d0 + A.p.ndim or d0) == (d1 < 0 and d1 + A.p.ndim or d1) then
+    fail(op, 'the two dims must differ, got %d and %d', dim[1], dim[2])
+  end
   return (wrap(C.tocha_linalg_matrix_norm(A.p, kind, o, d0, d1, flag(op, 'keepdim', keepdim, false) and 1 or 0)))
 end
 
@@ -211,39 +227,74 @@ function linalg.norm(A, ord, dim, keepdim)
   local two = type(dim) == 'table' and #dim == 2
   if type(ord) == 'string' or two or (dim == nil and ord ~= nil and A.p.ndim == 2) then
     if not two and dim ~= nil then fail(op, 'a matrix norm needs two dims, got %s', describe(dim)) end
-    return linalg.matrixNorm(A, ord or 'fro', dim, keepdim)
+    return (named(op, '%[linalg%.%a+%]', linalg.matrixNorm, A, ord or 'fro', dim, keepdim))
   end
   if dim == nil and ord ~= nil and A.p.ndim ~= 1 then
     fail(op, 'a vector ord needs a 1-D input or dim, got a %dD tensor', A.p.ndim)
   end
-  return linalg.vectorNorm(A, ord or 2, dim, keepdim)
+  return (named(op, '%[linalg%.%a+%]', linalg.vectorNorm, A, ord or 2, dim, keepdim))
+end
+
+-- Note [Rank tolerances]: PyTorch 1.13 counts (or keeps, in pinv) the singular values above
+-- max(atol, rtol * the largest); rtol defaults to max(m, n) * eps unless atol > 0 is given, when it
+-- is 0 (so atol = 0 keeps the default rtol: it cuts nothing itself). The C kernels take -1 for "not
+-- given", so a negative tolerance from the caller is refused here rather than read as the default.
+local function tolerances(op, atol, rtol)
+  atol, rtol = number(op, 'atol', atol, nil), number(op, 'rtol', rtol, nil)
+  if (atol and not (atol >= 0)) or (rtol and not (rtol >= 0)) then
+    fail(op, 'atol and rtol must be non-negative, got %s and %s', tostring(atol), tostring(rtol))
+  end
+  if atol == 0 and rtol == nil then atol = nil end
+  return atol or -1, rtol or -1
 end
 
 --- torch.linalg.matrixRank(A [, tol | {atol=, rtol=, hermitian=false}]): the number of singular
 --- values above max(atol, rtol * the largest) per matrix, a LongTensor (0-dim for one matrix).
---- PyTorch's defaults: rtol max(m, n) * eps when atol is absent, else 0; tol is atol.
+--- PyTorch's defaults: rtol max(m, n) * eps when atol is absent or 0, else 0; tol is atol
+--- (Note [Rank tolerances]); hermitian reads the lower triangle and uses |eigenvalues|.
 --- Example: torch.linalg.matrixRank(torch.ones(3, 3))
 function linalg.matrixRank(A, o)
   local op = 'linalg.matrixRank'
   tensors(op, A)
   o = opts(op, o, 'tol', { 'tol', 'atol', 'rtol', 'hermitian' })
-  local atol, rtol = number(op, 'atol', o.atol or o.tol, -1), number(op, 'rtol', o.rtol, -1)
-  if atol < -1 or rtol < -1 or (atol < 0 and atol ~= -1) or (rtol < 0 and rtol ~= -1) then
-    fail(op, 'atol and rtol must be non-negative, got %s and %s', tostring(o.atol or o.tol), tostring(o.rtol))
-  end
+  local atol, rtol = tolerances(op, o.atol or o.tol, o.rtol)
   return (wrap(C.tocha_linalg_matrix_rank(A.p, atol, rtol, flag(op, 'hermitian', o.hermitian, false) and 1 or 0)))
 end
 
---- torch.linalg.pinv(A [, rcond | {rcond=, hermitian=false}]): the Moore-Penrose pseudo-inverse
---- (n x m per matrix) from the SVD, singular values <= rcond * the largest counting as zero
---- (default max(m, n) * eps). Differentiable where the rank is constant.
+--- torch.linalg.pinv(A [, rcond | {atol=, rtol=, hermitian=false}]): the Moore-Penrose
+--- pseudo-inverse (n x m per matrix) from the SVD (eigh with hermitian, reading the lower
+--- triangle), singular values <= max(atol, rtol * the largest) counting as zero; rtol (rcond is its
+--- old name) defaults to max(m, n) * eps, or to 0 when atol > 0 is given (Note [Rank tolerances]).
+--- Differentiable where the rank is constant.
 --- Example: torch.linalg.pinv(torch.Tensor({{1, 2}}))
 function linalg.pinv(A, o)
   local op = 'linalg.pinv'
   tensors(op, A)
-  o = opts(op, o, 'rcond', { 'rcond', 'hermitian', 'rtol' })
-  local r = number(op, 'rcond', o.rcond or o.rtol, -1)
-  return (wrap(C.tocha_linalg_pinv(A.p, r, flag(op, 'hermitian', o.hermitian, false) and 1 or 0)))
+  o = opts(op, o, 'rcond', { 'rcond', 'hermitian', 'rtol', 'atol' })
+  if o.rcond ~= nil and o.rtol ~= nil then fail(op, 'rcond is the old name of rtol: give one of them, got both') end
+  local herm = flag(op, 'hermitian', o.hermitian, false) and 1 or 0
+  local atol, rtol = tolerances(op, o.atol, o.rtol or o.rcond)
+  if atol < 0 or A.p.ndim < 2 or math.min(A:size(A:dim() - 1), A:size(A:dim())) == 0 then
+    return (wrap(C.tocha_linalg_pinv(A.p, rtol, herm)))
+  end
+  -- The kernel takes one relative cut-off: with atol each matrix gets max(atol, rtol * s_max) / s_max
+  local m, n = A:size(A:dim() - 1), A:size(A:dim())
+  local lead, count = A:size():totable(), 1
+  lead[#lead - 1], lead[#lead] = n, m  -- the result is (..., n, m)
+  for i = 1, #lead - 2 do count = count * lead[i] end
+  if count == 0 then return (wrap(C.tocha_linalg_pinv(A.p, rtol, herm))) end
+  local flat = A:reshape(count, m, n)
+  local smax = torch.noGrad(function()
+    local s = herm == 1 and torch.abs(linalg.eigvalsh(flat:detach())) or linalg.svdvals(flat:detach())
+    return torch.max(s, 2):double():view(-1)
+  end)
+  rtol = math.max(rtol, 0)
+  local parts = {}
+  for b = 1, count do
+    local sm = smax[b]
+    parts[b] = wrap(C.tocha_linalg_pinv(flat[b].p, sm > 0 and math.max(atol, rtol * sm) / sm or 0, herm))
+  end
+  return torch.stack(parts, 1):view(torch.LongStorage(lead))
 end
 
 --- torch.linalg.matrixPower(A, n): A^n for an integer n (negative: powers of A^-1; 0: identities)
@@ -262,19 +313,41 @@ function linalg.matrixExp(A)
   return (wrap(C.tocha_linalg_matrix_exp(A.p)))
 end
 
---- torch.linalg.lstsq(A, B [, rcond]): solution, residuals, rank, singularValues of the
---- least-squares problem min ||A X - B|| (minimum-norm X, through the pseudo-inverse, like
---- PyTorch's 'gelsd' driver). B is (..., m, k), or (..., m) for one dim fewer than A. residuals
---- (squared column norms of A X - B) only when m > n and every matrix has full rank, else empty.
---- The solution is differentiable.
+-- Note [lstsq drivers]: every driver here computes the minimum-norm solution through the
+-- pseudo-inverse (what PyTorch's 'gelsy', 'gelsd' and 'gelss' give; its 'gels' assumes full rank
+-- and returns huge values for a rank-deficient A). The driver chooses which extra results are
+-- filled, as in PyTorch 1.13: 'gels' no rank and no singular values, 'gelsy' a rank but neither
+-- residuals nor singular values, 'gelsd' and 'gelss' all of them. Without a driver all are
+-- returned (PyTorch's CPU default is 'gelsy', which would leave out the singular values that
+-- callers of this function have been reading).
+local lstsq_drivers = { gels = true, gelsy = true, gelsd = true, gelss = true }
+
+--- torch.linalg.lstsq(A, B [, rcond | {rcond=, driver=}]): solution, residuals, rank,
+--- singularValues of the least-squares problem min ||A X - B|| (minimum-norm X, through the
+--- pseudo-inverse, like PyTorch's 'gelsd' driver). B is (..., m, k), or (..., m) for one dim fewer
+--- than A. residuals (squared column norms of A X - B) only when m > n and every matrix has full
+--- rank, else empty. rank counts the singular values above rcond * the largest (default, and for
+--- a negative rcond as in LAPACK, max(m, n) * eps). driver 'gels', 'gelsy', 'gelsd' or 'gelss'
+--- empties the results PyTorch's driver does not compute (Note [lstsq drivers]). The solution is
+--- differentiable.
 --- Example: torch.linalg.lstsq(torch.Tensor({{1}, {1}}), torch.Tensor({1, 3}))
 function linalg.lstsq(A, B, rcond)
   local op = 'linalg.lstsq'
   tensors(op, A, B)
-  if type(rcond) == 'table' and getmetatable(rcond) == nil then rcond = opts(op, rcond, 'rcond', { 'rcond' }).rcond end
+  local driver
+  if type(rcond) == 'table' and getmetatable(rcond) == nil then
+    local o = opts(op, rcond, 'rcond', { 'rcond', 'driver' })
+    rcond, driver = o.rcond, o.driver
+  end
+  if driver ~= nil and not lstsq_drivers[driver] then
+    fail(op, "driver must be 'gels', 'gelsy', 'gelsd' or 'gelss', got %s", type(driver) == 'string' and ("'" .. driver .. "'") or describe(driver))
+  end
   check(C.tocha_linalg_lstsq(A.p, B.p, number(op, 'rcond', rcond, -1), slots, slots + 1, slots + 2, slots + 3))
-  local x, res, rank, sv = slots[0], slots[1], slots[2], slots[3]
-  return wrap(x), wrap(res), wrap(rank), wrap(sv)
+  local x, res, rank, sv = wrap(slots[0]), wrap(slots[1]), wrap(slots[2]), wrap(slots[3])
+  local function none(t) return t.new():typeAs(t):resize(0) end
+  if driver == 'gels' then rank, sv = none(rank), none(sv) end
+  if driver == 'gelsy' then res, sv = none(res), none(sv) end
+  return x, res, rank, sv
 end
 
 --- torch.linalg.solveTriangular(A, B, {upper=, left=true, unitriangular=false}): X with A X = B
@@ -308,15 +381,34 @@ end
 function linalg.vander(x, N)
   local op = 'linalg.vander'
   tensors(op, x)
-  if type(N) == 'table' and getmetatable(N) == nil then N = N.N end
-  return (wrap(C.tocha_linalg_vander(x.p, N == nil and 0 or integer(op, 'N', N))))
+  if type(N) == 'table' and getmetatable(N) == nil then N = opts(op, N, 'N', { 'N' }).N end
+  if N ~= nil and integer(op, 'N', N) < 1 then fail(op, 'N must be positive, got %d', N) end  -- 0 is the C default
+  return (wrap(C.tocha_linalg_vander(x.p, N or 0)))
 end
 
---- torch.linalg.cross(a, b [, dim=-1]): the cross product of 3-vectors along dim (torch.cross with
---- PyTorch's linalg default dim).
+--- torch.linalg.cross(a, b [, dim=-1 | {dim=-1}]): the cross product of 3-vectors along dim
+--- (torch.cross with PyTorch's linalg default dim). a and b have one number of dims and their
+--- sizes broadcast, as in PyTorch 1.13. Differentiable.
 --- Example: torch.linalg.cross(torch.Tensor({1, 0, 0}), torch.Tensor({0, 1, 0}))
 function linalg.cross(a, b, dim)
-  tensors('linalg.cross', a, b)
+  local op = 'linalg.cross'
+  tensors(op, a, b)
+  if type(dim) == 'table' and getmetatable(dim) == nil then dim = opts(op, dim, 'dim', { 'dim' }).dim end
+  if a:dim() ~= b:dim() then
+    fail(op, 'a and b must have the same number of dims, got %s and %s', describe(a), describe(b))
+  end
+  local shape, differ = {}, false
+  for i = 1, a:dim() do
+    local sa, sb = a:size(i), b:size(i)
+    if sa ~= sb and sa ~= 1 and sb ~= 1 then
+      fail(op, 'the sizes of a (%s) and b (%s) do not broadcast (dim %d)', describe(a), describe(b), i)
+    end
+    shape[i] = sa == 1 and sb or sa
+    differ = differ or sa ~= sb
+  end
+  if differ then  -- torch.cross wants equal sizes
+    a, b = a:expand(torch.LongStorage(shape)), b:expand(torch.LongStorage(shape))
+  end
   return torch.cross(a, b, dim or -1)
 end
 
