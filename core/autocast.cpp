@@ -9,6 +9,16 @@
 // - f32: the class losses (nllLoss, crossEntropy: core/ops/loss.cpp), softmax/logSoftmax
 //   (core/ops/composite.cpp), batch and layer normalization (core/ops/norm*.cpp). Their f16/bf16
 //   inputs are cast up, so a low-precision activation meets f32 parameters and running statistics.
+// - f32 on CUDA only, PyTorch 1.13's wider CUDA list where Tocha has the op in C++: the unary
+//   functions that overflow or lose precision in half (exp, expm1, log, log1p, log2, log10, cinv
+//   (reciprocal), rsqrt, sinh, cosh, tan, asin, acos, erfinv), pow, the reductions sum, prod,
+//   logsumexp and norm, cumsum and cumprod, dist and renorm. sum of an f16 activation gives an f32
+//   result, as PyTorch's (an f16 sum of 65536 ones was inf). Only the forms with a new result are
+//   cast: in-place and Torch7 result-buffer forms (x:exp(), torch.sum(res, x, 1)) keep their
+//   buffer's dtype, as PyTorch's in-place ops do under autocast. The rest of that list is cast
+//   from Lua (torch._autocastF32, lua/torch/autocast.lua): nn.functional's losses, softplus,
+//   cdist, pdist and cosineSimilarity. nn.functional.binaryCrossEntropy is refused under CUDA
+//   autocast, as PyTorch refuses it (binaryCrossEntropyWithLogits is the safe form).
 // - per device type, as PyTorch 1.13's lists differ: on the CPU the matrix-vector products (mv,
 //   addmv, ger, addr, dot) stay in f32 and softmax/logSoftmax keep a bf16 input in bf16 (a CPU
 //   bf16 gemv is slower and less precise, and 1.13 casts neither). The CPU keeps the f32 casts of
@@ -68,6 +78,20 @@ bool has_lowp_kernel(OpId op, const Tensor& t) {
 
 bool needs_f32(const Tensor& t) { return eligible(t) && t.dtype() != DType::f32; }
 Tensor to_f32(const Tensor& t) { return needs_f32(t) ? to_dtype(t, DType::f32) : t; }
+
+bool needs_f32_cuda(const Tensor& t) { return t.defined() && t.device().type == DeviceType::cuda && needs_f32(t); }
+
+bool f32_on_cuda(OpId op) {
+  switch (op) {
+    case OpId::exp: case OpId::expm1: case OpId::log: case OpId::log1p: case OpId::log2: case OpId::log10:
+    case OpId::cinv: case OpId::rsqrt: case OpId::sinh: case OpId::cosh: case OpId::tan: case OpId::asin:
+    case OpId::acos: case OpId::erfinv: case OpId::pow: case OpId::sum: case OpId::prod: case OpId::logsumexp:
+    case OpId::norm: case OpId::cumsum: case OpId::cumprod: case OpId::dist: case OpId::renorm:
+      return true;
+    default:
+      return false;
+  }
+}
 
 }  // namespace autocast
 }  // namespace tocha

@@ -40,6 +40,12 @@ bool has_lowp_kernel(OpId op, const Tensor& t);
 // f32 list (losses, softmax, normalization): an eligible f16/bf16 tensor in f32, else t.
 Tensor to_f32(const Tensor& t);
 bool needs_f32(const Tensor& t);
+// CUDA's wider f32 list (exp, log, pow, sum, prod, cumsum, norms...: Note [Autocast]): whether op
+// is on it, and whether t is an f16/bf16 CUDA tensor under CUDA autocast. The front-ends of those
+// ops test active() first, so the cost when off stays one thread-local load.
+bool f32_on_cuda(OpId op);
+bool needs_f32_cuda(const Tensor& t);
+inline bool cuda_f32(OpId op, const Tensor& t) { return active() && needs_f32_cuda(t) && f32_on_cuda(op); }
 
 }  // namespace autocast
 }  // namespace tocha

@@ -1,6 +1,7 @@
 // Pointwise op front-ends: every check, promotion and allocation of the pointwise families.
 // See pointwise.h and Note [Type promotion] in core/dtype.h.
 #include "core/ops/pointwise.h"
+#include "core/autocast.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/autograd/vjp.h"
@@ -246,6 +247,7 @@ Tensor run_flat(OpId op, DType kt, DType rt, const Tensor& a, const Tensor* b, b
 }  // namespace
 
 Tensor unary(OpId op, const Tensor& a) {
+  if (autocast::cuda_f32(op, a)) return unary(op, autocast::to_f32(a));  // Note [Autocast]: CUDA's f32 list
   Recorder rec(op, nullptr, {&a}, 0);
   if (flat_operand(a, a.dtype(), a.device())) {
     OpKind k = op_kind(op);
@@ -290,6 +292,8 @@ void unary_out(OpId op, const Tensor& out, const Tensor& a) {
 // ---- binary ---------------------------------------------------------------------------------
 
 static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Tensor& b_in, double alpha) {
+  if (!out && (autocast::cuda_f32(op, a) || autocast::cuda_f32(op, b_in)))  // Note [Autocast]: pow in f32 on CUDA
+    return binary_impl(op, nullptr, autocast::to_f32(a), autocast::to_f32(b_in), alpha);
   OpKind kind = op_kind(op);
   if ((kind == OpKind::BINARY || kind == OpKind::COMPARE) && !is_integer_division(op) &&
       flat_operand(a, a.dtype(), a.device()) && flat_operand(b_in, a.dtype(), a.device()) && same_sizes(a, b_in) &&
@@ -338,6 +342,8 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
 
 static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Scalar b, double alpha,
                                  bool scalar_first) {
+  if (!out && autocast::cuda_f32(op, a))  // Note [Autocast]: pow in f32 on CUDA
+    return binary_scalar_impl(op, nullptr, autocast::to_f32(a), b, alpha, scalar_first);
   // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
   if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
       flat_operand(a, a.dtype(), a.device()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {

@@ -2,6 +2,7 @@
 // output allocation and kernel dispatch. See reduce.h and Note [Reduction results].
 #include "core/ops/reduce.h"
 #include "core/ops/reduce_values.h"
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -55,6 +56,8 @@ Tensor reduce_compute(OpId op, const Tensor& a, uint32_t mask, bool keepdim, dou
 bool saves_values(OpId op) { return op != OpId::sum && op != OpId::mean; }
 
 Tensor reduce_impl(OpId op, const Tensor& a, uint32_t mask, bool keepdim, double param, const Tensor* out) {
+  // Note [Autocast]: sum, prod, logsumexp and norm in f32 on CUDA (a new result only)
+  if (!out && autocast::cuda_f32(op, a)) return reduce_impl(op, autocast::to_f32(a), mask, keepdim, param, out);
   autograd::Recording rec(op, out, {&a});
   Tensor r = reduce_compute(op, a, mask, keepdim, param, out);
   if (auto n = rec.finish({&a}, {&r})) {

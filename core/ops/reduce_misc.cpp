@@ -2,6 +2,7 @@
 // diagonal view), renorm (norms along all dims but one, then a broadcast scale), histc, and
 // argmax/argmin (max/min's indices).
 #include <cmath>
+#include "core/autocast.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -13,6 +14,8 @@
 namespace tocha {
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  if (autocast::cuda_f32(OpId::dist, a) || autocast::cuda_f32(OpId::dist, b))  // Note [Autocast]
+    return dist(autocast::to_f32(a), autocast::to_f32(b), p);
   autograd::Recording rec(OpId::dist, nullptr, {&a, &b});
   Tensor r = norm(binary(OpId::csub, a, b), p);
   if (auto n = rec.finish({&a, &b}, {&r})) {
@@ -60,6 +63,7 @@ static Tensor renorm_factors(const Tensor& a, double p, int64_t dim, double maxn
 }
 // renorm is not differentiable: the Recording keeps its internal ops off the tape.
 Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm) {
+  if (autocast::cuda_f32(OpId::renorm, a)) return renorm(autocast::to_f32(a), p, dim, maxnorm);  // Note [Autocast]
   autograd::Recording rec(OpId::renorm, nullptr, {&a});
   Tensor r = binary(OpId::mul, a, renorm_factors(a, p, dim, maxnorm));
   rec.finish({&a}, {&r});

@@ -1,5 +1,6 @@
 // Front-ends of cumsum, cumprod and cross: dim checks, result dtype, kernel dispatch. See scan.h.
 #include "core/ops/scan.h"
+#include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
@@ -21,6 +22,7 @@ Tensor scan_compute(OpId op, const Tensor* out, const Tensor& a, uint32_t mask) 
 }
 
 Tensor scan_impl(OpId op, const Tensor* out, const Tensor& a, int64_t dim) {
+  if (!out && autocast::cuda_f32(op, a)) return scan_impl(op, out, autocast::to_f32(a), dim);  // Note [Autocast]
   uint32_t mask = dim_mask(a, dim, op_name(op));
   autograd::Recording rec(op, out, {&a});
   const Tensor ka = op == OpId::cumprod ? rec.keep(a) : a;  // Note [Results written into inputs]

@@ -16,17 +16,19 @@ local fail = A.fail
 
 local options, reduce = A.loss_options, A.reduce
 
--- Elementwise-loss prologue: input and target float tensors of one size, target of input's type.
+-- Elementwise-loss prologue: input and target float tensors of one size, target of input's type;
+-- under CUDA autocast an f16/bf16 input in f32 (PyTorch 1.13's CUDA list: Note [Autocast]).
 local function pair(op, x, y)
   A.float(op, x, 'an input')
   A.same_size(op, x, y)
-  return A.like(y, x)
+  x = torch._autocastF32(x)
+  return x, A.like(y, x)
 end
 
 --- nn.functional.mseLoss(input, target [, {reduction = 'mean'}]): (input - target)^2.
 function F.mseLoss(x, y, o)
   local _, r = options('mseLoss', o)
-  y = pair('mseLoss', x, y)
+  x, y = pair('mseLoss', x, y)
   local d = torch.csub(x, y)
   return reduce(torch.cmul(d, d), r)
 end
@@ -34,7 +36,7 @@ end
 --- nn.functional.l1Loss(input, target [, {reduction = 'mean'}]): |input - target|.
 function F.l1Loss(x, y, o)
   local _, r = options('l1Loss', o)
-  y = pair('l1Loss', x, y)
+  x, y = pair('l1Loss', x, y)
   return reduce(torch.abs(torch.csub(x, y)), r)
 end
 
@@ -52,7 +54,7 @@ function F.huberLoss(x, y, o)
   local opts, r = options('huberLoss', o, { delta = true })
   local delta = A.number('huberLoss', opts.delta, 'delta', 1)
   if delta <= 0 then fail('huberLoss', 'delta must be positive, got %g', delta) end
-  y = pair('huberLoss', x, y)
+  x, y = pair('huberLoss', x, y)
   return reduce(huber(torch.csub(x, y), delta), r)
 end
 
@@ -62,7 +64,7 @@ function F.smoothL1Loss(x, y, o)
   local opts, r = options('smoothL1Loss', o, { beta = true })
   local beta = A.number('smoothL1Loss', opts.beta, 'beta', 1)
   if beta < 0 then fail('smoothL1Loss', 'beta must be >= 0, got %g', beta) end
-  y = pair('smoothL1Loss', x, y)
+  x, y = pair('smoothL1Loss', x, y)
   local d = torch.csub(x, y)
   if beta == 0 then return reduce(torch.abs(d), r) end
   return reduce(torch.div(huber(d, beta), beta), r)
@@ -96,7 +98,14 @@ end
 function F.binaryCrossEntropy(x, y, o)
   local op = 'binaryCrossEntropy'
   local opts, r = options(op, o, { weight = true })
-  y = pair(op, x, y)
+  -- PyTorch 1.13 refuses it under CUDA autocast, whatever the input's dtype: log(1 - x) of a half
+  -- sigmoid output loses everything near 1
+  if torch.isTensor(x) and x:isCuda() and torch.isAutocastEnabled('cuda') then
+    fail(op, 'is unsafe to autocast: a sigmoid followed by binaryCrossEntropy (nn.BCELoss) loses precision in '
+      .. 'half; use binaryCrossEntropyWithLogits (nn.BCEWithLogitsLoss) on the logits, which is safe to autocast, '
+      .. "or compute the loss inside torch.noAutocast('cuda', fn)")
+  end
+  x, y = pair(op, x, y)
   local w = weight_arg(op, opts.weight, x)
   if x:nElement() > 0 and (x:min() < 0 or x:max() > 1) then fail(op, 'input values must lie in [0, 1]') end
   local lp, lq = clamped_log(x), clamped_log(torch.add(torch.mul(x, -1), 1))
@@ -111,7 +120,7 @@ end
 function F.binaryCrossEntropyWithLogits(x, y, o)
   local op = 'binaryCrossEntropyWithLogits'
   local opts, r = options(op, o, { weight = true, posWeight = true })
-  y = pair(op, x, y)
+  x, y = pair(op, x, y)
   local w = weight_arg(op, opts.weight, x)
   local pw = weight_arg(op, opts.posWeight, x, 'posWeight')
   local sp = torch.softplus(torch.neg(x))
@@ -128,7 +137,7 @@ end
 function F.klDiv(x, y, o)
   local op = 'klDiv'
   local opts, r = options(op, o, { logTarget = true }, 'batchmean')
-  y = pair(op, x, y)
+  x, y = pair(op, x, y)
   local l
   if A.bool(op, opts.logTarget, 'logTarget', false) then
     l = torch.cmul(torch.exp(y), torch.csub(y, x))
@@ -147,7 +156,7 @@ end
 function F.poissonNllLoss(x, y, o)
   local op = 'poissonNllLoss'
   local opts, r = options(op, o, { logInput = true, full = true, eps = true })
-  y = pair(op, x, y)
+  x, y = pair(op, x, y)
   local l
   if A.bool(op, opts.logInput, 'logInput', true) then
     l = torch.csub(torch.exp(x), torch.cmul(y, x))
@@ -170,7 +179,7 @@ end
 function F.gaussianNllLoss(x, y, var, o)
   local op = 'gaussianNllLoss'
   local opts, r = options(op, o, { full = true, eps = true })
-  y = pair(op, x, y)
+  x, y = pair(op, x, y)
   A.float(op, var, 'var')
   var = A.like(var, x)
   local given = var
@@ -196,7 +205,7 @@ end
 --- nn.functional.softMarginLoss(input, target [, {reduction = 'mean'}]): log(1 + exp(-y x)), y = +-1.
 function F.softMarginLoss(x, y, o)
   local _, r = options('softMarginLoss', o)
-  y = pair('softMarginLoss', x, y)
+  x, y = pair('softMarginLoss', x, y)
   return reduce(torch.softplus(torch.neg(torch.cmul(y, x))), r)
 end
 

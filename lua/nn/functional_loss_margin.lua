@@ -26,6 +26,7 @@ function F.marginRankingLoss(x1, x2, y, o)
   local opts, r = options(op, o, { margin = true })
   A.float(op, x1, 'x1')
   A.same_size(op, x1, x2, 'x1', 'x2')
+  x1 = torch._autocastF32(x1)  -- Note [Autocast]: CUDA's f32 list has the losses
   x2 = A.like(x2, x1)
   y = signs(op, y, x1, x1:nElement()):viewAs(x1)
   local m = A.number(op, opts.margin, 'margin', 0)
@@ -38,6 +39,7 @@ function F.hingeEmbeddingLoss(x, y, o)
   local op = 'hingeEmbeddingLoss'
   local opts, r = options(op, o, { margin = true })
   A.float(op, x, 'an input')
+  x = torch._autocastF32(x)
   y = signs(op, y, x, x:nElement()):viewAs(x)
   local m = A.number(op, opts.margin, 'margin', 1)
   local pos, neg = torch.ne(y, -1):typeAs(x), torch.ne(y, 1):typeAs(x)
@@ -54,6 +56,7 @@ function F.cosineEmbeddingLoss(x1, x2, y, o)
   A.float(op, x1, 'x1')
   A.same_size(op, x1, x2, 'x1', 'x2')
   if x1:dim() ~= 1 and x1:dim() ~= 2 then fail(op, 'expected x1 and x2 of size N x D or D, got %s', A.shape(x1)) end
+  x1 = torch._autocastF32(x1)
   x2 = A.like(x2, x1)
   local d = x1:dim()
   local n = d == 2 and x1:size(1) or 1
@@ -79,6 +82,7 @@ function F.tripletMarginLoss(a, pos, neg, o)
   A.same_size(op, a, pos, 'anchor', 'positive')
   A.same_size(op, a, neg, 'anchor', 'negative')
   if a:dim() ~= 1 and a:dim() ~= 2 then fail(op, 'expected inputs of size N x D or D, got %s', A.shape(a)) end
+  a = torch._autocastF32(a)
   pos, neg = A.like(pos, a), A.like(neg, a)
   local p, eps = A.number(op, opts.p, 'p', 2), A.number(op, opts.eps, 'eps', 1e-6)
   local dap = F.pairwiseDistance(a, pos, p, eps)
@@ -92,6 +96,7 @@ end
 -- (scores as N x C, targets as a LongTensor of N on the scores' device, whether a vector was given).
 local function class_args(op, x, t)
   A.float(op, x, 'scores')
+  x = torch._autocastF32(x)
   if x:dim() ~= 1 and x:dim() ~= 2 then fail(op, 'expected scores of size N x C or C, got %s', A.shape(x)) end
   local single = x:dim() == 1
   if single then x = x:view(1, x:size(1)) end
@@ -146,6 +151,7 @@ function F.multilabelSoftMarginLoss(x, y, o)
   local opts, r = options(op, o, { weight = true })
   A.float(op, x, 'an input')
   A.same_size(op, x, y)
+  x = torch._autocastF32(x)
   y = A.like(y, x)
   local single = x:dim() == 1
   if single then x, y = x:view(1, -1), y:view(1, -1) end

@@ -74,6 +74,16 @@ function torch.noAutocast(device, fn, ...)
   return run_with('noAutocast', dev, false, default_dtype[dev], fn, ...)
 end
 
+-- Note [Autocast]'s CUDA f32 list for ops written in Lua (the losses of nn.functional, as
+-- PyTorch 1.13's CUDA list has them): t in f32 when it is an f16/bf16 CUDA tensor and CUDA
+-- autocast is on, else t itself. The cast is recorded, so gradients flow back in t's dtype.
+local HALF = { [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
+local CUDA = device_types.cuda
+function torch._autocastF32(t)
+  if not (HALF[t.p.dtype] and t.p.device_type == CUDA and C.tocha_autocast_get(CUDA, nil) == 1) then return t end
+  return (lib.wrap(C.tocha_tensor_to_dtype(t.p, lib.dtype.f32)))
+end
+
 --- torch.isAutocastEnabled([device]): whether autocast is on for the device type (default 'cuda')
 --- on this thread.
 --- Example: torch.isAutocastEnabled('cuda')

@@ -39,7 +39,8 @@ function torch.leakyRelu(x, slope) return wrap(C.tocha_leaky_relu(check_tensor('
 --- torch.softplus(x [, beta = 1] [, threshold = 20]): log(1 + exp(beta x)) / beta.
 --- Example: torch.softplus(torch.Tensor({-1, 0, 1}))
 function torch.softplus(x, beta, threshold)
-  return wrap(C.tocha_softplus(check_tensor('softplus', x).p, beta or 1, threshold or 20))
+  -- Note [Autocast]: CUDA's f32 list has softplus
+  return wrap(C.tocha_softplus(torch._autocastF32(check_tensor('softplus', x)).p, beta or 1, threshold or 20))
 end
 --- torch.layerNorm(x, ndims [, weight] [, bias] [, eps = 1e-5]): normalizes over the last ndims dims.
 --- Example: torch.layerNorm(torch.Tensor({{1, 2, 3}, {2, 4, 6}}), 1)

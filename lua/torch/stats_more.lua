@@ -210,6 +210,7 @@ function torch.cdist(x1, x2, p)
   check_tensor('cdist', x1, 1)
   check_tensor('cdist', x2, 2)
   if is_opts(p) then p = p.p end
+  x1, x2 = torch._autocastF32(x1), torch._autocastF32(x2)  -- Note [Autocast]: CUDA's f32 list
   return (wrap(C.tocha_cdist(x1.p, x2.p, number('cdist', p, 'p', 2))))
 end
 
@@ -218,6 +219,7 @@ end
 --- Example: torch.pdist(torch.Tensor({{0, 0}, {1, 1}, {3, 0}}))
 function torch.pdist(x, p)
   check_tensor('pdist', x, 1)
+  x = torch._autocastF32(x)  -- Note [Autocast]: CUDA's f32 list
   return (wrap(C.tocha_pdist(x.p, number('pdist', p, 'p', 2))))
 end
 
@@ -233,6 +235,7 @@ function torch.cosineSimilarity(x1, x2, dim, eps)
   local nd = math.max(x1.p.ndim, x2.p.ndim)
   if nd == 0 then fail('cosineSimilarity', 'expected tensors with at least one dimension') end
   local d = cdim('cosineSimilarity', dim == nil and (nd == 1 and 1 or 2) or dim, nd)
+  x1, x2 = torch._autocastF32(x1), torch._autocastF32(x2)  -- Note [Autocast]: CUDA's f32 list
   return (wrap(C.tocha_cosine_similarity(x1.p, x2.p, d, number('cosineSimilarity', eps, 'eps', 1e-8))))
 end
 

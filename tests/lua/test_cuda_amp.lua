@@ -261,6 +261,30 @@ function tests.autocastOnCudaTensors()
   tester:asserteq(torch.autocast('cpu', 'bf16', function() return torch.mm(a, b) end):type(), 'torch.CudaTensor')
 end
 
+-- Note [Autocast]: CUDA's wider f32 list on a GPU: an f16 activation's exp, sum and MSE come out
+-- in f32 with the values of the f32 computation (an f16 sum of 65536 ones was inf), and the
+-- gradient comes back in f16.
+function tests.autocastF32ListValues()
+  if skipped() then return end
+  torch.manualSeed(5)
+  local x32 = torch.randn(256, 64):mul(4):cuda()
+  local x = x32:type('torch.CudaHalfTensor')
+  local ref = x:type('torch.CudaTensor')
+  torch.autocast('cuda', 'f16', function()
+    local e = torch.exp(x)
+    tester:asserteq(e:type(), 'torch.CudaTensor')
+    tester:assert(rel_err(torch.exp(ref), e) < 1e-6, 'exp of f16 computed in f32')
+    tester:asserteq(torch.sum(torch.CudaHalfTensor(65536):fill(1)), 65536, 'an f16 sum past 65504 is finite')
+    local y = x32:clone():fill(0.5):type('torch.CudaHalfTensor')
+    local l = nn.functional.mseLoss(x, y)
+    local want = nn.functional.mseLoss(ref, y:type('torch.CudaTensor'))
+    tester:assert(math.abs(l - want) <= 1e-6 * math.abs(want), 'mseLoss in f32')
+    local xg = x:clone():requiresGrad()
+    torch.sum(torch.exp(torch.mul(xg, 0.1)), 1):sum():backward()
+    tester:asserteq(xg.grad:type(), 'torch.CudaHalfTensor')
+  end)
+end
+
 -- A two-class-spirals-like problem, an MLP trained the same number of steps in f32, in bf16
 -- autocast, and in f16 autocast with a GradScaler: the low-precision runs reach about the same
 -- loss and accuracy (the issue's "trains to the same accuracy in bf16 autocast as in f32").

@@ -264,5 +264,49 @@ function tests.generatorStateFollowsFills()
   tester:assertTensorEq(torch.cuda.getRNGState(), s1, 0, 'the same fill after a restore reserves the same blocks')
 end
 
+-- Note [Autocast]: CUDA's wider f32 list (PyTorch 1.13's): under autocast('cuda', 'f16') an f16
+-- CUDA input of exp, log, pow, sum, prod, cumsum, logsumexp, norm, renorm, softplus, cdist,
+-- cosineSimilarity and nn.functional's losses gives an f32 result, and its gradient comes back in
+-- f16; ops off the list, in-place forms and CPU tensors keep their dtype. Dtypes only here (the
+-- kernels do not run); test_cuda_amp.lua compares the values on a GPU.
+function tests.autocastF32ListOnCuda()
+  require 'nn'
+  local F = nn.functional
+  local x = torch.CudaHalfTensor(4, 3):fill(1)
+  local y = torch.CudaHalfTensor(4, 3):fill(1)
+  local f32 = {
+    exp = function() return torch.exp(x) end, log1p = function() return torch.log1p(x) end,
+    rsqrt = function() return torch.rsqrt(x) end, cinv = function() return torch.cinv(x) end,
+    pow = function() return torch.pow(x, 2) end, powTensor = function() return torch.pow(x, y) end,
+    sum = function() return torch.sum(x, 1) end, prod = function() return torch.prod(x, 2) end,
+    cumsum = function() return torch.cumsum(x, 1) end, cumprod = function() return torch.cumprod(x, 2) end,
+    logsumexp = function() return torch.logsumexp(x, 2) end, norm = function() return torch.norm(x, 2, 2) end,
+    renorm = function() return torch.renorm(x, 2, 1, 1) end, softplus = function() return torch.softplus(x) end,
+    cdist = function() return torch.cdist(x, y) end, cosine = function() return torch.cosineSimilarity(x, y) end,
+    mse = function() return F.mseLoss(x, y, 'none') end, smoothL1 = function() return F.smoothL1Loss(x, y, 'none') end,
+    softMargin = function() return F.softMarginLoss(x, y, 'none') end,
+    marginRanking = function() return F.marginRankingLoss(x, y, y, 'none') end,
+  }
+  local same = {
+    sin = function() return torch.sin(x) end, mean = function() return torch.mean(x, 1) end,
+    add = function() return torch.add(x, y) end, relu = function() return torch.relu(x) end,
+    inPlaceExp = function() return x:clone():exp() end,
+  }
+  torch.autocast('cuda', 'f16', function()
+    for name, f in pairs(f32) do tester:asserteq(f():type(), 'torch.CudaTensor', name .. ' computes in f32') end
+    for name, f in pairs(same) do tester:asserteq(f():type(), 'torch.CudaHalfTensor', name .. ' keeps f16') end
+    tester:asserteq(torch.exp(torch.HalfTensor(2):fill(1)):type(), 'torch.HalfTensor', 'CPU tensors are untouched')
+    tester:assertErrorPattern(function() F.binaryCrossEntropy(x, y) end, 'binaryCrossEntropy%] is unsafe to autocast')
+    local xg = torch.CudaHalfTensor(4, 3):fill(1):requiresGrad()
+    local l = torch.sum(torch.exp(xg), 1)
+    tester:asserteq(l:type(), 'torch.CudaTensor')
+    torch.sum(l):backward()
+    tester:asserteq(xg.grad:type(), 'torch.CudaHalfTensor', 'the gradient comes back in the input dtype')
+  end)
+  tester:asserteq(torch.exp(x):type(), 'torch.CudaHalfTensor', 'outside the region exp keeps f16')
+  tester:asserteq(F.binaryCrossEntropy(torch.CudaTensor(2):fill(0.5), torch.CudaTensor(2):fill(1), 'none'):type(),
+    'torch.CudaTensor', 'binaryCrossEntropy outside autocast')
+end
+
 tester:add(tests)
 tester:run()
