@@ -157,6 +157,7 @@ SvdResult svd_compute(const Tensor* u_out, const Tensor* s_out, const Tensor* v_
     Tensor v = some ? empty(DimVec{n, 0}, A.dtype(), dev) : identity(n, A.dtype(), dev);
     return {deliver(u_out, u), deliver(s_out, s), deliver(v_out, v)};
   }
+  check_finite_input("svd", A);  // Note [Non-finite input to iterative LAPACK]
   ColMajor a = col_major_copy(A);
   ColMajor u = col_major_empty(m, ucols, A.dtype(), dev), vt = col_major_empty(vrows, n, A.dtype(), dev);
   int info = kernel(!some, m, n, a.data(), a.ld, s.raw_data(), u.data(), u.ld, vt.data(), vt.ld);

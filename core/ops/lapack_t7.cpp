@@ -51,6 +51,7 @@ EigResult eig(const Tensor& A, bool vectors, const Tensor* e_out, const Tensor* 
   const Device host{};  // Note [Host LAPACK for CUDA tensors]
   auto kernel = kernel_for<EigKernel>(OpId::eig, DeviceType::cpu, A.dtype());
   const int64_t n = A.size(0);
+  check_finite_input(op, A);  // Note [Non-finite input to iterative LAPACK]
   ColMajor a = col_major_copy(A, host), v = col_major_empty(vectors ? n : 0, vectors ? n : 0, A.dtype(), host);
   Tensor w = empty(DimVec{2, n}, A.dtype(), host);  // rows: real parts, imaginary parts
   if (n > 0) {

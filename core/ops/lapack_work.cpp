@@ -3,6 +3,8 @@
 #include <algorithm>
 #include "core/error.h"
 #include "core/ops/linalg_util.h"
+#include "core/ops/predicates.h"
+#include "core/ops/reduce.h"
 #include "core/ops/views.h"
 
 namespace tocha {
@@ -42,6 +44,12 @@ void check_matrix(const char* op, const char* name, const Tensor& a, bool square
 
 void check_info_args(const char* op, int info) {
   TOCHA_CHECK(info >= 0, op, "internal error: LAPACK rejected argument ", -info);
+}
+
+void check_finite_input(const char* op, const Tensor& a) {
+  if (a.numel() == 0) return;
+  TOCHA_CHECK(reduce_value(OpId::all, isfinite(a)) != 0, op,
+              "the algorithm failed to converge because the input matrix contains non-finite values (NaN or inf)");
 }
 
 }  // namespace lapack_work

@@ -28,6 +28,10 @@ void check_lapack_dtype(const char* op, const char* name, const Tensor& t);
 void check_matrix(const char* op, const char* name, const Tensor& a, bool square);
 // info < 0 means we passed LAPACK a bad argument: a bug here, not the user's.
 void check_info_args(const char* op, int info);
+// Note [Non-finite input to iterative LAPACK]: the SVD and the general eigensolver iterate until
+// convergence, and a NaN or inf in A makes LAPACK reject an argument (geev also prints to stderr)
+// or return NaN silently; PyTorch 1.13 refuses such input. One pass over A, before the call.
+void check_finite_input(const char* op, const Tensor& a);
 
 }  // namespace lapack_work
 }  // namespace tocha

@@ -140,7 +140,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) 
               dtype_tensor_name(B.dtype()), " of size ", shape_str(B.sizes()));
   TOCHA_CHECK(B.size(B.dim() - 2) == LU.size(LU.dim() - 1), op, "LU is ", shape_str(LU.sizes()), " but B is ",
               shape_str(B.sizes()));
-  LuResult f = linalg_lu_unpack(LU, pivots);
+  LuResult f = linalg::renamed(op, [&] { return linalg_lu_unpack(LU, pivots); });  // its pivot checks
   // A = P L U: X = U^-1 L^-1 P^T B
   Tensor y = matmul(transpose(f.p, -2, -1), B);
   y = linalg_solve_triangular(f.l, y, false, true, true);

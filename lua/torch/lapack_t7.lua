@@ -275,7 +275,9 @@ function torch.btrisolve(...)
     fail('btrisolve', 'b is a %s but LU is a %s', torch.type(b), torch.type(LU))
   end
   local b3 = b:dim() == 2 and b:contiguous():view(b:size(1), b:size(2), 1) or b
-  local x = torch.linalg.luSolve(LU, piv, b3)
+  -- luSolve's own checks (the pivots) name it: the user called btrisolve
+  local ok, x = pcall(torch.linalg.luSolve, LU, piv, b3)
+  if not ok then fail('btrisolve', '%s', (tostring(x):gsub('^.-%[linalg%.luSolve%] ', ''))) end
   if b:dim() == 2 then x = x:view(b:size(1), b:size(2)) end
   if not rb then return x end
   rb:resize(x:size()):copy(x)

@@ -154,7 +154,10 @@ end
 --- Example: torch.linalg.svdvals(torch.eye(2) * 3)
 function linalg.svdvals(A)
   tensors('linalg.svdvals', A)
-  check(C.tocha_linalg_svd(A.p, 0, slots, slots + 1, slots + 2))
+  if C.tocha_linalg_svd(A.p, 0, slots, slots + 1, slots + 2) ~= 0 then  -- the C op names linalg.svd
+    local msg = require('ffi').string(C.tocha_last_error())
+    fail('linalg.svdvals', '%s', (msg:gsub('^%[linalg%.svd%] ', '')))
+  end
   local u, s, vh = slots[0], slots[1], slots[2]
   wrap(u)
   wrap(vh)

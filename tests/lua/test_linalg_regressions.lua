@@ -284,14 +284,12 @@ function tests.dimErrorsAreOneBased()
   eq(L.vander(torch.Tensor({ 1, 2 }), 1), torch.ones(2, 1), 0, 'N = 1: the ones column')
 end
 
--- C++ bug, see report: SVD-based ops (core/ops/linalg_decomp.cpp, the gesdd call) and Torch7's eig
--- (core/ops/lapack_t7.cpp, geev) pass non-finite input to LAPACK: NaN gives "internal error: LAPACK
--- rejected argument 4" (geev's xerbla also prints to stderr), inf gives NaN singular values
--- silently. PyTorch 1.13 raises "linalg.svd: The algorithm failed to converge because the input
--- matrix contained non-finite values". Skipped until the C++ checks its input.
+-- Note [Non-finite input to iterative LAPACK] (core/ops/lapack_work.h): SVD-based ops and Torch7's
+-- eig passed non-finite input to LAPACK: NaN gave "internal error: LAPACK rejected argument 4"
+-- (geev's xerbla also printed to stderr), inf gave NaN singular values silently. PyTorch 1.13
+-- raises "linalg.svd: The algorithm failed to converge because the input matrix contained
+-- non-finite values".
 function tests.svdOfNonFiniteInput()
-  local skip = true  -- C++ bug, see report
-  if skip then return end
   for _, v in ipairs({ 0 / 0, 1 / 0 }) do
     local A = torch.Tensor({ { v, 1 }, { 1, 1 } })
     errors('%[linalg.svd%] .*non%-finite', L.svd, A)
@@ -300,11 +298,9 @@ function tests.svdOfNonFiniteInput()
   end
 end
 
--- C++ bug, see report: linalg_lu_solve (core/ops/linalg_lu.cpp) checks the pivots through
--- linalg_lu_unpack, whose errors name linalg.luUnpack. Skipped until the C++ names its caller.
+-- linalg_lu_solve (core/ops/linalg_lu.cpp) checks the pivots through linalg_lu_unpack, whose
+-- errors named linalg.luUnpack.
 function tests.luSolveNamesItself()
-  local skip = true  -- C++ bug, see report
-  if skip then return end
   errors('%[linalg.luSolve%] pivot 1', L.luSolve, torch.eye(2), torch.IntTensor({ 3, 1 }), torch.ones(2, 1))
   errors('%[btrisolve%] pivot 1', torch.btrisolve, torch.ones(1, 2), torch.eye(2):view(1, 2, 2), torch.IntTensor({ { 3, 1 } }))
 end
