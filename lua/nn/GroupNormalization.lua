@@ -45,8 +45,18 @@ function GN:updateOutput(input)
       torch.isTensor(input) and (torch.type(input) .. ' of size '
         .. (input:dim() == 0 and '[]' or table.concat(input:size():totable(), 'x'))) or type(input)), 0)
   end
+  nn.utils.checkFloatInput(self, input)
+  local d = input.p.dtype
+  if self.affine and d ~= self.weight.p.dtype and (d == 2 or d == 3) then
+    -- Note [Normalization under autocast] (nn/LayerNormalization.lua): an f16/bf16 input is
+    -- normalized in the parameters' dtype
+    input = input:typeAs(self.weight)
+  end
   local n = input:size(1)
-  local grouped = input:contiguous():view(n, self.nGroups, -1)
+  -- the group size is computed, not -1: an empty batch (n = 0) cannot infer it
+  local perGroup = self.nChannels / self.nGroups
+  for k = 3, input:dim() do perGroup = perGroup * input:size(k) end
+  local grouped = input:contiguous():view(n, self.nGroups, perGroup)
   local y = torch.layerNorm(grouped, 1, nil, nil, self.eps):view(input:size())
   if self.affine then
     local shape = torch.LongStorage(input:dim()):fill(1)

@@ -76,7 +76,12 @@ end
 
 function LN:updateOutput(input)
   local n = self:_check(input)
+  nn.utils.checkFloatInput(self, input)
   input = in_param_dtype(input, self.weight)
+  if self.weight and input.p.dtype ~= self.weight.p.dtype then
+    error(string.format('[%s] the input is a %s but the parameters are %s (convert one with :type())',
+      tostring(self), torch.type(input), torch.type(self.weight)), 0)
+  end
   self.save_mean = self.save_mean or input.new()
   self.save_std = self.save_std or input.new()
   self._stashInput, self._stashGradOutput = nil, nil
@@ -89,8 +94,12 @@ local function check_backward(self, input, gradOutput)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
     error(string.format('[%s] gradOutput must have the size of the input', tostring(self)), 0)
   end
-  if not self.save_mean or self.save_mean:nElement() == 0 then
-    error(string.format('[%s] backward needs a forward first', tostring(self)), 0)
+  -- one saved mean per normalized row of this input: none before a forward (or after
+  -- clearState), and none either for an empty batch, whose backward is empty (not an error)
+  local rows = input:nElement()
+  for i = 1, n do rows = rows / self.normalizedShape[i] end
+  if not self.save_mean or self.save_mean:nElement() ~= rows then
+    error(string.format('[%s] backward needs a forward first (of an input of this size)', tostring(self)), 0)
   end
   return n
 end

@@ -208,7 +208,12 @@ function C.bnOnes(m)
   m.bias:zero()
 end
 
--- C.flatten(x): x as N x (the rest) (torch.flatten(x, 1) in torchvision).
-function C.flatten(x) return x:reshape(x:size(1), -1) end
+-- C.flatten(x): x as N x (the rest) (torch.flatten(x, 1) in torchvision). The rest is counted,
+-- not -1: an empty batch (N = 0) cannot infer it, and torchvision's models take empty batches.
+function C.flatten(x)
+  local rest = 1
+  for d = 2, x:dim() do rest = rest * x:size(d) end
+  return x:reshape(x:size(1), rest)
+end
 
 return C

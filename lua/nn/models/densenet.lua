@@ -70,6 +70,9 @@ function DenseNet:__init(opts, fn, defaults)
   local growth, bnSize = C.int(fn, 'growthRate', o.growthRate), C.int(fn, 'bnSize', o.bnSize)
   local nf = C.int(fn, 'numInitFeatures', o.numInitFeatures)
   local dropRate = C.number(fn, 'dropRate', o.dropRate)
+  if dropRate < 0 or dropRate > 1 then  -- F.dropout's range; a negative rate was silently no dropout
+    require('torch.lib').fail(fn, 'dropRate must be in [0, 1], got %g', dropRate)
+  end
   local features = nn.models.DenseFeatures({
     { 'conv0', C.conv(3, nf, 7, { stride = 2, padding = 3 }) }, { 'norm0', C.bn(nf) }, { 'relu0', nn.ReLU() },
     { 'pool0', nn.MaxPool2d(3, 2, 1) },

@@ -90,6 +90,7 @@ local EfficientNet = torch.class('nn.models.EfficientNet', 'nn.models.Named')
 function EfficientNet:__init(cfg, opts, fn)
   local o = C.options(fn, opts, { numClasses = 1000, dropout = cfg.dropout, stochasticDepthProb = 0.2 })
   local sdp = C.number(fn, 'stochasticDepthProb', o.stochasticDepthProb)
+  if sdp < 0 or sdp > 1 then lib.fail(fn, 'stochasticDepthProb must be in [0, 1], got %g', sdp) end
   local wm, dm = cfg.widthMult or 1, cfg.depthMult or 1
   local bn = { eps = cfg.eps or 1e-5, momentum = cfg.momentum or 0.1 }
   local rows = {}

@@ -94,6 +94,9 @@ function ResNet:__init(blockName, layers, opts, fn)
   if type(rswd) ~= 'table' or #rswd ~= 3 then
     lib.fail(fn, 'replaceStrideWithDilation should be nil or a table of 3 booleans, got %s', nn.utils.describe(rswd))
   end
+  -- booleans, not Python's truthiness: a 0 is true in Lua and would dilate (and zero-init)
+  for i = 1, 3 do C.bool(fn, 'replaceStrideWithDilation[' .. i .. ']', rswd[i]) end
+  local zeroInit = C.bool(fn, 'zeroInitResidual', o.zeroInitResidual, false)
   local inplanes, dilation = 64, 1
   local function makeLayer(planes, blocks, stride, dilate)
     local previous = dilation
@@ -122,7 +125,7 @@ function ResNet:__init(blockName, layers, opts, fn)
   }
   nn.models.Named.__init(self, list)
   C.initWeights(self, { conv = C.kaimingFanOut, bn = C.bnOnes })
-  if o.zeroInitResidual then
+  if zeroInit then
     torch.noGrad(function()
       for _, m in self:namedModules() do
         local t = torch.typename(m)

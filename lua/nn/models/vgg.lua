@@ -35,7 +35,7 @@ function VGG:__init(features, opts, fn)
       :add(nn.Linear(4096, o.numClasses))
   nn.models.Named.__init(self, { { 'features', features }, { 'avgpool', nn.AdaptiveAvgPool2d({ 7, 7 }) },
                                  { 'classifier', classifier } })
-  if o.initWeights then
+  if C.bool(fn or 'nn.models.VGG', 'initWeights', o.initWeights, true) then  -- a boolean (0 is true in Lua)
     C.initWeights(self, { conv = C.kaimingFanOut, bn = C.bnOnes, linear = function(m)
       m.weight:normal(0, 0.01)
       m.bias:zero()
