@@ -97,6 +97,24 @@ local function run_backward_hooks(module, gradInput, gradOutput)
   return gradInput
 end
 
+-- A replacement gradInput from a hook under autograd must have gradInput's structure: a tensor (or
+-- nil) where the input has a tensor, a table (or nil) where it has a table. Anything else (a
+-- number, {gi} for a tensor input) used to flatten to nil: the gradient was dropped silently.
+local function check_structure(module, r, shape, where)
+  if shape == true then
+    if r ~= nil and not torch.isTensor(r) then
+      lib.fail(BACKWARD_OP, 'the hook of %s returned %s where gradInput%s is a tensor',
+               tostring(module):match('^[^\n]*'), types.describe(r), where)
+    end
+  elseif type(shape) == 'table' and r ~= nil then
+    if type(r) ~= 'table' then
+      lib.fail(BACKWARD_OP, 'the hook of %s returned %s where gradInput%s is a table',
+               tostring(module):match('^[^\n]*'), types.describe(r), where)
+    end
+    for i, s in ipairs(shape) do check_structure(module, r[i], s, where .. '[' .. i .. ']') end
+  end
+end
+
 local HookIn = torch.autograd.Function('nn.BackwardHookInput')
 function HookIn.forward(ctx, st, ...)
   ctx.st = st
@@ -110,6 +128,7 @@ function HookIn.backward(ctx, ...)
   for j, k in ipairs(st.need) do flat[k] = (select(j, ...)) end
   local gradInput = build(st.shape, flat, 0)
   local r = run_backward_hooks(module, gradInput, st.gradOutput)
+  if r ~= gradInput then check_structure(module, r, st.shape, '') end
   local res = { n = #st.need + 1 }
   -- (flattened again even when r is gradInput itself: a hook may have set its entries in place)
   local rflat = flatten_by(st.shape, r, { n = 0 })

@@ -108,9 +108,17 @@ local hook_cb = ffi.cast('tocha_lua_hook_fn', function(key, grad, failed)
   local ok, err = pcall(function()
     local entry = registry[tonumber(key)]
     if not entry then return end
-    local r = entry.fn(borrow(grad))
+    local g = borrow(grad)
+    local r = entry.fn(g)
     if r ~= nil then
       if not is_tensor(r) then error('[hook] a gradient hook must return a tensor or nil, got ' .. describe(r), 0) end
+      -- A leaf's accumulator stored a hook's result as .grad whatever its size (PyTorch: "hook
+      -- has changed the size of value").
+      if not r:isSameSizeAs(g) then
+        error(string.format('[registerHook] a hook returned a gradient of size %s for a gradient of size %s; a hook '
+          .. 'may change the values of a gradient, not its size', describe(r):match('of size (.*)$') or 'scalar',
+          describe(g):match('of size (.*)$') or 'scalar'), 0)
+      end
       C.tocha_tensor_retain(r.p)
       result = r.p
     end
@@ -215,6 +223,23 @@ local function call_backward(n, o, g, retain, create)
   return (backward_interpreted(n, o, g, retain, create))
 end
 
+-- Options are checked by name: a misspelt one (retain_graph, PyTorch's spelling) was ignored.
+local OPTIONS = { backward = { retainGraph = true, createGraph = true },
+                  grad = { retainGraph = true, createGraph = true, allowUnused = true } }
+local function check_opts(op, opts)
+  if opts == nil then return {} end
+  if type(opts) ~= 'table' or is_tensor(opts) then fail(op, 'options must be a table, got %s', describe(opts)) end
+  for k in pairs(opts) do
+    if not OPTIONS[op][k] then
+      local names = {}
+      for name in pairs(OPTIONS[op]) do names[#names + 1] = name end
+      table.sort(names)
+      fail(op, 'unknown option %s (known: %s)', tostring(k), table.concat(names, ', '))
+    end
+  end
+  return opts
+end
+
 local outs1, grads1 = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
 --- y:backward([gradOutput] [, {retainGraph=, createGraph=}]): accumulates the gradients of y into
 --- the .grad of the leaves it depends on (gradOutput may be omitted for a one-element y).
@@ -222,11 +247,8 @@ local outs1, grads1 = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
 function methods.backward(t, g, opts)
   if type(g) == 'table' and opts == nil then g, opts = nil, g end
   if g ~= nil and not is_tensor(g) then fail('backward', 'gradient must be a tensor, got %s', describe(g)) end
-  local retain, create = 0, 0
-  if opts then
-    retain = opts.retainGraph and 1 or 0
-    create = opts.createGraph and 1 or 0
-  end
+  opts = check_opts('backward', opts)
+  local retain, create = opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0
   outs1[0] = t.p
   grads1[0] = g and g.p or nil
   local rc = call_backward(1, outs1, grads1, retain, create)
@@ -261,11 +283,36 @@ local function tensor_array(list, what, allow_nil, n)
   return arr, n
 end
 
-local function as_list(x) if is_tensor(x) then return { x } end return x or {} end
+-- A tensor or a list of them; anything else is refused here rather than by a failed '#' below.
+local function as_list(x, op, what)
+  if is_tensor(x) then return { x } end
+  if x == nil then return {} end
+  if type(x) ~= 'table' then
+    fail(op, '%s must be a tensor or a table of tensors, got %s%s', what, describe(x), (type(x) == 'number'
+      and what == 'outputs') and ' (a full reduction such as x:sum() is a number when nothing it depends on '
+      .. 'requires grad)' or '')
+  end
+  return x
+end
 
+-- One gradient per output at most (PyTorch: "got 1 tensors and 2 gradients").
+local function check_count(op, grads, n)
+  local m = table.maxn(grads)
+  if m > n then fail(op, 'got %d gradients for %d outputs', m, n) end
+end
+
+--- torch.autograd.backward(outputs[, gradOutputs][, {retainGraph=, createGraph=}]): accumulates
+--- the gradients of several outputs into the .grad of the leaves they depend on.
+--- Example: local w = torch.ones(2):requiresGrad(); torch.autograd.backward({ w * 2, w * 3 }, { torch.ones(2), torch.ones(2) })
 function autograd.backward(outputs, grads, opts)
-  outputs, grads, opts = as_list(outputs), as_list(grads), opts or {}
+  if opts == nil and type(grads) == 'table' and not is_tensor(grads) and next(grads) ~= nil and grads[1] == nil
+      and table.maxn(grads) == 0 then
+    grads, opts = nil, grads
+  end
+  outputs, grads, opts = as_list(outputs, 'backward', 'outputs'), as_list(grads, 'backward', 'gradients'),
+    check_opts('backward', opts)
   local o, n = tensor_array(outputs, 'output', false)
+  check_count('backward', grads, n)
   local g = tensor_array(grads, 'gradient', true, n)
   local rc = call_backward(n, o, g, opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0)
   if rc ~= 0 then lib.raise() end
@@ -275,12 +322,15 @@ end
 --- returns a table of gradients (a tensor when inputs is a single tensor).
 autograd._gradDepth = 0
 function autograd.grad(outputs, inputs, grad_outputs, opts)
-  if type(grad_outputs) == 'table' and not is_tensor(grad_outputs) and (grad_outputs.createGraph ~= nil
-      or grad_outputs.retainGraph ~= nil or grad_outputs.allowUnused ~= nil) then
+  -- a table with named entries and no positional ones is the options
+  if opts == nil and type(grad_outputs) == 'table' and not is_tensor(grad_outputs) and next(grad_outputs) ~= nil
+      and table.maxn(grad_outputs) == 0 then
     grad_outputs, opts = nil, grad_outputs
   end
   local single = is_tensor(inputs)
-  outputs, inputs, opts = as_list(outputs), as_list(inputs), opts or {}
+  outputs, inputs = as_list(outputs, 'grad', 'outputs'), as_list(inputs, 'grad', 'inputs')
+  opts = check_opts('grad', opts)
+  grad_outputs = as_list(grad_outputs, 'grad', 'gradOutputs')
   -- grad(loss, m:parameters()): parameters() returns the gradients as a second result, which then
   -- arrive here as gradOutputs, one per input instead of one per output
   if type(grad_outputs) == 'table' and not is_tensor(grad_outputs) and #grad_outputs ~= #outputs
@@ -297,7 +347,8 @@ function autograd.grad(outputs, inputs, grad_outputs, opts)
     end
   end
   local o, nout = tensor_array(outputs, 'output', false)
-  local g = tensor_array(as_list(grad_outputs), 'gradient', true, nout)
+  check_count('grad', grad_outputs, nout)
+  local g = tensor_array(grad_outputs, 'gradient', true, nout)
   local i, nin = tensor_array(inputs, 'input', false)
   local res = ffi.new('tocha_tensor *[?]', math.max(nin, 1))
   local create = opts.createGraph and 1 or 0
@@ -334,108 +385,9 @@ function autograd.setDetectAnomaly(on)
   if on then jit.off() else jit.on() end
 end
 
--- ---- user-defined Functions -----------------------------------------------------------------------
--- local Exp = torch.autograd.Function('Exp')
--- function Exp.forward(ctx, x) local y = torch.exp(x) ctx:saveForBackward(y) return y end
--- function Exp.backward(ctx, gy) local y = ctx:savedTensors() return torch.cmul(gy, y) end
--- local y = Exp.apply(x)        -- or Exp(x)
--- forward runs with recording off; backward returns one gradient (or nil) per forward argument.
-local Context = {}
-Context.__index = Context
-function Context:saveForBackward(...)
-  local n = select('#', ...)
-  self._saved, self._nsaved = {}, n
-  for i = 1, n do
-    local t = select(i, ...)
-    if t ~= nil and not is_tensor(t) then fail('saveForBackward', 'argument %d is %s, expected a tensor', i, describe(t)) end
-    self._saved[i] = t
-  end
-end
---- The tensors given to saveForBackward, checked against in-place modification.
-function Context:savedTensors()
-  if self._released then
-    fail('backward', 'the saved tensors of %s were freed by an earlier backward; pass retainGraph=true', self.label)
-  end
-  local out = {}
-  for i = 1, self._nsaved or 0 do
-    local t = self._saved[i]
-    if t ~= nil and C.tocha_tensor_version(t.p) ~= self._versions[i] then
-      fail('backward', 'a tensor saved by %s was modified by an in-place operation after it was saved', self.label)
-    end
-    out[i] = t
-  end
-  return unpack(out, 1, self._nsaved or 0)
-end
-function Context:markNonDifferentiable(...) self._nondiff = { ... } end
-
-local function function_backward(ctx, grads, ngrads)
-  local rs = { ctx.fn.backward(ctx, unpack(grads, 1, ngrads)) }
-  -- Map the gradients of all forward arguments to the tensor inputs the node has.
-  local out = {}
-  for k, pos in ipairs(ctx._tensor_positions) do out[k] = rs[pos] end
-  return out
-end
-
-local function apply_function(F, ...)
-  local n = select('#', ...)
-  local args = { ... }
-  local ctx = setmetatable({ fn = F, label = F.__name, needsInputGrad = {} }, Context)
-  local tensor_inputs, positions = {}, {}
-  local any = false
-  for i = 1, n do
-    local a = args[i]
-    if is_tensor(a) then
-      tensor_inputs[#tensor_inputs + 1] = a
-      positions[#positions + 1] = i
-      local needs = bit.band(a.p.flags, REQUIRES_GRAD) ~= 0
-      ctx.needsInputGrad[i] = needs
-      any = any or needs
-    else
-      ctx.needsInputGrad[i] = false
-    end
-  end
-  local outputs = { torch.noGrad(F.forward, ctx, ...) }
-  if not any or not torch.isGradEnabled() then return unpack(outputs, 1, table.maxn(outputs)) end
-  local outs = {}
-  for i = 1, table.maxn(outputs) do
-    local o = outputs[i]
-    if is_tensor(o) then
-      -- An input returned as is would get this node as its history: return an alias instead.
-      for _, a in ipairs(tensor_inputs) do
-        if a.p == o.p then o = wrap(C.tocha_tensor_alias(o.p)) break end
-      end
-      outputs[i] = o
-      outs[#outs + 1] = o
-    end
-  end
-  ctx._tensor_positions = positions
-  ctx._versions = {}
-  -- Saved outputs are kept without history (they reference this node; keeping it would be a cycle).
-  for i = 1, ctx._nsaved or 0 do
-    local t = ctx._saved[i]
-    if t ~= nil then
-      for _, o in ipairs(outs) do
-        if o.p == t.p then ctx._saved[i] = t:detach() break end
-      end
-      ctx._versions[i] = C.tocha_tensor_version(ctx._saved[i].p)
-    end
-  end
-  ctx.backward = function_backward
-  local key = new_key(ctx)
-  local ins = tensor_array(tensor_inputs, 'input', false)
-  local os = tensor_array(outs, 'output', false)
-  check(C.tocha_autograd_record_lua(key, F.__name, #tensor_inputs, ins, #outs, os))
-  return unpack(outputs, 1, table.maxn(outputs))
-end
-
---- torch.autograd.Function(name): a new Function class; define forward(ctx, ...) and
---- backward(ctx, gradOutputs...), then call F.apply(...) or F(...).
-function autograd.Function(name)
-  local F = { __name = name or 'LuaFunction' }
-  F.apply = function(...) return apply_function(F, ...) end
-  return setmetatable(F, { __call = function(_, ...) return apply_function(F, ...) end,
-                           __tostring = function() return 'torch.autograd.Function(' .. F.__name .. ')' end })
-end
+-- User-defined Functions (torch.autograd.Function): lua/torch/autograd_function.lua.
+autograd._new_key, autograd._tensor_array = new_key, tensor_array
+require 'torch.autograd_function'
 
 -- Lua-level coarse nodes (nn modules with updateGradInput): entry.backward(entry, grads, n)
 -- returns the gradients of `inputs`; entry.label names the node. A table per node rather than a

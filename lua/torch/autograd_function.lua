@@ -1,0 +1,169 @@
+-- torch.autograd.Function: user-defined differentiable functions (forward with recording off,
+-- backward in Lua, recorded as one engine node through lua/torch/autograd.lua's keys), and their
+-- context (saveForBackward, savedTensors, markNonDifferentiable).
+local torch = require 'torch.env'
+local lib = require 'torch.lib'
+local types = require 'torch.types'
+local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
+local is_tensor, describe = types.is_tensor, types.describe
+local autograd = torch.autograd
+local new_key, tensor_array = autograd._new_key, autograd._tensor_array
+local REQUIRES_GRAD = 2  -- the header flag autograd.lua reads too
+
+-- local Exp = torch.autograd.Function('Exp')
+-- function Exp.forward(ctx, x) local y = torch.exp(x) ctx:saveForBackward(y) return y end
+-- function Exp.backward(ctx, gy) local y = ctx:savedTensors() return torch.cmul(gy, y) end
+-- local y = Exp.apply(x)        -- or Exp(x)
+-- forward runs with recording off; backward returns one gradient (or nil) per forward argument.
+-- Note [Function gradOutputs]: backward receives one gradient per tensor result of forward, in
+-- order, skipping non-tensor results (PyTorch passes None for those, keeping positions;
+-- lua/torch/checkpoint.lua relies on the skipping), and nil for a result no gradient reached
+-- (PyTorch materializes zeros by default): check for nil when forward has several results.
+local Context = {}
+Context.__index = Context
+function Context:saveForBackward(...)
+  local n = select('#', ...)
+  self._saved, self._nsaved = {}, n
+  for i = 1, n do
+    local t = select(i, ...)
+    if t ~= nil and not is_tensor(t) then fail('saveForBackward', 'argument %d is %s, expected a tensor', i, describe(t)) end
+    self._saved[i] = t
+  end
+end
+--- The tensors given to saveForBackward, checked against in-place modification.
+function Context:savedTensors()
+  if self._released then
+    fail('backward', 'the saved tensors of %s were freed by an earlier backward; pass retainGraph=true', self.label)
+  end
+  local out = {}
+  for i = 1, self._nsaved or 0 do
+    local t = self._saved[i]
+    if t ~= nil and C.tocha_tensor_version(t.p) ~= self._versions[i] then
+      fail('backward', 'a tensor saved by %s was modified by an in-place operation after it was saved', self.label)
+    end
+    out[i] = t
+  end
+  return unpack(out, 1, self._nsaved or 0)
+end
+--- ctx:markNonDifferentiable(...): the given outputs of forward (integer indices, masks) get no
+--- history and do not require grad; their gradients reach backward as nil.
+--- Example: local F = torch.autograd.Function('Sort'); function F.forward(ctx, x) local v, i = torch.sort(x) ctx:markNonDifferentiable(i) return v, i end
+function Context:markNonDifferentiable(...)
+  for i = 1, select('#', ...) do
+    local t = select(i, ...)
+    if not is_tensor(t) then fail('markNonDifferentiable', 'argument %d is %s, expected a tensor', i, describe(t)) end
+  end
+  self._nondiff = { ... }
+end
+
+-- A gradient fits an input when the input's size broadcasts to it (the engine then sums it down),
+-- as PyTorch's validate_outputs.
+local function fits(size, g)
+  local nd, gd = #size, g:dim()
+  if nd > gd then return false end
+  for d = 1, nd do
+    local s = size[d]
+    if s ~= 1 and s ~= g:size(gd - nd + d) then return false end
+  end
+  return true
+end
+
+local function function_backward(ctx, grads, ngrads)
+  local rs = { ctx.fn.backward(ctx, unpack(grads, 1, ngrads)) }
+  -- PyTorch: "function XBackward returned an incorrect number of gradients"; extra nils are fine.
+  for i = table.maxn(rs), ctx._nargs + 1, -1 do
+    if rs[i] ~= nil then
+      error(string.format('[%s] backward returned %d gradients, but forward had %d arguments (one gradient or nil '
+        .. 'per argument)', ctx.label, table.maxn(rs), ctx._nargs), 0)
+    end
+  end
+  -- Map the gradients of all forward arguments to the tensor inputs the node has.
+  local out = {}
+  for k, pos in ipairs(ctx._tensor_positions) do
+    local r = rs[pos]
+    if is_tensor(r) and not fits(ctx._input_sizes[k], r) then
+      error(string.format('[%s] backward returned a gradient of size %s for argument %d of size %s', ctx.label,
+        r:dim() == 0 and '[]' or table.concat(r:size():totable(), 'x'), pos,
+        #ctx._input_sizes[k] == 0 and '[]' or table.concat(ctx._input_sizes[k], 'x')), 0)
+    end
+    out[k] = r
+  end
+  return out
+end
+
+local function apply_function(F, ...)
+  local n = select('#', ...)
+  local args = { ... }
+  local ctx = setmetatable({ fn = F, label = F.__name, needsInputGrad = {} }, Context)
+  local tensor_inputs, positions = {}, {}
+  local any = false
+  for i = 1, n do
+    local a = args[i]
+    if is_tensor(a) then
+      tensor_inputs[#tensor_inputs + 1] = a
+      positions[#positions + 1] = i
+      local needs = bit.band(a.p.flags, REQUIRES_GRAD) ~= 0
+      ctx.needsInputGrad[i] = needs
+      any = any or needs
+    else
+      ctx.needsInputGrad[i] = false
+    end
+  end
+  local outputs = { torch.noGrad(F.forward, ctx, ...) }
+  if not any or not torch.isGradEnabled() then return unpack(outputs, 1, table.maxn(outputs)) end
+  local outs, raw_outputs = {}, {}
+  for i = 1, table.maxn(outputs) do
+    local o = outputs[i]
+    if is_tensor(o) then
+      raw_outputs[i] = o.p
+      -- An input returned as is would get this node as its history: return an alias instead.
+      for _, a in ipairs(tensor_inputs) do
+        if a.p == o.p then o = wrap(C.tocha_tensor_alias(o.p)) break end
+      end
+      outputs[i] = o
+      outs[#outs + 1] = o
+    end
+  end
+  ctx._tensor_positions, ctx._nargs = positions, n
+  ctx._input_sizes = {}
+  for k, a in ipairs(tensor_inputs) do ctx._input_sizes[k] = a:size():totable() end
+  ctx._versions = {}
+  -- Saved outputs are kept without history (they reference this node; keeping it would be a cycle).
+  for i = 1, ctx._nsaved or 0 do
+    local t = ctx._saved[i]
+    if t ~= nil then
+      for _, o in ipairs(outs) do
+        if o.p == t.p then ctx._saved[i] = t:detach() break end
+      end
+      ctx._versions[i] = C.tocha_tensor_version(ctx._saved[i].p)
+    end
+  end
+  ctx.backward = function_backward
+  local key = new_key(ctx)
+  local ins = tensor_array(tensor_inputs, 'input', false)
+  local os = tensor_array(outs, 'output', false)
+  check(C.tocha_autograd_record_lua(key, F.__name, #tensor_inputs, ins, #outs, os))
+  -- Note [Non-differentiable outputs]: they stay outputs of the node, so the gradients reaching
+  -- backward keep their positions, and lose the history recording gave them (PyTorch gives them
+  -- none); no gradient can reach their slot, which backward sees as nil.
+  if ctx._nondiff then
+    for _, t in ipairs(ctx._nondiff) do
+      for i = 1, table.maxn(outputs) do
+        local o = outputs[i]
+        if is_tensor(o) and (o.p == t.p or raw_outputs[i] == t.p) then check(C.tocha_tensor_detach_(o.p)) end
+      end
+    end
+    ctx._nondiff = nil  -- the node keeps ctx: no need to keep these alive with it
+  end
+  return unpack(outputs, 1, table.maxn(outputs))
+end
+
+--- torch.autograd.Function(name): a new Function class; define forward(ctx, ...) and
+--- backward(ctx, gradOutputs...), then call F.apply(...) or F(...).
+function autograd.Function(name)
+  local F = { __name = name or 'LuaFunction' }
+  F.apply = function(...) return apply_function(F, ...) end
+  return setmetatable(F, { __call = function(_, ...) return apply_function(F, ...) end,
+                           __tostring = function() return 'torch.autograd.Function(' .. F.__name .. ')' end })
+end
+
