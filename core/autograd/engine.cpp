@@ -341,7 +341,9 @@ Grads AccumulateGrad::apply(const Grads& grad_outputs) {
   if (!g.defined()) return {};
   if (g.dtype() != leaf.dtype()) g = to_dtype(g, leaf.dtype());
   if (!m.grad.defined()) {
-    m.grad = autograd::grad_enabled() ? g : clone(g);
+    // A copy in either mode (recorded under createGraph): g may be the caller's gradOutput or an
+    // expanded tensor, and a later backward adds into .grad in place (it changed the caller's go).
+    m.grad = clone(g);
   } else if (autograd::grad_enabled()) {
     m.grad = binary(OpId::add, m.grad, g);
   } else {

@@ -54,8 +54,19 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, int nr) {
   AutogradMeta& m = meta(t);
+  // Note [retainGrad across in-place ops]: the flag lives on the node that made the tensor; an
+  // in-place op gives the tensor a new node, so the flag moves there (y:retainGrad(); y:mul(3)
+  // then reports the gradient of the final y, as PyTorch 1.13; it was lost).
+  Node* old = m.grad_fn.get();
+  bool retain = old && old != node.get() && size_t(m.output_nr) < old->retain_slot.size() &&
+                old->retain_slot[size_t(m.output_nr)];
+  if (retain) old->retain_slot[size_t(m.output_nr)] = false;
   m.grad_fn = node;
   m.output_nr = nr;
+  if (retain && node) {
+    if (node->retain_slot.size() <= size_t(nr)) node->retain_slot.resize(size_t(nr) + 1, false);
+    node->retain_slot[size_t(nr)] = true;
+  }
   m.requires_grad = false;
   refresh_flag(t);
 }

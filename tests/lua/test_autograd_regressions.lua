@@ -11,10 +11,10 @@ local D = torch.DoubleTensor
 
 local function leaf(t) return D(t):requiresGrad() end
 
--- Cases whose cause is in the C++ engine: skipped until it is fixed (see the review report).
+-- Cases whose cause was in the C++ engine; the last is skipped until it is fixed.
 local CXX_FIXED = {
-  createGraphGradIsACopy = false,      -- -- C++ bug, see report (AccumulateGrad::apply, core/autograd/engine.cpp)
-  retainGradAfterInPlace = false,      -- -- C++ bug, see report (retain_slot stays on the old node)
+  createGraphGradIsACopy = true,       -- fixed: AccumulateGrad::apply copies the first gradient
+  retainGradAfterInPlace = true,       -- fixed: Note [retainGrad across in-place ops]
   doubleBackwardThroughSavedOutput = false,  -- -- C++ bug, see report (no C API for a saved output's history)
 }
 
@@ -257,7 +257,7 @@ end
 -- ---- cases whose cause is in the C++ engine (skipped until fixed) -----------------------------
 
 function tests.createGraphGradIsACopy()
-  if not CXX_FIXED.createGraphGradIsACopy then return end  -- C++ bug, see report
+  if not CXX_FIXED.createGraphGradIsACopy then return end
   -- PyTorch 1.13: x.backward(go, create_graph=True) then (x*2).sum().backward() leaves go at
   -- [1, 1] and x.grad [3, 3]. Tocha stored go itself as x.grad and the next backward added into it.
   local x = leaf({ 1, 2 })
@@ -275,7 +275,7 @@ function tests.createGraphGradIsACopy()
 end
 
 function tests.retainGradAfterInPlace()
-  if not CXX_FIXED.retainGradAfterInPlace then return end  -- C++ bug, see report
+  if not CXX_FIXED.retainGradAfterInPlace then return end
   -- PyTorch 1.13: y.retain_grad(); y.mul_(3); y.sum().backward() gives y.grad [1, 1]
   local x = leaf({ 1, 2 })
   local y = x * 2
