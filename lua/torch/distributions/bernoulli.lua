@@ -42,6 +42,14 @@ end
 --- Example: torch.distributions.Bernoulli(0.5):support().desc
 function Bernoulli:support() return constraints.boolean end
 
+Bernoulli.hasEnumerateSupport = true
+--- Bernoulli:enumerateSupport([expand = true]): the values 0 and 1 in the parameters' type, of
+--- size {2} .. batchShape (Note [enumerateSupport]).
+--- Example: torch.distributions.Bernoulli(torch.Tensor({0.2, 0.7})):enumerateSupport()
+function Bernoulli:enumerateSupport(expand)
+  return self:_enumerate(torch.range(0, 1):to(self.probs:device(), util.cpu_type(self.probs)), expand)
+end
+
 --- Bernoulli:sample([sampleShape]): 0/1 draws (torch.bernoulli), no gradient.
 --- Example: torch.distributions.Bernoulli(torch.Tensor({0.1, 0.9})):sample({2})
 function Bernoulli:sample(shape)
@@ -103,13 +111,25 @@ end
 --- Example: torch.distributions.Geometric(0.5):logProb(2)
 function Geometric:logProb(value)
   local v = self:_value(value, nil, self.probs)
-  -- p = 1 with value 0: 0 * log(0) is 0 (PyTorch's masking), not NaN.
-  local fails = torch.where(torch.eq(v, 0), 0, torch.cmul(v, torch.log1p(-self.probs)))
-  return fails + torch.log(self.probs)
+  -- p = 1 with value 0: 0 * log(0) is 0, not NaN. As PyTorch, p is replaced by 0 there before the
+  -- log1p (masking the product instead left 0 * inf in its gradient: d/dp was NaN for PyTorch's 1).
+  local p = torch.where(torch.logicalAnd(torch.eq(self.probs, 1), torch.eq(v, 0)), 0, self.probs)
+  return torch.cmul(v, torch.log1p(-p)) + torch.log(self.probs)
 end
---- Geometric:entropy(): (-(1 - p) log(1 - p) - p log p) / p.
+-- Note [Geometric entropy from probs]: PyTorch's bce(logits, probs) / probs reads logits that
+-- probs_to_logits clamped to [eps, 1 - eps]: below eps (1.2e-7 in float) the entropy was
+-- nonsense, 119209 for 28.6 at probs = 1e-12 in float (PyTorch 1.13 too). The same quantity
+-- -log p - (1 - p) log1p(-p) / p is taken from probs itself: 0 at p = 1, inf at p = 0 (a
+-- stand-in p = 1/2 where p is 1, so that no 0 * inf reaches the gradient).
+--- Geometric:entropy(): (-(1 - p) log(1 - p) - p log p) / p (Note [Geometric entropy from probs]).
 --- Example: torch.distributions.Geometric(0.5):entropy()
-function Geometric:entropy() return util.bce_with_logits(self.logits, self.probs) / self.probs end
+function Geometric:entropy()
+  local p = self.probs
+  local one = torch.eq(p, 1)
+  local q = torch.where(one, 0.5, p)
+  local h = -torch.log(q) - torch.cmul(-q + 1, torch.log1p(-q)) / q
+  return torch.where(one, 0, torch.where(torch.eq(p, 0), math.huge, h))
+end
 --- Geometric:mean(): 1/p - 1; variance() (1/p - 1) / p; mode() 0.
 --- Example: torch.distributions.Geometric(0.25):mean()
 function Geometric:mean() return torch.pow(self.probs, -1) - 1 end

@@ -52,6 +52,14 @@ end
 --- Example: torch.distributions.Categorical(torch.ones(3)):support().desc
 function Categorical:support() return constraints.integerInterval(1, self._numEvents) end
 
+Categorical.hasEnumerateSupport = true
+--- Categorical:enumerateSupport([expand = true]): the categories 1..K (a LongTensor of size {K}
+--- .. batchShape; Note [enumerateSupport]).
+--- Example: torch.distributions.Categorical(torch.ones(2, 3)):enumerateSupport()
+function Categorical:enumerateSupport(expand)
+  return self:_enumerate(torch.range(1, self._numEvents):to(self.probs:device(), 'torch.LongTensor'), expand)
+end
+
 --- Categorical:sample([sampleShape]): 1-based indices drawn by torch.multinomial, a LongTensor
 --- of size sampleShape .. batchShape.
 --- Example: torch.distributions.Categorical(torch.ones(2, 3)):sample({5})
@@ -103,8 +111,10 @@ OneHot._params = { 'probs', 'logits' }
 --- whose draws are one-hot vectors of size K (eventShape {K}) in the parameters' floating type.
 --- Example: torch.distributions.OneHotCategorical(torch.Tensor({0.2, 0.8})):sample({3})
 function OneHot:__init(...)
-  local a, validate = util.args(self:_op(), { 'probs', 'logits' }, ...)
-  local c = D.Categorical(a.probs, a.logits, { validateArgs = validate })
+  local op = self:_op()
+  local a, validate = util.args(op, { 'probs', 'logits' }, ...)
+  -- errors name OneHotCategorical, not the Categorical inside (Note [Errors name the family])
+  local c = D._inFamily(op, D.Categorical, a.probs, a.logits, { validateArgs = validate })
   self._categorical = c
   self.probs, self.logits = c.probs, c.logits
   self:_setup(c.batchShape, torch.LongStorage({ c._numEvents }), c.validateArgs)
@@ -114,10 +124,19 @@ function OneHot:_expandParts(new, shape) new._categorical = self._categorical:ex
 --- Example: torch.distributions.OneHotCategorical(torch.ones(3)):support().desc
 function OneHot:support() return constraints.oneHot end
 
+OneHot.hasEnumerateSupport = true
+--- OneHotCategorical:enumerateSupport([expand = true]): the K one-hot vectors, of size {K} ..
+--- batchShape .. {K} (Note [enumerateSupport]).
+--- Example: torch.distributions.OneHotCategorical(torch.ones(3)):enumerateSupport()
+function OneHot:enumerateSupport(expand)
+  local k = self.eventShape[1]
+  return self:_enumerate(torch.eye(k):to(self.probs:device(), util.cpu_type(self.probs)), expand)
+end
+
 --- OneHotCategorical:sample([sampleShape]): one-hot vectors, size sampleShape .. batchShape .. {K}.
 --- Example: torch.distributions.OneHotCategorical(torch.ones(3)):sample()
 function OneHot:sample(shape)
-  local idx = self._categorical:sample(shape)
+  local idx = self._categorical:sample(util.sample_shape(self:_op(), shape))
   local k = self._numEvents or self.eventShape[1]
   local range = torch.arange(1, k + 1):to(idx:device(), 'torch.LongTensor')
   return torch.eq(idx:view(util.cat(idx:size(), { 1 })), range):to(util.cpu_type(self.probs))

@@ -130,6 +130,32 @@ Distribution.variance = missing('variance')
 --- Example: torch.distributions.Normal(0, 1):support().desc
 Distribution.support = function() return constraints.real end
 
+-- Note [enumerateSupport]: PyTorch's enumerate_support(expand=True) and has_enumerate_support, for
+-- Bernoulli, Binomial, Categorical (1-based categories, Note [1-based categories]),
+-- OneHotCategorical and Independent with no reinterpreted dims.
+Distribution.hasEnumerateSupport = false
+--- d:enumerateSupport([expand = true]): every value of a finite discrete support along a new
+--- first dim, of size {n} .. batchShape .. eventShape (expand false: ones for the batch dims), for
+--- the families whose hasEnumerateSupport field is true; an error for the others.
+--- Example: torch.distributions.Bernoulli(torch.Tensor({0.2, 0.7})):enumerateSupport()
+function Distribution:enumerateSupport()
+  util.fail(self:_op(), 'enumerateSupport is not implemented (hasEnumerateSupport is false)')
+end
+-- The families' enumerateSupport: values (size {n} .. eventShape) viewed as {n} .. ones for the
+-- batch dims .. eventShape, expanded to the batch shape unless expand is false.
+function Distribution:_enumerate(values, expand)
+  if expand == nil then expand = true end
+  if type(expand) ~= 'boolean' then
+    util.fail(self:_op(), 'enumerateSupport: expand must be a boolean, got %s', util.describe(expand))
+  end
+  local n, ones = values:size(1), {}
+  for i = 1, #self.batchShape do ones[i] = 1 end
+  local ev = util.slice(values:size(), 2, -1)
+  values = values:view(util.cat({ n }, ones, ev))
+  if expand then values = values:expand(util.cat({ n }, self.batchShape, ev)) end
+  return values
+end
+
 --- d:stddev(): the standard deviation, sqrt(variance()).
 --- Example: torch.distributions.Normal(0, 3):stddev()
 function Distribution:stddev() return torch.sqrt(self:variance()) end

@@ -58,6 +58,12 @@ function Exponential:mean() return torch.pow(self.rate, -1) end
 --- Exponential:variance(): 1 / rate^2.
 --- Example: torch.distributions.Exponential(2):variance()
 function Exponential:variance() return torch.pow(self.rate, -2) end
+-- Note [stddev without the square]: where PyTorch defines stddev directly (Exponential,
+-- Laplace, Uniform, Normal, Gumbel) so does Tocha: sqrt(variance()) overflows to inf once the
+-- variance passes the largest number (Laplace(0, 1e300):stddev() was inf for 1.4e300).
+--- Exponential:stddev(): 1 / rate.
+--- Example: torch.distributions.Exponential(2):stddev()
+function Exponential:stddev() return torch.pow(self.rate, -1) end
 --- Exponential:mode(): 0.
 --- Example: torch.distributions.Exponential(2):mode()
 function Exponential:mode() return torch.zerosLike(self.rate) end
@@ -109,6 +115,9 @@ function Laplace:mode() return self.loc end
 --- Laplace:variance(): 2 scale^2.
 --- Example: torch.distributions.Laplace(0, 1):variance()
 function Laplace:variance() return torch.pow(self.scale, 2) * 2 end
+--- Laplace:stddev(): sqrt(2) scale (Note [stddev without the square]).
+--- Example: torch.distributions.Laplace(0, 1):stddev()
+function Laplace:stddev() return self.scale * math.sqrt(2) end
 
 local Cauchy = torch.class('torch.distributions.Cauchy', 'torch.distributions.Distribution', D)
 Cauchy.hasRsample = true

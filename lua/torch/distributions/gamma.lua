@@ -38,9 +38,12 @@ function Gamma:_init(op, conc, rate, validate)
   self:_check('concentration', constraints.positive, self.concentration)
   self:_check('rate', constraints.positive, self.rate)
 end
---- Gamma:support(): the positive reals.
+-- Note [Gamma support includes 0]: PyTorch 1.13's support is nonnegative: logProb(0) is the
+-- density's limit (log rate for concentration 1, -inf above 1, inf below), where the positive
+-- support made Gamma(1, 2):logProb(0), an Exponential(2)'s log 2, an error (and Chi2(2)'s).
+--- Gamma:support(): the non-negative reals (Note [Gamma support includes 0]).
 --- Example: torch.distributions.Gamma(2, 1):support().desc
-function Gamma:support() return constraints.positive end
+function Gamma:support() return constraints.nonnegative end
 --- Gamma:rsample([sampleShape]): standardGamma(concentration) / rate, differentiable in both
 --- (Note [Gamma rsample]); sample() is the same draw without gradient.
 --- Example: torch.distributions.Gamma(torch.Tensor({0.5}):requiresGrad(), 2):rsample({4})
@@ -108,14 +111,24 @@ end
 --- Beta:support(): [0, 1].
 --- Example: torch.distributions.Beta(2, 3):support().desc
 function Beta:support() return constraints.unitInterval end
---- Beta:rsample([sampleShape]): X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b) from standardGamma,
---- differentiable in both concentrations (Note [Gamma rsample]).
+-- Note [Normalized gamma draws in double]: a standard gamma draw of a small concentration a
+-- underflows to the smallest normal number with probability about tiny^a (0.42 for a = 0.01 in
+-- float), and two underflowed draws normalize to 1/2 (or 1/K): float Beta(0.01, 0.01) drew exactly
+-- 0.5 18% of the time, where the law puts 0.04% of its mass in (0.49, 0.51). As PyTorch's
+-- Dirichlet sampler, the draws and their normalization are computed in double (differentiable
+-- through the conversions) and the result converted back; in double, and so in PyTorch 1.13,
+-- the same happens below a = 1e-3.
+local function in_double(c) return util.cpu_type(c) == 'torch.DoubleTensor' and c or c:to('torch.DoubleTensor') end
+
+--- Beta:rsample([sampleShape]): X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b) from standardGamma
+--- (in double, Note [Normalized gamma draws in double]), differentiable in both concentrations
+--- (Note [Gamma rsample]).
 --- Example: torch.distributions.Beta(0.5, 0.5):rsample({4})
 function Beta:rsample(shape)
   local s = self:_extendedShape(shape)
-  local x = D.standardGamma(self.concentration1:expand(s))
-  local y = D.standardGamma(self.concentration0:expand(s))
-  return x / (x + y)
+  local x = D.standardGamma(in_double(self.concentration1:expand(s)))
+  local y = D.standardGamma(in_double(self.concentration0:expand(s)))
+  return (x / (x + y)):to(util.cpu_type(self.concentration1))
 end
 --- Beta:logProb(value): (a - 1) log v + (b - 1) log(1 - v) - log B(a, b).
 --- Example: torch.distributions.Beta(2, 3):logProb(0.4)
@@ -134,6 +147,18 @@ end
 --- Beta:mean(): a / (a + b); variance() a b / ((a + b)^2 (a + b + 1)).
 --- Example: torch.distributions.Beta(2, 3):mean()
 function Beta:mean() return self.concentration1 / (self.concentration1 + self.concentration0) end
+--- Beta:mode(): (a - 1) / (a + b - 2) with a - 1 and b - 1 clamped at 0 (0 or 1 when one
+--- concentration is below 1); NaN for a = b = 1, and 1 where both are below 1 (the density is
+--- unbounded at both ends; PyTorch 1.13's pick, its Dirichlet mode's first coordinate).
+--- Example: torch.distributions.Beta(2, 3):mode()
+function Beta:mode()
+  local a, b = self.concentration1, self.concentration0
+  local a1, b1 = torch.clampMin(a - 1, 0), torch.clampMin(b - 1, 0)
+  local both = torch.logicalAnd(torch.lt(a, 1), torch.lt(b, 1))
+  -- a stand-in denominator where both are below 1: no 0 / 0 reaches the gradient there
+  local m = a1 / torch.where(both, 1, a1 + b1)
+  return torch.where(both, 1, m)
+end
 --- Beta:variance(): a b / ((a + b)^2 (a + b + 1)).
 --- Example: torch.distributions.Beta(2, 3):variance()
 function Beta:variance()
@@ -162,12 +187,15 @@ end
 --- Dirichlet:support(): the simplex (non-negative entries summing to 1).
 --- Example: torch.distributions.Dirichlet(torch.ones(3)):support().desc
 function Dirichlet:support() return constraints.simplex end
---- Dirichlet:rsample([sampleShape]): standardGamma draws normalized along the last dim,
---- differentiable in the concentration (Note [Gamma rsample]).
+--- Dirichlet:rsample([sampleShape]): standardGamma draws normalized along the last dim (in
+--- double, Note [Normalized gamma draws in double]), differentiable in the concentration
+--- (Note [Gamma rsample]).
 --- Example: torch.distributions.Dirichlet(torch.ones(3)):rsample()
 function Dirichlet:rsample(shape)
-  local g = D.standardGamma(self.concentration:expand(self:_extendedShape(shape)))
-  return torch.clampMin(g / torch.sum(g, g:dim()), util.tiny(g))
+  local c = self.concentration
+  local g = D.standardGamma(in_double(c:expand(self:_extendedShape(shape))))
+  local x = (g / torch.sum(g, g:dim())):to(util.cpu_type(c))
+  return torch.clampMin(x, util.tiny(x))
 end
 --- Dirichlet:logProb(value): sum((a - 1) log v) + lgamma(sum a) - sum(lgamma a).
 --- Example: torch.distributions.Dirichlet(torch.ones(3)):logProb(torch.Tensor({0.2, 0.3, 0.5}))
@@ -188,6 +216,19 @@ end
 --- Dirichlet:mean(): a / sum(a); variance() a (a0 - a) / (a0^2 (a0 + 1)).
 --- Example: torch.distributions.Dirichlet(torch.Tensor({1, 3})):mean()
 function Dirichlet:mean() return self.concentration / torch.sum(self.concentration, self.concentration:dim()) end
+--- Dirichlet:mode(): (a - 1) / sum(a - 1) with a - 1 clamped at 0; NaN where every a <= 1 and
+--- some a = 1, and the first vertex (1, 0, ..., 0) where every a < 1 (PyTorch 1.13's pick).
+--- Example: torch.distributions.Dirichlet(torch.Tensor({2, 3, 4})):mode()
+function Dirichlet:mode()
+  local c = self.concentration
+  local d, k = c:dim(), c:size(c:dim())
+  local cm1 = torch.clampMin(c - 1, 0)
+  local all = torch.eq(torch.sum(torch.lt(c, 1):typeAs(c), d), k)       -- keeps the last dim (size 1)
+  local m = cm1 / torch.where(all, 1, torch.sum(cm1, d))
+  local first = torch.zerosLike(c)
+  first:select(d, 1):fill(1)
+  return torch.where(all, first, m)
+end
 --- Dirichlet:variance(): a (a0 - a) / (a0^2 (a0 + 1)), a0 = sum(a).
 --- Example: torch.distributions.Dirichlet(torch.Tensor({1, 3})):variance()
 function Dirichlet:variance()

@@ -29,6 +29,8 @@ function Independent:__init(base, k, opts)
   end
   self.baseDist, self.reinterpretedBatchNdims = base, k
   self.hasRsample = base.hasRsample
+  -- no enumeration of the cartesian product over reinterpreted dims (as PyTorch)
+  self.hasEnumerateSupport = k == 0 and base.hasEnumerateSupport or false
   local v = opts and opts.validateArgs
   if v == nil then v = base.validateArgs end
   self:_setup(util.slice(base.batchShape, 1, nb - k), util.cat(util.slice(base.batchShape, nb - k + 1, nb), base.eventShape), v)
@@ -43,12 +45,26 @@ function Independent:support() return self.baseDist:support() end
 
 --- Independent:sample([sampleShape]): the base's draws; rsample too when the base has it.
 --- Example: torch.distributions.Independent(torch.distributions.Normal(torch.zeros(2), 1), 1):sample({3})
-function Independent:sample(shape) return self.baseDist:sample(shape) end
+function Independent:sample(shape)
+  -- checked here, so that errors name Independent rather than its base
+  return self.baseDist:sample(util.sample_shape(self:_op(), shape))
+end
 --- Independent:rsample([sampleShape]): the base's rsample (an error when the base has none).
 --- Example: torch.distributions.Independent(torch.distributions.Normal(torch.zeros(2), 1), 1):rsample({3})
 function Independent:rsample(shape)
   if not self.hasRsample then return D.Distribution.rsample(self) end
-  return self.baseDist:rsample(shape)
+  return self.baseDist:rsample(util.sample_shape(self:_op(), shape))
+end
+--- Independent:enumerateSupport([expand = true]): the base's, when no batch dims are
+--- reinterpreted (hasEnumerateSupport); an error otherwise.
+--- Example: torch.distributions.Independent(torch.distributions.Bernoulli(torch.Tensor({0.5, 0.2})), 0):enumerateSupport()
+function Independent:enumerateSupport(expand)
+  if self.reinterpretedBatchNdims > 0 then
+    util.fail(self:_op(), 'enumerateSupport over the cartesian product of %d reinterpreted dims is not implemented',
+      self.reinterpretedBatchNdims)
+  end
+  if not self.hasEnumerateSupport then return D.Distribution.enumerateSupport(self) end
+  return self.baseDist:enumerateSupport(expand)
 end
 --- Independent:logProb(value): the base's logProb summed over the reinterpreted dims.
 --- Example: torch.distributions.Independent(torch.distributions.Bernoulli(torch.Tensor({0.5, 0.2})), 1):logProb(torch.Tensor({1, 0}))

@@ -57,10 +57,14 @@ end
 local inf = math.huge
 local function where(mask, v, t) return torch.where(mask, v, t) end
 
+-- Note [Normal KL log ratio]: PyTorch's (r + t1 - 1 - log r) / 2, r = (p.scale / q.scale)^2,
+-- takes the log of r after squaring: r underflows to 0 (KL inf) once the scales differ by 1e154
+-- in double, 1e19 in float, and overflows to inf (inf - inf = NaN). log r is taken as
+-- 2 (log p.scale - log q.scale) instead: KL(N(0, 1e-300) || N(0, 1)) is 690.3, not inf.
 D.registerKl('torch.distributions.Normal', 'torch.distributions.Normal', function(p, q)
   local ratio = torch.pow(p.scale / q.scale, 2)
   local t1 = torch.pow((p.loc - q.loc) / q.scale, 2)
-  return (ratio + t1 - 1 - torch.log(ratio)) * 0.5
+  return (ratio + t1 - 1) * 0.5 - (torch.log(p.scale) - torch.log(q.scale))
 end)
 
 D.registerKl('torch.distributions.Uniform', 'torch.distributions.Uniform', function(p, q)

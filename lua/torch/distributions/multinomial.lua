@@ -168,8 +168,8 @@ function NB:sample(shape)
     return torch.poisson(torch.cmul(g, torch.exp(self.logits)):contiguous())
   end)
 end
--- log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact for every x.
-local function log_sigmoid(x) return torch.clampMax(x, 0) - torch.log1p(torch.exp(-torch.abs(x))) end
+-- log(sigmoid(x)) = -softplus(-x), exact for every x, derivative 1/2 at 0 (util's Note [Softplus kink]).
+local function log_sigmoid(x) return -util.softplus(-x) end
 --- NegativeBinomial:logProb(value): lgamma(n + k) - lgamma(k + 1) - lgamma(n) + n log(1 - p)
 --- + k log p, from the logits (0 for n = k = 0).
 --- Example: torch.distributions.NegativeBinomial(5, 0.3):logProb(2)

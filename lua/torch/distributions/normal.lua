@@ -30,18 +30,24 @@ function Normal:logProb(value)
   local v = self:_value(value, nil, self.loc)
   return -torch.pow(v - self.loc, 2) / (torch.pow(self.scale, 2) * 2) - torch.log(self.scale) - LOG_SQRT_2PI
 end
---- Normal:cdf(value): (1 + erf((value - loc) / (scale sqrt 2))) / 2.
+--- Normal:cdf(value): erfc((loc - value) / (scale sqrt 2)) / 2 (= (1 + erf((value - loc) /
+--- (scale sqrt 2))) / 2, PyTorch's form, which cancels to 0 in the lower tail: cdf(-10) is
+--- 7.6e-24, not 0).
 --- Example: torch.distributions.Normal(0, 1):cdf(1.96)
 function Normal:cdf(value)
   local v = self:_value(value, nil, self.loc)
-  return (torch.erf((v - self.loc) / (self.scale * SQRT2)) + 1) * 0.5
+  return torch.erfc((self.loc - v) / (self.scale * SQRT2)) * 0.5
 end
---- Normal:icdf(p): loc + scale sqrt 2 erfinv(2p - 1).
+-- Note [Normal icdf by ndtri]: PyTorch's sqrt 2 erfinv(2p - 1) rounds 2p - 1 to a multiple of
+-- eps/2 near p = 0 (and Tocha's erfinv is itself off by 1e-5 relative at 1 - 2e-12, by 4% at
+-- 1 - 1e-15): icdf(1e-12) came out -7.03441 for -7.03448. torch.special.ndtri(p), the same
+-- function, is accurate in both tails (to 1e-300) and differentiable.
+--- Normal:icdf(p): loc + scale ndtri(p) (= loc + scale sqrt 2 erfinv(2p - 1)).
 --- Example: torch.distributions.Normal(0, 1):icdf(0.5)
 function Normal:icdf(p)
   p = self:_value(p, 'p', self.loc)
   self:_check('p', constraints.unitInterval, p)
-  return self.loc + torch.cmul(torch.erfinv(p * 2 - 1), self.scale) * SQRT2
+  return self.loc + torch.cmul(torch.special.ndtri(p), self.scale)
 end
 --- Normal:entropy(): 1/2 + log(sqrt(2 pi)) + log(scale).
 --- Example: torch.distributions.Normal(0, 1):entropy()
@@ -78,7 +84,10 @@ function LogNormal:support() return constraints.positive end
 
 --- LogNormal:rsample([sampleShape]): exp of the base normal's rsample (differentiable).
 --- Example: torch.distributions.LogNormal(0, 1):rsample({2})
-function LogNormal:rsample(shape) return torch.exp(self.baseDist:rsample(shape)) end
+function LogNormal:rsample(shape)
+  -- checked here, so that errors name LogNormal rather than the Normal inside
+  return torch.exp(self.baseDist:rsample(util.sample_shape(self:_op(), shape)))
+end
 --- LogNormal:logProb(value): Normal(loc, scale):logProb(log value) - log value.
 --- Example: torch.distributions.LogNormal(0, 1):logProb(1)
 function LogNormal:logProb(value)

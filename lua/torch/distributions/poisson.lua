@@ -59,6 +59,19 @@ end
 --- Binomial:support(): the integers 0..totalCount.
 --- Example: torch.distributions.Binomial(5, 0.5):support().desc
 function Binomial:support() return constraints.integerInterval(0, self.totalCount) end
+Binomial.hasEnumerateSupport = true
+--- Binomial:enumerateSupport([expand = true]): 0..totalCount in the parameters' type, of size
+--- {totalCount + 1} .. batchShape; totalCount must be the same across the batch (as PyTorch).
+--- Example: torch.distributions.Binomial(3, torch.Tensor({0.2, 0.7})):enumerateSupport()
+function Binomial:enumerateSupport(expand)
+  local n = self.totalCount:double()
+  local hi = n:nElement() > 0 and torch.max(n) or 0
+  if n:nElement() > 0 and torch.min(n) ~= hi then
+    util.fail(self:_op(), 'enumerateSupport needs the same totalCount across the batch, got %s to %s',
+      tostring(torch.min(n)), tostring(hi))
+  end
+  return self:_enumerate(torch.range(0, hi):to(self.probs:device(), util.cpu_type(self.probs)), expand)
+end
 --- Binomial:sample([sampleShape]): torch.binomial draws, no gradient.
 --- Example: torch.distributions.Binomial(5, 0.5):sample({3})
 function Binomial:sample(shape)
@@ -73,8 +86,7 @@ end
 function Binomial:logProb(value)
   local k = self:_value(value, nil, self.probs)
   local n, l = self.totalCount, self.logits
-  local lognorm = torch.cmul(n, torch.clampMin(l, 0)) + torch.cmul(n, torch.log1p(torch.exp(-torch.abs(l))))
-    - torch.lgamma(n + 1)
+  local lognorm = torch.cmul(n, util.softplus(l)) - torch.lgamma(n + 1)   -- Note [Softplus kink]
   return torch.cmul(k, l) - lognorm - torch.lgamma(k + 1) - torch.lgamma(n - k + 1)
 end
 --- Binomial:entropy(): -sum over k = 0..max(totalCount) of P(k) log P(k) (an enumeration, as

@@ -88,6 +88,29 @@ function HalfNormal:mean() return self.scale * math.sqrt(2 / math.pi) end
 --- Example: torch.distributions.HalfNormal(1):variance()
 function HalfNormal:variance() return torch.pow(self.scale, 2) * (1 - 2 / math.pi) end
 
+-- Note [Half cdf without cancellation]: PyTorch's 2 cdf(x) - 1 and icdf((p + 1) / 2) through
+-- the symmetric base cancel near 0: HalfNormal(1):cdf(1e-10) kept 6 digits, icdf(1e-12) 4. The
+-- closed forms are used instead: erf(x / (scale sqrt 2)) and scale sqrt 2 erfinv(p) (scale
+-- ndtri((1 + p) / 2) = -scale ndtri((1 - p) / 2) from p = 1/2 on, where erfinv loses the tail);
+-- 2 atan(x / scale) / pi and scale tan(pi p / 2) for HalfCauchy (1 / tan(pi (1 - p) / 2) from
+-- p = 1/2 on: tan near pi / 2 magnifies the rounding of pi p / 2).
+--- HalfNormal:cdf(value): erf(value / (scale sqrt 2)) (Note [Half cdf without cancellation]).
+--- Example: torch.distributions.HalfNormal(1):cdf(1)
+function HalfNormal:cdf(value)
+  return torch.erf(self:_tensorValue(value) / (self.scale * math.sqrt(2)))
+end
+--- HalfNormal:icdf(p): scale sqrt 2 erfinv(p) (Note [Half cdf without cancellation]).
+--- Example: torch.distributions.HalfNormal(1):icdf(0.5)
+function HalfNormal:icdf(p)
+  p = self:_tensorValue(p, 'p')
+  if self.validateArgs then constraints.validate(self:_op(), 'p', constraints.unitInterval, p) end
+  local low = torch.lt(p, 0.5)
+  -- stand-ins in the branch not taken, so that no inf reaches the gradient
+  local near0 = torch.erfinv(torch.where(low, p, 0.25)) * math.sqrt(2)
+  local near1 = -torch.special.ndtri((-torch.where(low, 0.75, p) + 1) * 0.5)
+  return torch.cmul(self.scale, torch.where(low, near0, near1))
+end
+
 --- torch.distributions.HalfCauchy(scale [, {validateArgs=}]): |X| for X ~ Cauchy(0, scale); its
 --- mean and variance are inf. Methods as HalfNormal's.
 --- Example: torch.distributions.HalfCauchy(1):sample({3})
@@ -98,6 +121,19 @@ function HalfCauchy:mean() return torch.fullLike(self.scale, math.huge) end
 --- HalfCauchy:variance(): inf.
 --- Example: torch.distributions.HalfCauchy(1):variance()
 function HalfCauchy:variance() return self.baseDist:variance() end
+--- HalfCauchy:cdf(value): 2 atan(value / scale) / pi (Note [Half cdf without cancellation]).
+--- Example: torch.distributions.HalfCauchy(1):cdf(1)
+function HalfCauchy:cdf(value) return torch.atan(self:_tensorValue(value) / self.scale) * (2 / math.pi) end
+--- HalfCauchy:icdf(p): scale tan(pi p / 2) (Note [Half cdf without cancellation]).
+--- Example: torch.distributions.HalfCauchy(1):icdf(0.5)
+function HalfCauchy:icdf(p)
+  p = self:_tensorValue(p, 'p')
+  if self.validateArgs then constraints.validate(self:_op(), 'p', constraints.unitInterval, p) end
+  local low = torch.lt(p, 0.5)
+  local near0 = torch.tan(torch.where(low, p, 0.25) * (math.pi / 2))
+  local near1 = torch.pow(torch.tan((-torch.where(low, 0.75, p) + 1) * (math.pi / 2)), -1)
+  return torch.cmul(self.scale, torch.where(low, near0, near1))
+end
 
 local Weibull = family('Weibull')
 Weibull._params = { 'scale', 'concentration' }

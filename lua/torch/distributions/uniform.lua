@@ -21,9 +21,12 @@ function Uniform:__init(...)
     util.fail(op, 'low must be less than high, got low = %s and high = %s (element %d)', tostring(lo), tostring(hi), bad)
   end
 end
---- Uniform:support(): [low, high).
+-- Note [Uniform support is closed]: draws fall in [low, high), but the support checked by
+-- validateArgs is [low, high], PyTorch 1.13's constraints.interval: cdf(high) is 1 and
+-- logProb(high) -inf, where the half-open support made both an error.
+--- Uniform:support(): [low, high] (Note [Uniform support is closed]).
 --- Example: torch.distributions.Uniform(0, 2):support().desc
-function Uniform:support() return constraints.halfOpenInterval(self.low, self.high) end
+function Uniform:support() return constraints.interval(self.low, self.high) end
 
 --- Uniform:rsample([sampleShape]): low + (high - low) u, u uniform on [0, 1) (differentiable).
 --- Example: torch.distributions.Uniform(0, 1):rsample({3})
@@ -31,8 +34,8 @@ function Uniform:rsample(shape)
   local u = util.empty(self.low, self:_extendedShape(shape)):uniform()
   return self.low + torch.cmul(u, self.high - self.low)
 end
---- Uniform:logProb(value): -log(high - low) inside [low, high), -inf outside (with
---- validateArgs=false; an error otherwise).
+--- Uniform:logProb(value): -log(high - low) inside [low, high), -inf at high and (with
+--- validateArgs=false; an error otherwise) outside [low, high].
 --- Example: torch.distributions.Uniform(0, 2):logProb(1)
 function Uniform:logProb(value)
   local v = self:_value(value, nil, self.low)
@@ -64,5 +67,8 @@ function Uniform:mode() return self.low * (0 / 0) end
 --- Uniform:variance(): (high - low)^2 / 12.
 --- Example: torch.distributions.Uniform(0, 2):variance()
 function Uniform:variance() return torch.pow(self.high - self.low, 2) / 12 end
+--- Uniform:stddev(): (high - low) / sqrt(12) (exponential.lua's Note [stddev without the square]).
+--- Example: torch.distributions.Uniform(0, 2):stddev()
+function Uniform:stddev() return (self.high - self.low) / math.sqrt(12) end
 
 return Uniform

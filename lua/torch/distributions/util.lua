@@ -205,9 +205,34 @@ function util.logits_to_probs(l, binary)
   return torch.softmax(l, l:dim())
 end
 
--- max(l, 0) - l * v + log1p(exp(-|l|)): binary cross-entropy with logits, elementwise.
+-- Note [Softplus kink]: softplus(x) = max(x, 0) + log1p(exp(-|x|)) is exact for every x (no
+-- threshold, unlike torch.softplus's x above 20), but as written its autograd derivative at x = 0
+-- is 1 (clampMin passes its gradient at the bound, abs has none there) for sigmoid(0) = 1/2: the
+-- logProb gradients of Bernoulli, ContinuousBernoulli, Binomial and NegativeBinomial were wrong
+-- at probs = 1/2 exactly (Bernoulli(0.5):logProb(1) had d/dprobs 0 for 2). max(x, 0) is taken
+-- with derivative 1/2 at 0 instead, as PyTorch's _clamp_by_zero, by selection (its
+-- (clampMin(x, 0) + x - clampMax(x, 0)) / 2 is NaN at x = -inf).
+function util.clamp_by_zero(x)
+  return torch.where(torch.gt(x, 0), x, torch.where(torch.lt(x, 0), 0, x * 0.5))
+end
+--- (internal) log(1 + exp(x)), exact for every x, derivative sigmoid(x) (Note [Softplus kink]).
+function util.softplus(x)
+  return util.clamp_by_zero(x) + torch.log1p(torch.exp(-torch.abs(x)))
+end
+
+-- softplus(l) - l * v: binary cross-entropy with logits, elementwise.
+-- Note [Infinite logits]: at l = +-inf the formula is inf - inf (NaN); its limit is taken there
+-- instead: (1 - v) inf for l = +inf (0 at v = 1), v inf for l = -inf (0 at v = 0). So
+-- Bernoulli({logits = inf}):logProb(0) is -inf and its entropy 0 (PyTorch 1.13: -inf and NaN;
+-- NaN for logProb(1), and for every value at logits = -inf).
 function util.bce_with_logits(l, v)
-  return torch.clampMin(l, 0) - torch.cmul(l, v) + torch.log1p(torch.exp(-torch.abs(l)))
+  local r = util.softplus(l) - torch.cmul(l, v)
+  local pinf, ninf = torch.eq(l, math.huge), torch.eq(l, -math.huge)
+  if not (torch.any(pinf) or torch.any(ninf)) then return r end
+  local inf = math.huge
+  local top = torch.where(torch.eq(v, 1), 0, (-v + 1) * inf)
+  local bottom = torch.where(torch.eq(v, 0), 0, v * inf)
+  return torch.where(pinf, top, torch.where(ninf, bottom, r))
 end
 
 -- Standard gamma draws (rate 1) for each element of alpha (positive), by Marsaglia and Tsang's
