@@ -58,7 +58,7 @@ Tensor softmax_op(OpId op, const Tensor& x, int64_t dim) {
     return softmax_op(op, autocast::to_f32(x), dim);
   TOCHA_CHECK(is_floating(x.dtype()), name, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
   const int d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), name);
-  TOCHA_CHECK(x.dim() == 0 || x.size(d) > 0, name, "cannot normalize over dimension ", d + 1, " of size 0");
+  // A dim of size 0 gives an empty result (PyTorch 1.13 and Torch7 do; it was refused)
   int64_t outer = 1, n = x.dim() == 0 ? 1 : x.size(d), inner = 1;
   for (int k = 0; k < d; ++k) outer *= x.size(k);
   for (int k = d + 1; k < x.dim(); ++k) inner *= x.size(k);

@@ -93,11 +93,17 @@ Grads vjp_hypot(Node& n, const Grads& g) {
   Tensor y = out(n);
   return grads2(n, wants_a(n) ? mul(g[0], div(o.a, y)) : Tensor(), wants_b(n) ? mul(g[0], div(o.b, y)) : Tensor());
 }
-// PyTorch's: d/dx = xlogy(x != 0, y) (0 where x == 0), d/dy = x / y.
+// PyTorch 1.13's: d/dx = g log(y), taken as 0 where x == 0 and y <= 0 (the function is 0 there
+// whatever x); d/dy = x / y. (0 wherever x == 0 made the logProb gradients of Gamma(1, r),
+// Beta(1, b) and the uniform Dirichlet wrong in their concentrations.)
 Grads vjp_xlogy(Node& n, const Grads& g) {
   Operands o = operands(n);
   Tensor ga, gb;
-  if (wants_a(n)) ga = mul(g[0], binary(OpId::xlogy, mask(OpId::ne, o.a, 0.0, dt(g)), o.b));
+  if (wants_a(n)) {
+    Tensor full = binary(OpId::xlogy, g[0], o.b);
+    Tensor flat = mul(mask(OpId::eq, o.a, 0.0, DType::u8), mask(OpId::le, o.b, 0.0, DType::u8));
+    ga = where(flat, zeros_like(full), full);
+  }
   if (wants_b(n)) gb = mul(g[0], div(o.a, o.b));
   return grads2(n, ga, gb);
 }
