@@ -42,7 +42,7 @@ function Add:updateOutput(input)
   if m == 'scalar' then self.output:add(self.bias[1])
   elseif m == 'same' then self.output:add(self.bias)
   else
-    local out = self.output:view(input:size(1), -1)
+    local out = self.output:view(input:size(1), self.bias:nElement())  -- (no -1: an empty batch)
     out:add(self.bias:view(1, -1):expandAs(out))
   end
   return self.output
@@ -61,7 +61,7 @@ function Add:accGradParameters(input, gradOutput, scale)
   if m == 'scalar' then self.gradBias:add(scale * gradOutput:sum())
   elseif m == 'same' then self.gradBias:add(scale, gradOutput)
   else
-    self.gradBias:view(1, -1):add(scale, gradOutput:contiguous():view(input:size(1), -1):sum(1))
+    self.gradBias:view(1, -1):add(scale, gradOutput:contiguous():view(input:size(1), self.bias:nElement()):sum(1))
   end
 end
 

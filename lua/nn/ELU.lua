@@ -1,5 +1,6 @@
 -- nn.ELU(alpha=1[, inplace]): x for x > 0, alpha * (exp(x) - 1) otherwise. The backward reads the
 -- output: dy/dx is 1 where y > 0 and y + alpha elsewhere (Torch7's THNN). nn.SELU scales it.
+local S = require 'nn.support'
 local ELU, parent = torch.class('nn.ELU', 'nn.Module')
 
 --- nn.ELU([alpha=1, inplace=false]).
@@ -33,6 +34,7 @@ end
 
 -- dy/dx = scale where y > 0, y + scale * alpha elsewhere.
 function ELU:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local d = torch.add(nn.utils.buffer(self._neg, input), self.output, self._scale * self.alpha)
   self._pos = torch.gt(nn.utils.maskBuffer(self._pos, self.output), self.output, 0)
   d:maskedFill(self._pos, self._scale)

@@ -1,5 +1,6 @@
 -- nn.GradientReversal([lambda = 1]): the identity forward; backward multiplies the gradient by
 -- -lambda (domain-adversarial training, Ganin & Lempitsky 2015).
+local S = require 'nn.support'
 local GradientReversal, parent = torch.class('nn.GradientReversal', 'nn.Module')
 
 function GradientReversal:__init(lambda)
@@ -23,12 +24,14 @@ end
 
 function GradientReversal:updateOutput(input)
   check_input(self, input)
+  -- a view of the input (Torch7's set), of the input's type: set cannot retype a tensor
+  if self.output:type() ~= input:type() then self.output = input.new() end
   self.output:set(input)
   return self.output
 end
 
 function GradientReversal:updateGradInput(input, gradOutput)
-  check_input(self, gradOutput, 'gradOutput')
+  S.gradLike(torch.typename(self), gradOutput, input)
   torch.mul(self.gradInput:resizeAs(gradOutput), gradOutput, -self.lambda)
   return self.gradInput
 end

@@ -1,4 +1,5 @@
 -- nn.HardShrink(lambda=0.5): x where |x| > lambda, 0 elsewhere; the gradient passes where |x| > lambda.
+local S = require 'nn.support'
 local HardShrink, parent = torch.class('nn.HardShrink', 'nn.Module')
 
 --- nn.HardShrink([lambda=0.5]).
@@ -26,6 +27,7 @@ function HardShrink:updateOutput(input)
 end
 
 function HardShrink:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   self.gradInput:resizeAs(gradOutput):copy(gradOutput):maskedFill(self._in, 0)
   return self.gradInput
 end

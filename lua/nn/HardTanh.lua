@@ -1,5 +1,6 @@
 -- nn.HardTanh(min=-1, max=1[, inplace]): clamps to [min, max]; the gradient is zero outside the
 -- open interval (min, max), as in Torch7. nn.Clamp and nn.ReLU6 build on it.
+local S = require 'nn.support'
 local HardTanh, parent = torch.class('nn.HardTanh', 'nn.Module')
 
 --- nn.HardTanh([min_value=-1, max_value=1, inplace=false]).
@@ -31,6 +32,7 @@ end
 -- Zero where the output sits on a bound (the input was at or beyond it; in place the input is
 -- the output).
 function HardTanh:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local out = self.output
   self._lo = torch.le(nn.utils.maskBuffer(self._lo, out), out, self.min_val)
   self._hi = torch.ge(nn.utils.maskBuffer(self._hi, out), out, self.max_val)

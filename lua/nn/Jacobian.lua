@@ -96,20 +96,105 @@ function Jacobian.testJacobianUpdateParameters(module, input, param, minval, max
   return jf:add(-1, jb):abs():max()
 end
 
---- Jacobian.testIO(module, input): the largest difference of output and gradInput after a
---- save/load round trip of the module.
-function Jacobian.testIO(module, input)
-  return torch.noGrad(Jacobian._testIO, module, input)
+--- Jacobian.testIO(module, input[, minval, maxval]): the largest difference of output and
+--- gradInput after a save/load round trip of the module (gradOutput drawn from [minval, maxval] =
+--- [-2, 2]), and second the gradInput's alone: Torch7's `local ferr, berr = jac.testIO(m, x)` gets
+--- 0, 0 when all is well.
+--- Example: local err, berr = nn.Jacobian.testIO(nn.Linear(3, 2), torch.randn(4, 3))
+function Jacobian.testIO(module, input, minval, maxval)
+  return torch.noGrad(Jacobian._testIO, module, input, minval, maxval)
 end
 
-function Jacobian._testIO(module, input)
+-- Note [testIO on in-place modules]: the loaded copy runs on clones of the input and gradOutput
+-- taken before the module's own run (as Torch7 does): an in-place module overwrites its input in
+-- forward and its gradOutput in backward, and the copy would have run on other values.
+function Jacobian._testIO(module, input, minval, maxval)
+  minval, maxval = minval or -2, maxval or 2
+  local input2 = input:clone()
   local out = module:forward(input):clone()
-  local go = out.new(out:size()):copy(torch.rand(out:nElement()):typeAs(out):viewAs(out))
+  local go = out.new(out:size()):copy(torch.rand(out:nElement()):typeAs(out):mul(maxval - minval):add(minval):viewAs(out))
+  local go2 = go:clone()
+  module:zeroGradParameters()
   local gi = module:backward(input, go):clone()
   local m2 = torch.deserialize(torch.serialize(module))
-  local out2 = m2:forward(input)
-  local gi2 = m2:backward(input, go)
-  return math.max(torch.csub(out, out2):abs():max(), torch.csub(gi, gi2):abs():max())
+  local out2 = m2:forward(input2):clone()
+  m2:zeroGradParameters()
+  local gi2 = m2:backward(input2, go2)
+  local ferr = out:nElement() > 0 and torch.csub(out, out2):abs():max() or 0
+  local berr = gi:nElement() > 0 and torch.csub(gi, gi2):abs():max() or 0
+  return math.max(ferr, berr), berr
+end
+
+--- Jacobian.backwardUpdate(module, input, param): column j holds param after
+--- accUpdateGradParameters(input, e_j, 1) from its current value (e_j: the j-th output element's
+--- one-hot gradOutput), i.e. param - d output_j / d param (Torch7); parameters are restored.
+--- Example: local m = nn.Linear(3, 2); local jb = nn.Jacobian.backwardUpdate(m, torch.randn(3), m.weight)
+function Jacobian.backwardUpdate(module, input, param)
+  local out = module:forward(input)
+  local params = module:parameters() or {}
+  local saved = {}
+  for k, p in ipairs(params) do saved[k] = p:clone() end
+  local dout = out.new(out:size()):zero()
+  local jac = torch.DoubleTensor(param:nElement(), out:nElement()):zero()
+  for j = 1, out:nElement() do
+    for k, p in ipairs(params) do p:copy(saved[k]) end
+    dout:zero()
+    dout:view(-1)[j] = 1
+    module:updateGradInput(input, dout)
+    module:accUpdateGradParameters(input, dout, 1)
+    jac:select(2, j):copy(flat(param):double())
+  end
+  for k, p in ipairs(params) do p:copy(saved[k]) end
+  return jac
+end
+
+--- Jacobian.forwardUpdate(module, input, param[, perturbation]): the same from finite differences,
+--- param - d output / d param (Torch7).
+--- Example: local m = nn.Linear(3, 2); local jf = nn.Jacobian.forwardUpdate(m, torch.randn(3), m.weight)
+function Jacobian.forwardUpdate(module, input, param, perturbation)
+  local jac = Jacobian.forward(module, input, param, perturbation):mul(-1)
+  jac:add(flat(param):double():view(-1, 1):expandAs(jac))
+  return jac
+end
+
+--- Jacobian.testAllUpdate(module, input, weight, gradWeight): Torch7's check of the update paths
+--- for the parameter named weight (and its gradient named gradWeight): accGradParameters +
+--- updateParameters, accUpdateGradParameters, and both on two clones sharing the parameter
+--- (which must then move twice as far). Returns a table of four error norms; the shared checks
+--- assume a gradient that does not depend on the parameter (Linear, CMul...).
+--- Example: local errs = nn.Jacobian.testAllUpdate(nn.Linear(3, 2), torch.randn(4, 3), 'weight', 'gradWeight')
+function Jacobian.testAllUpdate(module, input, weight, gradWeight)
+  local lr = torch.uniform(0.1, 1)
+  local errors = {}
+  local function norm(t) return t:norm() end
+  local a = module:clone()
+  local w0 = a[weight]:clone()
+  local out = a:forward(input)
+  local go = out.new(out:size()):copy(torch.rand(out:nElement()):typeAs(out):viewAs(out))
+  a:zeroGradParameters()
+  a:updateGradInput(input, go)
+  a:accGradParameters(input, go)
+  a:updateParameters(lr)
+  local step = a[gradWeight]:clone()
+  errors.accGradParameters = norm(w0 - step * lr - a[weight])
+  local u = module:clone()
+  u:forward(input)
+  u:updateGradInput(input, go)
+  u:accUpdateGradParameters(input, go, lr)
+  errors.accUpdateGradParameters = norm(u[weight] - a[weight])
+  local s1, s2 = module:clone(), module:clone()
+  s2:share(s1, weight)
+  for _, m in ipairs({ s1, s2 }) do m:forward(input); m:zeroGradParameters(); m:updateGradInput(input, go) end
+  s1:accGradParameters(input, go); s2:accGradParameters(input, go)
+  s1:updateParameters(lr); s2:updateParameters(lr)
+  errors['accGradParameters [shared]'] = norm(w0 - step * (2 * lr) - s1[weight]) + norm(w0 - step * (2 * lr) - s2[weight])
+  local t1, t2 = module:clone(), module:clone()
+  t2:share(t1, weight)
+  for _, m in ipairs({ t1, t2 }) do m:forward(input); m:updateGradInput(input, go) end
+  t1:accUpdateGradParameters(input, go, lr); t2:accUpdateGradParameters(input, go, lr)
+  errors['accUpdateGradParameters [shared]'] = norm(w0 - step * (2 * lr) - t1[weight]) + norm(w0 - step * (2 * lr) - t2[weight])
+  for k, v in pairs(errors) do if torch.isTensor(v) then errors[k] = v:item() end end
+  return errors
 end
 
 -- ---- table-valued inputs and outputs ---------------------------------------------------------
@@ -282,17 +367,30 @@ function Jacobian.testJacobianUpdateParametersTable(module, input, param, minval
   return jf:add(-1, jb):abs():max()
 end
 
---- Jacobian.testIOTable(module, input): testIO for table-valued inputs or outputs.
+--- Jacobian.testIOTable(module, input): testIO for table-valued inputs or outputs (two results
+--- too: the larger difference, then the gradInput's).
+--- Example: local err = nn.Jacobian.testIOTable(nn.CAddTable(), {torch.randn(2), torch.randn(2)})
 function Jacobian.testIOTable(module, input)
   return torch.noGrad(function()
+    -- the copy runs on clones taken first (Note [testIO on in-place modules])
+    local function copy(x)
+      if torch.isTensor(x) then return x:clone() end
+      local r = {}
+      for k, v in pairs(x) do r[k] = copy(v) end
+      return r
+    end
+    local input2 = copy(input)
     local out = flat_output(module:forward(input)):clone()
     local go = zeros_like(module.output)
     for _, t in ipairs(leaves(go)) do t:copy(torch.rand(t:nElement()):typeAs(t):viewAs(t)) end
+    local go2 = copy(go)
     local gi = torch.cat(grads_for(module:backward(input, go), input, {}), 1):clone()
     local m2 = torch.deserialize(torch.serialize(module))
-    local out2 = flat_output(m2:forward(input))
-    local gi2 = torch.cat(grads_for(m2:backward(input, go), input, {}), 1)
-    return math.max(torch.csub(out, out2):abs():max(), torch.csub(gi, gi2):abs():max())
+    local out2 = flat_output(m2:forward(input2))
+    local gi2 = torch.cat(grads_for(m2:backward(input2, go2), input2, {}), 1)
+    local ferr = out:nElement() > 0 and torch.csub(out, out2):abs():max() or 0
+    local berr = gi:nElement() > 0 and torch.csub(gi, gi2):abs():max() or 0
+    return math.max(ferr, berr), berr
   end)
 end
 

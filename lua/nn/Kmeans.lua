@@ -120,6 +120,18 @@ function Kmeans:accGradParameters(input, gradOutput, scale)
   end)
 end
 
+--- km:accUpdateGradParameters(input, gradOutput, lr): the centres move by -lr times the update of
+--- accGradParameters (Module's version passed -lr as the scale, which k-means refuses).
+function Kmeans:accUpdateGradParameters(input, gradOutput, lr)
+  local gw = self.gradWeight
+  self.gradWeight = self.weight.new(self.weight:size()):zero()
+  local ok, err = pcall(self.accGradParameters, self, input, gradOutput, 1)
+  local step = self.gradWeight
+  self.gradWeight = gw
+  if not ok then error(err, 0) end
+  torch.noGrad(function() self.weight:add(-lr, step) end)
+end
+
 function Kmeans:clearState()
   self._minIndx = nil
   return parent.clearState(self)

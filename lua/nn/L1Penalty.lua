@@ -2,6 +2,7 @@
 -- of activations: the output is the input; backward adds l1weight * sign(input) (divided by the
 -- element count with sizeAverage) to the gradient (only that, without provideOutput). The
 -- penalty of the last forward is in .loss.
+local S = require 'nn.support'
 local L1Penalty, parent = torch.class('nn.L1Penalty', 'nn.Module')
 
 function L1Penalty:__init(l1weight, sizeAverage, provideOutput)
@@ -37,7 +38,7 @@ function L1Penalty:updateGradInput(input, gradOutput)
   check_input(self, input)
   self.gradInput:resizeAs(input):copy(input):sign():mul(weight(self, input))
   if self.provideOutput == true then
-    check_input(self, gradOutput, 'gradOutput')
+    S.gradLike(torch.typename(self), gradOutput, input)
     self.gradInput:add(gradOutput)
   end
   return self.gradInput

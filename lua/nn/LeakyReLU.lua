@@ -1,4 +1,5 @@
 -- nn.LeakyReLU(negval=0.01[, inplace]): x for x > 0, negval * x otherwise.
+local S = require 'nn.support'
 local LeakyReLU, parent = torch.class('nn.LeakyReLU', 'nn.Module')
 
 --- nn.LeakyReLU([negval=1/100, inplace=false]); nn.LeakyReLU(true) is in place with the default slope.
@@ -31,6 +32,7 @@ function LeakyReLU:updateOutput(input)
 end
 
 function LeakyReLU:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   if self.inplace then
     self.gradInput = gradOutput:cmul(self._factor)
   else

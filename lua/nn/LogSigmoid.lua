@@ -1,5 +1,6 @@
 -- nn.LogSigmoid(): log(1 / (1 + exp(-x))), computed as min(x, 0) - log1p(exp(-|x|)) so that it is
 -- finite for every x; dy/dx = sigmoid(-x).
+local S = require 'nn.support'
 local LogSigmoid, parent = torch.class('nn.LogSigmoid', 'nn.Module')
 
 function LogSigmoid:updateOutput(input)
@@ -12,6 +13,7 @@ function LogSigmoid:updateOutput(input)
 end
 
 function LogSigmoid:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local s = torch.neg(nn.utils.buffer(self._t, input), input)
   self._t = s
   s:sigmoid()

@@ -18,6 +18,9 @@ local function name(self) return string.format('%s(%d)', torch.typename(self), s
 function Max:updateOutput(input)
   S.tensor(name(self), input)
   local d = S.dim(name(self), self.dimension, input, self.nInputDims)
+  if input:size(d) == 0 then
+    S.fail(name(self), 'cannot reduce over dimension %d of size 0 (input of size %s)', d, S.sizestr(input))
+  end
   self._indices = nn.utils.longBuffer(self._indices, input)
   self._values = torch.isTensor(self._values) and self._values:type() == input:type() and self._values or input.new()
   torch[self._reduce](self._values, self._indices, input, d)

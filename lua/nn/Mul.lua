@@ -44,6 +44,9 @@ end
 
 function Mul:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
+  if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
+    error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
+  end
   self.gradWeight[1] = self.gradWeight[1] + scale * input:contiguous():view(-1):dot(gradOutput:contiguous():view(-1))
 end
 

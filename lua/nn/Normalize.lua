@@ -25,6 +25,7 @@ end
 function Normalize:updateOutput(input)
   local x = rows(self, input)
   if self.p == math.huge then
+    if x:size(2) == 0 then error('[' .. tostring(self) .. '] the max norm of an empty vector is undefined', 0) end
     self._indices = nn.utils.longBuffer(self._indices, x)
     self._norm = self._norm or x.new()
     torch.max(self._norm, self._indices, torch.abs(x), 2)

@@ -1,5 +1,6 @@
 -- nn.PReLU([nOutputPlane]): x for x > 0, w * x otherwise, with a learnt slope w: one shared
 -- slope (no argument) or one per channel (dim 2 of a batch, dim 1 of a vector; Torch7's THNN).
+local S = require 'nn.support'
 local PReLU, parent = torch.class('nn.PReLU', 'nn.Module')
 
 --- nn.PReLU([nOutputPlane = 0 [, init = 0.25]]) or nn.PReLU({numParameters =, init =}) (PyTorch's
@@ -65,6 +66,7 @@ end
 
 -- gradInput = gradOutput where x > 0, w * gradOutput elsewhere.
 function PReLU:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local w = self:_slopes(input)
   self._pos = torch.gt(nn.utils.maskBuffer(self._pos, input), input, 0)
   self._scale = nn.utils.buffer(self._scale, input)
@@ -78,13 +80,16 @@ end
 function PReLU:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
   self:_slopes(input)
+  S.gradLike(torch.typename(self), gradOutput, input)
   self._prod = torch.cmin(nn.utils.buffer(self._prod, input), input, 0):cmul(gradOutput)
   if self.nOutputPlane <= 1 then
     self.gradWeight:add(scale * self._prod:sum())
   elseif input:dim() == 1 then
     self.gradWeight:add(scale, self._prod)
   else
-    local p = self._prod:view(input:size(1), self.nOutputPlane, -1)
+    local rest = 1  -- explicit sizes: a -1 cannot be resolved for an empty batch
+    for d = 3, input:dim() do rest = rest * input:size(d) end
+    local p = self._prod:view(input:size(1), self.nOutputPlane, rest)
     self.gradWeight:add(scale, p:sum(3):sum(1):view(self.nOutputPlane))
   end
 end

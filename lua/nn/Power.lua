@@ -20,6 +20,10 @@ function Power:updateGradInput(input, gradOutput)
     error(string.format('[nn.Power(%g)] gradOutput does not match the input of size %s', self.pow,
       table.concat(input:size():totable(), 'x')), 0)
   end
+  if self.pow == 0 then  -- the derivative of a constant: 0 x^-1 would be NaN at x = 0 (as PyTorch)
+    self.gradInput:resizeAs(input):zero()
+    return self.gradInput
+  end
   torch.pow(self.gradInput, input, self.pow - 1)
   self.gradInput:cmul(gradOutput):mul(self.pow)
   return self.gradInput

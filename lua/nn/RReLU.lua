@@ -1,6 +1,7 @@
 -- nn.RReLU(l=1/8, u=1/3[, inplace[, channelwise]]): randomized leaky ReLU. In training each
 -- non-positive element (or each channel) gets a slope drawn from U(l, u); in evaluate() the slope
 -- is (l + u) / 2. The drawn factors are kept (self.noise) for the backward.
+local S = require 'nn.support'
 local RReLU, parent = torch.class('nn.RReLU', 'nn.Module')
 
 --- nn.RReLU([l=1/8, u=1/3, inplace=false, channelwise=false]).
@@ -54,6 +55,7 @@ function RReLU:updateOutput(input)
 end
 
 function RReLU:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   if self.inplace then
     self.gradInput = gradOutput:cmul(self.noise)
   else

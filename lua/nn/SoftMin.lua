@@ -1,4 +1,5 @@
 -- nn.SoftMin(): softmax of -x over the class dim (see nn.utils.softmaxDim).
+local S = require 'nn.support'
 local SoftMin, parent = torch.class('nn.SoftMin', 'nn.Module')
 
 function SoftMin:updateOutput(input)
@@ -10,6 +11,7 @@ end
 
 -- -y * (gradOutput - sum(gradOutput * y)).
 function SoftMin:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local y, d = self.output, nn.utils.softmaxDim(self, input)
   self._gy = torch.cmul(nn.utils.buffer(self._gy, y), gradOutput, y)
   self._sum = torch.sum(nn.utils.buffer(self._sum, y), self._gy, d)

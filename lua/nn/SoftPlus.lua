@@ -1,5 +1,6 @@
 -- nn.SoftPlus(beta=1, threshold=20): log(1 + exp(beta x)) / beta, and x itself where
 -- beta x > threshold (Torch7); dy/dx = sigmoid(beta x), or 1 above the threshold.
+local S = require 'nn.support'
 local SoftPlus, parent = torch.class('nn.SoftPlus', 'nn.Module')
 
 --- nn.SoftPlus([beta=1, threshold=20]).
@@ -28,6 +29,7 @@ function SoftPlus:updateOutput(input)
 end
 
 function SoftPlus:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local s = torch.sigmoid(nn.utils.buffer(self._t, input), self._bx)
   self._t = s
   s:maskedFill(self._above, 1)

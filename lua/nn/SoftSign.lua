@@ -1,4 +1,5 @@
 -- nn.SoftSign(): x / (1 + |x|); dy/dx = 1 / (1 + |x|)^2.
+local S = require 'nn.support'
 local SoftSign, parent = torch.class('nn.SoftSign', 'nn.Module')
 
 function SoftSign:updateOutput(input)
@@ -11,6 +12,7 @@ function SoftSign:updateOutput(input)
 end
 
 function SoftSign:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   local d = torch.abs(nn.utils.buffer(self._d, input), input)
   self._d = d
   d:add(1):cmul(d)

@@ -12,6 +12,7 @@ end
 
 --- s:setNumInputDims(n): the number of dims of one sample (more input dims means a batch).
 function Squeeze:setNumInputDims(n)
+  if n ~= nil then S.argInt('nn.Squeeze', 'numInputDims', n, 0) end
   self.numInputDims = n
   return self
 end
@@ -28,6 +29,10 @@ function Squeeze:updateOutput(input)
     S.fail(name(self), 'dimension %d is out of range for an input of size %s', dim, S.sizestr(input))
   end
   local out = dim and input:squeeze(dim) or input:squeeze()
+  -- Note [Squeeze keeps one dim]: Torch7's squeeze never went below one dim (all size-1 dims give
+  -- a one-element vector, and a vector is never squeezed); the tensor op here is PyTorch's, which
+  -- gives a 0-dim tensor there, so that case is put back to Torch7's.
+  if out:dim() == 0 and input:dim() > 0 then out = out:view(1) end
   if keepBatch then
     local s = out:size():totable()
     table.insert(s, 1, 1)

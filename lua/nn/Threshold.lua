@@ -1,5 +1,6 @@
 -- nn.Threshold(th=1e-6, v=0[, inplace]): y = x if x > th else v; the gradient passes where
 -- x > th. nn.ReLU is Threshold(0, 0), with its own faster path.
+local S = require 'nn.support'
 local Threshold, parent = torch.class('nn.Threshold', 'nn.Module')
 
 --- nn.Threshold([th=1e-6, v=0, inplace=false]); in place needs v <= th.
@@ -42,6 +43,7 @@ function Threshold:updateOutput(input)
 end
 
 function Threshold:updateGradInput(input, gradOutput)
+  S.gradLike(torch.typename(self), gradOutput, input)
   if self.threshold == 0 and self.val == 0 then
     if self.inplace then
       self.gradInput = torch.reluBackward(gradOutput, gradOutput, self.output)

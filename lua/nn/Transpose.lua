@@ -16,6 +16,7 @@ end
 
 --- t:setNumInputDims(n): the number of dims of one sample (more input dims means a batch).
 function Transpose:setNumInputDims(n)
+  if n ~= nil then S.argInt('nn.Transpose', 'numInputDims', n, 0) end
   self.numInputDims = n
   return self
 end

@@ -11,6 +11,7 @@ end
 
 --- u:setNumInputDims(n): the number of dims of one sample (more input dims means a batch).
 function Unsqueeze:setNumInputDims(n)
+  if n ~= nil then S.argInt('nn.Unsqueeze', 'numInputDims', n, 0) end
   self.numInputDims = n
   return self
 end

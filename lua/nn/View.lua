@@ -34,6 +34,7 @@ end
 
 --- v:setNumInputDims(n): the number of trailing dims that make one sample (the rest is a batch).
 function View:setNumInputDims(n)
+  if n ~= nil then S.argInt('nn.View', 'numInputDims', n, 0) end
   self.numInputDims = n
   return self
 end
