@@ -95,8 +95,11 @@ end
 function Module:accUpdateGradParameters(input, gradOutput, lr)
   local gw, gb = self.gradWeight, self.gradBias
   self.gradWeight, self.gradBias = self.weight, self.bias
-  self:accGradParameters(input, gradOutput, -lr)
+  -- restored on an error too: left pointing at the weights, a later zeroGradParameters() would
+  -- zero them (Torch7 had the same trap)
+  local ok, err = pcall(self.accGradParameters, self, input, gradOutput, -lr)
   self.gradWeight, self.gradBias = gw, gb
+  if not ok then error(err, 0) end
 end
 
 -- Note [Modules and autograd] (DESIGN.md decision 6):

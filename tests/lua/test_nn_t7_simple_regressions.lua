@@ -479,5 +479,19 @@ function tests.oneHotNumber()
   fails(function() m:forward(1.5) end, 'nn.OneHot(4)', 'fractional number')
 end
 
+-- Module:accUpdateGradParameters points gradWeight/gradBias at the weights for the call; an error
+-- inside left them there, so a later zeroGradParameters() zeroed the weights.
+function tests.accUpdateGradParametersRestoresAfterAnError()
+  for _, m in ipairs({ nn.Linear(3, 2), nn.CMul(3), nn.Euclidean(3, 2) }) do
+    m:double()
+    local w = m.weight:clone()
+    tester:assert(not pcall(function() m:accUpdateGradParameters(torch.randn(3):double(), torch.randn(5):double(), 0.1) end),
+      torch.typename(m) .. ' refuses the wrong gradOutput')
+    tester:assert(m.gradWeight ~= m.weight, torch.typename(m) .. ' gradWeight restored')
+    m:zeroGradParameters()
+    tester:assertTensorEq(m.weight, w, 0, torch.typename(m) .. ' weights survive zeroGradParameters')
+  end
+end
+
 tester:add(tests)
 tester:run()
