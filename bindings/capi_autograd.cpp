@@ -216,6 +216,10 @@ int tocha_is_grad_enabled(void) noexcept { return autograd::grad_enabled() ? 1 :
 void tocha_set_anomaly_enabled(int on) noexcept { autograd::set_anomaly_enabled(on != 0); }
 int tocha_is_anomaly_enabled(void) noexcept { return autograd::anomaly_enabled() ? 1 : 0; }
 
+tocha_tensor* tocha_autograd_saved_output(const tocha_tensor* data, int slot) noexcept {
+  return guard_tensor([&] { return autograd::saved_output_alias(arg(data, "savedTensors"), slot); });
+}
+
 int tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook, tocha_lua_trace_fn trace) noexcept {
   return autograd::set_lua_callbacks(node, hook, trace);
 }

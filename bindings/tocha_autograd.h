@@ -57,6 +57,9 @@ TOCHA_API void tocha_autograd_set_callback_error(const char *msg) TOCHA_NOEXCEPT
 /* Records a node whose backward is the host's function `key`: the outputs get it as history. */
 TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin, tocha_tensor **inputs, int nout,
                                         tocha_tensor **outputs) TOCHA_NOEXCEPT;
+/* During a Lua node's backward: an alias of the saved output data whose history is that node's
+   output slot (Note [Saved outputs in double backward]); a plain alias otherwise. */
+TOCHA_API tocha_tensor *tocha_autograd_saved_output(const tocha_tensor *data, int slot) TOCHA_NOEXCEPT;
 /* Keys of Lua nodes and hooks that no longer exist (their host-side state can be dropped). */
 TOCHA_API int tocha_autograd_drain_released(int owner, int64_t *keys, int max) TOCHA_NOEXCEPT;
 /* Number of Lua nodes and hooks alive: 0 means a backward cannot call back into the host. */

@@ -355,6 +355,7 @@ Grads AccumulateGrad::apply(const Grads& grad_outputs) {
 Grads LuaNode::apply(const Grads& grad_outputs) {
   TOCHA_CHECK(!released, "backward", "trying to backward through ", label, " a second time: its saved state was "
               "freed by the first backward; pass retainGraph=true to the first backward to keep it");
+  autograd::CurrentLuaNode current(this);  // Note [Saved outputs in double backward]
   return autograd::lua_node_apply(key, grad_outputs, int(next.size()));
 }
 

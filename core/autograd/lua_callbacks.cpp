@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 #include <vector>
+#include "core/autograd/record.h"
 #include "core/error.h"
 
 namespace tocha {
@@ -28,6 +29,7 @@ std::atomic<int> g_callbacks_live{0};
 std::mutex g_mutex;
 thread_local std::string t_callback_error;
 thread_local int t_current_owner = 0;
+thread_local Node* t_current_lua_node = nullptr;
 
 Owner* owner_of(int64_t key) {
   int64_t id = key >> kOwnerShift;
@@ -79,6 +81,17 @@ Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs) {
     if (out[size_t(i)]) result[size_t(i)] = Tensor(Ref<TensorImpl>::adopt(static_cast<TensorImpl*>(out[size_t(i)])));
   if (rc != 0) throw Error(t_callback_error.empty() ? "[backward] Lua backward failed" : t_callback_error);
   return result;
+}
+
+CurrentLuaNode::CurrentLuaNode(Node* n) : prev(t_current_lua_node) { t_current_lua_node = n; }
+CurrentLuaNode::~CurrentLuaNode() { t_current_lua_node = prev; }
+
+Tensor saved_output_alias(const Tensor& data, int slot) {
+  Tensor a = alias_with(data, data.sizes(), data.strides(), data.storage_offset());
+  Node* n = t_current_lua_node;
+  if (n && slot >= 0 && size_t(slot) < n->outputs.size() && is_floating(data.dtype()))
+    set_history(a, n->shared_from_this(), slot);
+  return a;
 }
 
 Tensor lua_hook(int64_t key, const Tensor& grad) {

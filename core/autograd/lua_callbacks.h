@@ -37,6 +37,20 @@ void set_current_owner(int owner);
 void set_callback_error(const std::string& msg);
 
 Grads lua_node_apply(int64_t key, const Grads& grad_outputs, int ninputs);
+
+// Note [Saved outputs in double backward]: a torch.autograd.Function keeps the outputs it saves
+// without their history (the history is its own node: keeping it would be a reference cycle). Under
+// createGraph its backward must read them with that history, or a second derivative loses the
+// output's dependence on the inputs (exp's second derivative came out 0). While a Lua node runs
+// its backward it is the current node of this thread, and saved_output_alias gives an alias of a
+// saved output whose history is that node's output slot, as PyTorch's SavedVariable rebuilds it.
+struct CurrentLuaNode {
+  explicit CurrentLuaNode(Node* n);
+  ~CurrentLuaNode();
+  Node* prev;
+};
+// An alias of data with history (current Lua node, slot), or a plain alias outside a Lua backward.
+Tensor saved_output_alias(const Tensor& data, int slot);
 // Runs hook `key` on grad; returns the (possibly replaced) gradient.
 Tensor lua_hook(int64_t key, const Tensor& grad);
 std::string lua_forward_trace();

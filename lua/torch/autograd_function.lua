@@ -41,6 +41,8 @@ function Context:savedTensors()
     if t ~= nil and C.tocha_tensor_version(t.p) ~= self._versions[i] then
       fail('backward', 'a tensor saved by %s was modified by an in-place operation after it was saved', self.label)
     end
+    local slot = self._saved_slot and self._saved_slot[i]
+    if slot and torch.isGradEnabled() then t = wrap(C.tocha_autograd_saved_output(t.p, slot)) end
     out[i] = t
   end
   return unpack(out, 1, self._nsaved or 0)
@@ -128,12 +130,19 @@ local function apply_function(F, ...)
   ctx._input_sizes = {}
   for k, a in ipairs(tensor_inputs) do ctx._input_sizes[k] = a:size():totable() end
   ctx._versions = {}
-  -- Saved outputs are kept without history (they reference this node; keeping it would be a cycle).
+  -- Saved outputs are kept without history (they reference this node; keeping it would be a
+  -- cycle); savedTensors gives them back with it under createGraph (Note [Saved outputs in double
+  -- backward], core/autograd/lua_callbacks.h).
   for i = 1, ctx._nsaved or 0 do
     local t = ctx._saved[i]
     if t ~= nil then
-      for _, o in ipairs(outs) do
-        if o.p == t.p then ctx._saved[i] = t:detach() break end
+      for k, o in ipairs(outs) do
+        if o.p == t.p then
+          ctx._saved[i] = t:detach()
+          ctx._saved_slot = ctx._saved_slot or {}
+          ctx._saved_slot[i] = k - 1
+          break
+        end
       end
       ctx._versions[i] = C.tocha_tensor_version(ctx._saved[i].p)
     end

@@ -11,11 +11,11 @@ local D = torch.DoubleTensor
 
 local function leaf(t) return D(t):requiresGrad() end
 
--- Cases whose cause was in the C++ engine; the last is skipped until it is fixed.
+-- Cases whose cause was in the C++ engine (fixed there).
 local CXX_FIXED = {
   createGraphGradIsACopy = true,       -- fixed: AccumulateGrad::apply copies the first gradient
   retainGradAfterInPlace = true,       -- fixed: Note [retainGrad across in-place ops]
-  doubleBackwardThroughSavedOutput = false,  -- -- C++ bug, see report (no C API for a saved output's history)
+  doubleBackwardThroughSavedOutput = true,  -- fixed: Note [Saved outputs in double backward]
 }
 
 function tests.hookThatChangesTheSizeIsRefused()
@@ -287,7 +287,7 @@ function tests.retainGradAfterInPlace()
 end
 
 function tests.doubleBackwardThroughSavedOutput()
-  if not CXX_FIXED.doubleBackwardThroughSavedOutput then return end  -- C++ bug, see report
+  if not CXX_FIXED.doubleBackwardThroughSavedOutput then return end
   -- PyTorch 1.13 (a Function saving its output y = exp(x)): the first gradient requires grad and
   -- the second is [1, e]. Tocha saves outputs detached, so the first gradient has no history.
   local E = torch.autograd.Function('ExpSavesOutput')
