@@ -28,14 +28,26 @@ local function check_options(op, opts, known)
   return opts
 end
 
---- torch.argsort(x [, dim = last] [, descending = false]): the LongTensor of 1-based indices that
---- sort x along dim, ascending (descending when true): torch.sort's second result. The sort is
---- stable (equal values keep their order) and NaN sorts after every number (first when
---- descending), as PyTorch's stable argsort. x:argsort(...) is the same.
+local argsort_keys = { dim = true, descending = true, stable = true }
+
+--- torch.argsort(x [, dim = last] [, descending = false] [, opts]): the LongTensor of 1-based
+--- indices that sort x along dim, ascending (descending when true): torch.sort's second result.
+--- The sort is stable (equal values keep their order) and NaN sorts after every number (first
+--- when descending), as PyTorch's stable argsort. PyTorch's keywords may come as a trailing
+--- table opts = {dim =, descending =, stable =} (stable changes nothing: the sort is always
+--- stable), as for torch.sort. x:argsort(...) is the same.
 --- Example: torch.argsort(torch.Tensor({3, 1, 2}))
-function torch.argsort(x, dim, descending)
+function torch.argsort(x, dim, descending, opts)
   check_tensor('argsort', x, 1)
-  if type(dim) == 'boolean' then dim, descending = nil, dim end
+  if type(dim) == 'boolean' then dim, descending, opts = nil, dim, descending end
+  if opts == nil and type(descending) == 'table' then descending, opts = nil, descending end
+  if opts == nil and type(dim) == 'table' then dim, opts = nil, dim end
+  if opts ~= nil then
+    opts = check_options('argsort', opts, argsort_keys)
+    check_boolean('argsort', opts.stable, 'stable')
+    if opts.dim ~= nil then dim = opts.dim end
+    if opts.descending ~= nil then descending = opts.descending end
+  end
   local d = dim == nil and (x.p.ndim > 0 and x.p.ndim - 1 or 0) or cdim('argsort', dim, x.p.ndim)
   local desc = check_boolean('argsort', descending, 'descending')
   return (wrap(C.tocha_argsort(x.p, d, desc and 1 or 0, BASE)))

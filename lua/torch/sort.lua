@@ -35,6 +35,24 @@ local function check_boolean(name, v, what)
   return v and 1 or 0
 end
 
+-- k of topk and kthvalue: an integer (1.5 was truncated to 1 by the C call), range-checked in C.
+local function check_k(name, k)
+  util.check_number(name, k, 'k')
+  if k ~= math.floor(k) or math.abs(k) >= 2 ^ 53 then fail(name, 'k must be an integer, got %s', tostring(k)) end
+  return k
+end
+
+-- Note [keepdim in the selection forms]: Torch7's kthvalue, mode and median keep the reduced dim
+-- as size 1, and so do these by default; PyTorch's trailing keepdim is accepted after the dim, and
+-- keepdim = false drops the dim (it used to be ignored, so x:median(2, false) kept a size-1 dim
+-- where PyTorch returns one value per row).
+local function check_keepdim(name, keepdim)
+  if keepdim ~= nil and type(keepdim) ~= 'boolean' then
+    fail(name, 'keepdim must be a boolean, got %s', describe(keepdim))
+  end
+  return keepdim == false and 0 or 1
+end
+
 --- torch.sort([resval, resind,] x [, dim] [, descending]): a stable sort along dim.
 function torch.sort(...)
   local rv, ri, x, dim, desc = split_results('sort', ...)
@@ -50,7 +68,7 @@ methods.sort = torch.sort
 --- Example: torch.topk(torch.Tensor({3, 1, 4, 1, 5}), 2, 1, true)
 function torch.topk(...)
   local rv, ri, x, k, dim, dir, sorted = split_results('topk', ...)
-  util.check_number('topk', k, 'k')
+  check_k('topk', k)
   if type(dim) == 'boolean' then dim, dir, sorted = nil, dim, dir end
   local d = last_dim('topk', x, dim)
   local largest, s = check_boolean('topk', dir, 'dir'), check_boolean('topk', sorted, 'sort')
@@ -59,39 +77,44 @@ function torch.topk(...)
 end
 methods.topk = torch.topk
 
---- torch.kthvalue([resval, resind,] x, k [, dim]): the k-th smallest value along dim.
+--- torch.kthvalue([resval, resind,] x, k [, dim] [, keepdim = true]): the k-th smallest value
+--- along dim (the last by default), kept as size 1 unless keepdim is false (Note [keepdim in the
+--- selection forms]).
 --- Example: torch.kthvalue(torch.Tensor({3, 1, 4}), 2)
 function torch.kthvalue(...)
-  local rv, ri, x, k, dim = split_results('kthvalue', ...)
-  util.check_number('kthvalue', k, 'k')
-  local d = last_dim('kthvalue', x, dim)
-  if rv then check(C.tocha_kthvalue_out(rv.p, ri.p, x.p, k, d, 1, 1)) return rv, ri end
-  return util.pair(C.tocha_kthvalue, x.p, k, d, 1, 1, pair, pair + 1)
+  local rv, ri, x, k, dim, keepdim = split_results('kthvalue', ...)
+  check_k('kthvalue', k)
+  local d, kd = last_dim('kthvalue', x, dim), check_keepdim('kthvalue', keepdim)
+  if rv then check(C.tocha_kthvalue_out(rv.p, ri.p, x.p, k, d, kd, 1)) return rv, ri end
+  return util.pair(C.tocha_kthvalue, x.p, k, d, kd, 1, pair, pair + 1)
 end
 methods.kthvalue = torch.kthvalue
 
---- torch.mode([resval, resind,] x [, dim]): the most frequent value along dim (the last by default).
+--- torch.mode([resval, resind,] x [, dim] [, keepdim = true]): the most frequent value along dim
+--- (the last by default; the smallest of equally frequent values, with its last index), kept as
+--- size 1 unless keepdim is false.
 --- Example: torch.mode(torch.Tensor({1, 2, 2, 3}))
 function torch.mode(...)
-  local rv, ri, x, dim = split_results('mode', ...)
-  local d = last_dim('mode', x, dim)
-  if rv then check(C.tocha_mode_out(rv.p, ri.p, x.p, d, 1, 1)) return rv, ri end
-  return util.pair(C.tocha_mode, x.p, d, 1, 1, pair, pair + 1)
+  local rv, ri, x, dim, keepdim = split_results('mode', ...)
+  local d, kd = last_dim('mode', x, dim), check_keepdim('mode', keepdim)
+  if rv then check(C.tocha_mode_out(rv.p, ri.p, x.p, d, kd, 1)) return rv, ri end
+  return util.pair(C.tocha_mode, x.p, d, kd, 1, pair, pair + 1)
 end
 methods.mode = torch.mode
 
---- torch.median([resval, resind,] x [, dim]): the lower median of all elements (a number), or
---- (values, indices) along dim.
+--- torch.median([resval, resind,] x [, dim] [, keepdim = true]): the lower median of all
+--- elements (a number), or (values, indices) along dim, kept as size 1 unless keepdim is false.
+--- With result tensors the dim defaults to the last, as in Torch7.
 --- Example: torch.median(torch.Tensor({3, 1, 4, 2}))
 function torch.median(...)
-  local rv, ri, x, dim = split_results('median', ...)
-  if dim == nil then
-    if rv then fail('median', 'result tensors need a dimension') end
+  local rv, ri, x, dim, keepdim = split_results('median', ...)
+  if dim == nil and not rv then
+    if keepdim ~= nil then fail('median', 'keepdim needs a dimension') end
     return util.value('median', x)
   end
-  local d = cdim('median', dim, x.p.ndim)
-  if rv then check(C.tocha_median_out(rv.p, ri.p, x.p, d, 1, 1)) return rv, ri end
-  return util.pair(C.tocha_median, x.p, d, 1, 1, pair, pair + 1)
+  local d, kd = last_dim('median', x, dim), check_keepdim('median', keepdim)
+  if rv then check(C.tocha_median_out(rv.p, ri.p, x.p, d, kd, 1)) return rv, ri end
+  return util.pair(C.tocha_median, x.p, d, kd, 1, pair, pair + 1)
 end
 methods.median = torch.median
 
