@@ -50,6 +50,10 @@ struct SavedTensor {
   std::shared_ptr<Node> grad_fn;      // a saved input's history when it was saved
 };
 
+// attrs.i[1] of a selection node (max, min, median, mode, kthvalue) that reduced a flattened copy
+// of the whole input: its gradient is shared among ties as a reduction over all elements.
+constexpr int64_t kWholeSelection = 1;
+
 // Op attributes a formula needs (dims, scalars, shapes); meaning is per op.
 struct Attrs {
   int64_t i[4] = {0, 0, 0, 0};

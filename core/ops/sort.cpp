@@ -2,6 +2,8 @@
 // run_values_indices (core/ops/reduce_iter.h). See sort.h.
 #include "core/ops/sort.h"
 #include "core/ops/pointwise.h"
+#include "core/autograd/meta.h"
+#include "core/autograd/node.h"
 #include "core/ops/tensor_ops.h"
 #include "core/ops/views.h"
 
@@ -38,6 +40,8 @@ ValuesIndices topk_impl(const Tensor& a, int64_t k, int64_t dim, bool largest, b
   int d = wrap_dim(dim, a.dim(), "topk");
   int64_t n = dim_size(a, d);
   TOCHA_CHECK(k >= 0 && k <= n, "topk", "k = ", k, " is out of range for dimension ", d + 1, " of size ", n);
+  // a 0-dim result always holds one element, which k = 0 would leave unwritten
+  TOCHA_CHECK(k > 0 || a.dim() > 0, "topk", "k = 0 of a 0-dim tensor: it has no dimension to return no elements along");
   double params[4] = {double(k), largest ? 1.0 : 0.0, sorted ? 1.0 : 0.0, 0};
   return run_values_indices(OpId::topk, a, d, k, true, index_base, params, values, indices);
 }
@@ -79,7 +83,9 @@ Tensor median(const Tensor& a) {
   TOCHA_CHECK(a.numel() > 0, "median", "cannot take the median of a tensor with no elements (size ",
               shape_str(a.sizes()), ")");
   Tensor flat = reshape(a, DimVec{a.numel()});  // recorded, so the gradient reaches a
-  return select_impl(OpId::median, flat, 0, false, 0, 0, nullptr, nullptr).values;
+  Tensor v = select_impl(OpId::median, flat, 0, false, 0, 0, nullptr, nullptr).values;
+  if (AutogradMeta* m = autograd::meta_if(v); m && m->grad_fn) m->grad_fn->attrs.i[1] = kWholeSelection;  // ties share
+  return v;
 }
 
 ValuesIndices mode(const Tensor& a, int64_t dim, bool keepdim, int64_t index_base) {

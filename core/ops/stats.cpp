@@ -11,6 +11,7 @@
 #include "core/ops/pointwise.h"
 #include "core/ops/predicates.h"
 #include "core/ops/reduce.h"
+#include "core/ops/reduce_iter.h"
 #include "core/ops/sort.h"
 #include "core/ops/tensor_ops.h"
 #include "core/ops/views.h"
@@ -165,10 +166,20 @@ ValuesIndices nanmedian(const Tensor& x, int64_t dim, bool keepdim, int64_t inde
 }
 
 Tensor nanmedian(const Tensor& x) {
-  Tensor flat = reshape(x, DimVec{x.numel()});
   TOCHA_CHECK(x.numel() > 0, "nanmedian", "cannot take the median of an empty tensor (size ", shape_str(x.sizes()),
               ")");
-  return nanmedian(flat, 0, false, 0).values;
+  // Recorded as a whole selection (the median node's formula): ties share the gradient, and the
+  // NaNs share it when every element is NaN, as PyTorch's; through sort and gather it went to one
+  // sorted position.
+  autograd::Recording rec(OpId::median, nullptr, {&x});
+  Tensor v = nanmedian(reshape(x, DimVec{x.numel()}), 0, false, 0).values;
+  if (auto n = rec.finish({&x}, {&v})) {
+    n->attrs.i[0] = all_dims_mask(x);
+    n->attrs.i[1] = kWholeSelection;
+    n->save(x);
+    n->save(v, true);
+  }
+  return v;
 }
 
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {

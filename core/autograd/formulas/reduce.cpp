@@ -158,13 +158,19 @@ Grads vjp_logsumexp(Node& n, const Grads& g) {
   return {mul(expand_back(n, g[0]), exp(f::sub(x, kept(n, y))))};
 }
 
-// Reductions that select one element: over all elements, ties share the gradient equally;
-// along a dim, the gradient goes to the index that was returned.
+// Reductions that select one element: over all elements (no indices saved: max(), min(); or
+// marked whole by median() and nanmedian(), which reduce a flattened copy along its dim), ties
+// share the gradient equally, and a NaN result shares it among the NaNs (PyTorch 1.13's
+// evenly_distribute_backward); along a dim, the gradient goes to the index that was returned,
+// a 1-D input reduced along its only dim included (max(x, 1) of {1, 3, 3, 2} gave {0, .5, .5, 0}).
 static Grads selection(Node& n, const Grads& g) {
-  if (over_all(n)) {
+  if (n.saved.size() < 3 || n.attrs.i[1] == kWholeSelection) {
     Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-    Tensor hit = mask(OpId::eq, x, expand(reshape(y, DimVec::filled(x.dim(), 1)), x.sizes()), g[0].dtype());
-    return {div(mul(hit, expand_back(n, g[0])), sum(hit))};
+    DType dt = g[0].dtype();
+    Tensor ye = expand(reshape(y, DimVec::filled(x.dim(), 1)), x.sizes());
+    Tensor hit = add(mask(OpId::eq, x, ye, dt), mul(mask(OpId::ne, x, x, dt), mask(OpId::ne, ye, ye, dt)));
+    Tensor gx = reshape(expand_back(n, g[0]), x.sizes());
+    return {reshape(div(mul(hit, gx), sum(hit)), in_shape(n))};
   }
   return {scatter_back(n, g[0])};
 }
