@@ -67,6 +67,19 @@ local function seed_number(v)
   return tonumber(v)
 end
 
+-- The generator of torch.seed/initialSeed/getRNGState([gen]), which take nothing else: torch.seed(42)
+-- meaning manualSeed(42) silently drew an unrepeatable seed from /dev/urandom.
+-- (nil stands for the default generator.)
+local function only_gen(op, a1, a2)
+  local extra = a2
+  if a1 ~= nil and not is_gen(a1) then extra = a1 end
+  if extra ~= nil then
+    fail(op, 'takes only an optional torch.Generator, got %s%s', describe(extra),
+      op == 'seed' and ' (torch.manualSeed(n) seeds with n)' or '')
+  end
+  return a1 and a1._g
+end
+
 --- torch.manualSeed([gen,] n): seeds the generator; the same seed gives the same numbers.
 --- Example: torch.manualSeed(42)
 function torch.manualSeed(...)
@@ -76,21 +89,21 @@ end
 --- torch.seed([gen]): seeds from /dev/urandom and returns the seed.
 --- Example: local state = torch.getRNGState(); local s = torch.seed(); torch.setRNGState(state)
 function torch.seed(...)
-  local g = gen_and_args(...)
+  local g = only_gen('seed', ...)
   check(C.tocha_generator_seed(g, u64_out))
   return seed_number(u64_out[0])
 end
 --- torch.initialSeed([gen]): the last seed given to manualSeed or seed.
 --- Example: torch.manualSeed(7); assert(torch.initialSeed() == 7)
 function torch.initialSeed(...)
-  local g = gen_and_args(...)
+  local g = only_gen('initialSeed', ...)
   check(C.tocha_generator_initial_seed(g, u64_out))
   return seed_number(u64_out[0])
 end
 --- torch.getRNGState([gen]): a ByteTensor snapshot of the whole generator state.
 --- Example: local state = torch.getRNGState(); local a = torch.rand(2); torch.setRNGState(state); assert(torch.equal(a, torch.rand(2)))
 function torch.getRNGState(...)
-  local g = gen_and_args(...)
+  local g = only_gen('getRNGState', ...)
   return wrap(C.tocha_generator_get_state(g))
 end
 --- torch.setRNGState([gen,] state): restores a snapshot (checked: type, size and checksum).
@@ -98,20 +111,32 @@ end
 function torch.setRNGState(...)
   local g, state = gen_and_args(...)
   if not is_tensor(state) then
-    fail('setRNGState', 'expected a torch.ByteTensor from getRNGState, got %s', describe(state))
+    fail('setRNGState', 'expected a torch.ByteTensor %s, got %s', g and 'state after the generator' or 'from getRNGState',
+      describe(state))
   end
   check(C.tocha_generator_set_state(g, state.p))
   return state
 end
 
--- Methods mirroring the torch.* functions, and a copy of the state.
-function Generator:manualSeed(n) torch.manualSeed(self, n) return self end
-function Generator:seed() return torch.seed(self) end
-function Generator:initialSeed() return torch.initialSeed(self) end
-function Generator:getRNGState() return torch.getRNGState(self) end
-function Generator:setRNGState(state) torch.setRNGState(self, state) return self end
+-- Methods mirroring the torch.* functions, and a copy of the state. self is checked: g.manualSeed(3)
+-- (a dot for the colon) passed 3 as self, so torch.manualSeed(3) seeded the default generator.
+local function self_gen(op, g)
+  if not is_gen(g) then fail(op, 'expected a torch.Generator as self (g:%s(...)), got %s', op, describe(g)) end
+  return g
+end
+function Generator:manualSeed(n) torch.manualSeed(self_gen('manualSeed', self), n) return self end
+function Generator:seed() return torch.seed(self_gen('seed', self)) end
+function Generator:initialSeed() return torch.initialSeed(self_gen('initialSeed', self)) end
+function Generator:getRNGState() return torch.getRNGState(self_gen('getRNGState', self)) end
+function Generator:setRNGState(state) torch.setRNGState(self_gen('setRNGState', self), state) return self end
+--- g:getState() and g:setState(state): PyTorch's names (get_state, set_state) of g:getRNGState()
+--- and g:setRNGState(state); setState returns g.
+--- Example: local g = torch.Generator(); local s = g:getState(); torch.rand(g, 2); g:setState(s)
+Generator.getState = Generator.getRNGState
+Generator.setState = Generator.setRNGState
 --- g:clone(): a new generator that continues exactly as g would.
 function Generator:clone()
+  self_gen('clone', self)
   local c = torch.Generator()
   check(C.tocha_generator_copy(c._g, self._g))
   return c
@@ -291,8 +316,12 @@ function torch.multinomial(a1, a2, a3, a4, a5, a6)
   end
   return wrap(C.tocha_multinomial(probs.p, g, n, repl, 1))
 end
--- probs:multinomial(n) draws from probs; res:multinomial(probs, n) writes into res.
-methods.multinomial = torch.multinomial
+-- probs:multinomial([gen,] n) draws from probs; res:multinomial([gen,] probs, n) writes into res.
+-- (The generator follows self, as in every method here; torch.multinomial takes it before probs.)
+function methods.multinomial(x, a2, a3, ...)
+  if is_gen(a2) and not is_tensor(a3) then return torch.multinomial(a2, x, a3, ...) end
+  return torch.multinomial(x, a2, a3, ...)
+end
 
 --- torch.randperm([res,] [gen,] n): a random permutation of 1..n (a LongTensor unless res).
 --- Example: torch.manualSeed(1); local p = torch.randperm(5)

@@ -20,6 +20,7 @@
 -- and without a tensor they draw one number.
 local torch = require 'torch.env'
 local types = require 'torch.types'
+local lib = require 'torch.lib'
 
 local is_tensor, describe = types.is_tensor, types.describe
 local function fail(op, fmt, ...) error(string.format('[%s] ' .. fmt, op, ...), 3) end
@@ -30,9 +31,11 @@ local function split_gen(a1, ...)
   return nil, a1, ...
 end
 
+-- By dtype, not type name: a CUDA f32 tensor is a 'torch.CudaTensor' (no 'Float' in it), so
+-- torch.normal(cudaMeans, 1) and torch.bernoulli(cudaProbs) were refused as not floating.
+local FLOATING = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 local function floating(op, what, t)
-  local ty = torch.type(t)
-  if not (ty:find('Float') or ty:find('Double') or ty:find('Half') or ty:find('BFloat16')) then
+  if not FLOATING[tonumber(t.p.dtype)] then
     error(string.format('[%s] %s must be a floating tensor, got %s', op, what, describe(t)), 4)
   end
 end
@@ -111,9 +114,17 @@ function torch.normal(...)
       fail(op, 'size must be a table or a LongStorage, got %s', describe(a3))
     end
     if not (a2 >= 0) then fail(op, 'std must be >= 0, got %s', tostring(a2)) end
-    for d, n in ipairs(torch.type(a3) == 'torch.LongStorage' and a3:totable() or a3) do
+    local list = torch.type(a3) == 'torch.LongStorage' and a3:totable() or a3
+    for d, n in ipairs(list) do
       if type(n) ~= 'number' or n < 0 or n % 1 ~= 0 then
         fail(op, 'size must hold non-negative integers, got %s at position %d', tostring(n), d)
+      end
+    end
+    -- a table with other keys ({dtype = ...}) is no size: ipairs saw none of them and it gave a
+    -- tensor of the default type with the size of its list part (0-dim for {dtype = ...} alone)
+    for k in pairs(list) do
+      if type(k) ~= 'number' or k < 1 or k > #list or k % 1 ~= 0 then
+        fail(op, 'size must be a list of non-negative integers, got a table with key %s', tostring(k))
       end
     end
     local size = torch.type(a3) == 'torch.LongStorage' and a3 or torch.LongStorage(a3)
