@@ -1,5 +1,6 @@
 // Recording ops on the tape. See record.h.
 #include "core/autograd/record.h"
+#include <exception>
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/lua_callbacks.h"
 #include "core/autograd/meta.h"
@@ -166,6 +167,12 @@ bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begi
 
 namespace tocha {
 namespace autograd {
+
+FillGuard::FillGuard(const char* op, const Tensor& t)
+    : t_(t), had_history_(prepare_in_place(op, t, {})), exceptions_(std::uncaught_exceptions()) {}
+FillGuard::~FillGuard() {
+  if (had_history_ && std::uncaught_exceptions() == exceptions_) detach_(t_);
+}
 
 void detach_(const Tensor& t) {
   AutogradMeta* m = meta_if(t);

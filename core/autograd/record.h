@@ -42,6 +42,24 @@ bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begi
 inline bool prepare_in_place(const char* op, const Tensor& t, std::initializer_list<const Tensor*> in) {
   return prepare_in_place(op, t, in.begin(), in.end());
 }
+// Note [Fills drop history]: a fill whose values depend on nothing (fill, the random fills, a
+// multinomial or randperm written into a buffer) leaves a tensor with history without it: its
+// gradient is zero from then on (y = x * 2; y:uniform() passed gradient to x through the old
+// values). The guard runs prepare_in_place's checks when built (a view of a tensor with history
+// is refused, a leaf parameter is initialized freely) and drops the history when its scope ends
+// without an exception.
+class FillGuard {
+ public:
+  FillGuard(const char* op, const Tensor& t);
+  ~FillGuard();
+  FillGuard(const FillGuard&) = delete;
+  FillGuard& operator=(const FillGuard&) = delete;
+
+ private:
+  const Tensor& t_;
+  bool had_history_;
+  int exceptions_;
+};
 inline bool prepare_in_place(const char* op, const Tensor& t, const std::vector<const Tensor*>& in) {
   return prepare_in_place(op, t, in.data(), in.data() + in.size());
 }

@@ -54,7 +54,8 @@ void copy_(const Tensor& dst, const Tensor& src) {
 }
 
 void fill_(const Tensor& dst, double v) {
-  bool had_history = autograd::prepare_in_place("fill", dst, {});
+  // The new values do not depend on anything: the history goes (Note [Fills drop history]).
+  autograd::FillGuard history("fill", dst);
   check_writable("fill", dst);
   auto kernel = kernel_for<PointwiseKernel>(OpId::fill, dst.device().type, dst.dtype());
   PointwiseIter it;
@@ -63,8 +64,6 @@ void fill_(const Tensor& dst, double v) {
   it.finish();
   kernel(it);
   dst.bump_version();
-  // The new values do not depend on anything: drop the history (the gradient is zero).
-  if (had_history) autograd::detach_(dst);
 }
 
 Tensor to_dtype(const Tensor& a, DType dt) {

@@ -3,6 +3,7 @@
 // device tensors. See random.h.
 #include "core/ops/random.h"
 #include <cmath>
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/random_dist.h"
@@ -121,18 +122,21 @@ void dtype_int_range(DType dt, int64_t* lo, int64_t* hi) {
 // ---- continuous distributions ----------------------------------------------------------------
 
 void uniform_(const Tensor& t, Generator& gen, double a, double b) {
+  autograd::FillGuard history("uniform", t);  // Note [Fills drop history]
   check_floating("uniform", t);
   check_uniform_args("uniform", a, b);
   run_fill(OpId::uniform, t, gen, {a, b});
 }
 
 void normal_(const Tensor& t, Generator& gen, double mean, double std) {
+  autograd::FillGuard history("normal", t);  // Note [Fills drop history]
   check_floating("normal", t);
   check_normal_args("normal", mean, std);
   run_fill(OpId::normal, t, gen, {mean, std});
 }
 
 void log_normal_(const Tensor& t, Generator& gen, double mean, double std) {
+  autograd::FillGuard history("logNormal", t);  // Note [Fills drop history]
   check_floating("logNormal", t);
   check_log_normal_args("logNormal", mean, std);
   double mu, sigma;
@@ -141,12 +145,14 @@ void log_normal_(const Tensor& t, Generator& gen, double mean, double std) {
 }
 
 void exponential_(const Tensor& t, Generator& gen, double lambda) {
+  autograd::FillGuard history("exponential", t);  // Note [Fills drop history]
   check_floating("exponential", t);
   check_positive_arg("exponential", "lambda", lambda);
   run_fill(OpId::exponential, t, gen, {lambda});
 }
 
 void cauchy_(const Tensor& t, Generator& gen, double median, double sigma) {
+  autograd::FillGuard history("cauchy", t);  // Note [Fills drop history]
   check_floating("cauchy", t);
   TOCHA_CHECK(std::isfinite(median), "cauchy", "median must be finite, got ", median);
   check_positive_arg("cauchy", "sigma", sigma);
@@ -154,6 +160,7 @@ void cauchy_(const Tensor& t, Generator& gen, double median, double sigma) {
 }
 
 void geometric_(const Tensor& t, Generator& gen, double p) {
+  autograd::FillGuard history("geometric", t);  // Note [Fills drop history]
   TOCHA_CHECK(t.dtype() != DType::b8, "geometric", "cannot fill a torch.BoolTensor with geometric values");
   check_probability("geometric", p, true);
   run_fill(OpId::geometric, t, gen, {p});
@@ -162,6 +169,7 @@ void geometric_(const Tensor& t, Generator& gen, double p) {
 // ---- bernoulli -------------------------------------------------------------------------------
 
 void bernoulli_(const Tensor& t, Generator& gen, double p) {
+  autograd::FillGuard history("bernoulli", t);  // Note [Fills drop history]
   check_probability("bernoulli", p, false);
   const double params[4] = {p, 0, 0, 0};
   if (device_fill(OpId::bernoulli, t, gen, params)) return;  // Dropout's masks on the GPU
@@ -208,6 +216,7 @@ bool device_bernoulli(const Tensor& t, Generator& gen, const Tensor& p) {
 }  // namespace
 
 void bernoulli_(const Tensor& t, Generator& gen, const Tensor& probs) {
+  autograd::FillGuard history("bernoulli", t);  // Note [Fills drop history]
   TOCHA_CHECK(probs.dtype() != DType::b8, "bernoulli", "probabilities must be numbers, got a torch.BoolTensor");
   DimVec shape;
   Tensor p = probs;
@@ -244,6 +253,7 @@ int64_t random_max(DType dt) {
 }
 
 void random_(const Tensor& t, Generator& gen, int64_t lo, int64_t hi) {
+  autograd::FillGuard history("random", t);  // Note [Fills drop history]
   TOCHA_CHECK(lo <= hi, "random", "expects a <= b, got a = ", lo, " and b = ", hi);
   int64_t dlo, dhi;
   dtype_int_range(t.dtype(), &dlo, &dhi);

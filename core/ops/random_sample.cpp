@@ -1,6 +1,7 @@
 // Sampling front-ends: multinomial (weights validated row by row, by the kernel on a device) and
 // randperm. See random.h.
 #include <cmath>
+#include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/random.h"
@@ -78,6 +79,7 @@ bool device_multinomial(const Tensor& out, const Tensor& probs, Generator& gen, 
 
 void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int64_t n, bool replacement,
                      int64_t base) {
+  autograd::FillGuard history("multinomial", out);  // Note [Fills drop history]
   TOCHA_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial", "expects a 1D or 2D tensor of weights, got size ",
               shape_str(probs.sizes()));
   TOCHA_CHECK(is_floating(probs.dtype()), "multinomial", "expects floating-point weights, got a ",
@@ -115,6 +117,7 @@ Tensor multinomial(const Tensor& probs, Generator& gen, int64_t n, bool replacem
 }
 
 void randperm_out(const Tensor& out, int64_t n, Generator& gen, int64_t base) {
+  autograd::FillGuard history("randperm", out);  // Note [Fills drop history]
   TOCHA_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
   TOCHA_CHECK(base >= 0 && base <= INT64_MAX - n, "randperm", "invalid index base ", base);
   check_index_dtype("randperm", out.dtype(), n + base - 1);

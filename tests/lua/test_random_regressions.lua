@@ -205,13 +205,12 @@ end
 
 -- A fill replaces a tensor's values, so no gradient flows through the old ones (PyTorch 1.13:
 -- y = x * 2; y.uniform_(); (y + x).sum().backward() gives x.grad = [1, 1, 1]; fill_ does so here).
--- C++ bug, see report: the random fills (core/ops/random.cpp, random_sample.cpp) do not call
--- autograd::prepare_in_place / detach_ as fill_ does, so y keeps its MulBackward history and x.grad
--- is [3, 3, 3]; a fill of a view of such a tensor is not refused either. Skipped until fixed.
-local RANDOM_FILLS_DROP_HISTORY = false
+-- The random fills (core/ops/random.cpp, random_sample.cpp) kept y's MulBackward history (x.grad
+-- was [3, 3, 3]) and a fill of a view of such a tensor was not refused: Note [Fills drop history].
+local RANDOM_FILLS_DROP_HISTORY = true
 
 function tests.fillsDropAutogradHistory()
-  if not RANDOM_FILLS_DROP_HISTORY then return end  -- C++ bug, see report
+  if not RANDOM_FILLS_DROP_HISTORY then return end
   local fills = {
     uniform = function(y) y:uniform() end,
     normal = function(y) y:normal(0, 1) end,
