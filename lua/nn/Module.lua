@@ -92,6 +92,17 @@ function Module:accGradParameters(input, gradOutput, scale)
   if self.updateGradInput ~= Module.updateGradInput or not self:parameters() then return end
   replay_backward(self, input, gradOutput, scale, 'params')
 end
+--- m:sharedAccUpdateGradParameters(input, gradOutput, lr): Torch7's accUpdateGradParameters for
+--- modules whose parameters are shared: accumulates into the (zeroed) gradients, then steps by lr.
+--- Example: local m = nn.Linear(2, 1); m:forward(torch.ones(2)); m:sharedAccUpdateGradParameters(torch.ones(2), torch.ones(1), 0.1)
+function Module:sharedAccUpdateGradParameters(input, gradOutput, lr)
+  if self:parameters() then
+    self:zeroGradParameters()
+    self:accGradParameters(input, gradOutput, 1)
+    self:updateParameters(lr)
+  end
+end
+
 function Module:accUpdateGradParameters(input, gradOutput, lr)
   local gw, gb = self.gradWeight, self.gradBias
   self.gradWeight, self.gradBias = self.weight, self.bias

@@ -18,8 +18,14 @@ local release_generator = C.tocha_generator_release
 -- generators, so a draw from one is seen by randomness = 'error' and repeated under 'same'.
 local live_generators = setmetatable({}, { __mode = 'k' })
 
---- torch.Generator(): an independent Mersenne Twister, seeded from /dev/urandom (Torch7).
-function Generator:__init()
+--- torch.Generator(['cpu']): an independent Mersenne Twister, seeded from /dev/urandom (Torch7).
+--- CUDA draws use the device's generator (torch.cuda.manualSeed); torch.Generator('cuda') is refused.
+function Generator:__init(device)
+  if device ~= nil and device ~= 'cpu' then
+    -- a silently returned CPU generator would draw CUDA tensors' values on the host
+    lib.fail('Generator', "only CPU generators can be made ('cpu' or nothing); CUDA tensors draw from "
+      .. "the device's generator (torch.cuda.manualSeed), got %s", tostring(device))
+  end
   local g = C.tocha_generator_new()
   if g == nil then lib.raise() end
   self._g = ffi.gc(g, release_generator)

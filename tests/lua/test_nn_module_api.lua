@@ -307,4 +307,19 @@ function tests.cloneSharingAModuleWithAFlagNamedBias()
   tester:asserteq(lc.bias:detach():min(), 0.5, 'tensors named bias are still shared')
 end
 
+-- Torch7's Module:sharedAccUpdateGradParameters (it was missing): zeroes the gradients, accumulates
+-- with scale 1, then steps the parameters by lr, a shared weight once.
+function tests.sharedAccUpdateGradParameters()
+  local m = nn.Linear(2, 1):double()
+  m.weight:fill(1)
+  m.bias:fill(0)
+  m.gradWeight:fill(7)  -- stale gradients are zeroed first
+  local x, go = torch.DoubleTensor({ 1, 2 }), torch.DoubleTensor({ 3 })
+  m:forward(x)
+  m:sharedAccUpdateGradParameters(x, go, 0.1)
+  tester:assertTensorEq(m.weight, torch.DoubleTensor({ { 1 - 0.3, 1 - 0.6 } }), 1e-15)
+  tester:assertTensorEq(m.bias, torch.DoubleTensor({ -0.3 }), 1e-15)
+  tester:assertTensorEq(m.gradWeight, torch.DoubleTensor({ { 3, 6 } }), 1e-15, 'the gradients stay accumulated')
+end
+
 tester:add(tests):run()

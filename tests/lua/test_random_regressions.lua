@@ -201,6 +201,7 @@ function tests.stateErrors()
   err('[initialSeed] takes only an optional torch.Generator, got number', torch.initialSeed, torch.Generator(), 3)
   torch.manualSeed(4)
   tester:asserteq(torch.initialSeed(nil), 4, 'nil stands for the default generator')
+  err("[Generator] only CPU generators", torch.Generator, 'cuda')  -- was a CPU generator, silently
 end
 
 -- A fill replaces a tensor's values, so no gradient flows through the old ones (PyTorch 1.13:
