@@ -35,14 +35,29 @@ local storage_types = { [D.f32] = 'FloatStorage', [D.f64] = 'DoubleStorage', [D.
                         [D.bf16] = 'BFloat16Storage', [D.i64] = 'LongStorage', [D.i32] = 'IntStorage',
                         [D.u8] = 'ByteStorage', [D.bool] = 'BoolStorage' }
 
--- The legacy format starts with the pickle of this number (torch/serialization.py MAGIC_NUMBER).
-M.LEGACY_HEAD = '\128\2\138\10\108\252\156\70\249\32\106\168\80\25\46'
+-- The legacy format starts with the pickle of this number (torch/serialization.py MAGIC_NUMBER)
+-- in the protocol torch.save was given (pickle_protocol, 2 by default): protocols 4 and 5 put it
+-- in a 13-byte FRAME. Such files were not recognized before (only protocol 2's head was).
+local MAGIC = '\138\10\108\252\156\70\249\32\106\168\80\25\46'
+M.LEGACY_HEADS = { '\128\2' .. MAGIC, '\128\3' .. MAGIC, '\128\4\149\13\0\0\0\0\0\0\0' .. MAGIC,
+                   '\128\5\149\13\0\0\0\0\0\0\0' .. MAGIC }
+M.LEGACY_HEAD = M.LEGACY_HEADS[1]
 local LEGACY_PROTOCOL = 1001
+local LONGEST_HEAD = #M.LEGACY_HEADS[3]
+
+-- The legacy head that `head` starts with (or, for a head of at least 16 bytes cut short of it,
+-- starts like: torch.load's format detection reads 16 bytes).
+local function legacy_head(head)
+  for _, h in ipairs(M.LEGACY_HEADS) do
+    local n = math.min(#head, #h)
+    if n >= math.min(16, #h) and head:sub(1, n) == h:sub(1, n) then return h end
+  end
+end
 
 --- 'zip', 'legacy' or nil, from a file's first bytes.
 function M.detect(head)
   if head:sub(1, 4) == 'PK\3\4' then return 'zip' end
-  if head:sub(1, #M.LEGACY_HEAD) == M.LEGACY_HEAD then return 'legacy' end
+  if legacy_head(head) then return 'legacy' end
 end
 
 -- ---- reading --------------------------------------------------------------------------------------
@@ -174,8 +189,8 @@ local function read_zip(stream, opts, op)
   return U.load(U.string_source(data), context(stream, op, storages, load_base), prefix .. 'data.pkl')
 end
 
-local function read_legacy(stream, opts, op)
-  stream:seek(#M.LEGACY_HEAD)
+local function read_legacy(stream, opts, op, head)
+  stream:seek(#legacy_head(head))
   local storages = {}
   local function one(what, ctx)
     local src = U.stream_source(stream)
@@ -189,10 +204,18 @@ local function read_legacy(stream, opts, op)
   if type(sys) ~= 'table' then stream:fail('sys_info is not a dict') end
   if sys.little_endian == false then stream:fail('a big-endian legacy checkpoint (not supported)') end
   -- Storages are allocated as the object pickle names them and filled from the blocks after it.
+  -- Every storage's data follows the object in the file, so together they fit in it: checked
+  -- before allocating, or a small hostile file naming many storages of its own size each made
+  -- the reader allocate that size many times over.
+  local declared = 0
   local function alloc(st)
     local nbytes = st.numel * st.info.size
     if nbytes > stream:size() then
       stream:fail("storage '%s' declares %d bytes, more than the %d-byte file", st.key, nbytes, stream:size())
+    end
+    declared = declared + nbytes
+    if declared > stream:size() then
+      stream:fail('the storages declare %d bytes or more, more than the %d-byte file', declared, stream:size())
     end
     local t = lib.C.tocha_tensor_empty(1, ffi.new('int64_t[1]', st.numel), st.info.dtype, 0, 0)
     if t == nil then lib.raise() end
@@ -230,9 +253,13 @@ end
 --- little-endian storages; opts.verify=false skips their CRC check.
 function M.read(stream, opts, op)
   stream:seek(0)
-  local kind = M.detect(stream:read_string(math.min(stream:size(), #M.LEGACY_HEAD), 'the file header'))
+  local head = stream:read_string(math.min(stream:size(), LONGEST_HEAD), 'the file header')
+  local kind = M.detect(head)
   if kind == 'zip' then return read_zip(stream, opts or {}, op) end
-  if kind == 'legacy' then return read_legacy(stream, opts or {}, op) end
+  if kind == 'legacy' then
+    if #head < #legacy_head(head) then stream:fail('truncated in its header (%d bytes)', #head) end
+    return read_legacy(stream, opts or {}, op, head)
+  end
   stream:fail('not a PyTorch checkpoint (neither a ZIP archive nor the legacy pickle format)')
 end
 

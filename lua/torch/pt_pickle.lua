@@ -89,6 +89,11 @@ local function is_utf8(s)
       local d = s:byte(j)
       if not d or d < 0x80 or d > 0xBF then return false end
     end
+    -- Python refuses overlong forms (E0 80..9F, F0 80..8F) and code points past U+10FFFF (F4 90..),
+    -- and a BINUNICODE holding one made PyTorch's torch.load fail on the whole file. Surrogates
+    -- (ED A0..BF) pass: pickle decodes with 'surrogatepass'.
+    local d = s:byte(i + 1)
+    if (c == 0xE0 and d < 0xA0) or (c == 0xF0 and d < 0x90) or (c == 0xF4 and d > 0x8F) then return false end
     i = i + k + 1
   end
   return true
@@ -146,12 +151,22 @@ local function ordered_keys(t)
   return keys
 end
 
-local function is_list(t)
-  local n = #t
-  if n == 0 or U.info[t] then return false end
-  local count = 0
-  for _ in next, t do count = count + 1 end
-  return count == n
+-- The length of t as a Python list, or nil for a dict. A table loaded from a PyTorch list
+-- (U.lists) stays a list: its holes (Nones) are written as None and an empty one as [] (they
+-- became dicts with integer keys, or {}). Its length is its largest index, so a list shortened
+-- in Lua is written shortened, and trailing Nones are dropped (they left no trace in Lua).
+local function list_length(t)
+  if U.info[t] then return nil end
+  local loaded = U.lists[t] ~= nil
+  local n, count = 0, 0
+  for k in next, t do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then return nil end
+    if k > n then n = k end
+    count = count + 1
+  end
+  if n == 0 then return loaded and 0 or nil end
+  if not loaded and count ~= n then return nil end  -- a Lua array with holes stays a dict, as before
+  return n
 end
 
 local BATCH = 1000  -- items per APPENDS/SETITEMS, as Python's pickle
@@ -165,6 +180,8 @@ function Pickler:items(t, keys)
       local tk = type(k)
       if tk == 'number' then self:number(k) elseif tk == 'string' then self:string(k)
       elseif tk == 'boolean' then op(self, k and 0x88 or 0x89)
+      elseif tk == 'cdata' and (ffi.istype('int64_t', k) or ffi.istype('uint64_t', k)) then
+        self:value(k)  -- an integer key past 2^53, as the unpickler gives it
       else self:fail('a table key of type %s cannot be a Python dict key', tk) end
       stack[d] = k
       self:value(rawget(t, k))
@@ -177,13 +194,14 @@ end
 function Pickler:table(t)
   self.depth = self.depth + 1
   if self.depth > common.MAX_DEPTH then self:fail('tables nested more than %d levels deep', common.MAX_DEPTH) end
-  if is_list(t) then
+  local n = list_length(t)
+  if n then
     op(self, ']')
     self:put(t)
     local stack, d = self.keys, #self.keys + 1
-    for b = 1, #t, BATCH do
+    for b = 1, n, BATCH do
       op(self, '(')
-      for i = b, math.min(b + BATCH - 1, #t) do
+      for i = b, math.min(b + BATCH - 1, n) do
         stack[d] = i
         self:value(t[i])
       end
@@ -216,8 +234,12 @@ function Pickler:value(v)
   elseif kind == 'boolean' then op(self, v and 0x88 or 0x89)
   elseif kind == 'number' then self:number(v)
   elseif kind == 'string' then self:string(v)
+  elseif kind == 'uint64' and v >= 2 ^ 63 then
+    -- LONG1 of 9 bytes: the 8 bytes and a zero sign byte (a Python int, as the unpickler reads it)
+    op(self, 0x8a) self.m:u8(9)
+    for i = 0, 7 do self.m:u8(tonumber(bit.band(bit.rshift(v, 8 * i), 0xFF))) end
+    self.m:u8(0)
   elseif kind == 'int64' or kind == 'uint64' then
-    if kind == 'uint64' and v >= 2 ^ 63 then self:fail('the integer %s does not fit in 64 signed bits', tostring(v)) end
     self:int(ffi.cast('int64_t', v))
   elseif kind == 'table' or kind == 'tensor' then
     local key = kind == 'tensor' and self.hooks.identity(v) or v

@@ -5,8 +5,10 @@
 --
 -- Note [Python values in Lua]: dict and OrderedDict -> a table (its key order and attributes such
 -- as a state dict's _metadata are kept aside, see U.info), list/tuple/set -> an array, str and
--- bytes -> a string, int/float -> a number (an int64 cdata beyond 2^53), None -> nil (a None
--- inside a list leaves a hole), dtype and storage-type globals -> their names ('float32').
+-- bytes -> a string, int/float -> a number (an int64 cdata beyond 2^53, a uint64 cdata from 2^63
+-- to 2^64), None -> nil (a None inside a list leaves a hole; the items after it keep their
+-- indices, and U.lists marks the table so that torch.save(..., 'pytorch') writes it back as a
+-- list with its inner Nones), dtype and storage-type globals -> their names ('float32').
 -- Tuples stay internal objects (with their length, None included) until they are stored in a
 -- container, so the rebuild functions see their exact arguments.
 local ffi = require 'ffi'
@@ -21,6 +23,8 @@ local U = {}
 --- Key order and attributes of tables built from Python dicts: info[t] = { keys = {...},
 --- class = 'OrderedDict' or 'dict', attrs = {...} } (weak keys).
 U.info = setmetatable({}, { __mode = 'k' })
+--- The lengths of tables built from Python lists and sets (Nones leave holes): lists[t] = n (weak keys).
+U.lists = setmetatable({}, { __mode = 'k' })
 
 local NONE, Tuple, Global = A.NONE, A.Tuple, A.Global
 local values, calls, hints, rebuild_parameter = A.values, A.calls, A.hints, A.rebuild_parameter
@@ -59,6 +63,7 @@ function Unpickler:finish(v)
     if done then return done end
     done = {}
     self.finished[v] = done
+    U.lists[done] = v.n
     for i = 1, v.n do done[i] = self:finish(v[i]) end
     return done
   elseif mt == Global then
@@ -122,7 +127,13 @@ function Unpickler:global(module, name)
   local value, call = values[full], calls[full]
   if value == nil and call == nil then
     local hint = hints[full] or (module:match('^__torch__') and 'a TorchScript class: load the file in PyTorch '
-      .. 'and save its state_dict()') or 'only tensors, storages and plain containers are loaded, as with '
+      .. 'and save its state_dict()')
+      or ((module:match('^torch%.nn%.modules') or module:match('^torch%.nn%.parallel')) and 'a whole nn.Module was '
+      .. 'saved (torch.save(model)); in PyTorch, save model.state_dict() instead. The file was not loaded: it may '
+      .. 'run code in Python')
+      or (module:match('^torch%.optim') and 'a whole optimizer was saved; in PyTorch, save optimizer.state_dict() '
+      .. 'instead. The file was not loaded: it may run code in Python')
+      or 'only tensors, storages and plain containers are loaded, as with '
       .. "PyTorch's weights_only=True: the file may run code in Python"
     self:fail("unsupported global '%s' (%s)", full, hint)
   end
@@ -146,6 +157,14 @@ function Unpickler:long(s)
     local fill = neg and 255 or 0
     for i = 9, n do if s:byte(i) ~= fill then self:fail('an integer of %d bytes is too large', n) end end
     n = 8
+    -- The low 8 bytes read as int64 have the wrong sign past int64's range: 2^63 (9 bytes, the
+    -- last 0) read as -2^63 and 2^64-1 as -1. Integers below 2^64 are exact as uint64.
+    if (s:byte(8) >= 128) ~= neg then
+      if neg then self:fail('the integer below -2^63 does not fit in 64 bits') end
+      local u = 0ULL
+      for i = 8, 1, -1 do u = u * 256 + s:byte(i) end
+      return u
+    end
   end
   local v = 0ULL
   for i = n, 1, -1 do v = v * 256 + s:byte(i) end
@@ -211,23 +230,34 @@ end
 def(0x85, function(u) tuple_of(u, 1) end)
 def(0x86, function(u) tuple_of(u, 2) end)
 def(0x87, function(u) tuple_of(u, 3) end)
-def(']', function(u) u:push({}) end)
+-- Lists and sets are built with their lengths kept aside (u.lens): a None leaves a hole, and
+-- #list after a hole is any border, so appending at #list + 1 shifted the items after a None
+-- that ended a batch of APPENDS (pickle writes lists in batches of 1000).
+local function new_list(u, n)
+  local t = {}
+  u.lens[t] = n
+  return t
+end
+def(']', function(u) u:push(new_list(u, 0)) end)
 def('l', function(u)
-  local items, t = u:pop_mark(), {}
+  local items = u:pop_mark()
+  local t = new_list(u, items.n)
   for i = 1, items.n do t[i] = u:finish(items[i]) end
   u:push(t)
 end)
 local function append(u, list, items)
-  if type(list) ~= 'table' or getmetatable(list) ~= nil or U.info[list] then u:fail('append to %s', tostring(list)) end
-  local n = #list
+  local n = type(list) == 'table' and u.lens[list]
+  if not n then u:fail('append to %s', tostring(list)) end
   for i = 1, items.n do list[n + i] = u:finish(items[i]) end
+  u.lens[list] = n + items.n
 end
 def('a', function(u) local v = u:pop() append(u, u:top(), { n = 1, v }) end)
 def('e', function(u) local items = u:pop_mark() append(u, u:top(), items) end)
-def(0x8f, function(u) u:push({}) end)
+def(0x8f, function(u) u:push(new_list(u, 0)) end)
 def(0x90, function(u) local items = u:pop_mark() append(u, u:top(), items) end)
 def(0x91, function(u)
-  local items, t = u:pop_mark(), {}
+  local items = u:pop_mark()
+  local t = new_list(u, items.n)
   for i = 1, items.n do t[i] = u:finish(items[i]) end
   u:push(t)
 end)
@@ -310,7 +340,7 @@ local names = { i = 'INST', o = 'OBJ', [0x82] = 'EXT1', [0x83] = 'EXT2', [0x84] 
 --- bare storage; what names the pickle in errors.
 function U.load(src, ctx, what)
   local u = setmetatable({ src = src, ctx = ctx, what = what, stack = {}, sp = 0, base = 0, marks = {},
-                           memo = {}, nmemo = 0, finished = {} }, Unpickler)
+                           memo = {}, nmemo = 0, finished = {}, lens = U.lists }, Unpickler)
   src.u = u
   while true do
     local code = src:byte()
