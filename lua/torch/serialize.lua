@@ -166,10 +166,11 @@ function torch.serialize(obj, format, opts)
   format, opts = save_options(format, opts)
   local fmt = save_format('serialize', format)
   local stream = S.open_memory(nil, 'serialize')
-  return with_stream(stream, false, function(st)
+  -- one value, as Torch7's (f:write(torch.serialize(x)) failed on a trailing nil)
+  return (with_stream(stream, false, function(st)
     write_to(st, obj, fmt, opts, 'serialize')
     return st:contents()
-  end)
+  end))
 end
 
 --- torch.deserialize(str[, opts]): the object torch.serialize (or any supported format) encoded.

@@ -356,5 +356,12 @@ function tests.allowCodeNamesItsFormats()
   os.remove(path)
 end
 
+-- torch.serialize returns one value, as Torch7's: f:write(torch.serialize(x)) failed with "bad
+-- argument #2 to 'write'" on a trailing nil.
+function tests.serializeReturnsOneValue()
+  tester:asserteq(select('#', torch.serialize(torch.ones(2))), 1)
+  tester:asserteq(select('#', torch.serialize({ a = 1 }, 'ascii')), 1)
+end
+
 tester:add(tests)
 tester:run()
