@@ -63,19 +63,23 @@ function torch.randint(...)
   return t
 end
 
---- torch.randintLike([gen,] x, [low = 0,] high): torch.randint with x's sizes, type and device.
+--- torch.randintLike([gen,] x, [low = 0,] high [, {dtype=, device=, requiresGrad=}]):
+--- torch.randint with x's sizes, and x's type and device unless the options say otherwise (Note
+--- [Factory options]).
 --- Example: torch.randintLike(torch.IntTensor(2, 2), 5)
 function torch.randintLike(...)
-  local g, x, a, b = gen_and_args(...)
+  local g, x, a, b, opts = gen_and_args(...)
   types.check_tensor('randintLike', x, 1)
+  if opts == nil and type(b) == 'table' then b, opts = nil, b end
+  local id, device = torch._factory_opts('randintLike', opts)
   local low, high = a, b
   if b == nil then low, high = 0, a end
   low, high = integer('randintLike', low, 'low'), integer('randintLike', high, 'high')
   if high <= low then fail('randintLike', 'expected low < high, got low = %d and high = %d', low, high) end
   local p = x.p
-  local t = wrap(C.tocha_tensor_empty(p.ndim, p.size, p.dtype, p.device_type, p.device_index))
+  local t = wrap(C.tocha_tensor_empty(p.ndim, p.size, id or p.dtype, p.device_type, p.device_index))
   random_fill('randintLike', t, g, low, high)
-  return t
+  return (torch._factory_finish('randintLike', t, opts, device))
 end
 
 local WINDOW = { hann = 0, hamming = 1, blackman = 2, bartlett = 3, kaiser = 4 }

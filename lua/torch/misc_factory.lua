@@ -38,10 +38,27 @@ local function is_floating(id)
   return id == dt_ids.f32 or id == dt_ids.f64 or id == dt_ids.f16 or id == dt_ids.bf16
 end
 
+-- The options each function takes: a key outside them (a typo, PyTorch's requires_grad spelling)
+-- was ignored, and the tensor came back without the dtype or gradient asked for.
+local OPT_KEYS = {
+  tensor = { dtype = true, device = true, requiresGrad = true },
+  asTensor = { dtype = true, device = true, requiresGrad = true },  -- requiresGrad: its own error
+  frombuffer = { dtype = true, count = true, offset = true, requiresGrad = true },
+  emptyStrided = { dtype = true, device = true, requiresGrad = true },
+}
 local function check_opts(op, opts)
   if opts == nil then return {} end
   if type(opts) ~= 'table' or getmetatable(opts) ~= nil then
     fail(op, 'expected options as a table {dtype=, device=, requiresGrad=}, got %s', describe(opts))
+  end
+  local keys = OPT_KEYS[op]
+  for k in pairs(opts) do
+    if not keys[k] then
+      local names = {}
+      for name in pairs(keys) do names[#names + 1] = name end
+      table.sort(names)
+      fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat(names, ', '))
+    end
   end
   return opts
 end
@@ -110,6 +127,9 @@ end
 -- PyTorch's: all booleans BoolTensor, any non-integer number (or one beyond int64's range) the
 -- default float type, else Long.
 local function from_data(op, data, want)
+  if type(data) ~= 'table' and type(data) ~= 'number' and type(data) ~= 'boolean' or getmetatable(data) ~= nil then
+    fail(op, 'expected data as nested tables, a number, a boolean or a tensor, got %s', describe(data))
+  end
   local flat, sizes, info = {}, {}, { all_bool = true }
   if type(data) == 'number' or type(data) == 'boolean' then
     flat[1] = data
@@ -144,6 +164,7 @@ local function from_data(op, data, want)
   local t = torch._ctor_by_dtype[id](#flat > 0 and flat or 0)
   return (t:view(shape_of(sizes)))
 end
+torch._tensor_from_data = from_data
 
 --- torch.tensor(data [, {dtype=, device=, requiresGrad=}]): a new tensor holding a copy of data:
 --- nested Lua tables of numbers or booleans, a number, a boolean (0-dim) or a tensor (copied,
@@ -153,9 +174,6 @@ end
 function torch.tensor(data, opts)
   opts = check_opts('tensor', opts)
   if is_tensor(data) then return (finish('tensor', data:detach():clone(), opts)) end
-  if type(data) ~= 'table' and type(data) ~= 'number' and type(data) ~= 'boolean' or getmetatable(data) ~= nil then
-    fail('tensor', 'expected data as nested tables, a number, a boolean or a tensor, got %s', describe(data))
-  end
   return (finish('tensor', from_data('tensor', data, (dtype_arg('tensor', opts.dtype))), opts))
 end
 
@@ -212,6 +230,12 @@ function torch.frombuffer(buffer, opts)
   end
   t = wrap(C.tocha_tensor_empty(1, ffi.new('int64_t[1]', count), id, 0, 0))
   if count > 0 then ffi.copy(ffi.cast('char *', t.p.storage.data), ffi.cast('const char *', ptr) + offset, count * esize) end
+  -- A bool holds 0 or 1: the byte 2 made a BoolTensor whose sum counted it twice and whose :long()
+  -- gave 2, and 255 failed all(). Any nonzero byte is true (PyTorch shares the bytes unchecked).
+  if id == dt_ids.bool and count > 0 then
+    local u = wrap(C.tocha_tensor_to_dtype(t.p, dt_ids.u8))
+    t = wrap(C.tocha_tensor_to_dtype(u:ne(0).p, dt_ids.bool))
+  end
   return (finish('frombuffer', t, { requiresGrad = opts.requiresGrad }))
 end
 
@@ -223,6 +247,16 @@ function torch.emptyStrided(sizes, strides, opts)
   for _, v in ipairs({ sizes, strides }) do
     if not (type(v) == 'table' and getmetatable(v) == nil or types.is_storage(v)) then
       fail('emptyStrided', 'expected sizes and strides as tables or LongStorages, got %s', describe(v))
+    end
+  end
+  -- LongStorage truncated {2.5} to a size of 2
+  for w, v in pairs({ size = sizes, stride = strides }) do
+    if not types.is_storage(v) then
+      for i = 1, #v do
+        if type(v[i]) ~= 'number' or v[i] ~= math.floor(v[i]) or math.abs(v[i]) >= 2 ^ 53 then
+          fail('emptyStrided', '%s %d must be an integer, got %s', w, i, type(v[i]) == 'number' and tostring(v[i]) or describe(v[i]))
+        end
+      end
     end
   end
   local sz, st = torch.LongStorage(sizes), torch.LongStorage(strides)
@@ -237,13 +271,14 @@ function torch.emptyStrided(sizes, strides, opts)
   local base = wrap(C.tocha_tensor_empty(1, ffi.new('int64_t[1]', need), id or torch._default_dtype(), 0, 0))
   local device = opts.device or cuda
   if device ~= nil then base = torch._to_device(base, device, 'emptyStrided') end
-  return (base:asStrided(sz, st, 1))
+  return (finish('emptyStrided', base:asStrided(sz, st, 1), { requiresGrad = opts.requiresGrad }))
 end
 
 --- torch.setDefaultDtype(dtype): the default floating dtype ('float32', 'float64', 'float16',
 --- 'bfloat16' or a type name): torch.setdefaulttensortype with PyTorch's names.
 --- Example: torch.setDefaultDtype('float32')
 function torch.setDefaultDtype(d)
+  if d == nil then fail('setDefaultDtype', "expected a dtype such as 'float32' or 'float64', got nil") end
   local id = dtype_arg('setDefaultDtype', d)
   if not is_floating(id) then fail('setDefaultDtype', 'expected a floating dtype, got \'%s\'', d) end
   torch.setdefaulttensortype(types.tensor_name[id])

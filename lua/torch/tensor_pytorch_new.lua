@@ -67,6 +67,13 @@ local function build(op, x, opts, make)
   return t
 end
 
+-- Sizes must not be negative: -1 reached C, whose error named 'empty'.
+local function check_sizes(op, buf, nd)
+  for i = 0, nd - 1 do
+    if buf[i] < 0 then fail(op, 'size %d must be non-negative, got %d', i + 1, tonumber(buf[i])) end
+  end
+end
+
 local function full(op, x, value, ...)
   local opts, n = split_opts(...)
   local nd = types.read_sizes(op, sizes_buf, unpack({ ... }, 1, n))
@@ -74,7 +81,10 @@ local function full(op, x, value, ...)
     fail(op, 'expected sizes as numbers, one table or one LongStorage, got %d arguments', n)
   end
   if n == 0 then fail(op, 'expected sizes (numbers, a table or a LongStorage)') end
+  check_sizes(op, sizes_buf, nd)
   return build(op, x, opts, function(id, dev, idx)
+    -- an integer type refuses a value it cannot hold, as PyTorch's new_full (300 wrapped to 44)
+    types.check_value(op, value, id)
     return (wrap(C.tocha_tensor_full(nd, sizes_buf, value, id, dev, idx)))
   end)
 end
@@ -113,6 +123,9 @@ function methods.newEmptyStrided(x, sizes, strides, opts)
   end
   local nd = types.read_sizes(op, sizes_buf, sizes)
   if types.read_sizes(op, strides_buf, strides) ~= nd then fail(op, 'sizes and strides have different lengths') end
+  for i = 0, nd - 1 do
+    if sizes_buf[i] < 0 then fail(op, 'sizes must be non-negative, got size %d = %d', i + 1, tonumber(sizes_buf[i])) end
+  end
   local need = 1
   for i = 0, nd - 1 do
     if strides_buf[i] < 0 then fail(op, 'strides must be non-negative, got %d', tonumber(strides_buf[i])) end
@@ -124,8 +137,10 @@ function methods.newEmptyStrided(x, sizes, strides, opts)
     return (wrap(C.tocha_tensor_view_storage(base.p, 0, nd, sizes_buf, strides_buf)))
   end)
 end
---- x:newTensor(data [, options]): a copy of data (a number, a nested table of numbers or a
---- tensor, detached) with x's type and device unless the options say otherwise.
+--- x:newTensor(data [, options]): a copy of data (a number, a boolean, nested tables of them or
+--- a tensor, detached) with x's type and device unless the options say otherwise. Numbers are
+--- checked as torch.tensor checks them (truncated toward zero into an integer type, a value the
+--- type cannot hold refused, ragged tables refused); a tensor converts as x:type() would.
 --- Example: torch.LongTensor(1):newTensor({{1, 2}, {3, 4}})
 function methods.newTensor(x, data, opts)
   local op = 'newTensor'
@@ -137,11 +152,10 @@ function methods.newTensor(x, data, opts)
     if is_tensor(data) then
       local src = data:detach()
       t = data.p.dtype == id and src:clone() or wrap(C.tocha_tensor_to_dtype(src.p, id))
-    elseif type(data) == 'number' or type(data) == 'boolean' then
-      if type(data) == 'boolean' then data = data and 1 or 0 end
-      return (wrap(C.tocha_tensor_full(0, sizes_buf, data, id, dev, idx)))
-    elseif type(data) == 'table' and getmetatable(data) == nil then
-      t = torch[types.suffix[tonumber(id)] .. 'Tensor'](data)
+    elseif type(data) == 'number' or type(data) == 'boolean' or type(data) == 'table' and getmetatable(data) == nil then
+      -- torch.tensor's reading (Note [dtype names]): the Torch7 constructor wrapped 300 to 44 in
+      -- a ByteTensor where PyTorch's new_tensor refuses it
+      t = torch._tensor_from_data(op, data, id)
     else
       fail(op, 'expected data as a number, a table of numbers or a tensor, got %s', describe(data))
     end

@@ -52,8 +52,14 @@ local double_out = ffi.new('double[1]')
 local float_read = require 'torch.float_read'
 local read_f32, read_f64 = float_read.f32, float_read.f64
 
+-- Note [int64 values beyond 2^53]: Lua numbers are doubles, so an int64 element above 2^53 in
+-- magnitude reads (x[i], item, totable, tolist) as the nearest double: 2^53 + 1 reads as 2^53, as in
+-- Torch7. The tensor itself stays exact (its ops, comparisons, conversions and serialization work on
+-- the int64s); x:data()[i] gives the exact value as an int64_t cdata.
+
 -- Reads element at element offset `off` from the storage start of tensor p. Floats go through
--- torch.float_read (Note [NaNs that LuaJIT reads as other values]).
+-- torch.float_read (Note [NaNs that LuaJIT reads as other values]); int64 as Note [int64 values
+-- beyond 2^53].
 function types.read(p, off)
   local ct = ptr_ct[p.dtype]
   if ct and p.device_type == 0 then
@@ -80,6 +86,25 @@ function types.write(p, off, v)
     return
   end
   lib.check(C.tocha_tensor_set_at(p, off, v))
+end
+
+-- The integer dtypes' ranges, [lo, hi).
+types.int_range = { [lib.dtype.i64] = { -2 ^ 63, 2 ^ 63 }, [lib.dtype.i32] = { -2 ^ 31, 2 ^ 31 },
+  [lib.dtype.u8] = { 0, 256 } }
+
+-- Checks that the Lua number v can fill a tensor of dtype id and returns it: an integer dtype takes
+-- v truncated toward zero and refuses NaN, infinities and values out of its range, as PyTorch's
+-- full, full_like and new_full ("value cannot be converted to type uint8_t without overflow"); the
+-- C cast wrapped 300 to 44 in a ByteTensor and made NaN INT_MIN.
+function types.check_value(op, v, id)
+  local r = types.int_range[id]
+  if r then
+    local tv = v < 0 and math.ceil(v) or math.floor(v)
+    if not (tv >= r[1] and tv < r[2]) then
+      lib.fail(op, 'value %s cannot be converted to %s without overflow', tostring(v), types.tensor_name[id])
+    end
+  end
+  return v
 end
 
 -- Converts a 1-based (or negative) dim to C's 0-based form; 0 and out-of-range are errors.
