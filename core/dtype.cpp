@@ -65,6 +65,8 @@ DType promote_types(DType a, DType b) {
   return width_rank(a) >= width_rank(b) ? a : b;
 }
 
+int dtype_category(DType t) { return category(t); }
+
 DType promote_with_scalar(DType t, bool scalar_is_integral, bool scalar_is_bool) {
   if (scalar_is_bool) return t;
   if (!scalar_is_integral) return is_floating(t) ? t : default_float_dtype();

@@ -30,10 +30,15 @@ inline bool is_reduced_float(DType t) { return t == DType::f16 || t == DType::bf
 //    number with a bool tensor gives i64, a non-integral number with an integer tensor gives the
 //    default float dtype (torch.setdefaulttensortype); otherwise the tensor dtype is kept
 //    (FloatTensor + 2.5 stays FloatTensor);
+//  - a 0-dim tensor beside tensors with dims counts only when its category is higher than theirs
+//    (PyTorch's result_type: FloatTensor + a 0-dim double stays Float, IntTensor + a 0-dim Long
+//    stays Int, IntTensor + a 0-dim double is Double): result_dtype in core/ops/pointwise.h;
 //  - in-place ops and `res` outputs keep their own dtype; a float result cannot be written into
 //    an integer tensor and a non-bool result cannot be written into a bool tensor (can_cast).
 // Float-valued math (exp, sin, sqrt, div...) on integer tensors computes in the default float dtype.
 DType promote_types(DType a, DType b);
+// bool 0, integers 1, floating 2: the categories of Note [Type promotion].
+int dtype_category(DType t);
 DType promote_with_scalar(DType tensor, bool scalar_is_integral, bool scalar_is_bool);
 bool can_cast(DType from, DType to);
 DType default_float_dtype();

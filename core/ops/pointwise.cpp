@@ -147,6 +147,23 @@ bool needs_temporary(const Tensor& out, const Tensor& in) {
   return !(out.raw_data() == in.raw_data() && out.sizes() == in.sizes() && out.strides() == in.strides());
 }
 
+DType result_dtype(std::initializer_list<const Tensor*> operands) {
+  bool have_dims = false, have_zero = false;
+  DType dims = DType::b8, zero = DType::b8;
+  for (const Tensor* t : operands) {
+    if (t->dim() == 0) {
+      zero = have_zero ? promote_types(zero, t->dtype()) : t->dtype();
+      have_zero = true;
+    } else {
+      dims = have_dims ? promote_types(dims, t->dtype()) : t->dtype();
+      have_dims = true;
+    }
+  }
+  if (!have_dims) return zero;
+  if (!have_zero || dtype_category(zero) <= dtype_category(dims)) return dims;
+  return promote_types(dims, zero);
+}
+
 // ---- unary ----------------------------------------------------------------------------------
 
 static DType unary_kernel_dtype(OpId op, DType t) {
@@ -328,7 +345,7 @@ static Tensor binary_impl(OpId op, const Tensor* out, const Tensor& a, const Ten
   Tensor r;
   {
     GradModeGuard off(false);
-    DType kt = binary_kernel_dtype(op, promote_types(a.dtype(), b.dtype()));
+    DType kt = binary_kernel_dtype(op, result_dtype({&a, &b_in}));
     check_alpha(op, kt, alpha);
     Tensor x = as_kernel_dtype(a, kt), y = as_kernel_dtype(b, kt);
     if (is_integer_division(op)) check_no_zero_divisor(op, y);
@@ -432,7 +449,7 @@ static Tensor ternary_impl(OpId op, const Tensor* out, const Tensor& a, const Te
   const char* name = op_name(op);
   check_same_device(name, a, b_in);
   check_same_device(name, a, c_in);
-  DType kt = promote_types(promote_types(a.dtype(), b_in.dtype()), c_in.dtype());
+  DType kt = result_dtype({&a, &b_in, &c_in});
   if (float_only) kt = float_result_dtype(kt);
   TOCHA_CHECK(is_floating(kt) || value == std::floor(value), name, "value ", value,
               " must be an integer for a ", dtype_tensor_name(kt));
@@ -476,7 +493,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", a, b);
   TOCHA_CHECK(cond.dtype() == DType::u8 || cond.dtype() == DType::b8, "where",
               "condition must be a ByteTensor or BoolTensor, got a ", dtype_tensor_name(cond.dtype()));
-  DType kt = promote_types(a.dtype(), b.dtype());
+  DType kt = result_dtype({&a, &b});
   DimVec s1, shape;
   TOCHA_CHECK(broadcast_shapes(cond.sizes(), a.sizes(), &s1) && broadcast_shapes(s1, b.sizes(), &shape), "where",
               "sizes ", shape_str(cond.sizes()), ", ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),

@@ -2,6 +2,7 @@
 // kernel registered for (op, device, dtype). `_out` variants write into an existing tensor: an
 // input for in-place ops, or Torch7's `res` argument (resized to the result shape).
 #pragma once
+#include <initializer_list>
 #include <optional>
 #include "core/op_id.h"
 #include "core/ops/scalar.h"
@@ -20,6 +21,10 @@ Tensor binary(OpId op, Scalar a, const Tensor& b);
 void binary_out(OpId op, const Tensor& out, const Tensor& a, const Tensor& b, double alpha = 1);
 void binary_out(OpId op, const Tensor& out, const Tensor& a, Scalar b, double alpha = 1);
 void binary_out(OpId op, const Tensor& out, Scalar a, const Tensor& b);
+
+// The dtype ops on these tensors compute in (Note [Type promotion]): promote_types over the
+// tensors with dims, a 0-dim one only when its category is higher (PyTorch's result_type).
+DType result_dtype(std::initializer_list<const Tensor*> operands);
 
 // clamp(a, lo, hi); a missing bound is not applied.
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi);

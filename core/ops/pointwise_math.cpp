@@ -58,7 +58,7 @@ Tensor signbit(const Tensor& x) {
 static bool reduced(DType t) { return t == DType::f16 || t == DType::bf16; }
 Tensor ldexp(const Tensor& x, const Tensor& e) {
   check_same_device("ldexp", x, e);
-  DType kt = float_result_dtype(promote_types(x.dtype(), e.dtype()));
+  DType kt = float_result_dtype(result_dtype({&x, &e}));
   if (reduced(kt)) return to_dtype(ldexp(to_dtype(x, DType::f32), to_dtype(e, DType::f32)), kt);
   return binary(OpId::mul, x, unary(OpId::exp2, to_dtype(e, kt)));
 }
@@ -120,7 +120,7 @@ template <class A, class B> static Tensor divide_impl(const A& a, const B& b, DT
   return binary(OpId::floorDivide, binary(OpId::csub, a, r), b);
 }
 Tensor divide(const Tensor& a, const Tensor& b, const char* mode) {
-  return divide_impl(a, b, promote_types(a.dtype(), b.dtype()), mode);
+  return divide_impl(a, b, result_dtype({&a, &b}), mode);
 }
 Tensor divide(const Tensor& a, Scalar b, const char* mode) {
   return divide_impl(a, b, promote_with_scalar(a.dtype(), b.integral, b.boolean), mode);

@@ -85,7 +85,7 @@ function tests.zeroDimTensorsDoNotWiden()
   -- uint8 + 0-dim float64 is float64)
   tester:asserteq(short(torch.ByteTensor({ 1 }) + torch.tensor(2.5, { dtype = 'float64' })), 'Double')
   tester:asserteq(short(torch.tensor(1, { dtype = 'int32' }) + torch.tensor(2.5, { dtype = 'float64' })), 'Double')
-  -- C++ bug, see report: promote_types ignores dimensions (Float + 0-dim Double gives Double)
+  -- promote_types ignored dimensions (Float + 0-dim Double gave Double): result_dtype in C++
   local skip = short(torch.FloatTensor({ 1 }) + torch.tensor(2.5, { dtype = 'float64' })) ~= 'Float'
   if not skip then
     tester:asserteq(short(torch.IntTensor({ 1 }) + torch.tensor(2)), 'Int')
