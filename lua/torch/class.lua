@@ -43,6 +43,31 @@ local function metamethod_forwarders(mt, name)
   end
 end
 
+-- Note [__index__ and __newindex__]: luaT lets a class (or a parent) define __index__(self, key),
+-- returning value, true when it handles the key, and __newindex__(self, key, value), returning true
+-- when it stored the value. Classes that define neither keep a plain table __index (method lookup
+-- stays a table chain); the hooks are installed on a class's metatable when an instance is made
+-- (constructor, factory, torch.setmetatable) and the class has one by then.
+local hooked = setmetatable({}, { __mode = 'k' })
+local lua_classes = setmetatable({}, { __mode = 'k' })  -- metatables made by torch.class
+local function install_hooks(mt)
+  if hooked[mt] or not lua_classes[mt] or (mt.__index__ == nil and mt.__newindex__ == nil) then return end
+  hooked[mt] = true
+  mt.__index = function(self, k)
+    local f = mt.__index__
+    if f then
+      local v, found = f(self, k)
+      if found then return v end
+    end
+    return mt[k]
+  end
+  mt.__newindex = function(self, k, v)
+    local f = mt.__newindex__
+    if f and f(self, k, v) then return end
+    rawset(self, k, v)
+  end
+end
+
 --- torch.class(name[, parentName][, module]): defines a class; returns its metatable (where
 --- methods go) and the parent's. Instances are created by calling the constructor at `name`.
 --- Example: local M = {}  -- the table the constructor goes in (by default the global at name)
@@ -60,21 +85,28 @@ function torch.class(name, parent_name, module)
   end
   local mt = { __typename = name }
   mt.__index = mt
+  lua_classes[mt] = true
   metamethod_forwarders(mt, name)
   if parent then
-    setmetatable(mt, { __index = parent })
+    -- Note [Class metatables]: as with luaT, getmetatable(mt) is the parent's metatable and
+    -- getmetatable(Class) the class's metatable (Torch7 code walks classes that way); the raw
+    -- metatables stay plain __index proxies, so the parent's operator forwarders never run on the
+    -- method tables themselves (comparing two classes' metatables would call its __eq).
+    setmetatable(mt, { __index = parent, __metatable = parent })
     mt.__parent = parent
   end
   local ctor = setmetatable({}, {
     __index = mt,
     __newindex = mt,
     __call = function(_, ...)
+      if not hooked[mt] then install_hooks(mt) end
       local self = setmetatable({}, mt)
       local init = self.__init
       if init then init(self, ...) end
       return self
     end,
     __tostring = function() return name end,
+    __metatable = mt,
   })
   metatables[name] = mt
   constructors[name] = ctor
@@ -106,15 +138,26 @@ function torch.getconstructortable(name) return constructors[name] end
 function torch.setmetatable(obj, name)
   local mt = metatables[name]
   if not mt then lib.fail('setmetatable', 'unknown class %s', tostring(name)) end
+  install_hooks(mt)
   return setmetatable(obj, mt)
 end
---- A function creating an uninitialized instance of a class (deserialization uses it).
+--- A function creating an uninitialized instance of a class (deserialization uses it): an empty
+--- object of a torch.class class (its __init is not run), an empty tensor or storage of a tensor
+--- or storage type; nil for an unknown name.
 --- Example: torch.typename(torch.factory('torch.Timer')())
 function torch.factory(name)
   local mt = metatables[name]
   if not mt then return nil end
   if constructors[name] and rawget(mt, '__factory') then return rawget(mt, '__factory') end
-  return function() return setmetatable({}, mt) end
+  local ctor = constructors[name]
+  if not lua_classes[mt] and ctor then
+    -- tensor and storage types are FFI handles: an empty one, not a table with their methods
+    return function() return ctor() end
+  end
+  return function()
+    if not hooked[mt] then install_hooks(mt) end
+    return setmetatable({}, mt)
+  end
 end
 
 --- Class name of a torch object (tensor, storage, class instance) or nil.
@@ -125,7 +168,9 @@ function torch.typename(obj)
     local f = torch._cdata_typename
     return f and f(obj) or nil
   elseif t == 'table' then
-    local mt = getmetatable(obj)
+    -- the raw metatable: a constructor's __metatable is its class's (Note [Class metatables]),
+    -- but a constructor is no instance (luaT: torch.typename(nn.Linear) is nil)
+    local mt = debug.getmetatable(obj)
     return mt and rawget(mt, '__typename') or nil
   end
   return nil
@@ -137,10 +182,26 @@ function torch.type(obj)
   return torch.typename(obj) or type(obj)
 end
 
---- Whether obj's class (or one of its parents) matches a name pattern or a constructor.
+-- Note [isTypeOf names]: as in Torch7, a string spec that is a plain name must be the whole class
+-- name ('nn.Transformer' is not an nn.TransformerEncoder, 'torch.distributions.Transform' not a
+-- TransformedDistribution: a substring matched, so wrong objects passed the checks built on it),
+-- while a pattern that matches something other than itself ('torch.*Tensor', 'Conv%d') counts
+-- wherever it matches. Tocha also accepts the name without its package ('Linear' for nn.Linear).
+local function name_matches(name, spec)
+  local m = name:match(spec)
+  if m == nil then return false end
+  if m ~= spec or m == name then return true end
+  return name:match('([^%.]+)$') == spec
+end
+
+--- Whether obj's class (or one of its parents) is spec: a class name, a pattern over class names
+--- (Note [isTypeOf names]) or a constructor.
 --- Example: torch.isTypeOf(nn.Linear(2, 2), 'nn.Module')
 function torch.isTypeOf(obj, spec)
   local name = torch.typename(obj)
+  if type(spec) ~= 'string' and type(spec) ~= 'table' then
+    lib.fail('isTypeOf', 'expected a class name, a pattern or a constructor, got %s', type(spec))
+  end
   if not name then return false end
   if type(spec) == 'table' then
     if type(obj) ~= 'table' then
@@ -148,8 +209,10 @@ function torch.isTypeOf(obj, spec)
       -- the constructor registered under their type name (torch.isTypeOf(x, torch.FloatTensor)).
       return constructors[name] == spec
     end
-    local target = rawget(getmetatable(spec) or {}, '__index')
-    local mt = getmetatable(obj)
+    -- getmetatable(Class) is the class's metatable (Note [Class metatables])
+    local target = getmetatable(spec)
+    if type(target) == 'table' and not rawget(target, '__typename') then target = rawget(target, '__index') end
+    local mt = debug.getmetatable(obj)
     while mt do
       if mt == target then return true end
       mt = rawget(mt, '__parent')
@@ -159,24 +222,36 @@ function torch.isTypeOf(obj, spec)
   local mt = metatables[name]
   while mt do
     local n = rawget(mt, '__typename')
-    if n and n:match(spec) then return true end
+    if n and name_matches(n, spec) then return true end
     mt = rawget(mt, '__parent')
   end
-  return name:match(spec) ~= nil
+  return name_matches(name, spec)
 end
 
---- A number identifying an object (a tensor's C address, a table's address).
+--- A number identifying an object: a tensor's or storage's C address, the address of a table,
+--- function, thread, userdata, string or other cdata. Other values (numbers, booleans, nil) are
+--- an error, as in Torch7.
 --- Example: torch.pointer(torch.ones(2))
 function torch.pointer(obj)
-  if type(obj) == 'cdata' then
-    -- A storage is identified by the storage itself (every s = t:storage() handle agrees).
-    if torch.isStorage(obj) and obj.p.storage ~= nil then return tonumber(ffi.cast('intptr_t', obj.p.storage)) end
-    local p = obj.p
-    if p ~= nil then return tonumber(ffi.cast('intptr_t', p)) end
-    return tonumber(ffi.cast('intptr_t', obj))
+  local t = type(obj)
+  if t == 'cdata' then
+    if torch.isTensor(obj) or torch.isStorage(obj) then
+      -- A storage is identified by the storage itself (every s = t:storage() handle agrees).
+      if torch.isStorage(obj) and obj.p.storage ~= nil then return tonumber(ffi.cast('intptr_t', obj.p.storage)) end
+      if obj.p ~= nil then return tonumber(ffi.cast('intptr_t', obj.p)) end
+    end
+    -- Any other cdata: its own address (reading a field 'p' failed on arrays, and gave the
+    -- value of a struct's field p).
+    local ok, v = pcall(ffi.cast, 'intptr_t', ffi.cast('const void *', obj))
+    if ok then return tonumber(v) end
+  elseif t == 'string' then
+    return tonumber(ffi.cast('intptr_t', ffi.cast('const char *', obj)))
+  elseif t ~= 'table' and t ~= 'function' and t ~= 'thread' and t ~= 'userdata' then
+    lib.fail('pointer', 'expected a torch object, table, function, thread, userdata, string or cdata, got %s', t)
   end
-  local s = tostring(obj):match('0x%x+')
-  return s and tonumber(s) or nil
+  -- LuaJIT's '%p' is the object's address even when a __tostring hides it (tostring(obj) was
+  -- parsed, so every class instance, with its torch.class __tostring, gave nil) and for builtins.
+  return tonumber((string.format('%p', obj)))
 end
 
 --- torch.isequal(a, b): true when a and b are the same Lua value (rawequal: no __eq metamethod
