@@ -103,8 +103,13 @@ function M.worker_iterator(loader, base, token)
     end
   end
 
+  local finished = false
   return function()
     stale(loader, token)
+    if finished then return nil end
+    if loader._handle ~= h then  -- Note [Closed during an iteration], data/loader.lua
+      util.fail('DataLoader', 'the loader was closed (loader:close()) during this iteration')
+    end
     while true do
       local q = queues[turn]
       if heads[turn] <= tails[turn] then
@@ -117,6 +122,7 @@ function M.worker_iterator(loader, base, token)
       elseif done[turn] then
         if ndone == W and buffered == 0 then
           C.tocha_loader_reset(h)  -- the done workers' idle answers still queued
+          finished = true  -- a later call must not touch h: persistentWorkers = false frees it now
           return nil
         end
         turn = turn % W + 1

@@ -24,7 +24,8 @@ local options = { batchSize = true, shuffle = true, seed = true, dropLast = true
 -- state producing it with mix(base, k), so random transforms (data.transforms) give the same
 -- batch whichever worker (or the main state) produces it. With workers = 0 the main state's
 -- generator is saved before each batch and restored after it, so the training loop's own
--- random stream does not depend on the loader.
+-- random stream does not depend on the loader. Worker states also seed math.random per batch
+-- (Note [Worker state defaults], data/worker.lua); the main state's math.random is the user's.
 
 -- Note [PyTorch loader options]: PyTorch's names are accepted next to Tocha's: collateFn is
 -- collate, prefetchFactor is prefetch (and, as in PyTorch 1.13, only with workers > 0 unless it
@@ -132,6 +133,12 @@ function DataLoader:__init(dataset, opts)
   if type(prefetch) ~= 'number' or prefetch < 1 or prefetch ~= math.floor(prefetch) then
     util.fail('DataLoader', 'prefetch must be a positive integer, got %s', tostring(prefetch))
   end
+  -- workers * prefetch tasks are queued ahead (an iterable dataset's loader queues them all at
+  -- once) and the C queue's capacity is an int: a huge prefetch stalled the first batch.
+  if workers * prefetch > 2 ^ 20 then
+    util.fail('DataLoader', 'prefetch is too large: workers * prefetch must be at most 2^20, got %d * %d',
+      workers, prefetch)
+  end
   if opts.collate ~= nil and type(opts.collate) ~= 'function' then
     util.fail('DataLoader', 'collate must be a function, got %s', type(opts.collate))
   end
@@ -186,6 +193,49 @@ function DataLoader:__tostring__()
     tostring(self.batchSize or 1), self.workers)
 end
 
+-- Note [Sampler indices]: a sampler's indices(epoch) and each batch of a batch sampler may be a
+-- Lua list or a 1-D integer tensor (torch.randperm(n), a split of one: what PyTorch samplers
+-- commonly give); a tensor is read into a list (it raised "'struct tocha_handle' has no
+-- '__ipairs' metamethod"). Indices travel to workers as text: table.concat writes numbers
+-- with 14 significant digits, so a key of 1e14 or more (an id used as a dataset key) reached
+-- dataset:get rounded in a worker and exactly with workers = 0; task_indices writes those
+-- with 17 digits.
+local function index_list(v, what)
+  if torch.isTensor(v) then
+    if v:dim() ~= 1 or v:isFloatingPoint() then
+      util.fail('DataLoader', '%s is a %d-D %s, expected a Lua list or a 1-D integer tensor of dataset indices',
+        what, v:dim(), torch.type(v))
+    end
+    return v:nElement() == 0 and {} or v:totable()
+  end
+  if type(v) ~= 'table' or getmetatable(v) ~= nil then
+    util.fail('DataLoader', '%s is a %s, expected a list of dataset indices', what, torch.type(v))
+  end
+  return v
+end
+
+-- The indices of a task as fetch.encode_task writes them, exact for any number.
+local function task_indices(idx)
+  for j = 1, #idx do
+    local v = idx[j]
+    if v >= 1e14 or v <= -1e14 or (v ~= math.floor(v) and v == v) then
+      local out = {}
+      for k = 1, #idx do out[k] = string.format('%.17g', idx[k]) end
+      return out
+    end
+  end
+  return idx
+end
+
+-- i must be a number (a dataset key: PyTorch allows non-integral ones); `at` says where it came
+-- from ("position 2 of batch 1").
+local function check_index(i, who, at, extra)
+  if type(i) ~= 'number' then  -- e.g. a batch sampler given as sampler=: name it, not table.concat
+    util.fail('DataLoader', '%s gave a %s at %s, expected a dataset index%s', who, torch.type(i), at,
+      type(i) == 'table' and (extra or '') or '')
+  end
+end
+
 -- The lists of dataset indices of each batch of an epoch with base seed `base`.
 function DataLoader:_batches(base)
   local b = self.batchSampler
@@ -196,21 +246,22 @@ function DataLoader:_batches(base)
       out = {}
       for idx in b:iter(self.epoch) do out[#out + 1] = idx end
     end
+    if type(out) ~= 'table' or getmetatable(out) ~= nil then
+      util.fail('DataLoader', 'the batch sampler\'s batches(epoch) returned a %s, expected a list of batches', torch.type(out))
+    end
+    local batches = {}
     for k, idx in ipairs(out) do
-      if type(idx) ~= 'table' or getmetatable(idx) ~= nil then
+      if (type(idx) ~= 'table' or getmetatable(idx) ~= nil) and not torch.isTensor(idx) then
         util.fail('DataLoader', 'the batch sampler gave a %s as batch %d, expected a list of dataset indices', torch.type(idx), k)
       end
-      for j, i in ipairs(idx) do
-        if type(i) ~= 'number' then
-          util.fail('DataLoader', 'the batch sampler gave a %s at position %d of batch %d, expected a dataset index',
-            torch.type(i), j, k)
-        end
-      end
+      idx = index_list(idx, 'batch ' .. k .. ' of the batch sampler')
+      for j, i in ipairs(idx) do check_index(i, 'the batch sampler', 'position ' .. j .. ' of batch ' .. k) end
+      batches[k] = idx
     end
-    return out
+    return batches
   end
   local order, s = nil, self.sampler
-  if s and type(s.indices) == 'function' then order = s:indices(self.epoch)
+  if s and type(s.indices) == 'function' then order = index_list(s:indices(self.epoch), 'the sampler\'s indices(epoch)')
   elseif s then
     order = {}
     for i in s:iter(self.epoch) do order[#order + 1] = i end
@@ -219,12 +270,7 @@ function DataLoader:_batches(base)
     order = {}
     for i = 1, self.dataset:size() do order[i] = i end
   end
-  for k, i in ipairs(order) do
-    if type(i) ~= 'number' then  -- e.g. a batch sampler given as sampler=: name it, not table.concat
-      util.fail('DataLoader', 'the sampler gave a %s at position %d, expected a dataset index%s', torch.type(i), k,
-        type(i) == 'table' and ' (a batch sampler goes in batchSampler=)' or '')
-    end
-  end
+  for k, i in ipairs(order) do check_index(i, 'the sampler', 'position ' .. k, ' (a batch sampler goes in batchSampler=)') end
   local n, per, batches = #order, self.batchSize or 1, {}
   for b = 1, self.dropLast and math.floor(n / per) or math.ceil(n / per) do
     local idx = {}
@@ -239,7 +285,7 @@ end
 function DataLoader:_job()
   local W, init = self.workers, self.workerInitFn
   if self.iterable then
-    return { batched = false, dataset = data._IterableShard(self.dataset, { numWorkers = W, init = init,
+    return { batched = false, iterable = true, dataset = data._IterableShard(self.dataset, { numWorkers = W, init = init,
       batchSize = self.batchSize, dropLast = self.dropLast, collate = self.collate }) }
   end
   local j = { batched = self.batchSize ~= false, collate = self.collate }
@@ -264,7 +310,14 @@ function DataLoader:_start()
   return self._handle
 end
 
+-- Note [Closed during an iteration]: close() frees the C loader at once, but an iterator of the
+-- current epoch still holds its handle; using it would be a use-after-free (a double free
+-- aborted the process). Worker iterators check that the loader's handle is still theirs before
+-- touching it, so an iterator used after close() raises an error, and one that already
+-- finished keeps returning nil.
+
 --- loader:close(): stops the worker threads now (they also stop when the loader is collected).
+--- Example: local l = data.DataLoader(data.ListDataset({1, 2}), {workers = 1}); for _ in l:iter() do end; l:close()
 function DataLoader:close()
   local h = self._handle
   if h then
@@ -307,9 +360,12 @@ local function worker_iterator(self, batches, base, token)
   return function()
     if self._token ~= token then util.fail('DataLoader', 'this iteration was replaced by a newer loader:iter()') end
     if delivered == #batches then return nil end
+    if self._handle ~= h then  -- Note [Closed during an iteration]
+      util.fail('DataLoader', 'the loader was closed (loader:close()) during this iteration')
+    end
     while pushed < #batches and pushed < delivered + capacity do
       pushed = pushed + 1
-      local task = fetch.encode_task(util.mix_seed(base, pushed), pushed, batches[pushed])
+      local task = fetch.encode_task(util.mix_seed(base, pushed), pushed, task_indices(batches[pushed]))
       if C.tocha_loader_push(h, task, #task) < 0 then lib.raise() end
     end
     if C.tocha_loader_next(h) ~= 0 then

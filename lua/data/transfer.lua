@@ -88,7 +88,7 @@ end
 
 -- The class name when t is a torch.class constructor table.
 local function constructor_name(t)
-  local cmt = getmetatable(t)
+  local cmt = debug.getmetatable(t)
   local idx = type(cmt) == 'table' and rawget(cmt, '__index')
   local name = type(idx) == 'table' and rawget(idx, '__typename')
   return name and rawequal(torch.getconstructortable(name), t) and name or nil
@@ -105,7 +105,8 @@ local Encoder = {}
 Encoder.__index = Encoder
 
 function Encoder:fail(path, what)
-  error(string.format('[DataLoader] cannot send %s to a worker state (at %s)', what, path), 0)
+  error(string.format('[DataLoader] cannot send %s %s (at %s)', what,
+    self.from and 'from a worker state to the main state' or 'to a worker state', path), 0)
 end
 
 function Encoder:str(s)
@@ -156,7 +157,7 @@ end
 
 function Encoder:table(v, path)
   local out = self.out
-  local mt = getmetatable(v)
+  local mt = debug.getmetatable(v)  -- the real one: a __metatable field hides it from getmetatable
   local cls = mt and rawget(mt, '__typename')
   if cls and torch.getmetatable(cls) == mt then
     out[#out + 1] = 'c'
@@ -202,13 +203,24 @@ function Encoder:func(f, path)
       self:value(v, path .. ' (upvalue ' .. name .. ')')
     end
   end
+  -- Note [Function environments]: a function whose environment is not the globals table (setfenv,
+  -- or a Lua 5.1 module(...) file's local functions) read its free names from that table; sent
+  -- without it, the worker's globals answered nil for them. The environment goes along ('e').
+  local env = getfenv(f)
+  if rawequal(env, _G) then
+    out[#out + 1] = 'g'
+  else
+    out[#out + 1] = 'e'
+    self:value(env, path .. ' (environment)')
+  end
 end
 
---- transfer.encode(value[, root]): a string and the list of tensors it refers to, for
---- transfer.decode in another state of this process. root names the value in error messages.
-function transfer.encode(value, root)
+--- transfer.encode(value[, root[, direction]]): a string and the list of tensors it refers to, for
+--- transfer.decode in another state of this process. root names the value in error messages;
+--- direction is 'from' when a worker state sends it back (the messages say so), else 'to'.
+function transfer.encode(value, root, direction)
   local e = setmetatable({ out = {}, tensors = {}, tensor_ids = {}, seen = {}, nrefs = 0, upvalues = {},
-                           known = known_values() }, Encoder)
+                           known = known_values(), from = direction == 'from' }, Encoder)
   e:value(value, root or 'value')
   return table.concat(e.out), e.tensors
 end
@@ -264,8 +276,18 @@ function Decoder:value()
   elseif tag == 'r' then return self.refs[self:int()]
   elseif tag == 'M' then return require_module(self:str())
   elseif tag == 'G' then
+    -- Note [Module fields set at run time]: a function or table found in a loaded module goes by
+    -- name; a field the main state added at run time (data.myCollate = function ... end in a
+    -- script) is not in the module the receiving state requires: an error, where nil silently
+    -- meant "no collate" (the default one) or a missing transform.
     local m, k = self:str(), self:str()
-    return require_module(m)[k]
+    local v = require_module(m)[k]
+    if v == nil then
+      error(string.format('[DataLoader] %s.%s is not defined in the %s state once %s is required there (was it '
+        .. 'added at run time?): define it in the module file, or pass a local function instead', m, k,
+        self.where, m), 0)
+    end
+    return v
   elseif tag == 'k' then
     local name = self:str()
     local ctor = torch.getconstructortable(name)
@@ -294,9 +316,11 @@ function Decoder:table(tag)
   elseif tag == 'm' then
     setmetatable(v, self:value())
   end
+  -- rawset: the metatable is already set (a reference inside may point back to v), and its
+  -- __newindex (a read-only table, a class's __newindex__ hook) must not see the restored fields.
   while self.s:sub(self.pos, self.pos) ~= 'E' do
     local k = self:value()
-    v[k] = self:value()
+    rawset(v, k, self:value())
   end
   self.pos = self.pos + 1
   return v
@@ -318,13 +342,18 @@ function Decoder:func()
       debug.setupvalue(f, i, self:value())
     end
   end
+  local tag = self.s:sub(self.pos, self.pos)
+  self.pos = self.pos + 1
+  if tag == 'e' then setfenv(f, self:value())
+  elseif tag ~= 'g' then self:fail('bad function environment tag ' .. tag) end
   return f
 end
 
 --- transfer.decode(s, tensors): the value transfer.encode encoded; tensors is the list it
 --- returned (or its equivalent in this state).
 function transfer.decode(s, tensors)
-  local d = setmetatable({ s = s, pos = 1, tensors = tensors or {}, refs = {} }, Decoder)
+  local where = require('torch.lib').C.tocha_loader_worker_id() > 0 and 'worker' or 'main'
+  local d = setmetatable({ s = s, pos = 1, tensors = tensors or {}, refs = {}, where = where }, Decoder)
   return d:value()
 end
 

@@ -36,11 +36,51 @@ function worker.start(spec, id)
     end
   end
 
+  -- Note [Worker state defaults]: a worker state is a fresh Lua state, so what the main state
+  -- set in its own Lua state is not there unless copied. The default tensor type lives in both
+  -- (the C default float dtype is process-wide, torch.Tensor is per state): the worker follows
+  -- the process-wide one before each task, so torch.Tensor / torch.zeros give the main state's
+  -- type (a DoubleTensor main state got FloatTensor batches from workers, DoubleTensor without).
+  -- math.random is per state and every fresh state starts from the same seed, so all workers
+  -- drew the same numbers (PyTorch seeds Python's random in each worker for this reason): it
+  -- is seeded like torch's generator, per batch (map-style: reproducible whichever worker makes
+  -- the batch) or, for an iterable dataset's stream, once per epoch with mix(seed, worker id).
+  -- The main state's math.random (workers = 0) is the user's and is left alone, as PyTorch
+  -- leaves the main process's random module alone. A math.randomseed in workerInitFn does not
+  -- last past its batch, as a torch.manualSeed there does not (Note [Loader determinism]).
+  local types = require 'torch.types'
+  local util = require 'data.util'
+  local iterable = job.iterable
+  local my_id = C.tocha_loader_worker_id()
+  local stream_key
+  -- The Lua half of torch.setdefaulttensortype only: writing the process-wide value back (the
+  -- same value just read) could undo a change the main state made in between.
+  local function set_lua_default(dt)
+    local name = debug.getupvalue(torch._default_dtype, 1)
+    if name ~= 'default_dtype' then return torch.setdefaulttensortype(types.tensor_name[dt]) end
+    debug.setupvalue(torch._default_dtype, 1, dt)
+    torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
+  end
+  local function follow_defaults(seed, indices)
+    local dt = C.tocha_default_float_dtype()
+    if dt ~= torch._default_dtype() then set_lua_default(dt) end
+    if not iterable then
+      math.randomseed(seed)
+    else
+      local key = string.format('%.17g;%s', seed, tostring(indices[1]))  -- indices = {epoch}
+      if key ~= stream_key then
+        stream_key = key
+        math.randomseed(util.mix_seed(seed, my_id))
+      end
+    end
+  end
+
   return function(task)
     local seed, batch, indices = fetch.decode_task(task)
+    follow_defaults(seed, indices)
     torch.manualSeed(seed)  -- this thread's own generator (Note [Worker generators], core/rng.h)
     local item = fetch.run(job, indices, batch, stopping)
-    local s, tensors = transfer.encode(item, 'the batch')
+    local s, tensors = transfer.encode(item, 'the batch', 'from')
     for _, t in ipairs(tensors) do lib.check(C.tocha_loader_worker_put(t.p)) end
     maybe_collect()
     return s
