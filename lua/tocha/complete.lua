@@ -40,6 +40,7 @@ local function field(obj, key)
         local mod = lazy[key]
         lazy[key] = nil
         if pcall(require, mod) then return rawget(obj, key) end
+        lazy[key] = mod  -- a module that fails to load says why when the name is used, not nil
       end
     end
     obj = fallback(obj)
@@ -47,9 +48,15 @@ local function field(obj, key)
 end
 M.field = field
 
--- The names reachable from obj (its keys and those of its fallbacks), with their values.
+-- The names reachable from obj (its keys and those of its fallbacks), with their values, and
+-- the set of those that are lazy names not loaded yet (their value is a stand-in table).
 local function members(obj)
-  local out, seen = {}, {}
+  local out, seen, pending = {}, {}, {}
+  -- A tensor's properties (x.shape, x.grad, x.T...) are computed by its __index after the
+  -- methods, not stored with them: they are listed without being read (true: a value, no
+  -- suffix), unless a method of the same name shadows them.
+  local torch = rawget(_G, 'torch')
+  local hooks = torch and type(obj) == 'cdata' and torch.isTensor and torch.isTensor(obj) and rawget(torch, '_tensor_hooks')
   for _ = 1, 20 do
     if obj == nil then break end
     if type(obj) == 'table' then
@@ -60,12 +67,15 @@ local function members(obj)
         end
       end
       for k in pairs(lazy_names(obj) or {}) do  -- namespaces not loaded yet: tables
-        if not seen[k] then seen[k] = true out[k] = {} end
+        if not seen[k] then seen[k] = true out[k] = {} pending[k] = true end
       end
     end
     obj = fallback(obj)
   end
-  return out
+  for k in pairs(hooks and hooks.properties or {}) do
+    if type(k) == 'string' and not seen[k] then seen[k] = true out[k] = true end
+  end
+  return out, pending
 end
 
 local function callable(v)
@@ -91,13 +101,13 @@ function M.candidates(word)
   end
   if lead:find('[%w_.:]$') then return {} end
   local base, sep, partial = path:match('^(.*)([%.:])([%w_]*)$')
-  local pool, is_kw = {}, {}
+  local pool, is_kw, pending, obj = {}, {}, {}, nil
   if base then
     if base == '' or base:find('[.:]$') or base:find(':') then return {} end
-    local obj = rawget(_G, base:match('^[^.]+'))
+    obj = rawget(_G, base:match('^[^.]+'))
     for part in base:gmatch('%.([^.]+)') do obj = field(obj, part) end
     if obj == nil then return {} end
-    pool = members(obj)
+    pool, pending = members(obj)
     if sep == ':' then
       for k, v in pairs(pool) do if not callable(v) then pool[k] = nil end end
     end
@@ -121,6 +131,9 @@ function M.candidates(word)
   for i, k in ipairs(names) do out[i] = prefix .. k end
   if #names == 1 then
     local k = names[1]
+    -- A lazy name completed alone is loaded (as field does) for its suffix: torch.pola<Tab>
+    -- gave 'torch.polar.' (the stand-in is a table) for a function.
+    if pending[k] then pool[k] = field(obj, k) end
     out[1] = out[1] .. (is_kw[k] and ' ' or suffix(pool[k]))
   end
   return out

@@ -25,6 +25,14 @@ Tocha's REPL: Lua (LuaJIT) with the torch module loaded.
   command (a second Ctrl-C, if the command does not stop, ends tocha). Ctrl-D exits.
   Large tensors are shown abbreviated; print(x) shows every element.]]
 
+-- tostring(v), or a placeholder when its __tostring raises or returns a non-string: help on a
+-- broken object must still answer.
+local function safe_tostring(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == 'string' then return s end
+  return '<' .. type(v) .. ' whose __tostring ' .. (ok and 'returned a ' .. type(s) or 'failed') .. '>'
+end
+
 -- The text wrapped at `width` columns, every line starting with `indent`.
 local function wrap(text, indent, width)
   local lines, line = {}, indent
@@ -69,8 +77,10 @@ local function function_help(f, name)
   local doc = require 'torch.doc'
   local entry = doc.get(f, name)
   local short = name and name:match('[.:]([%w_]+)$')
-  -- A method (x:narrow) without a doc of its own shares the doc of the torch function.
-  if not entry and short and rawget(_G, 'torch') and type(torch[short]) == 'function' then
+  -- A tensor method (x:narrow) without a doc of its own shares the doc of the torch function;
+  -- only a tensor method: `?math.max` showed torch.max's doc.
+  local tmethods = rawget(_G, 'torch') and rawget(torch, '_tensor_methods')
+  if not entry and short and tmethods and rawequal(tmethods[short], f) and type(torch[short]) == 'function' then
     entry = doc.get(torch[short], 'torch.' .. short)
   end
   local out = {}
@@ -116,6 +126,9 @@ local function table_help(t, name)
   local mt = debug.getmetatable(t)
   local idx = type(mt) == 'table' and rawget(mt, '__index')
   local class = type(idx) == 'table' and rawget(idx, '__typename')
+  -- torch.FloatTensor, torch.LongStorage...: the type table names itself and its __index is
+  -- the methods (`?torch.Tensor` listed only "dtype" before).
+  if not class and type(idx) == 'table' and type(rawget(t, '__typename')) == 'string' then class = rawget(t, '__typename') end
   if class then  -- a torch.class constructor, or an object of one (whose metatable is the class)
     local object = rawequal(mt, idx)
     local out = { paint('bold', class) .. (object and ' object' or ' (class)') }
@@ -134,8 +147,12 @@ local function table_help(t, name)
     elseif type(v) == 'table' then tables[#tables + 1] = k
     else others[#others + 1] = k end
   end
-  local out = { paint('bold', name or tostring(t)) .. string.format(': a table of %d functions, %d tables and %d other values',
-    #fns, #tables, #others) }
+  -- The array part counts too: `?m.modules` (a list of modules) said "0 functions, 0 tables
+  -- and 0 other values".
+  local n = 0
+  while rawget(t, n + 1) ~= nil do n = n + 1 end
+  local out = { paint('bold', name or safe_tostring(t)) .. string.format(': a table of %s%d functions, %d tables and %d other values',
+    n > 0 and string.format('%d array entries (t[1] to t[%d]), ', n, n) or '', #fns, #tables, #others) }
   if #fns > 0 then out[#out + 1] = '  Functions:\n' .. columns(fns, '    ', 78) end
   if #tables > 0 then out[#out + 1] = '  Tables and classes:\n' .. columns(tables, '    ', 78) end
   if #others > 0 then out[#out + 1] = '  Values:\n' .. columns(others, '    ', 78) end
@@ -163,6 +180,15 @@ local function find_name(value)
       if rawequal(v, value) then return 'x:' .. k end
     end
   end
+  -- Fields of the other global tables (string.format, math.floor, io.open...): help(string.format)
+  -- showed "?(...)".
+  for g, t in next, _G do
+    if type(g) == 'string' and type(t) == 'table' and g:match('^[%a_][%w_]*$') then
+      for k, v in next, t do
+        if rawequal(v, value) and type(k) == 'string' and k:match('^[%a_][%w_]*$') then return g .. '.' .. k end
+      end
+    end
+  end
   return nil
 end
 
@@ -178,7 +204,20 @@ function M.describe(value, name)
       .. columns(sorted_members(rawget(torch, '_tensor_methods')), '    ', 78)
   end
   if value == nil then return (name or 'nil') .. ' is nil' end
-  return (name and (name .. ': ') or '') .. type(value) .. ' ' .. tostring(value)
+  local kind = torch and torch.typename and torch.typename(value) or type(value)  -- torch.LongStorage, not cdata
+  return (name and (name .. ': ') or '') .. kind .. ' ' .. safe_tostring(value)
+end
+
+-- complete.field, and for a tensor its properties too (x.shape, x.grad: computed by the
+-- tensor's own __index, which runs no user code); `?x.shape` said "x.shape is nil".
+local function tensor_field(v, key)
+  local r = complete.field(v, key)
+  local torch = rawget(_G, 'torch')
+  if r == nil and torch and torch.isTensor and torch.isTensor(v) then
+    local ok, p = pcall(function() return v[key] end)
+    if ok then r = p end
+  end
+  return r
 end
 
 -- The value of a help topic typed after `?`: a dotted name (read without side effects),
@@ -188,7 +227,7 @@ function M.lookup(topic)
   local path = obj_path or topic
   if path:match('^[%a_][%w_]*[%w_.]*$') and not path:find('%.%.') and not path:find('%.$') then
     local v = rawget(_G, path:match('^[^.]+'))
-    for part in path:gmatch('%.([^.]+)') do v = complete.field(v, part) end
+    for part in path:gmatch('%.([^.]+)') do v = tensor_field(v, part) end
     if method then v = complete.field(v, method) end
     return true, v
   end

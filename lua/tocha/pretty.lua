@@ -36,6 +36,19 @@ local function has_tostring(v)
   return rawget(mt, '__tostring') ~= nil
 end
 
+-- Note [Showing never raises]: a __tostring that raises (an object in a broken state) or
+-- returns a non-string is shown as a placeholder: before, one such object anywhere inside a
+-- table hid the whole table behind the error, and a number from __tostring failed inside
+-- pretty.lua ("attempt to index local 's'").
+local function safe_tostring(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == 'string' then return s end
+  local mt = debug.getmetatable(v)
+  local name = type(mt) == 'table' and rawget(mt, '__typename') or type(v)
+  if ok then return '<' .. name .. ': __tostring returned a ' .. type(s) .. '>' end
+  return '<' .. name .. ': __tostring failed: ' .. (type(s) == 'string' and s or type(s)) .. '>'
+end
+
 local function quote(s)
   s = string.format('%q', s):gsub('\\\n', '\\n')
   return s
@@ -55,7 +68,7 @@ local function scalar(v, nested)
   elseif is_storage(v) then
     return paint('red', torch.typename(v):gsub('^torch%.', '') .. ' - size: ' .. v:size())
   end
-  return tostring(v)
+  return safe_tostring(v)
 end
 
 local function is_identifier(s)
@@ -66,7 +79,7 @@ local function key_text(k)
   if is_identifier(k) then return k end
   if type(k) == 'string' then return quote(k) end
   if type(k) == 'number' then return tostring(k) end
-  return '[' .. tostring(k) .. ']'
+  return '[' .. safe_tostring(k) .. ']'
 end
 
 -- Keys in display order: the array part first, then the others by type and text.
@@ -82,8 +95,8 @@ local function sorted_keys(t)
   table.sort(others, function(a, b)
     local ta, tb = type_order[type(a)] or 4, type_order[type(b)] or 4
     if ta ~= tb then return ta < tb end
-    if ta == 1 then return a < b end
-    return tostring(a) < tostring(b)
+    if ta == 1 or ta == 2 then return a < b end
+    return safe_tostring(a) < safe_tostring(b)
   end)
   for _, k in ipairs(others) do keys[#keys + 1] = k end
   return keys, n
@@ -108,7 +121,7 @@ local function inline(t, keys, n)
 end
 
 local function render_table(t, indent, depth, stack)
-  if stack[t] then return paint('Black', '<cycle: ' .. tostring(t) .. '>') end
+  if stack[t] then return paint('Black', '<cycle: ' .. safe_tostring(t) .. '>') end
   if next(t) == nil then return '{}' end
   local keys, n = sorted_keys(t)
   local short = inline(t, keys, n)
@@ -136,7 +149,7 @@ end
 
 function render(v, indent, depth, stack)
   if type(v) == 'table' then
-    if has_tostring(v) then return indented(tostring(v), indent) end
+    if has_tostring(v) then return indented(safe_tostring(v), indent) end
     local name = class_name(v)
     local body = render_table(v, indent, depth, stack)
     return name and (paint('green', name) .. ' ' .. body) or body

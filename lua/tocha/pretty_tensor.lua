@@ -54,9 +54,11 @@ local function abbreviated(t, edge)
   local sizes = {}
   for i = 1, nd do sizes[i] = tonumber(p.size[i - 1]) end
   local keep = kept_indices(sizes, edge)
+  -- The kept ends of each dim, joined by cat: an index tensor (built on the CPU) made a large
+  -- CUDA tensor fail to show ("[index] expected all tensors on the same device").
   local s = t
   for d = 1, nd do
-    if #keep[d] < sizes[d] then s = s:index(d, torch.LongTensor(keep[d])) end
+    if #keep[d] < sizes[d] then s = torch.cat(s:narrow(d, 1, edge), s:narrow(d, sizes[d] - edge + 1, edge), d) end
   end
   local buf, n = as_doubles(s)
   local format, scale, sz = torch._print_format(buf, n)
@@ -85,7 +87,8 @@ local function abbreviated(t, edge)
       for i = 1, lead do header[i] = keep[i][pos[i]] end
       out[#out + 1] = '(' .. table.concat(header, ',') .. ',.,.) = \n'
       if scale_line then out[#out + 1] = ' ' .. scale_line end
-      matrix(out, buf, base, keep[nd - 1], keep[nd], f, ' ')
+      -- Scaled rows sit one space further in, as in Torch7's slices (' ' .. indent).
+      matrix(out, buf, base, keep[nd - 1], keep[nd], f, scale and '  ' or ' ')
       if s_i < slices then
         local skipped = false
         for i = 1, lead do

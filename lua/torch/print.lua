@@ -58,6 +58,12 @@ local function print_format(buf, n)
     elseif sci == false and exp_max - exp_min > 4 then
       sz = math.max(exp_max, 1) + 2 + prec
       format = '%' .. sz .. '.' .. prec .. 'f'
+    elseif (exp_max > 5 or exp_max < 0) and exp_max - 1 < -307 then
+      -- Note [Subnormal scale]: Torch7 divides by 10^(expMax-1), which underflows for values
+      -- below 1e-307 (5e-324 printed as "0 *" and "inf", 1.5e-320 as "9.99989e-321 *"); those
+      -- take the %e format that mixed magnitudes get, as PyTorch prints them (4.9407e-324).
+      sz = 8 + prec
+      format = '%' .. sz .. '.' .. prec .. 'e'
     elseif exp_max > 5 or exp_max < 0 then
       sz = 3 + prec
       format = '%' .. sz .. '.' .. prec .. 'f'
@@ -70,6 +76,13 @@ local function print_format(buf, n)
   if scale == 1 then scale = nil end
   if format:sub(2, 4) == 'nan' or format:find('inf') then format = '%f' end
   return format, scale, sz
+end
+
+-- '...' right-aligned in a cell of width sz; a NaN or infinite width (the '%f' fallback above)
+-- has no cell width: '%nans' was an invalid format, so summarizing a tensor with a NaN raised.
+local function dots(sz)
+  if sz ~= sz or sz == math.huge then return '...' end
+  return ('%' .. sz .. 's'):format('...')
 end
 
 local function fmt(format, v)
@@ -102,7 +115,11 @@ local function print_matrix(buf, base, rows, cols, rs, cs, format, scale, sz, in
   local nrows, row = kept(rows, summarize)
   local ncols, col = kept(cols, summarize)
   out[#out + 1] = indent
-  local per_line = math.max(1, math.floor((opts.linewidth - #indent) / (sz + 1)))
+  -- A NaN width (a NaN in the tensor, '%f') puts every column on one line, as in Torch7 (its
+  -- nColumnPerLine is NaN); an infinite one (sciMode false with an inf) does the same rather
+  -- than one column per block.
+  local per_line = ncols
+  if sz == sz and sz ~= math.huge then per_line = math.max(1, math.floor((opts.linewidth - #indent) / (sz + 1))) end
   local first = 1
   while first <= ncols do
     local last = math.min(first + per_line - 1, ncols)
@@ -117,9 +134,9 @@ local function print_matrix(buf, base, rows, cols, rs, cs, format, scale, sz, in
       for ci = first, last do
         local c = col(ci)
         if l == 0 then
-          out[#out + 1] = ci == first and ('%' .. sz .. 's'):format('...') or ''
+          out[#out + 1] = ci == first and dots(sz) or ''
         elseif c == 0 then
-          out[#out + 1] = ('%' .. sz .. 's'):format('...')
+          out[#out + 1] = dots(sz)
         else
           out[#out + 1] = fmt(format, buf[base + (l - 1) * rs + (c - 1) * cs] / scale)
         end
@@ -158,7 +175,7 @@ function torch._tensor_tostring(t)
     local count, at = kept(n, summarize)
     for k = 1, count do
       local i = at(k)
-      out[#out + 1] = (i == 0 and ('%' .. sz .. 's'):format('...') or fmt(format, buf[i - 1] / (scale or 1))) .. '\n'
+      out[#out + 1] = (i == 0 and dots(sz) or fmt(format, buf[i - 1] / (scale or 1))) .. '\n'
     end
     out[#out + 1] = footer(name, p)
   elseif nd == 2 then
