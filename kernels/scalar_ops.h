@@ -169,6 +169,7 @@ struct trigamma_op {
   template <class T> TOCHA_HD T operator()(T xin) const {
     double x = double(xin), result = 0;
     const double pi = 3.14159265358979323846;
+    if (x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<T>::quiet_NaN();  // PyTorch's
     if (x <= 0 && x == std::floor(x)) return std::numeric_limits<T>::infinity();
     if (x < 0) {
       double s = std::sin(pi * x);

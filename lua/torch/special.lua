@@ -59,6 +59,8 @@ function special.logsumexp(x, dim, keepdim)
   types.check_tensor('special.logsumexp', x, 1)
   if dim == nil then return torch.logsumexp(x) end
   local dims = type(dim) == 'table' and dim or { dim }
+  -- PyTorch 1.13 fails on dim = [] too; x came back unreduced
+  if #dims == 0 then fail('special.logsumexp', 'dim is an empty table: give the dims to reduce, or none for all') end
   local cd, seen = {}, {}
   for i, d in ipairs(dims) do
     if type(d) ~= 'number' then fail('special.logsumexp', 'dim %d is a %s, expected a number', i, describe(d)) end
@@ -89,6 +91,20 @@ function special.entr(x)
   return (torch.where(torch.isnan(x), x, out))
 end
 
+-- The floating dtype PyTorch promotes two tensor dtypes to: the wider float, half with bfloat16
+-- to float, integers to the default (half with float had given half).
+local FLOAT_RANK = { [F16] = 1, [BF16] = 1, [F32] = 2, [F64] = 3 }
+local function float_promote(a, b)
+  local fa, fb = is_float_dtype(a), is_float_dtype(b)
+  if fa and fb then
+    if a == b then return a end
+    if FLOAT_RANK[a] ~= FLOAT_RANK[b] then return FLOAT_RANK[a] > FLOAT_RANK[b] and a or b end
+    return F32
+  end
+  return fa and a or fb and b or torch._default_dtype()
+end
+special._float_promote = float_promote
+
 -- Number or tensor arguments of the binary functions as tensors of one floating dtype.
 local function binary_args(op, x, y, nx, ny)
   nx, ny = nx or 'x', ny or 'y'
@@ -102,26 +118,34 @@ local function binary_args(op, x, y, nx, ny)
   end
   local ref = is_tensor(x) and x or y
   local dt = ref.p.dtype
-  if is_tensor(x) and is_tensor(y) and x.p.dtype ~= y.p.dtype then
-    dt = (x.p.dtype == F64 or y.p.dtype == F64) and F64 or is_float_dtype(x.p.dtype) and x.p.dtype
-      or is_float_dtype(y.p.dtype) and y.p.dtype or torch._default_dtype()
-  end
+  if is_tensor(x) and is_tensor(y) then dt = float_promote(x.p.dtype, y.p.dtype) end
   if not is_float_dtype(dt) then dt = torch._default_dtype() end
+  if is_tensor(x) and is_tensor(y) and not x:isSameSizeAs(y)
+      and not pcall(torch.broadcastTensors, x:detach(), y:detach()) then  -- the error named logicalAnd
+    fail(op, '%s (%s) and %s (%s) do not broadcast', nx, describe(x), ny, describe(y))
+  end
   local function conv(v)
     if is_tensor(v) then return to_dtype(v, dt) end
-    return (to_dtype(torch.fullLike(ref, v), dt))
+    -- filled in the result dtype: in an integer tensor's the number was truncated
+    -- (xlog1py(LongTensor{2}, 2.5) read 2.5 as 2) and a NaN refused
+    return (torch.fullLike(to_dtype(ref, dt), v))
   end
   return conv(x), conv(y), dt
 end
 special._binary_args = binary_args
 
 --- torch.special.xlog1py(x, y): x * log1p(y), 0 where x is 0 unless y is NaN (PyTorch's
---- xlog1py); x or y may be a number; broadcasts. Differentiable in both.
+--- xlog1py); x or y may be a number; broadcasts. Differentiable in both (in x, log1p(y) at x = 0
+--- too, 0 where also y <= -1, as PyTorch).
 --- Example: torch.special.xlog1py(torch.Tensor({0, 2}), torch.Tensor({-1, 3}))
 function special.xlog1py(x, y)
   x, y = binary_args('special.xlog1py', x, y)
   local zero = torch.logicalAnd(torch.eq(x, 0), torch.logicalNot(torch.isnan(y)))
-  return (torch.where(zero, 0, torch.cmul(x, torch.log1p(y))))
+  -- at x = 0 the value 0 is x * log1p(y) with y kept where log1p is finite, so that the
+  -- gradient in x is log1p(y) there too (0 where y <= -1), PyTorch 1.13's (a constant 0 gave 0)
+  -- (one product, not a torch.where of two: the branch not taken got 0 * -inf = NaN gradients)
+  local ys = torch.where(torch.logicalAnd(torch.gt(y, -1), torch.lt(y, math.huge)), y, 0)
+  return (torch.cmul(x, torch.log1p(torch.where(zero, ys, y))))
 end
 
 --- torch.special.multigammaln(a, p): the log of the multivariate gamma function of dimension p

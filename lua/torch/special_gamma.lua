@@ -63,6 +63,83 @@ local function continued_fraction(a, x)
   return ans
 end
 
+-- lgamma(1 + a) for 0 <= a <= 0.2 by its Taylor series -gamma a + sum_k (-1)^k zeta(k) / k a^k
+-- (coefficients from mpmath): torch.lgamma(1 + a) loses a's digits as 1 + a rounds (all of
+-- them below 1e-16, where the value is -0.577 a).
+local LG1P = { 0.8224670334241132, -0.40068563438653143, 0.27058080842778454, -0.20738555102867398,
+  0.16955717699740819, -0.14404989676884611, 0.12550966952474304, -0.11133426586956469, 0.10009945751278181,
+  -0.090954017145829041, 0.083353840546109004, -0.076932516411352195, 0.07143294629536133, -0.066668705882420465,
+  0.062500955141213038, -0.058823978658684585, 0.055555767627403614, -0.052631679379616658, 0.050000047698101693,
+  -0.047619070330142226, 0.045454556293204669, -0.043478266053040261, 0.041666669150341208,
+  -0.040000001192140137, 0.038461539034675182 }
+local EULER = 0.57721566490153286061
+local function lgamma1p_small(a)
+  local s = torch.fullLike(a, LG1P[#LG1P])
+  for k = #LG1P - 1, 1, -1 do s = torch.cmul(s, a) + LG1P[k] end
+  return torch.cmul(a, torch.cmul(s, a) - EULER)
+end
+
+-- Note [Incomplete gamma for small a]: Q = 1 - P cancels when P is near 1, which is where a is
+-- small (gammaincc(1e-10, 1) = 2.19e-11 came out 4e-5 off, gammaincc(1e-300, 1) as -2.4e-14).
+-- There Q comes from DLMF 8.7.3 as in Cephes's igamc (and PyTorch), in Cephes's region (x <= 0.5
+-- and a <= -0.4 / log x, or x <= 1.1 and a <= 1.1 x): Q = -expm1(a log x - lgamma(1 + a)) -
+-- x^a / Gamma(a) sum_n>=1 (-x)^n / (n! (a + n)); lgamma(1 + a) by its series (PyTorch 1.13 rounds
+-- 1 + a and gets gammaincc(1e-300, 1) = 7.97e-301 where it is 2.19e-301, by mpmath).
+local function igamc_small_a(a, x)
+  local fac, sum = torch.onesLike(x), torch.zerosLike(x)
+  for n = 1, 30 do  -- x <= 1.1: the terms fall as 1.1^n / n!, below 1e-17 of the sum by n = 25
+    fac = torch.cmul(fac, -x / n)
+    sum = sum + torch.cdiv(fac, a + n)
+  end
+  local alogx = torch.cmul(a, torch.log(x))
+  local lg1p = torch.where(torch.le(a, 0.2), lgamma1p_small(torch.cmin(a, 0.2)), torch.lgamma(a + 1))
+  -- x^a / Gamma(a) as a x^a / Gamma(1 + a): exp(-lgamma(1e-300)) had lgamma's rounding of 690.8
+  return -torch.expm1(alogx - lg1p) - torch.cmul(torch.cmul(torch.exp(alogx - lg1p), a), sum)
+end
+
+-- Note [Incomplete gamma for large a]: the series and the continued fraction need ~8.6 sqrt(a)
+-- terms near x = a and are capped at 40000, so from a ~ 1e7 on they stopped short
+-- (gammainc(1e10, 1e10) gave 0.155 for 0.5000013). From a = 1e4 on, within |x - a| <= 0.05 a,
+-- Temme's uniform expansion (DLMF 8.12.3/8.12.4, Cephes's igam asymptotic series, as PyTorch
+-- from a = 20 on) takes over: Q = erfc(eta sqrt(a / 2)) / 2 + e^(-a eta^2 / 2) / sqrt(2 pi a)
+-- sum_k a^-k C_k(eta), eta = sign(x - a) sqrt(-2 (log1p(s) - s)), s = (x - a) / a. With
+-- a >= 1e4 three C_k leave under 1e-18, and with |eta| <= 0.052 twelve of their Taylor
+-- coefficients (Cephes's d table) under 1e-21; outside that band the series converge in fewer
+-- than 36 / 0.05 steps.
+local TEMME_D = {
+  { -3.3333333333333333e-1, 8.3333333333333333e-2, -1.4814814814814815e-2, 1.1574074074074074e-3,
+    3.527336860670194e-4, -1.7875514403292181e-4, 3.9192631785224378e-5, -2.1854485106799922e-6,
+    -1.85406221071516e-6, 8.296711340953086e-7, -1.7665952736826079e-7, 6.7078535434014986e-9 },
+  { -1.8518518518518519e-3, -3.4722222222222222e-3, 2.6455026455026455e-3, -9.9022633744855967e-4,
+    2.0576131687242798e-4, -4.0187757201646091e-7, -1.8098550334489978e-5, 7.6491609160811101e-6,
+    -1.6120900894563446e-6, 4.6471278028074343e-9, 1.378633446915721e-7, -5.752545603517705e-8 },
+  { 4.1335978835978836e-3, -2.6813271604938272e-3, 7.7160493827160494e-4, 2.0093878600823045e-6,
+    -1.0736653226365161e-4, 5.2923448829120125e-5, -1.2760635188618728e-5, 3.4235787340961381e-8,
+    1.3721957309062933e-6, -6.298992138380055e-7, 1.4280614206064242e-7, -2.0477098421990866e-10 },
+}
+local TEMME_A, TEMME_S = 1e4, 0.05
+local function temme(a, x)
+  local s = torch.cdiv(x - a, a)
+  -- log1p(s) - s by its series (|s| <= 0.05: 24 terms), without log1p's cancellation
+  local l = torch.fullLike(s, -1 / 25)
+  for k = 24, 2, -1 do l = torch.cmul(l, s) + ((k % 2 == 0) and -1 or 1) / k end
+  l = torch.cmul(l, torch.cmul(s, s))
+  local eta = torch.cmul(torch.sign(s), torch.sqrt(torch.cmax(l * -2, 0)))
+  local sum, afac = torch.zerosLike(s), torch.onesLike(s)
+  local ainv = torch.pow(a, -1)
+  for k = 1, #TEMME_D do
+    local d = TEMME_D[k]
+    local ck = torch.fullLike(s, d[#d])
+    for n = #d - 1, 1, -1 do ck = torch.cmul(ck, eta) + d[n] end
+    sum = sum + torch.cmul(ck, afac)
+    afac = torch.cmul(afac, ainv)
+  end
+  local r = torch.cdiv(torch.cmul(torch.exp(torch.cmul(a, l)), sum), torch.sqrt(a * (2 * math.pi)))
+  local z = torch.cmul(eta, torch.sqrt(a / 2))
+  -- P and Q each from their own erfc, so that the smaller keeps its digits
+  return torch.erfc(-z) / 2 - r, torch.erfc(z) / 2 + r
+end
+
 -- P and Q in double for broadcast double tensors, with PyTorch's special cases: NaN for a < 0
 -- or x < 0 (or both 0, or both inf), P = 1 at a = 0 or x = inf, P = 0 at x = 0 or a = inf.
 local function igamma(a, x)
@@ -70,14 +147,40 @@ local function igamma(a, x)
   local finite = torch.logicalAnd(torch.isfinite(a), torch.isfinite(x))
   local ok = torch.logicalAnd(torch.logicalAnd(torch.gt(a, 0), torch.gt(x, 0)), finite)
   local as, xs = torch.where(ok, a, 1), torch.where(ok, x, 1)
+  -- large a near x = a: Temme's expansion (Note [Incomplete gamma for large a]); the loops
+  -- below see a harmless (1, 1) there, so that they stop early
+  local in_temme = torch.logicalAnd(torch.ge(as, TEMME_A), torch.le(torch.abs(xs - as), torch.abs(as) * TEMME_S))
+  local any_temme = in_temme:any()
+  local at, xt = as, xs
+  if any_temme then as, xs = torch.where(in_temme, 1, as), torch.where(in_temme, 1, xs) end
   local in_series = torch.logicalOr(torch.le(xs, 1), torch.le(xs, as))
-  local lax = log_prefactor(as, xs)
+  -- x^a e^-x / Gamma(a); below a = 0.2 as a x^a e^-x / Gamma(1 + a), since exp(-lgamma(a))
+  -- carries lgamma's rounding of its large value (8e-14 off at a = 1e-300)
+  local small = torch.le(as, 0.2)
+  local ex = torch.exp(log_prefactor(as, xs))
+  if small:any() then
+    local asm = torch.where(small, as, 0.2)
+    ex = torch.where(small, torch.cmul(asm, torch.exp(torch.xlogy(asm, xs) - xs - lgamma1p_small(asm))), ex)
+  end
   local sp = series_sum(torch.where(in_series, as, 1), torch.where(in_series, xs, 0))
-  local p_series = torch.cmul(torch.exp(lax), sp)
+  local p_series = torch.cmul(ex, sp)
   local cf = continued_fraction(torch.where(in_series, 1, as), torch.where(in_series, 50, xs))
-  local q_cf = torch.cmul(torch.exp(lax), cf)
+  local q_cf = torch.cmul(ex, cf)
   local P = torch.where(in_series, p_series, 1 - q_cf)
   local Q = torch.where(in_series, 1 - p_series, q_cf)
+  -- small a: Q directly (Note [Incomplete gamma for small a])
+  local small_a = torch.logicalAnd(torch.le(xs, 1), torch.logicalOr(
+    torch.logicalAnd(torch.le(xs, 0.5), torch.le(as, torch.cdiv(torch.fullLike(xs, -0.4), torch.log(xs)))),
+    torch.logicalAnd(torch.gt(xs, 0.5), torch.le(as, xs * 1.1))))
+  small_a = torch.logicalAnd(small_a, in_series)
+  if small_a:any() then
+    local qs = igamc_small_a(torch.where(small_a, as, 1), torch.where(small_a, xs, 0.5))
+    P, Q = torch.where(small_a, 1 - qs, P), torch.where(small_a, qs, Q)  -- the series' P passed 1 by 2e-14
+  end
+  if any_temme then
+    local pt, qt = temme(torch.where(in_temme, at, TEMME_A), torch.where(in_temme, xt, TEMME_A))
+    P, Q = torch.where(in_temme, pt, P), torch.where(in_temme, qt, Q)
+  end
   local one = torch.logicalOr(torch.logicalAnd(torch.eq(a, 0), torch.gt(x, 0)),
     torch.logicalAnd(torch.eq(x, math.huge), torch.isfinite(a)))
   local zero = torch.logicalAnd(torch.logicalOr(torch.eq(x, 0), torch.eq(a, math.huge)),
@@ -170,16 +273,24 @@ end
 
 -- Note [Hurwitz zeta]: Cephes's algorithm as PyTorch runs it: sum (q + i)^-x directly until
 -- q + i > 9 (at least 10 terms; q <= 0 with integer x sums more), then the Euler-Maclaurin tail
--- with 12 Bernoulli terms; inf at x = 1 or q a non-positive integer, NaN for x < 1 or for
--- q < 0 with x not an integer. Written with ops, it is differentiable in q (-x zeta(x + 1, q),
+-- with 12 Bernoulli terms; inf at x = 1 or q a non-positive integer (x > 1), NaN for x < 1 or
+-- for q < 0 with x not an integer; at x = inf 1 for q = 1, inf below, NaN above (PyTorch's).
+-- Written with ops, it is differentiable in q (-x zeta(x + 1, q),
 -- PyTorch's only derivative) and also in x, which PyTorch refuses.
 local function zeta64(x, q)
   local qneg_int = torch.logicalAnd(torch.le(q, 0), torch.eq(q, torch.floor(q)))
-  local nan = torch.logicalOr(torch.lt(x, 1), torch.logicalAnd(torch.le(q, 0), torch.ne(x, torch.floor(x))))
-  local inf = torch.logicalOr(torch.eq(x, 1), qneg_int)
+  -- Cephes's order: x = 1 is inf, x < 1 NaN, then q a non-positive integer inf (zeta(2.5, -1) was
+  -- NaN), then q < 0 with x not an integer NaN
+  local inf = torch.logicalOr(torch.eq(x, 1), torch.logicalAnd(qneg_int, torch.gt(x, 1)))
+  local nan = torch.logicalAnd(torch.logicalOr(torch.lt(x, 1),
+    torch.logicalAnd(torch.lt(q, 0), torch.ne(x, torch.floor(x)))), torch.logicalNot(inf))
+  -- x = inf: q^-x alone, 1 at q = 1 and inf below, as PyTorch (both were NaN from inf * 0)
+  local xinf = torch.logicalAnd(torch.eq(x, math.huge), torch.logicalNot(inf))
+  inf = torch.logicalOr(inf, torch.logicalAnd(xinf, torch.lt(q, 1)))
+  nan = torch.logicalAnd(nan, torch.logicalNot(xinf))
   local isnan = torch.logicalOr(torch.isnan(x), torch.isnan(q))
   -- a NaN q made the count of direct terms NaN, and direct_sum summed nothing (a Lua error)
-  local ok = torch.logicalNot(torch.logicalOr(torch.logicalOr(nan, inf), isnan))
+  local ok = torch.logicalNot(torch.logicalOr(torch.logicalOr(torch.logicalOr(nan, inf), isnan), xinf))
   local xs, qs = torch.where(ok, x, 2), torch.where(ok, q, 1)
   local n = torch.cmax(torch.floor(9 - qs:detach()) + 1, 9)  -- direct terms after q^-x
   local s = direct_sum(xs, qs, n)
@@ -196,6 +307,8 @@ local function zeta64(x, q)
     b = torch.cdiv(b, w)
     k = k + 1
   end
+  -- above q = 1 the limit is 0, but PyTorch 1.13 gives NaN (inf * 0 in its tail) and so does Tocha
+  s = torch.where(xinf, torch.where(torch.eq(q, 1), 1, 0 / 0), s)
   s = torch.where(inf, math.huge, s)
   return (torch.where(torch.logicalOr(nan, isnan), 0 / 0, s))
 end

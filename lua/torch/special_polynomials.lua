@@ -29,8 +29,7 @@ local function args(op, x, n)
   if not is_tensor(n) and type(n) ~= 'number' then fail(op, 'n must be a tensor or a number, got %s', describe(n)) end
   local dt
   if is_tensor(x) and is_tensor(n) then
-    local a, b = x.p.dtype, n.p.dtype
-    dt = (a == F64 or b == F64) and F64 or is_float_dtype(a) and a or is_float_dtype(b) and b or torch._default_dtype()
+    dt = special._float_promote(x.p.dtype, n.p.dtype)
   else
     dt = (is_tensor(x) and x or n).p.dtype
     if not is_float_dtype(dt) then dt = torch._default_dtype() end
@@ -58,7 +57,8 @@ local function args(op, x, n)
   end
   x = to_dtype(x, F64)
   if is_tensor(n) and not x:isSameSizeAs(n) then
-    local b = torch.broadcastTensors(x, n)
+    local ok, b = pcall(torch.broadcastTensors, x, n)
+    if not ok then fail(op, 'x (%s) and n (%s) do not broadcast', describe(x), describe(n)) end
     x, n = b[1], b[2]
   end
   return x, n, dt, maxn
@@ -83,6 +83,11 @@ local function recur(x, n, maxn, first, step)
   end
   return (torch.where(torch.lt(n, 0), 0, torch.where(torch.eq(n, 0), 1, q)))
 end
+
+-- v (a closed value at an end point, a number or tensor) carrying the gradient of r, the
+-- recurrence's value there: the recurrence is exact at x = +-1 (and at 0 for Laguerre), so its
+-- derivative is the polynomial's (T_n'(1) = n^2); a bare constant had given a gradient of 0.
+local function pinned(v, r) return r - r:detach() + v end
 
 local function odd(n) return torch.ne(torch.remainder(n, 2), 0) end
 local function pm(n, v) return torch.where(odd(n), -v, v) end  -- (-1)^n v
@@ -144,10 +149,15 @@ local function chebyshev(op, kind, shifted, x, n)
   end
   -- recurrence on the others
   local yr = torch.where(use_trig, 0, y)
-  local rec = recur(yr, nn0, maxn, c.first(yr), function(_, p, q) return torch.cmul(yr * 2, q) - p end)
+  local rec
+  if use_trig:all() then
+    rec = torch.zerosLike(yr)  -- the trigonometric form everywhere: no max(n) - 1 recurrence steps
+  else                          -- (T_n(0.5) with n = 2^24 had run for ~25 s)
+    rec = recur(yr, nn0, maxn, c.first(yr), function(_, p, q) return torch.cmul(yr * 2, q) - p end)
+  end
   local out = torch.where(use_trig, trig, rec)
   local neg = torch.lt(nn, 0)
-  out = torch.where(at_one, v1, torch.where(at_minus, vm1, out))
+  out = torch.where(at_one, pinned(v1, rec), torch.where(at_minus, pinned(vm1, rec), out))
   out = torch.where(neg, 0, out)
   return (to_dtype(out, dt))
 end
@@ -236,7 +246,7 @@ function special.laguerrePolynomialL(x, n)
   end)
   -- PyTorch returns 1 at x = 0 for every n >= 0 (the recurrence gives it too, but exactly)
   local n0 = nt(nn, xd)
-  out = torch.where(torch.logicalAnd(torch.eq(xd, 0), torch.ge(n0, 0)), 1, out)
+  out = torch.where(torch.logicalAnd(torch.eq(xd, 0), torch.ge(n0, 0)), pinned(1, out), out)
   return (to_dtype(out, dt))
 end
 
@@ -249,8 +259,8 @@ function special.legendrePolynomialP(x, n)
   local out = recur(xd, nn, maxn, xd, function(j, p, q) return (torch.cmul(xd, q) * (2 * j + 1) - p * j) / (j + 1) end)
   local n0 = nt(nn, xd)
   local ok = torch.ge(n0, 0)
-  out = torch.where(torch.logicalAnd(ok, torch.eq(xd, 1)), 1, out)
-  out = torch.where(torch.logicalAnd(ok, torch.eq(xd, -1)), pm(n0, 1), out)
+  out = torch.where(torch.logicalAnd(ok, torch.eq(xd, 1)), pinned(1, out), out)
+  out = torch.where(torch.logicalAnd(ok, torch.eq(xd, -1)), pinned(pm(n0, 1), out), out)
   return (to_dtype(out, dt))
 end
 
