@@ -100,6 +100,14 @@ local function reflect(x, low2, high2)
   local d = x:detach()
   if low2 == high2 then return d.new(d:size()):zero() end
   local min, span = low2 / 2, (high2 - low2) / 2
+  -- A NaN or inf point reflects to NaN, clipped to 0 below; its constants (sign, flips) would be
+  -- NaN too, and 0 * NaN in their backward gave the grid a NaN gradient where 'border' and 'zeros'
+  -- give 0. Such points reflect from min instead: the same value once clipped, gradient 0.
+  local finite = torch.isfinite(d)
+  if not finite:all() then
+    x = torch.where(finite, x, min)
+    d = x:detach()
+  end
   local sign = torch.ge(d, min):typeAs(d):mul(2):add(-1)
   local a = torch.cmul(torch.add(x, -min), sign)  -- |x - min|
   local flips = torch.floor(torch.div(a:detach(), span))
@@ -139,6 +147,13 @@ local function position(r, size)
   return ok:typeAs(r), torch.where(ok, r, 0):to(LONG)
 end
 
+-- The empty result of gridSample, still recorded from input and grid (as PyTorch's), so that
+-- backward through a sum of it works and gives them zero gradients.
+function F._gridSampleEmpty(input, grid, shape)
+  local function zero(t) return torch.mul(torch.sum(t:reshape(-1), 1), 0) end  -- (a 1-element tensor)
+  return torch.add(torch.add(input.new(unpack(shape)):zero(), zero(input)), zero(grid))
+end
+
 local MODES = { bilinear = true, nearest = true }
 local PADS = { zeros = true, border = true, reflection = true }
 
@@ -174,10 +189,15 @@ function F.gridSample(input, grid, o)
     strides[j] = S
     S = S * sizes[j]
   end
-  local P = grid:nElement() / (N * k)
+  -- (PyTorch's grid_sampler check: an empty input has no value to read, even with 'border')
+  if S == 0 then fail(op, 'expected an input with non-empty spatial dims, got %s', A.shape(input)) end
+  local P = 1  -- (from the grid's dims: grid:nElement() / N is 0 / 0 for an empty batch)
   local out_shape = { N, C }
-  for i = 2, nd - 1 do out_shape[#out_shape + 1] = grid:size(i) end
-  if N * C * P == 0 or S == 0 then return input.new(unpack(out_shape)):zero() end
+  for i = 2, nd - 1 do
+    out_shape[#out_shape + 1] = grid:size(i)
+    P = P * grid:size(i)
+  end
+  if N * C * P == 0 then return F._gridSampleEmpty(input, grid, out_shape) end
 
   local g = grid:contiguous():view(N * P, k)
   local coords = {}

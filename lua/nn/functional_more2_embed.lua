@@ -57,9 +57,17 @@ function F.embedding(idx, w, paddingIdx, maxNorm, normType, scaleGradByFreq, spa
   normType = A.number(name, normType, 'normType', 2)
   scaleGradByFreq = A.bool(name, scaleGradByFreq, 'scaleGradByFreq', false)
   sparse = A.bool(name, sparse, 'sparse', false)
-  if maxNorm ~= nil and maxNorm < 0 then fail(name, 'maxNorm must be non-negative, got %g', maxNorm) end
+  -- (NaN refused too: every norm compares false with it, and the rows became NaN)
+  if maxNorm ~= nil and not (maxNorm >= 0) then fail(name, 'maxNorm must be non-negative, got %g', maxNorm) end
   if maxNorm ~= nil and w:dim() == 2 then
-    -- validate the indices before touching the weight
+    -- validate the indices and paddingIdx before touching the weight (a bad paddingIdx, found by
+    -- the lookup, left the rows renormalized)
+    if paddingIdx ~= nil then
+      A.int(name, paddingIdx, 'paddingIdx')
+      if paddingIdx == 0 or paddingIdx > w:size(1) or paddingIdx < -w:size(1) then
+        fail(name, 'paddingIdx %d out of range for %d rows', paddingIdx, w:size(1))
+      end
+    end
     local flat = idx:contiguous():view(-1)
     if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
       fail(name, 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
@@ -164,14 +172,17 @@ function F.embeddingBag(idx, w, offsets, o)
                             and o.includeLastOffset == nil) then
     return bag(idx, w, offsets, o)
   end
-  o = A.opts(bagName, o, bagKnown)
+  -- (a copy: includeLastOffset narrows perSampleWeights, which must not change the caller's table)
+  local copy = {}
+  for k, v in pairs(A.opts(bagName, o, bagKnown)) do copy[k] = v end
+  o = copy
   A.long(bagName, idx, 'indices')
   A.float(bagName, w, 'a weight')
   local sparse = A.bool(bagName, o.sparse, 'sparse', false)
   local maxNorm = A.number(bagName, o.maxNorm, 'maxNorm')
   local normType = A.number(bagName, o.normType, 'normType', 2)
   local byFreq = A.bool(bagName, o.scaleGradByFreq, 'scaleGradByFreq', false)
-  if maxNorm ~= nil and maxNorm < 0 then fail(bagName, 'maxNorm must be non-negative, got %g', maxNorm) end
+  if maxNorm ~= nil and not (maxNorm >= 0) then fail(bagName, 'maxNorm must be non-negative, got %g', maxNorm) end
   if byFreq and o.mode == 'max' then fail(bagName, "scaleGradByFreq does not go with mode 'max' (as PyTorch)") end
   if A.bool(bagName, o.includeLastOffset, 'includeLastOffset', false) then
     if offsets == nil or idx:dim() ~= 1 then fail(bagName, 'includeLastOffset needs 1-D indices and offsets') end
@@ -191,7 +202,15 @@ function F.embeddingBag(idx, w, offsets, o)
   if flat:nElement() > 0 and (flat:min() < 1 or flat:max() > w:size(1)) then
     fail(bagName, 'index out of range: weight has %d rows, indices span [%d, %d]', w:size(1), flat:min(), flat:max())
   end
-  if maxNorm ~= nil and w:dim() == 2 then renorm(flat, w, maxNorm, normType) end
+  if maxNorm ~= nil and w:dim() == 2 then
+    -- the bag's own checks (mode, offsets, perSampleWeights, paddingIdx) first, on a weight of no
+    -- columns, so that an error leaves the weight as it was
+    torch.noGrad(function()
+      bag(idx, w.new(w:size(1), 0), offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights,
+        paddingIdx = o.paddingIdx })
+    end)
+    renorm(flat, w, maxNorm, normType)
+  end
   if sparse and w:dim() == 2 and flat:nElement() > 0 then return sparse_bag(idx, flat, w, offsets, o, byFreq) end
   local wUse = byFreq and w:dim() == 2 and freq_scaled(flat, w) or w
   return bag(idx, wUse, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = o.paddingIdx })

@@ -69,7 +69,8 @@ function F.gridSample(input, grid, o)
   local N, C, H, W = input:size(1), input:size(2), input:size(3), input:size(4)
   local Ho, Wo = grid:size(2), grid:size(3)
   local P = Ho * Wo
-  if N * C * P == 0 or H * W == 0 then return input.new(N, C, Ho, Wo):zero() end
+  if H * W == 0 then fail(op, 'expected an input with non-empty spatial dims, got %s', A.shape(input)) end
+  if N * C * P == 0 then return F._gridSampleEmpty(input, grid, { N, C, Ho, Wo }) end
   local g = grid:contiguous():view(N, P, 2)
   local function unnormalize(v, size)
     if align then return torch.mul(torch.add(v, 1), (size - 1) / 2) end
