@@ -32,8 +32,12 @@ struct WorkerContext {
 };
 thread_local WorkerContext* t_worker = nullptr;
 
+// An error object with __tostring keeps its message (as with workers = 0). (A stack overflow in a
+// worker's dataset still reads "error in error handling": LuaJIT then has no stack to call this.)
 int traceback_handler(lua_State* L) {
+  if (!lua_checkstack(L, 4)) return 1;
   const char* msg = lua_tolstring(L, 1, nullptr);
+  if (!msg && luaL_callmeta(L, 1, "__tostring") && lua_isstring(L, -1)) msg = lua_tostring(L, -1);
   luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
   return 1;
 }

@@ -23,7 +23,7 @@ int TaskQueue::wait_next(TaskResult* out, int timeout_ms) {
   if (!done_cv_.wait_for(g, std::chrono::milliseconds(timeout_ms), ready)) return 0;
   auto it = done_.find(next_);
   if (it == done_.end()) {
-    TOCHA_CHECK(fatal_.empty(), "DataLoader", fatal_);
+    if (!fatal_.empty()) throw Error(fatal_);  // it already starts with "[DataLoader] worker N ..."
     ::tocha::fail("DataLoader", "the loader was closed");
   }
   *out = std::move(it->second);

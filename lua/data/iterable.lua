@@ -132,14 +132,17 @@ end
 
 -- workerInitFn(id) runs once per worker state, on its first task; its draws do not shift the
 -- batch seeding (Note [Loader determinism], data/loader.lua), so the RNG is restored after it.
+-- Marked done only once it succeeded: after an error, the next task runs it again (a persistent
+-- worker made batches without it in the following epochs, which PyTorch never does).
 local function run_init(self, id)
   if self._initDone then return end
-  self._initDone = true
   if self.init then
     local saved = torch.getRNGState()
-    self.init(id)
+    local ok, err = pcall(self.init, id)
     torch.setRNGState(saved)
+    if not ok then error(err, 0) end
   end
+  self._initDone = true
 end
 
 local WorkerDataset = torch.class('data._WorkerDataset', data)

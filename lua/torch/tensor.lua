@@ -215,6 +215,7 @@ function torch.setdefaulttensortype(name)
   check(C.tocha_set_default_float_dtype(dt))
   default_dtype = dt
   torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
+  torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage  -- as Torch7 (it stayed FloatStorage)
 end
 --- torch.getdefaulttensortype(): the name of the type torch.Tensor builds, 'torch.FloatTensor'
 --- unless changed with torch.setdefaulttensortype.

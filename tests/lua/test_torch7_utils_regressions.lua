@@ -507,8 +507,8 @@ function tests.default_tensor_type_switch()
     tester:eq(torch.typename(torch.ones(2)), 'torch.DoubleTensor')
     tester:eq(torch.typename(torch.rand(2)), 'torch.DoubleTensor')
     -- Bug in lua/torch/tensor.lua (not this review's file), see report: Torch7's
-    -- setdefaulttensortype also sets torch.Storage; Tocha's leaves it at FloatStorage.
-    -- tester:eq(torch.typename(torch.Storage(2)), 'torch.DoubleStorage')
+    -- setdefaulttensortype also sets torch.Storage (Tocha's left it at FloatStorage)
+    tester:eq(torch.typename(torch.Storage(2)), 'torch.DoubleStorage')
     torch.setdefaulttensortype('torch.FloatTensor')
     tester:eq(torch.typename(torch.Tensor()), 'torch.FloatTensor')
     tester:assertErrorPattern(function() torch.setdefaulttensortype('torch.Foo') end, 'setdefaulttensortype')
