@@ -10,8 +10,9 @@ namespace data {
 
 // Decodes a PNG or JPEG (told apart by their magic bytes). channels: 0 keeps the file's (1 gray,
 // 2 gray+alpha, 3 RGB, 4 RGBA; palettes become RGB or RGBA, 16-bit samples become 8-bit), or
-// 1, 3 or 4 converts. A truncated or corrupt image is an error naming `name`: libjpeg's warnings
-// (premature end of data, corrupt data) count as errors, since it would fill the rest with gray.
+// 1, 3 or 4 converts (Note [PNG samples as stored]). A truncated or corrupt image is an error naming
+// `name`: libjpeg's warnings of missing or garbled data count as errors, since it would fill the
+// rest with gray (Note [JPEG warnings]); a CMYK JPEG is refused.
 Tensor decode_image(const std::string& bytes, const std::string& name, int channels);
 Tensor read_image(const std::string& path, int channels);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <jpeglib.h>
+#include <jerror.h>
 #include "core/data/image.h"
 #include "core/error.h"
 
@@ -25,10 +26,21 @@ void on_error(j_common_ptr c) {
   std::longjmp(e->jump, 1);
 }
 
-// Warnings (level -1) are errors here: libjpeg warns about a truncated or corrupt stream and
-// then fills the missing rows with gray, which would be a silently wrong image.
+// Note [JPEG warnings]: the warnings that mean missing or garbled data are errors here: libjpeg
+// warns about a truncated or corrupt stream and then fills the missing rows with gray, which would
+// be a silently wrong image. The others (an unknown JFIF revision, extraneous bytes before a
+// marker, an odd Adobe transform) leave every pixel in place: decoded, as torchvision and Pillow
+// do (a JFIF 2.01 header was refused).
 void on_message(j_common_ptr c, int level) {
-  if (level < 0) on_error(c);
+  if (level >= 0) return;
+  switch (c->err->msg_code) {
+    case JWRN_JPEG_EOF: case JWRN_HIT_MARKER: case JWRN_HUFF_BAD_CODE: case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL: case JWRN_BOGUS_PROGRESSION: case JWRN_TOO_MUCH_DATA:
+      on_error(c);
+      break;
+    default:
+      break;
+  }
 }
 
 struct Raw {
@@ -36,7 +48,7 @@ struct Raw {
   int width, height, channels;
 };
 
-// Returns 0 and fills *out (malloc'ed pixels), or -1 with the message in msg.
+// Returns 0 and fills *out (malloc'ed pixels), or -1 (corrupt) / -2 (unsupported) with the message in msg.
 int jpeg_decode_raw(const unsigned char* src, size_t n, int wanted, Raw* out, char* msg) {
   jpeg_decompress_struct cinfo;
   JpegError err;
@@ -53,6 +65,12 @@ int jpeg_decode_raw(const unsigned char* src, size_t n, int wanted, Raw* out, ch
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, src, static_cast<unsigned long>(n));
   jpeg_read_header(&cinfo, TRUE);
+  if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+    jpeg_destroy_decompress(&cinfo);
+    std::snprintf(msg, JMSG_LENGTH_MAX, "a CMYK JPEG (4 ink channels) is not supported: convert it to RGB first "
+                  "(Pillow: Image.open(f).convert('RGB').save(...))");
+    return -2;
+  }
   int channels = wanted != 0 ? wanted : cinfo.num_components == 1 ? 1 : 3;
   cinfo.out_color_space = channels == 1 ? JCS_GRAYSCALE : channels == 3 ? JCS_RGB : JCS_EXT_RGBA;
   jpeg_start_decompress(&cinfo);
@@ -114,8 +132,9 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& name, int channe
   TOCHA_CHECK(channels != 2, "image", name, ": a JPEG cannot be read with 2 channels (gray + alpha)");
   Raw raw{};
   char msg[JMSG_LENGTH_MAX];
-  if (jpeg_decode_raw(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), channels, &raw, msg) != 0)
-    fail("image", name, ": corrupt or truncated JPEG: ", msg);
+  int rc = jpeg_decode_raw(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), channels, &raw, msg);
+  if (rc == -2) fail("image", name, ": ", msg);
+  if (rc != 0) fail("image", name, ": corrupt or truncated JPEG: ", msg);
   Tensor out;
   try {
     out = empty(DimVec{raw.height, raw.width, raw.channels}, DType::u8);

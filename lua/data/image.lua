@@ -117,8 +117,10 @@ local DECODE_OPTS = { channels = true, type = true, maxPixels = true, name = tru
 --- [0, 1] (opts.type = 'float', the default; 'double'; or 'byte' for the raw values). opts.channels:
 --- 1, 3 or 4 converts (gray, RGB, RGBA; 2, gray + alpha, for PNG); by default the file's own
 --- (palettes give RGB, or RGBA with a tRNS chunk). EXIF orientation is ignored (Note [What load
---- returns]). A truncated or corrupt file, or one declaring more than opts.maxPixels pixels
---- (Note [Image size limit]), is an error naming it (JPEG decoding warnings count as errors).
+--- returns]); PNG samples come as stored, without gamma, alpha dropped rather than composited
+--- (Note [PNG samples as stored], core/data/image_png.cpp); CMYK JPEGs are refused. A truncated or
+--- corrupt file, or one declaring more than opts.maxPixels pixels (Note [Image size limit]), is an
+--- error naming it (JPEG warnings of missing or garbled data count as errors).
 --- Example: data.image.save('a.png', torch.rand(3, 8, 8)); local img = data.image.load('a.png', { channels = 1 })
 function image.load(path, opts)
   if type(path) ~= 'string' then util.fail('image.load', 'expected a file name, got %s', type(path)) end

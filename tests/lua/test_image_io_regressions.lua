@@ -43,15 +43,11 @@ local function fails(op, name, pattern, f, ...)
   if pattern then tester:assert(err:find(pattern, 1, true), 'says ' .. pattern .. ': ' .. err) end
 end
 
--- Cases whose cause is in the C++ decoder (core/data/image_png.cpp, image_jpeg.cpp): run, but
--- only reported, so the suite passes until the engineer fixes them. -- C++ bug, see report
-local function cpp_bug(what, check)
+-- Cases whose cause was in the C++ decoders (core/data/image_png.cpp: Note [PNG samples as
+-- stored]; image_jpeg.cpp: Note [JPEG warnings] and CMYK refused by name).
+local function decoder_case(what, check)
   local ok, err = pcall(check)
-  if ok then
-    print('\n  NOTE: ' .. what .. ' now passes: drop its cpp_bug() wrapper')
-  else
-    print('\n  SKIP (C++ bug, see report): ' .. what .. ': ' .. tostring(err):gsub('\n.*', ''))
-  end
+  tester:assert(ok, what .. ': ' .. tostring(err))
 end
 
 local function reference(name)
@@ -102,28 +98,28 @@ function tests.exifOrientationIgnored()
 end
 
 -- 16-bit PNGs: 8-bit samples within 1 of value / 257 (torchvision 0.14 refuses them; newer
--- versions and libpng's png_set_scale_16 / strip_16 agree within 1). -- C++ bug, see report:
--- libpng's simplified API takes 16-bit samples without gAMA as linear light and converts them to
+-- versions and libpng's png_set_scale_16 / strip_16 agree within 1).
+-- libpng's simplified API took 16-bit samples without gAMA as linear light and converted them to
 -- sRGB (value 1871 -> 50 for 7; 32768 -> 188 for 128).
 function tests.sixteenBitPngs()
   for _, file in ipairs { 'gray16.png', 'rgb16.png', 'graya16.png' } do
     local ref, e = reference(file)
     local img = data.image.load(DIR .. file, { type = 'byte' })
     tester:asserteq(sizes(img), table.concat(e.shape, 'x'), file .. ' layout')
-    cpp_bug(file .. ' 16-bit samples to 8 bits', function()
+    decoder_case(file .. ' 16-bit samples to 8 bits', function()
       local err = (img:double() - ref:div(257)):abs():max()
       assert(err <= 1, 'off by ' .. err)
     end)
   end
 end
 
--- gAMA 1.0: torchvision and Pillow return the stored samples. -- C++ bug, see report: the
--- simplified API converts them to sRGB (off by up to 72).
+-- gAMA 1.0: torchvision and Pillow return the stored samples (libpng's simplified API converted
+-- them to sRGB: off by up to 72).
 function tests.gammaChunkIgnored()
   local ref = reference('rgb_gama1.png')
   local img = data.image.load(DIR .. 'rgb_gama1.png', { type = 'byte' })
   tester:assertTableEq(img:size():totable(), { 3, 5, 7 })
-  cpp_bug('rgb_gama1.png stored samples', function()
+  decoder_case('rgb_gama1.png stored samples', function()
     local err = (img:double() - ref):abs():max()
     assert(err == 0, 'off by ' .. err)
   end)
@@ -135,7 +131,7 @@ function tests.channelConversionsAsTorchvision()
     local file, c = key:match('^(.*)@(%d)$')
     check_like_torchvision(file, tonumber(c), key)
   end
-  -- C++ bug, see report: dropping alpha composites over black (torchvision and PIL's
+  -- Dropping alpha composited over black (torchvision and PIL's
   -- convert('RGB') drop it; the comment in image_png.cpp says "like PIL"), and RGB to gray is
   -- computed in linear light (torchvision: Rec. 709 weights on the stored values; off by 45).
   for _, key in ipairs { 'graya8.png@1', 'rgba8.png@3', 'rgba8.png@1', 'palette_trns.png@3', 'rgb8.png@1' } do
@@ -143,7 +139,7 @@ function tests.channelConversionsAsTorchvision()
     local ref, e = reference(key)
     local img = data.image.load(DIR .. file, { type = 'byte', channels = tonumber(c) })
     tester:asserteq(sizes(img), table.concat(e.shape, 'x'), key .. ' layout')
-    cpp_bug(key .. ' as torchvision', function()
+    decoder_case(key .. ' as torchvision', function()
       local err = (img:double() - ref):abs():max()
       assert(err == 0, 'off by ' .. err)
     end)
@@ -156,23 +152,23 @@ function tests.cmykJpegRefused()
   fails('image.load', DIR .. 'cmyk.jpg', nil, data.image.load, DIR .. 'cmyk.jpg')
   local ok, err = pcall(data.image.load, DIR .. 'cmyk.jpg')
   tester:assert(not ok)
-  -- C++ bug, see report: the message says "corrupt or truncated JPEG: Unsupported color
-  -- conversion request" about a valid CMYK file.
-  cpp_bug('cmyk.jpg refused as CMYK', function()
+  -- the message said "corrupt or truncated JPEG: Unsupported color conversion request" about a
+  -- valid CMYK file
+  decoder_case('cmyk.jpg refused as CMYK', function()
     assert(tostring(err):find('CMYK'), tostring(err))
   end)
 end
 
 -- A JFIF APP0 with revision 2.01 holds a valid image (torchvision 0.14 decodes it to rgb.jpg's
--- pixels, printing libjpeg's warning). -- C++ bug, see report: image_jpeg.cpp turns every
--- libjpeg warning into an error, this header-only one ("unknown JFIF revision number") too.
+-- pixels, printing libjpeg's warning); image_jpeg.cpp turned every libjpeg warning into an
+-- error, this header-only one ("unknown JFIF revision number") too.
 function tests.jfifRevisionWarningOnly()
   local s = slurp(DIR .. 'rgb.jpg')
   tester:asserteq(s:sub(7, 11), 'JFIF\0')
   local v2 = s:sub(1, 11) .. '\2' .. s:sub(13)
   local ok, img = pcall(data.image.decode, v2, { name = 'jfif2', type = 'byte' })
   if not ok then tester:assert(tostring(img):find('[image.decode] jfif2', 1, true), tostring(img)) end
-  cpp_bug('JFIF 2.01 decodes', function()
+  decoder_case('JFIF 2.01 decodes', function()
     assert(ok, tostring(img))
     assert(torch.equal(img, data.image.load(DIR .. 'rgb.jpg', { type = 'byte' })))
   end)
