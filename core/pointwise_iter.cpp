@@ -1,12 +1,23 @@
 // Building a PointwiseIter: broadcasting, scalars and dim coalescing. See pointwise_iter.h.
 #include "core/pointwise_iter.h"
+#include <cstdint>
+#include <type_traits>
 
 namespace tocha {
 
+// An integral number for an integer tensor goes through int64 and wraps, as PyTorch's (IntTensor
+// + 1e10 gives 1410065410): converting a double the type cannot hold straight to it is undefined
+// (it gave INT_MIN + 2). Numbers past int64 saturate there first.
 void store_scalar(void* dst, double v, DType dt) {
   visit_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    T x = T(v);
+    T x;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      int64_t i = v != v ? 0 : v >= 9223372036854775807.0 ? INT64_MAX : v <= -9223372036854775808.0 ? INT64_MIN : int64_t(v);
+      x = T(uint64_t(i));
+    } else {
+      x = T(v);
+    }
     std::memcpy(dst, &x, sizeof(T));
   });
 }

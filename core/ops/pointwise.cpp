@@ -361,6 +361,11 @@ static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Sc
                                  bool scalar_first) {
   if (!out && autocast::cuda_f32(op, a))  // Note [Autocast]: pow in f32 on CUDA
     return binary_scalar_impl(op, nullptr, autocast::to_f32(a), b, alpha, scalar_first);
+  // PyTorch's rule: an integer tensor to a negative integer power would be 0 or +-1 silently
+  TOCHA_CHECK(!(op == OpId::pow && !scalar_first && b.integral && b.v < 0 && !is_floating(a.dtype()) &&
+                a.dtype() != DType::b8),
+              "pow", "integers to negative integer powers are not allowed (", dtype_tensor_name(a.dtype()), " to the ",
+              b.v, "): convert the tensor to a floating type first");
   // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
   if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
       flat_operand(a, a.dtype(), a.device()) && (is_floating(a.dtype()) || b.integral) && a.dtype() != DType::b8) {

@@ -115,10 +115,10 @@ function tests.integerArithmetic()
   tester:asserteq(short(torch.pow(torch.LongTensor({ 2 }), 2)), 'Long')
   tester:asserteq(short(torch.pow(torch.LongTensor({ 2 }), 0.5)), 'Float')
   tester:asserteq(short(torch.pow(2.5, torch.LongTensor({ 3 }))), 'Float')
-  -- C++ bug, see report: PyTorch refuses "Integers to negative integer powers are not allowed."
-  -- where Tocha answers 0
-  local ok = pcall(torch.pow, torch.LongTensor({ 2 }), -1)
-  if ok then print('skipped: torch.pow(LongTensor, -1) (C++ bug, see report)') end
+  -- PyTorch refuses "Integers to negative integer powers are not allowed." (Tocha answered 0)
+  tester:assertErrorPattern(function() torch.pow(torch.LongTensor({ 2 }), -1) end, '%[pow%] integers to negative')
+  -- an integral number for an integer tensor wraps through int64, as PyTorch's (it gave INT_MIN + 2)
+  tester:asserteq((torch.IntTensor({ 2 }) + 1e10)[1], 1410065410)
 end
 
 function tests.boolArithmetic()
