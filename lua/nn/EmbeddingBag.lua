@@ -89,7 +89,11 @@ function F.embeddingBag(idx, w, offsets, o)
       n = flat:nElement()
     end
   end
-  if n == 0 then return w.new(B, D):zero() end
+  if n == 0 then
+    -- zeros in w's graph, as PyTorch's (a fresh tensor left y:sum():backward() failing)
+    local none = torch.index(w, 1, dev(torch.LongTensor(0)))
+    return torch.sum(none, 1):view(1, D):expand(B, D):contiguous()
+  end
   local rows = torch.index(w, 1, dev(flat))
   if mode == 'max' then
     local parts, k = {}, 1

@@ -161,8 +161,13 @@ function F.oneHot(idx, n)
   A.long('oneHot', idx, 'indices')
   local flat = idx:contiguous():view(-1)
   local hi = flat:nElement() > 0 and flat:max() or 0
-  n = A.int('oneHot', n, 'numClasses', hi)
-  if n == -1 then n = hi end
+  n = A.int('oneHot', n, 'numClasses', -1)
+  if n < -1 then fail('oneHot', 'numClasses must be -1 (inferred) or a class count, got %d', n) end
+  if n == -1 then
+    -- PyTorch refuses to infer a count from no indices (a N x 0 result was returned)
+    if flat:nElement() == 0 then fail('oneHot', 'cannot infer the number of classes from empty indices; pass numClasses') end
+    n = hi
+  end
   if flat:nElement() > 0 and (flat:min() < 1 or hi > n) then
     fail('oneHot', 'class index out of range [1, %d]: indices span [%d, %d]', n, flat:min(), hi)
   end

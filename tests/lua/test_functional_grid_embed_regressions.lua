@@ -261,5 +261,23 @@ function tests.foldUnfoldEmptyAndViews()
     'unfold dilated, padded, strided')
 end
 
+-- Bags with no entries are zeros in the weight's graph (a fresh tensor made y:sum():backward()
+-- fail); PyTorch 1.13 gives size 2 x 3, requires_grad and zero gradients in every mode. oneHot of
+-- no indices needs numClasses, as PyTorch ("Can not infer total number of classes").
+function tests.emptyBagsAndOneHotOfNothing()
+  local w = torch.randn(5, 3):double():requiresGrad()
+  for _, mode in ipairs({ 'sum', 'mean', 'max' }) do
+    local o = F.embeddingBag(torch.LongTensor(0), w, torch.LongTensor({ 1, 1 }), { mode = mode })
+    tester:assertTableEq(o:size():totable(), { 2, 3 }, mode)
+    tester:assert(o:needsGrad(), mode .. ' in the graph')
+    torch.sum(o):backward()
+    tester:asserteq(w.grad:abs():sum(), 0, mode .. ' zero gradient')
+    w.grad = nil
+  end
+  tester:assertErrorPattern(function() F.oneHot(torch.LongTensor(0)) end, '%[oneHot%] cannot infer the number of classes')
+  tester:assertErrorPattern(function() F.oneHot(torch.LongTensor({ 1 }), -2) end, '%[oneHot%] numClasses must be %-1')
+  tester:assertTableEq(F.oneHot(torch.LongTensor(0), 3):size():totable(), { 0, 3 })
+end
+
 tester:add(tests)
 tester:run()
