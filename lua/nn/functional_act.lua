@@ -92,13 +92,13 @@ function F.tanh(x) return torch.tanh(A.float('tanh', x)) end
 function F.logSigmoid(x) return torch.neg(torch.softplus(torch.neg(A.float('logSigmoid', x)))) end
 --- nn.functional.softsign(x): x / (1 + |x|).
 function F.softsign(x) return torch.cdiv(x, torch.add(torch.abs(A.float('softsign', x)), 1)) end
---- nn.functional.softmax(x [, dim = last]): along dim (1-based; PyTorch's implicit-dim rule is not
---- followed: the default is the last dim).
-function F.softmax(x, dim) return torch.softmax(A.float('softmax', x), dim) end
---- nn.functional.logSoftmax(x [, dim = last]): log(softmax(x)), computed stably.
-function F.logSoftmax(x, dim) return torch.logSoftmax(A.float('logSoftmax', x), dim) end
---- nn.functional.softmin(x [, dim = last]): softmax(-x).
-function F.softmin(x, dim) return torch.softmax(torch.neg(A.float('softmin', x)), dim) end
+--- nn.functional.softmax(x [, dim = last] [, {dtype = ...}]): along dim (1-based; PyTorch's
+--- implicit-dim rule is not followed: the default is the last dim), in dtype when given.
+function F.softmax(x, dim, opts) return torch.softmax(A.float('softmax', x), dim, opts) end
+--- nn.functional.logSoftmax(x [, dim = last] [, {dtype = ...}]): log(softmax(x)), computed stably.
+function F.logSoftmax(x, dim, opts) return torch.logSoftmax(A.float('logSoftmax', x), dim, opts) end
+--- nn.functional.softmin(x [, dim = last] [, {dtype = ...}]): softmax(-x).
+function F.softmin(x, dim, opts) return torch.softmax(torch.neg(A.float('softmin', x)), dim, opts) end
 
 --- nn.functional.dropout(x [, p = 0.5] [, training = true] [, inplace = false]): zeroes each element
 --- with probability p and scales the others by 1 / (1 - p); the identity (x itself) when not

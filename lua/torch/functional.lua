@@ -9,16 +9,39 @@ local methods = torch._tensor_methods
 
 local function default_dim(x) return x.p.ndim == 0 and 1 or x.p.ndim end
 
---- torch.softmax(x [, dim = last]): exp(x) / sum(exp(x)) along dim.
+-- PyTorch's dtype argument of the soft-maxes: x cast (recorded) before, as PyTorch does; given as
+-- a trailing {dtype = ...} table or a dtype name (Note [dtype names]). It was silently ignored.
+local function softmax_input(op, x, opts)
+  if opts == nil then return x end
+  local name = opts
+  if type(opts) == 'table' and getmetatable(opts) == nil then
+    for k in pairs(opts) do
+      if k ~= 'dtype' then fail(op, 'unknown option %s (expected dtype)', tostring(k)) end
+    end
+    name = opts.dtype
+    if name == nil then return x end
+  end
+  local dt = torch._dtype_arg(op, name)
+  if dt ~= lib.dtype.f32 and dt ~= lib.dtype.f64 and dt ~= lib.dtype.f16 and dt ~= lib.dtype.bf16 then
+    fail(op, 'dtype must be a floating type, got %s', tostring(name))
+  end
+  if x.p.dtype == dt then return x end
+  return (wrap(C.tocha_tensor_to_dtype(x.p, dt)))
+end
+
+--- torch.softmax(x [, dim = last] [, {dtype = ...}]): exp(x) / sum(exp(x)) along dim, computed in
+--- dtype when given (x cast first, as PyTorch's dtype argument).
 --- Example: torch.softmax(torch.Tensor({1, 2, 3}))
-function torch.softmax(x, dim)
+function torch.softmax(x, dim, opts)
   check_tensor('softmax', x)
+  x = softmax_input('softmax', x, opts)
   return wrap(C.tocha_softmax(x.p, cdim('softmax', dim or default_dim(x), x.p.ndim)))
 end
---- torch.logSoftmax(x [, dim = last]): log(softmax(x)), computed stably.
+--- torch.logSoftmax(x [, dim = last] [, {dtype = ...}]): log(softmax(x)), computed stably.
 --- Example: torch.logSoftmax(torch.Tensor({1, 2, 3}))
-function torch.logSoftmax(x, dim)
+function torch.logSoftmax(x, dim, opts)
   check_tensor('logSoftmax', x)
+  x = softmax_input('logSoftmax', x, opts)
   return wrap(C.tocha_log_softmax(x.p, cdim('logSoftmax', dim or default_dim(x), x.p.ndim)))
 end
 --- torch.gelu(x): x * Phi(x) (the erf form).

@@ -193,5 +193,17 @@ function tests.numberBesideIntegerTensor()
   tester:assert(S.xlog1py(x, 0 / 0)[1] ~= S.xlog1py(x, 0 / 0)[1], 'a NaN number gives NaN')
 end
 
+-- special.softmax/logSoftmax (torch.softmax itself) take PyTorch's dtype argument: x is cast first
+-- (it was silently ignored); nn.functional's pass it on.
+function tests.softmaxDtype()
+  local x = torch.FloatTensor({ 1, 2, 3 })
+  tester:asserteq(torch.type(S.softmax(x, 1, { dtype = 'float64' })), 'torch.DoubleTensor')
+  tester:asserteq(torch.type(S.logSoftmax(x, 1, 'torch.DoubleTensor')), 'torch.DoubleTensor')
+  require 'nn'
+  tester:asserteq(torch.type(nn.functional.softmin(x, 1, { dtype = 'float64' })), 'torch.DoubleTensor')
+  tester:assertTensorEq(S.softmax(x, 1, { dtype = 'float64' }), torch.softmax(x:double(), 1), 1e-15)
+  tester:assertErrorPattern(function() S.softmax(x, 1, { dtype = 'int64' }) end, '%[softmax%] dtype must be a floating type')
+end
+
 tester:add(tests)
 tester:run()
