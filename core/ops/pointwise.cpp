@@ -418,6 +418,12 @@ void binary_out(OpId op, const Tensor& out, Scalar a, const Tensor& b) { binary_
 static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
   TOCHA_CHECK(a.dtype() != DType::b8, "clamp", "cannot clamp a torch.BoolTensor");
   if (lo && hi) TOCHA_CHECK(!(*lo > *hi), "clamp", "min ", *lo, " is greater than max ", *hi);
+  // Note [Type promotion]'s number rule: a fractional bound of an integer tensor makes a new
+  // result of the default float dtype, as PyTorch's (clamp(LongTensor{3}, 0.5, 2.5) gave 2, not 2.5);
+  // in place the tensor keeps its type, as Torch7's x:clamp did.
+  auto fractional = [](std::optional<double> v) { return v && *v != std::floor(*v); };
+  if (!out && !is_floating(a.dtype()) && (fractional(lo) || fractional(hi)))
+    return clamp_impl(nullptr, to_dtype(a, default_float_dtype()), lo, hi);
   double params[3] = {lo.value_or(0), hi.value_or(0), double((lo ? 1 : 0) | (hi ? 2 : 0))};
   Recorder rec(OpId::clamp, out, {&a}, 0);
   Tensor r;

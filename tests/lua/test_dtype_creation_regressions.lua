@@ -119,6 +119,12 @@ function tests.integerArithmetic()
   tester:assertErrorPattern(function() torch.pow(torch.LongTensor({ 2 }), -1) end, '%[pow%] integers to negative')
   -- an integral number for an integer tensor wraps through int64, as PyTorch's (it gave INT_MIN + 2)
   tester:asserteq((torch.IntTensor({ 2 }) + 1e10)[1], 1410065410)
+  -- clamp of an integer tensor with a fractional bound is a float result (PyTorch 1.13: 1, 2, 2.5);
+  -- in place the tensor keeps its type (Torch7)
+  local c = torch.clamp(torch.LongTensor({ 1, 2, 3 }), 0.5, 2.5)
+  tester:asserteq(short(c), 'Float')
+  tester:eq(c:totable(), { 1, 2, 2.5 })
+  tester:asserteq(short(torch.clamp(torch.LongTensor({ 1, 2, 3 }), 0, 2)), 'Long')
 end
 
 function tests.boolArithmetic()
