@@ -44,12 +44,14 @@ end
 -- equal values, signs included), which is differentiable. Result tensors cannot carry the graph,
 -- and gels's result (residual rows under the solution) has no differentiable counterpart: those
 -- calls are refused, naming the way out.
+-- Whether any argument is a tensor autograd tracks (lapack_t7.lua shares it).
 local function tracked(...)
   for i = 1, select('#', ...) do
     if torch._reduce_util.tracked((select(i, ...))) then return true end
   end
   return false
 end
+torch._lapack_tracked = tracked
 local function no_graph(op, how, ...)
   if tracked(...) then
     fail(op, 'an input requires grad, but %s records no gradient: %s, or pass the inputs detached', how,

@@ -43,12 +43,7 @@ local function refuse_tracked(op, t, instead)
     fail(op, 'A requires grad, but %s records no gradient: pass A:detach()%s', op, instead or '')
   end
 end
-local function tracked(...)
-  for i = 1, select('#', ...) do
-    if torch._reduce_util.tracked((select(i, ...))) then return true end
-  end
-  return false
-end
+local tracked = torch._lapack_tracked  -- lapack.lua's
 -- The full m x m Q = H_1 ... H_k of geqrf's A (m x n) and tau (k), differentiably: A's columns
 -- padded with zeros to m reflectors, the missing taus 0 (H = I).
 local function full_q(op, A, tau)

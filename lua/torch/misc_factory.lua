@@ -68,15 +68,7 @@ local function finish(op, t, opts, dt)
   local id, cuda = dtype_arg(op, opts.dtype)
   id = id or dt
   if id and t.p.dtype ~= id then t = wrap(C.tocha_tensor_to_dtype(t.p, id)) end
-  local device = opts.device or cuda
-  if device ~= nil then t = torch._to_device(t, device, op) end
-  if opts.requiresGrad then
-    if not is_floating(t.p.dtype) then
-      fail(op, 'only floating-point tensors can require gradients, got %s', types.typename(t))
-    end
-    t:requiresGrad()
-  end
-  return t
+  return torch._factory_finish(op, t, opts, opts.device or cuda)
 end
 
 -- Walks nested tables: fills flat (row-major), records the sizes, infers the dtype.

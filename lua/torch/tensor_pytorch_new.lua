@@ -56,15 +56,7 @@ local function build(op, x, opts, make)
   local id, cuda = x.p.dtype, nil
   if opts.dtype ~= nil then id, cuda = dtype_id(op, opts.dtype) end
   local t = make(id, x.p.device_type, x.p.device_index)
-  local device = opts.device or cuda
-  if device ~= nil then t = torch._to_device(t, device, op) end
-  if opts.requiresGrad then
-    if not torch._pytorch_is_floating(t.p.dtype) then
-      fail(op, 'only floating-point tensors can require gradients, got %s', types.typename(t))
-    end
-    t:requiresGrad()
-  end
-  return t
+  return torch._factory_finish(op, t, opts, opts.device or cuda)
 end
 
 -- Sizes must not be negative: -1 reached C, whose error named 'empty'.
