@@ -75,7 +75,13 @@ local function construct_storage(dtype, name, a1, a2, a3)
   if is_storage(a1) then  -- a view: (storage, offset, size)
     if a1.p.dtype ~= dtype then fail(name, 'cannot view a %s as a %s', types.storage_name[a1.p.dtype], name) end
     local offset = a2 or 1
+    if type(offset) ~= 'number' or offset ~= math.floor(offset) then
+      fail(name, 'offset must be a 1-based integer, got %s', type(offset) == 'number' and tostring(offset) or types.describe(offset))
+    end
     local size = a3 or (sizeof(a1) - offset + 1)
+    if type(size) ~= 'number' or size ~= math.floor(size) then
+      fail(name, 'size must be an integer, got %s', type(size) == 'number' and tostring(size) or types.describe(size))
+    end
     if offset < 1 or size < 0 or offset - 1 + size > sizeof(a1) then
       fail(name, 'view of %d elements at offset %d exceeds a storage of size %d', size, offset, sizeof(a1))
     end
@@ -140,7 +146,9 @@ function smethods.copy(s, src)
   return s
 end
 function smethods.resize(s, n)
-  if type(n) ~= 'number' or n < 0 then fail('resize', 'invalid size %s', tostring(n)) end
+  if type(n) ~= 'number' or n < 0 or n ~= math.floor(n) then
+    fail('resize', 'invalid size %s', type(n) == 'number' and tostring(n) or types.describe(n))
+  end
   one[0] = n
   check(C.tocha_tensor_resize(s.p, 1, one))
   return s
@@ -153,7 +161,10 @@ end
 --- A ByteStorage's bytes as a Lua string (or, given a string, sets the storage to its bytes).
 function smethods.string(s, str)
   local p = s.p
+  -- the bytes are read and written through host pointers
+  if p.device_type ~= 0 then fail('string', 'expected a CPU storage, got one on %s', 'cuda:' .. p.device_index) end
   if str ~= nil then
+    if type(str) ~= 'string' then fail('string', 'expected a string, got %s', types.describe(str)) end
     smethods.resize(s, #str)
     ffi.copy(ffi.cast('char *', p.storage.data) + p.storage_offset * p.elsize, str, #str)
     return s

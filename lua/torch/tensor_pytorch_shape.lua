@@ -19,7 +19,12 @@ local sum_sizes = require('ffi').new('int64_t[16]')
 function torch.flatten(x, startDim, endDim)
   check_tensor('flatten', x, 1)
   local n = x:dim()
-  if n == 0 then return (x:reshape(1)) end
+  if n == 0 then
+    -- PyTorch's dims of a 0-dim tensor: 1 or -1 here (0 or -1 there); flatten(2) was accepted
+    cdim('flatten', startDim or 1, 0)
+    cdim('flatten', endDim or -1, 0)
+    return (x:reshape(1))
+  end
   local s = cdim('flatten', startDim or 1, n) + 1
   local e = cdim('flatten', endDim or -1, n) + 1
   if s < 1 then s = s + n end

@@ -21,9 +21,17 @@ local function narrow(t, dim, index, size)
   local d = cdim('narrow', dim, p.ndim)
   if d < 0 then d = d + p.ndim end  -- cdim keeps a negative dim negative; size[-1] is not the last size
   if type(size) ~= 'number' then fail('narrow', 'expected a size (number), got %s', types.describe(size)) end
+  if size ~= math.floor(size) then fail('narrow', 'size %s is not an integer', tostring(size)) end
   local n = p.ndim > 0 and tonumber(p.size[d]) or 1
   if type(index) ~= 'number' or index == 0 then fail('narrow', 'index %s is not a 1-based index', tostring(index)) end
+  if index ~= math.floor(index) then fail('narrow', 'index %s is not an integer', tostring(index)) end
+  local given = index
   if index < 0 then index = index + n + 1 end
+  -- C's narrow wraps a negative 0-based start, so an index below -n read from the end again
+  -- (narrow(1, -5, 1) on 4 elements gave the last one).
+  if index < 1 then
+    fail('narrow', 'index %d out of range for dimension %d of size %d', given, d + 1, n)
+  end
   return (wrap(C.tocha_narrow(p, d, index - 1, size)))
 end
 methods.narrow, torch.narrow = narrow, narrow
@@ -38,6 +46,7 @@ local function select_view(t, dim, index)
   if p.ndim == 0 then fail('select', 'cannot select on a 0-dim tensor') end
   local d = cdim('select', dim, p.ndim)
   if d < 0 then d = d + p.ndim end  -- as in narrow
+  if index == 0 then fail('select', 'index 0 is not a 1-based index (dimension %d of size %d)', d + 1, tonumber(p.size[d])) end
   return (wrap(C.tocha_select(p, d, cindex('select', index, tonumber(p.size[d])))))
 end
 methods.select, torch.select = select_view, select_view
@@ -52,6 +61,9 @@ local function sub(t, ...)
   for k = 1, n, 2 do
     local d = (k + 1) / 2
     local s, e = select(k, ...)
+    if type(s) ~= 'number' or type(e) ~= 'number' or s ~= math.floor(s) or e ~= math.floor(e) then
+      fail('sub', 'expected integer indices for dimension %d, got %s and %s', d, types.describe(s), types.describe(e))
+    end
     local size = tonumber(r.p.size[cdim('sub', d, r.p.ndim)])
     if s < 0 then s = s + size + 1 end
     if e < 0 then e = e + size + 1 end
@@ -80,6 +92,7 @@ methods.transpose, torch.transpose = transpose, transpose
 --- view of the same shape. Tensors with more than 2 dims are an error. x:t() is the same.
 --- Example: torch.t(torch.Tensor({{1, 2, 3}, {4, 5, 6}}))
 function methods.t(t)
+  check_tensor('t', t, 1)
   local nd = t.p.ndim
   if nd > 2 then fail('t', 't() expects a tensor with at most 2 dimensions, got %dD; use transpose(d1, d2)', nd) end
   if nd < 2 then return (wrap(C.tocha_tensor_alias(t.p))) end
@@ -104,7 +117,13 @@ methods.permute, torch.permute = permute, permute
 --- Example: torch.range(1, 6):view(2, -1)
 local function view(t, a1, ...)
   check_tensor('view', t, 1)
-  if is_tensor(a1) then
+  -- Note [A lone tensor is sizes]: Torch7's result form res:view(src, sizes...) always has
+  -- sizes, so x:view(sizesLongTensor) alone is sizes, as for reshape and expand (it made x a
+  -- 0-dim view of the LongTensor, an error about 'size []').
+  if is_tensor(a1) and select('#', ...) == 0 and a1.p.dtype ~= types.I64 then
+    fail('view', 'expected sizes (numbers, a table, a LongStorage or a LongTensor), got a %s', types.describe(a1))
+  end
+  if is_tensor(a1) and select('#', ...) > 0 then
     local v = view(a1, ...)
     methods.set(t, v)
     return t
@@ -171,6 +190,9 @@ torch.expandAs = methods.expandAs
 local function unfold(t, dim, size, step)
   check_tensor('unfold', t, 1)
   if type(size) ~= 'number' or type(step) ~= 'number' then fail('unfold', 'expected (dim, size, step) numbers') end
+  if size ~= math.floor(size) or step ~= math.floor(step) then
+    fail('unfold', 'size and step must be integers, got %s and %s', tostring(size), tostring(step))
+  end
   return (wrap(C.tocha_unfold(t.p, cdim('unfold', dim, t.p.ndim), size, step)))
 end
 methods.unfold, torch.unfold = unfold, unfold
@@ -201,6 +223,10 @@ methods.unsqueeze, torch.unsqueeze = unsqueeze, unsqueeze
 --- A view with explicit sizes, strides and a 1-based storage offset.
 --- Example: torch.range(1, 6):asStrided({2, 2}, {1, 2}, 1)
 function methods.asStrided(t, sizes, strides, offset)
+  check_tensor('asStrided', t, 1)
+  if offset ~= nil and (type(offset) ~= 'number' or offset ~= math.floor(offset) or offset < 1) then
+    fail('asStrided', 'storage offset must be a 1-based integer, got %s', type(offset) == 'number' and tostring(offset) or types.describe(offset))
+  end
   local n = types.read_sizes('asStrided', dims_a, sizes)
   local st = ffi.new('int64_t[16]')
   if types.read_sizes('asStrided', st, strides) ~= n then fail('asStrided', 'sizes and strides differ in length') end
@@ -217,7 +243,12 @@ local function split(t, size, dim, dim2)
   check_tensor('split', t, 1)
   result = result or {}
   dim = dim or 1
-  if type(size) ~= 'number' or size < 1 then fail('split', 'split size must be a positive number, got %s', tostring(size)) end
+  if type(size) ~= 'number' or size < 1 or size ~= math.floor(size) then
+    fail('split', 'split size must be a positive integer, got %s', type(size) == 'number' and tostring(size) or types.describe(size))
+  end
+  if t.p.ndim == 0 then fail('split', 'expected a tensor with at least one dimension, got a 0-dim tensor') end
+  local cd = cdim('split', dim, t.p.ndim)
+  dim = cd < 0 and cd + t.p.ndim + 1 or cd + 1
   local n = t:size(dim)
   local start = 1
   while start <= n do
@@ -240,8 +271,12 @@ local function chunk(t, nchunks, dim, dim2)
   end
   check_tensor('chunk', t, 1)
   dim = dim or 1
-  if type(nchunks) ~= 'number' or nchunks < 1 then fail('chunk', 'number of chunks must be positive, got %s', tostring(nchunks)) end
-  local size = math.max(1, math.ceil(t:size(dim) / nchunks))
+  if type(nchunks) ~= 'number' or nchunks < 1 or nchunks ~= math.floor(nchunks) then
+    fail('chunk', 'number of chunks must be a positive integer, got %s', type(nchunks) == 'number' and tostring(nchunks) or types.describe(nchunks))
+  end
+  if t.p.ndim == 0 then fail('chunk', 'expected a tensor with at least one dimension, got a 0-dim tensor') end
+  local cd = cdim('chunk', dim, t.p.ndim)
+  local size = math.max(1, math.ceil(tonumber(t.p.size[cd < 0 and cd + t.p.ndim or cd]) / nchunks))
   if result then return (split(result, t, size, dim)) end
   return (split(t, size, dim))
 end
