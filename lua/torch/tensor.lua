@@ -109,6 +109,29 @@ local function fill_from_table(h, tbl, shape, op)
   for i = 1, #flat do types.write(p, i - 1, flat[i]) end
 end
 
+-- Note [Tensors on storage views]: an offset counts inside the storage given, which may be a view
+-- of another one (Torch7's torch.DoubleStorage(b, 2, 2)): the view's own offset is added, and
+-- the view's size bounds the tensor (the underlying storage's was used: torch.DoubleTensor(v)
+-- read b from its start, set(v, 2, {2}) read past v's end). Returns the absolute offset.
+local function storage_view_offset(op, src, offset, nd, sizes, strides)
+  if type(offset) ~= 'number' or offset ~= math.floor(offset) or offset < 1 then
+    fail(op, 'storage offset must be an integer >= 1 (1-based), got %s', tostring(offset))
+  end
+  local n = tonumber(src.p.size[0])
+  local last, stride, empty = offset - 1, 1, false  -- the farthest element read (0-based)
+  for d = nd - 1, 0, -1 do
+    local size = tonumber(sizes[d])
+    local s = strides and tonumber(strides[d]) or stride
+    if size == 0 then empty = true end
+    if size > 0 and s > 0 then last = last + (size - 1) * s end
+    stride = stride * math.max(size, 1)
+  end
+  if not empty and nd > 0 and last >= n then
+    fail(op, 'the tensor reaches element %d of a storage of %d (offset %d)', last + 1, n, offset)
+  end
+  return tonumber(src.p.storage_offset) + offset - 1
+end
+
 local function construct(dtype, op, a1, ...)
   local n = select('#', ...)
   if a1 == nil then
@@ -178,7 +201,8 @@ local function construct(dtype, op, a1, ...)
         strides = dims_b
       end
     end
-    return (wrap(C.tocha_tensor_view_storage(a1.p, offset - 1, nd, dims_a, strides)))
+    local abs = storage_view_offset(op, a1, offset, nd, dims_a, strides)  -- Note [Tensors on storage views]
+    return (wrap(C.tocha_tensor_view_storage(a1.p, abs, nd, dims_a, strides)))
   end
   fail(op, 'cannot construct a tensor from %s', types.describe(a1))
 end
@@ -346,6 +370,7 @@ function methods.set(t, src, offset, sizes, strides)
   end
   if is_storage(src) then
     offset = offset or 1
+    if type(offset) ~= 'number' then fail('set', 'storage offset must be a number, got %s', type(offset)) end
     local nd, st
     if sizes == nil then
       nd = 1
@@ -357,7 +382,8 @@ function methods.set(t, src, offset, sizes, strides)
         st = dims_b
       end
     end
-    check(C.tocha_tensor_set_storage(t.p, src.p, offset - 1, nd, dims_a, st))
+    local abs = storage_view_offset('set', src, offset, nd, dims_a, st)  -- Note [Tensors on storage views]
+    check(C.tocha_tensor_set_storage(t.p, src.p, abs, nd, dims_a, st))
     return t
   end
   fail('set', 'expected a tensor or a storage, got %s', types.describe(src))

@@ -127,17 +127,22 @@ function types.cindex(op, i, n)
   return i - 1
 end
 
+-- Read through the view's offset and stride (a LongStorage view or a narrowed or selected
+-- LongTensor read the underlying memory from element 0), each value checked as an integer.
+local size_number
 local function storage_numbers(s, buf, op)
   local p = s.p
   local n = tonumber(p.size[0])
   if n > 16 then lib.fail(op, 'at most 16 dimensions, got %d', n) end
-  for i = 0, n - 1 do buf[i] = types.read(p, i) end
+  local off = tonumber(p.storage_offset)
+  local step = types.is_tensor(s) and tonumber(p.stride[0]) or 1
+  for i = 0, n - 1 do buf[i] = size_number(op, i + 1, tonumber(types.read(p, off + i * step))) end
   return n
 end
 
 -- A size given as a Lua number must be an integer that fits int64 (-1 is left to the caller to
 -- accept or reject): 1.5 used to become 1 and NaN or 1e300 an arbitrary int64.
-local function size_number(op, i, v)
+function size_number(op, i, v)
   if type(v) ~= 'number' then lib.fail(op, 'size %d is a %s, expected a number', i, type(v)) end
   if v ~= math.floor(v) or v >= 2 ^ 63 or v < -2 ^ 63 then
     lib.fail(op, 'size %d must be an integer, got %s', i, tostring(v))
