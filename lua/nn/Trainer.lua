@@ -53,14 +53,26 @@ function Trainer.setLearningRate(opt, lr)
   end
 end
 
+-- The parameter groups when getLearningRate reads the rate off the first of them (an optimizer
+-- object such as optim.SGD), else nil: a schedule scales each group's own rate.
+function Trainer._learningRateGroups(opt)
+  if type(opt) ~= 'table' or type(opt.getLearningRate) == 'function' or type(opt.learningRate) == 'number'
+      or (type(opt.config) == 'table' and type(opt.config.learningRate) == 'number') or type(opt.lr) == 'number' then
+    return nil
+  end
+  local g = groups(opt)
+  if type(g) == 'table' and type(g[1]) == 'table' then return g end
+  return nil
+end
+
 -- ---- model state snapshots (EarlyStopping's restoreBest) -----------------------------------------
 
 -- The tensors that make a module's state: parameters and buffers (running statistics...), not
--- outputs, gradients or private fields, in a fixed order.
+-- outputs, gradients or private fields, as {module position, field, tensor} in a fixed order.
 local function state_tensors(model)
   local list = {}
   local modules = type(model.listModules) == 'function' and model:listModules() or { model }
-  for _, m in ipairs(modules) do
+  for i, m in ipairs(modules) do
     local keys = {}
     for k, v in pairs(m) do
       if type(k) == 'string' and torch.isTensor(v) and not k:match('^_') and not k:match('^grad')
@@ -69,23 +81,36 @@ local function state_tensors(model)
       end
     end
     table.sort(keys)
-    for _, k in ipairs(keys) do list[#list + 1] = m[k] end
+    for _, k in ipairs(keys) do list[#list + 1] = { i, k, m[k] } end
   end
   return list
 end
 
 --- nn.Trainer.stateSnapshot(model): copies of the model's state tensors.
+--- Example: local m = nn.Linear(2, 2); local s = nn.Trainer.stateSnapshot(m); m.weight:zero(); nn.Trainer.stateRestore(m, s)
 function Trainer.stateSnapshot(model)
   local out = {}
-  for i, t in ipairs(state_tensors(model)) do out[i] = t:clone() end
+  for i, e in ipairs(state_tensors(model)) do out[i] = { e[1], e[2], e[3]:clone() } end
   return out
 end
 
+-- Note [Snapshots of scratch tensors]: the heuristic above also takes a module's scratch
+-- tensors (Dropout's noise, a pooling's indices), whose size follows the last batch: a predict
+-- in a callback or a stop after a shorter batch made the restore fail ('cannot copy a tensor
+-- of size 2 into one of size 4'). Entries are matched by module position and field, a scratch
+-- tensor whose size changed is resized first, and a tensor created after the snapshot is left
+-- alone.
 --- nn.Trainer.stateRestore(model, snapshot): copies a snapshot back into the model.
+--- Example: local m = nn.Linear(2, 2); local s = nn.Trainer.stateSnapshot(m); m.weight:zero(); nn.Trainer.stateRestore(m, s)
 function Trainer.stateRestore(model, snap)
-  local now = state_tensors(model)
-  if #now ~= #snap then fail('the model changed shape since the snapshot') end
-  for i, t in ipairs(now) do t:copy(snap[i]) end
+  local now = {}
+  for _, e in ipairs(state_tensors(model)) do now[e[1] .. ':' .. e[2]] = e[3] end
+  for _, e in ipairs(snap) do
+    local t = now[e[1] .. ':' .. e[2]]
+    if not t then fail('the model changed since the snapshot (module %d has no tensor %s)', e[1], e[2]) end
+    if not t:isSameSizeAs(e[3]) then t:resize(e[3]:size()) end
+    t:copy(e[3])
+  end
 end
 
 -- ---- one batch -----------------------------------------------------------------------------------
@@ -104,9 +129,17 @@ local function batch_size(x)
   return 1
 end
 
--- A parameter/gradient pair for Torch7's functional optimizers, made once.
+-- A parameter/gradient pair for Torch7's functional optimizers, made once per set of parameter
+-- tensors: a model converted since (model:double(), :cuda()) has new ones, and the old flat
+-- vector was stepped while the model stayed as it was.
 function Trainer:_flat()
-  if not self._params then self._params, self._grads = self.model:getParameters() end
+  local ps = self.model:parameters()
+  local first = ps and ps[1]
+  if not self._params or not rawequal(first, self._firstParam) or self._flatModel ~= self.model then
+    self._params, self._grads = self.model:getParameters()
+    ps = self.model:parameters()
+    self._firstParam, self._flatModel = ps and ps[1], self.model
+  end
   return self._params, self._grads
 end
 
@@ -137,6 +170,22 @@ function Trainer:trainStep(batch)
   model:backward(input, crit:backward(output, target))
   opt:step()
   return loss, output
+end
+
+-- Note [Epoch loss is a per-sample mean]: the loss of an epoch (and of evaluate) is the mean over
+-- samples, not the mean of batch means: a mean-reduced batch loss counts once per sample, and
+-- a sum-reduced one (sizeAverage = false, reduction = 'sum') is already the batch's sum (it was
+-- multiplied by the batch size as well: 1.21 for 0.65). A criterion with class weights averages
+-- by weight within a batch; across batches its samples count equally.
+local function loss_sum(crit, loss, n)
+  if torch.isTensor(loss) then
+    if loss:nElement() ~= 1 then fail("the criterion's loss has %d elements, expected one (reduction 'none'?)", loss:nElement()) end
+    loss = loss:item()
+  elseif type(loss) ~= 'number' then
+    loss = 0 / 0
+  end
+  if crit.reduction == 'sum' or (crit.reduction == nil and crit.sizeAverage == false) then return loss end
+  return loss * n
 end
 
 -- ---- callbacks and metrics ---------------------------------------------------------------------------
@@ -237,8 +286,7 @@ function Trainer:fit(train, opts)
       local loss, output = self:trainStep(batch)
       local _, target = split_batch(batch)
       local n = batch_size(output)
-      if type(loss) ~= 'number' then loss = torch.isTensor(loss) and loss:item() or 0 / 0 end
-      sum, count = sum + loss * n, count + n
+      sum, count = sum + loss_sum(self.criterion, loss, n), count + n
       local blogs = { batch = b, size = n, loss = sum / count }
       for _, m in ipairs(metrics) do
         m:add(output, target)
@@ -276,6 +324,9 @@ function Trainer:evaluate(x, opts)
   opts = opts or {}
   local loader = as_loader(x, opts, false)
   local metrics = metric_set(opts.metrics or self.metricSpecs)
+  -- an accumulator object given as a metric is the same object in fit's training metrics: its
+  -- validation value counted the epoch's training samples too
+  reset(metrics)
   local model, crit = self.model, self.criterion
   local was_training = model.train
   model:evaluate()
@@ -286,7 +337,7 @@ function Trainer:evaluate(x, opts)
       local input, target = split_batch(batch)
       local output = model:forward(input)
       local n = batch_size(output)
-      if crit and target ~= nil then sum, count = sum + crit:forward(output, target) * n, count + n end
+      if crit and target ~= nil then sum, count = sum + loss_sum(crit, crit:forward(output, target), n), count + n end
       for _, m in ipairs(metrics) do m:add(output, target) end
     end
   end)
@@ -304,13 +355,17 @@ end
 --- or dataset, concatenated along dimension 1.
 function Trainer:predict(x, opts)
   opts = opts or {}
+  local bs = opts.batchSize or 256
+  -- 0 looped forever (a numeric for with step 0), a negative size predicted nothing
+  if type(bs) ~= 'number' or bs < 1 or bs ~= math.floor(bs) or bs == math.huge then
+    fail('predict: batchSize must be a positive integer, got %s', tostring(bs))
+  end
   local model = self.model
   local was_training = model.train
   model:evaluate()
   local outs = {}
   local ok, err = pcall(torch.noGrad, function()
     if torch.isTensor(x) then
-      local bs = opts.batchSize or 256
       for start = 1, x:size(1), bs do
         outs[#outs + 1] = model:forward(x:narrow(1, start, math.min(bs, x:size(1) - start + 1))):clone()
       end

@@ -37,6 +37,9 @@ function ModelCheckpoint:__init(opts)
   self.path, self.monitor = opts.path, opts.monitor or 'val_loss'
   self.mode = nn._monitorMode(opts.mode, self.monitor)
   self.saveBestOnly, self.minDelta = opts.saveBestOnly and true or false, opts.minDelta or 0
+  if type(self.minDelta) ~= 'number' or not (self.minDelta >= 0) then
+    lib.fail('ModelCheckpoint', 'minDelta must be a number >= 0, got %s', tostring(self.minDelta))
+  end
   self.allRanks = opts.allRanks and true or false
 end
 
@@ -68,8 +71,8 @@ local EarlyStopping = torch.class('nn.EarlyStopping', 'nn.Callback')
 function EarlyStopping:__init(opts)
   opts = opts or {}
   self.monitor, self.patience, self.minDelta = opts.monitor or 'val_loss', opts.patience or 0, opts.minDelta or 0
-  if type(self.patience) ~= 'number' or self.patience < 0 then lib.fail('EarlyStopping', 'patience must be >= 0') end
-  if type(self.minDelta) ~= 'number' or self.minDelta < 0 then lib.fail('EarlyStopping', 'minDelta must be >= 0') end
+  if type(self.patience) ~= 'number' or not (self.patience >= 0) then lib.fail('EarlyStopping', 'patience must be >= 0, got %s', tostring(self.patience)) end
+  if type(self.minDelta) ~= 'number' or not (self.minDelta >= 0) then lib.fail('EarlyStopping', 'minDelta must be >= 0, got %s', tostring(self.minDelta)) end
   self.mode = nn._monitorMode(opts.mode, self.monitor)
   self.restoreBest = opts.restoreBest and true or false
 end

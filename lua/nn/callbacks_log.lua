@@ -52,10 +52,33 @@ function CSVLogger:__init(opts)
   self.path, self.separator, self.append = opts.path, opts.separator or ',', opts.append and true or false
 end
 
+-- The columns of an existing file's header line, or nil.
+local function header_columns(path, sep)
+  local f = io.open(path, 'r')
+  if not f then return nil end
+  local line = f:read('*l')
+  f:close()
+  if not line or line == '' then return nil end
+  local cols, start = {}, 1
+  while true do
+    local i = line:find(sep, start, true)
+    cols[#cols + 1] = line:sub(start, (i or 0) - 1)
+    if not i then break end
+    start = i + #sep
+  end
+  return cols
+end
+
 function CSVLogger:onTrainBegin()
+  -- a fit that raised never reached onTrainEnd: its file is still open
+  if self.file then self.file:close() end
+  self.file = nil
+  -- Appending (a resumed run) keeps the file's columns: a run that logs other values (no
+  -- validation, another metric) wrote its rows under the first run's header, misaligned.
+  local columns = self.append and header_columns(self.path, self.separator) or nil
   local f, err = io.open(self.path, self.append and 'a' or 'w')
   if not f then lib.fail('CSVLogger', '%s: cannot open: %s', self.path, tostring(err)) end
-  self.file, self.columns = f, nil
+  self.file, self.columns = f, columns
 end
 
 function CSVLogger:onEpochEnd(_, _, logs)
@@ -82,20 +105,40 @@ end
 
 local LearningRateScheduler = torch.class('nn.LearningRateScheduler', 'nn.Callback')
 
+local function positive_integer(v) return type(v) == 'number' and v >= 1 and v == math.floor(v) and v < math.huge end
+
+-- Note [Scheduler epochs as PyTorch's]: {step=} and {milestones=} count epochs as PyTorch's
+-- StepLR and MultiStepLR (and optim.lr.MultiStepLR) do: a milestone m scales the rate after m
+-- epochs, from epoch m + 1 on, so {step = 2} and {milestones = {2, 4}} agree. Milestones took
+-- effect one epoch early (at epoch m), and a repeated milestone scales once per listing, as in
+-- PyTorch. An optimizer with parameter groups has each group's rate scheduled on its own
+-- (they all became the first group's rate).
 --- nn.LearningRateScheduler(schedule): sets the optimizer's learning rate at the start of each
---- epoch: schedule(epoch, lr) returns the new rate (epoch is 1-based, lr the current one), or
---- schedule is {step=, gamma=} (multiply by gamma every step epochs) or {milestones={...},
---- gamma=} (multiply by gamma at each listed epoch).
+--- epoch: schedule(epoch, lr) returns the new rate (epoch is 1-based, lr the current one; called
+--- for each parameter group of an optimizer object), or schedule is {step=, gamma=} (multiply by
+--- gamma every step epochs: from epochs step + 1, 2 step + 1...) or {milestones={...}, gamma=}
+--- (multiply by gamma after each listed number of epochs, as PyTorch's MultiStepLR).
+--- Example: local cb = nn.LearningRateScheduler{step = 3, gamma = 0.5}
 function LearningRateScheduler:__init(schedule)
   if type(schedule) == 'table' and not getmetatable(schedule) then
     local gamma = schedule.gamma or 0.1
-    if schedule.step then
+    if type(gamma) ~= 'number' or not (gamma >= 0) then
+      lib.fail('LearningRateScheduler', 'gamma must be a number >= 0, got %s', tostring(gamma))
+    end
+    if schedule.step ~= nil then
       local step = schedule.step
+      if not positive_integer(step) then lib.fail('LearningRateScheduler', 'step must be a positive integer, got %s', tostring(step)) end
       schedule = function(epoch, lr) return (epoch > 1 and (epoch - 1) % step == 0) and lr * gamma or lr end
-    elseif schedule.milestones then
+    elseif schedule.milestones ~= nil then
+      if type(schedule.milestones) ~= 'table' then
+        lib.fail('LearningRateScheduler', 'milestones must be a list of epochs, got %s', type(schedule.milestones))
+      end
       local at = {}
-      for _, e in ipairs(schedule.milestones) do at[e] = true end
-      schedule = function(epoch, lr) return at[epoch] and lr * gamma or lr end
+      for i, e in ipairs(schedule.milestones) do
+        if not positive_integer(e) then lib.fail('LearningRateScheduler', 'milestone %d must be a positive integer, got %s', i, tostring(e)) end
+        at[e + 1] = (at[e + 1] or 0) + 1
+      end
+      schedule = function(epoch, lr) return at[epoch] and lr * gamma ^ at[epoch] or lr end
     end
   end
   if type(schedule) ~= 'function' then
@@ -104,15 +147,30 @@ function LearningRateScheduler:__init(schedule)
   self.schedule = schedule
 end
 
+local function scheduled(self, epoch, lr)
+  local new = self.schedule(epoch, lr)
+  if type(new) ~= 'number' or not (new >= 0) then lib.fail('LearningRateScheduler', 'schedule returned %s', tostring(new)) end
+  return new
+end
+
 function LearningRateScheduler:onEpochBegin(trainer, epoch)
+  local groups = nn.Trainer._learningRateGroups(trainer.optimizer)
+  if groups then
+    local new = {}
+    for i, g in ipairs(groups) do
+      local key = g.learningRate ~= nil and 'learningRate' or 'lr'
+      if type(g[key]) ~= 'number' then lib.fail('LearningRateScheduler', 'parameter group %d has no learning rate', i) end
+      new[i] = { g, key, scheduled(self, epoch, g[key]) }
+    end
+    for _, e in ipairs(new) do e[1][e[2]] = e[3] end  -- only once every group's rate is known
+    return
+  end
   local lr = nn.Trainer.getLearningRate(trainer.optimizer)
   if lr == nil then
     lib.fail('LearningRateScheduler', 'cannot find the optimizer\'s learning rate (give it learningRate, '
       .. 'config.learningRate or setLearningRate)')
   end
-  local new = self.schedule(epoch, lr)
-  if type(new) ~= 'number' or new < 0 then lib.fail('LearningRateScheduler', 'schedule returned %s', tostring(new)) end
-  nn.Trainer.setLearningRate(trainer.optimizer, new)
+  nn.Trainer.setLearningRate(trainer.optimizer, scheduled(self, epoch, lr))
 end
 
 local PlotLearningCurves = torch.class('nn.PlotLearningCurves', 'nn.Callback')

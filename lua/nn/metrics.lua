@@ -11,10 +11,23 @@ nn.metrics = metrics
 
 local function fail(op, fmt, ...) lib.fail(op, fmt, ...) end
 
+-- Refuses floating-point classes that are not whole numbers: :long() truncated them silently
+-- (soft labels, 0.9 for a smoothed 1, were read as class 0).
+local function check_whole(op, what, x)
+  if not x:isFloatingPoint() or x:nElement() == 0 then return end
+  local flat = x:contiguous():view(-1)
+  local frac = flat:ne(flat:clone():floor())
+  if frac:sum() > 0 then
+    local at = frac:nonzero()[1][1]
+    fail(op, '%s must be class indices (whole numbers), got %s at position %d', what, tostring(flat[at]), at)
+  end
+end
+
 -- Targets as a 1D LongTensor of n class indices.
 local function class_targets(op, target, n)
   if type(target) == 'number' then target = torch.LongTensor({ target }) end
   if not torch.isTensor(target) then fail(op, 'expected a tensor of class indices, got %s', torch.type(target)) end
+  check_whole(op, 'targets', target)
   local t = target:long():view(-1)
   if t:nElement() ~= n then fail(op, 'inconsistent sizes: %d outputs but %d targets', n, t:nElement()) end
   return t
@@ -23,6 +36,9 @@ end
 -- Scores as an n x classes tensor (a single sample's 1D scores become 1 x classes).
 local function scores(op, output)
   if not torch.isTensor(output) then fail(op, 'expected a tensor of scores, got %s', torch.type(output)) end
+  -- targets become CPU LongTensors (:long() leaves the GPU, as Torch7's): the predicted indices
+  -- must be on the CPU too, or eq/indexAdd would mix devices
+  if torch.typename(output):find('Cuda', 1, true) then output = output:double() end
   if output:dim() == 1 then return output:view(1, output:size(1)) end
   if output:dim() ~= 2 then fail(op, 'expected n x classes scores, got %d dimensions', output:dim()) end
   return output
@@ -49,8 +65,10 @@ end
 --- target class. For one column of probabilities (binary), the prediction is output >= 0.5 and
 --- targets are 0 or 1.
 function metrics.accuracy(output, target)
-  if torch.isTensor(output) and (output:dim() == 1 and torch.isTensor(target) and target:nElement() == output:nElement()
-      and output:nElement() > 1 or output:dim() == 2 and output:size(2) == 1) then
+  -- one score for one sample is a binary probability too: as one class of a multi-class output,
+  -- any target 1 counted as right whatever the probability
+  if torch.isTensor(output) and (output:dim() == 1 and (torch.isTensor(target) and target:nElement() == output:nElement()
+      or output:nElement() == 1) or output:dim() == 2 and output:size(2) == 1) then
     local p = output:contiguous():view(-1):ge(0.5):long()
     local t = class_targets('accuracy', target, p:nElement())
     -- 1-based class indices (1, 2) here would silently count every 2 as wrong
@@ -71,6 +89,7 @@ end
 --- scores.
 function metrics.topk(output, target, k)
   local s = scores('topk', output)
+  if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then fail('topk', 'k must be a positive integer, got %s', tostring(k)) end
   local t = class_targets('topk', target, s:size(1))
   check_range('topk', t, s:size(2))
   k = math.min(k, s:size(2))
@@ -88,6 +107,8 @@ function metrics.confusionMatrix(output, target, nclasses)
     pred = metrics.predictions(output)
   else
     if not nclasses then fail('confusionMatrix', 'give nclasses when output holds predicted classes') end
+    if not torch.isTensor(output) then fail('confusionMatrix', 'expected a tensor of scores or classes, got %s', torch.type(output)) end
+    check_whole('confusionMatrix', 'predicted classes', output)
     pred = output:long():view(-1)
   end
   local t = class_targets('confusionMatrix', target, pred:nElement())
@@ -109,6 +130,11 @@ end
 --- undefined) of a confusion matrix, and their macro averages (numbers) over the classes that
 --- occur as a target or a prediction.
 function metrics.precisionRecallF1(cm)
+  -- a non-square matrix read its diagonal against row and column sums of other lengths
+  if not torch.isTensor(cm) or cm:dim() ~= 2 or cm:size(1) ~= cm:size(2) then
+    fail('precisionRecallF1', 'expected a square confusion matrix, got %s',
+      torch.isTensor(cm) and table.concat(cm:size():totable(), 'x') or torch.type(cm))
+  end
   local m = cm:double()
   local tp = torch.diag(m)
   local predicted, actual = m:sum(1):view(-1), m:sum(2):view(-1)
@@ -152,6 +178,9 @@ local function from_confusion(name, read)
   function acc.reset() acc.cm = nil end
   function acc.add(_, output, target)
     local s = scores(name, output)
+    if s:size(2) == 1 then
+      fail(name, 'needs n x classes scores (two columns for a binary classifier), got one column')
+    end
     local cm = metrics.confusionMatrix(s, target, s:size(2))
     if acc.cm then acc.cm:add(cm) else acc.cm = cm end
   end
@@ -164,7 +193,13 @@ end
 
 local function regression(name, fn)
   return averaged(name, function(output, target)
-    local d = output:double():view(-1) - target:double():view(-1)
+    if not torch.isTensor(output) or not torch.isTensor(target) then
+      fail(name, 'expected tensors, got %s and %s', torch.type(output), torch.type(target))
+    end
+    if output:nElement() ~= target:nElement() then
+      fail(name, 'inconsistent sizes: %d outputs but %d targets', output:nElement(), target:nElement())
+    end
+    local d = output:double():reshape(output:nElement()) - target:double():reshape(target:nElement())
     return fn(d)
   end)
 end
@@ -202,6 +237,10 @@ function metrics.create(spec)
   elseif type(spec) == 'table' and type(spec.fn) == 'function' then
     return averaged(spec.name or 'metric', spec.fn)
   elseif type(spec) == 'table' and type(spec.add) == 'function' and type(spec.value) == 'function' then
+    -- without reset it kept counting across epochs (fit failed calling it); without a name its
+    -- value had no key in the logs ('table index is nil')
+    if type(spec.reset) ~= 'function' then fail('metrics', 'an accumulator needs reset() as well as add() and value()') end
+    if type(spec.name) ~= 'string' then fail('metrics', 'an accumulator needs a name (a string), got %s', type(spec.name)) end
     return spec
   end
   fail('metrics', 'expected a metric name, a function or an accumulator, got %s', torch.type(spec))
