@@ -154,9 +154,12 @@ Tensor expand(const Tensor& t, const DimVec& sizes_) {
   for (int i = 0; i < sizes.size(); ++i) {
     int j = i - off;
     if (j < 0) {
-      TOCHA_CHECK(sizes[i] >= 0, "expand", "size -1 is not allowed for a new leading dimension (", shape_str(sizes_), ")");
+      TOCHA_CHECK(sizes[i] >= 0, "expand", "size ", sizes[i], " is not allowed for a new leading dimension (",
+                  shape_str(sizes_), ")");
       continue;
     }
+    TOCHA_CHECK(sizes[i] >= -1, "expand", "size ", sizes[i], " is not allowed (-1 keeps a dimension; expanding to ",
+                shape_str(sizes_), ")");
     if (sizes[i] == -1) sizes[i] = t.size(j);
     if (t.size(j) == sizes[i]) {
       strides[i] = t.stride(j);
@@ -174,8 +177,9 @@ Tensor unfold(const Tensor& t, int64_t dim_, int64_t size, int64_t step) {
   int64_t n = t.dim() == 0 ? 1 : t.size(d);
   TOCHA_CHECK(size >= 0 && size <= n, "unfold", "slice size ", size, " exceeds dimension ", d + 1, " of size ", n);
   TOCHA_CHECK(step > 0, "unfold", "step must be positive, got ", step);
+  // a 0-dim tensor gives its one slice alone: size [size], as PyTorch's (it was 1 x size)
+  if (t.dim() == 0) return recorded(OpId::unfold, t, alias_with(t, DimVec{size}, DimVec{1}, t.storage_offset()), d, size, step);
   DimVec sizes = t.sizes(), strides = t.strides();
-  if (t.dim() == 0) { sizes.push_back(1); strides.push_back(1); }
   sizes[d] = (n - size) / step + 1;
   int64_t st = t.dim() == 0 ? 1 : t.stride(d);
   strides[d] = st * step;
@@ -210,7 +214,15 @@ Tensor unsqueeze(const Tensor& t, int64_t dim_) {
 
 Tensor as_strided(const Tensor& t, const DimVec& sizes, const DimVec& strides, int64_t offset) {
   Tensor r = alias_with(t, DimVec{}, DimVec{}, 0);
-  set_storage_(r, t.storage(), offset, sizes, strides);
+  try {
+    set_storage_(r, t.storage(), offset, sizes, strides);
+  } catch (const OutOfMemory&) {
+    throw;
+  } catch (const Error& e) {  // its checks name "set": the user called asStrided
+    std::string msg = e.what();
+    if (msg.rfind("[set] ", 0) == 0) msg = msg.substr(6);
+    fail("asStrided", msg);
+  }
   if (autograd::needs_record(t)) {
     auto node = autograd::record(OpId::asStrided, {&t}, {&r});
     node->attrs.shape = sizes;

@@ -122,9 +122,8 @@ function tests.selectSubUnfoldChecks()
 end
 
 function tests.unfoldOfAZeroDimTensor()
-  -- C++ bug, see report: core/ops/views.cpp unfold adds a dim for a 0-dim tensor and then the
-  -- slice dim, giving 1x1; PyTorch 1.13's torch.tensor(5.).unfold(0, 1, 1) has size [1].
-  local CPP_FIXED = false
+  -- core/ops/views.cpp's unfold added a dim for a 0-dim tensor and then the slice dim, giving 1x1; PyTorch 1.13's torch.tensor(5.).unfold(0, 1, 1) has size [1].
+  local CPP_FIXED = true
   if not CPP_FIXED then return end
   tester:eq(sizes(torch.Tensor({ 5 }):view({}):unfold(1, 1, 1)), { 1 })
 end
@@ -136,8 +135,8 @@ function tests.asStridedChecks()
   raises(function() x:asStrided({ 2 }, { 1 }, 0) end, '[asStrided]')
   raises(function() x:asStrided({ 2 }, { 1 }, 1.5) end, '[asStrided]')  -- was offset 1
   raises(function() x:asStrided({ 2 }, { 1 }, 'x') end, '[asStrided]')
-  -- C++ bug, see report: out-of-bounds sizes and negative strides raise "[set] ...".
-  local CPP_FIXED = false
+  -- out-of-bounds sizes and negative strides raised "[set] ..."
+  local CPP_FIXED = true
   if CPP_FIXED then
     raises(function() x:asStrided({ 2, 2 }, { 2, 1 }, 2) end, '[asStrided]')
     raises(function() x:asStrided({ 2 }, { -1 }, 2) end, '[asStrided]')
@@ -310,8 +309,8 @@ function tests.expandAndWrites()
   raises(function() a:expand(3) end, '[expand]')
   tester:eq(sizes(a:expand(-1, 4)), { 2, 4 })
   tester:eq(sizes(a:expandAs(torch.zeros(4, 2, 5))), { 4, 2, 5 })
-  -- C++ bug, see report: a negative size other than -1 is refused as "[shape] invalid size -2".
-  local CPP_FIXED = false
+  -- a negative size other than -1 was refused as "[shape] invalid size -2"
+  local CPP_FIXED = true
   if CPP_FIXED then raises(function() a:expand(2, -2) end, '[expand]') end
 end
 
