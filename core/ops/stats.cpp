@@ -134,9 +134,13 @@ VarMean var_mean(const Tensor& x, const DimVec& dims, double correction, bool ke
   return {v, drop_dims(m, xf.sizes(), mask, keepdim)};
 }
 
+// std as sqrt(var), with sqrt's gradient 1 / (2 std) taken as 0 where std is 0 (a constant slice:
+// PyTorch's, and vjp_std's; 0 * inf was NaN): sqrt reads 1 there and the result is 0.
 VarMean std_mean(const Tensor& x, const DimVec& dims, double correction, bool keepdim) {
   VarMean r = var_mean(x, dims, correction, keepdim);
-  return {unary(OpId::sqrt, r.var), r.mean};
+  Tensor zero = binary(OpId::eq, r.var, Scalar(0.0));
+  Tensor safe = where(zero, full_like_scalar(1.0, r.var.dtype(), r.var.device()), r.var);
+  return {where(zero, full_like_scalar(0.0, r.var.dtype(), r.var.device()), unary(OpId::sqrt, safe)), r.mean};
 }
 
 // Note [nanmedian as sort]: NaN sorts after every number, so with k non-NaN elements in a slice

@@ -171,7 +171,7 @@ function tests.norms()
   tester:eq(grad_of(function(x) return x:norm(1) end, { 0, 1, -2 }), { 0, 1, -1 })
   near_list(grad_of(function(x) return x:norm(2, 2) end, { { 0, 0 }, { 3, 4 } }), { 0, 0, 0.6, 0.8 }, 1e-15, 'p=2 rows at 0')
   near_list(grad_of(function(x) return x:norm(3) end, { 0, 1, -2 }), { 0, 0.2311204247835449, -0.9244816991341795 }, 1e-13, 'p=3 at 0')
-  -- C++ bug, see report: p < 1 gives NaN at 0 (PyTorch 1.13: 0; tests.gradientsFixedInCpp);
+  -- p < 1 gave NaN at 0 (PyTorch 1.13: 0; tests.gradientsFixedInCpp);
   -- checked away from 0 here (PyTorch 1.13's values)
   near_list(grad_of(function(x) return x:norm(0.5) end, { 0.5, 1, -2 }),
     { 4.414213562373095, 3.121320343559643, -2.2071067811865475 }, 1e-12, 'p=0.5')
@@ -261,9 +261,8 @@ function tests.gradientsAtEdges()
   check('cumprod without zeros', function(x) return x:cumprod(1) end, { leaf({ 2, -1, 3, 4 }) })
 end
 
--- C++ bug, see report: the cases below give NaN where PyTorch 1.13 gives the values shown; they
--- are skipped until the kernels are fixed (set CPP_FIXED to run them).
-local CPP_FIXED = false
+-- The cases below gave NaN where PyTorch 1.13 gives the values shown (fixed in C++).
+local CPP_FIXED = true
 function tests.gradientsFixedInCpp()
   if not CPP_FIXED then return end
   -- core/autograd/formulas/reduce.cpp vjp_cumprod divides by x

@@ -84,7 +84,9 @@ Tensor norm_grad(const Tensor& x, const Tensor& y, double p, const Tensor& g, ui
     return mul(mul(x, g), safe);
   }
   Tensor ax = unary(OpId::abs, x);
-  Tensor num = mul(mul(sign(x), pow(ax, p - 1)), g);
+  // p < 1: 0^(p - 1) is inf at x = 0, where the gradient is 0 (PyTorch's masked_fill; 0 * inf was NaN)
+  Tensor grow = pow(p < 1 ? where(binary(OpId::eq, ax, Scalar(0.0)), full_like_scalar(1.0, ax.dtype(), ax.device()), ax) : ax, p - 1);
+  Tensor num = mul(mul(sign(x), grow), g);
   Tensor den = pow(y, p - 1);
   Tensor safe = where(binary(OpId::eq, den, Scalar(0.0)), zeros_like(den), div(1.0, den));
   return mul(num, safe);
@@ -187,12 +189,30 @@ Grads vjp_cumsum(Node& n, const Grads& g) {
   return {flip_dim(cumsum(flip_dim(g[0], d), d), d)};
 }
 
-// sum_{k >= i} g_k y_k / x_i (inputs without zeros; a zero makes this formula undefined).
+// sum_{k >= i} g_k y_k / x_i without zeros in x. With one, that divides 0 by 0 (NaN where PyTorch
+// 1.13 gives cumprod({2, 0, 3, 4})' = {1, 32, 0, 0}): then the gradient is the exclusive product
+// P_i = x_1 ... x_(i-1) times S_i = sum_{k >= i} g_k x_(i+1) ... x_k, S built from the end by
+// S_i = g_i + x_(i+1) S_(i+1), one slice per step: no division, and differentiable again.
 Grads vjp_cumprod(Node& n, const Grads& g) {
   int d = scan_dim(n);
   Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-  Tensor rev = flip_dim(cumsum(flip_dim(mul(g[0], y), d), d), d);
-  return {div(rev, x)};
+  if (x.dim() == 0 || reduce_value(OpId::any, binary(OpId::eq, x, Scalar(0.0))) == 0) {
+    Tensor rev = flip_dim(cumsum(flip_dim(mul(g[0], y), d), d), d);
+    return {div(rev, x)};
+  }
+  const int64_t len = x.size(d);
+  DimVec one = x.sizes();
+  one[d] = 1;
+  Tensor ones_slice = ones(one, y.dtype(), y.device());
+  Tensor left = len > 1 ? cat({ones_slice, narrow(y, d, 0, len - 1)}, d) : ones_slice;
+  std::vector<Tensor> parts(static_cast<size_t>(len));
+  Tensor s = narrow(g[0], d, len - 1, 1);
+  parts[size_t(len - 1)] = s;
+  for (int64_t i = len - 2; i >= 0; --i) {
+    s = add(narrow(g[0], d, i, 1), mul(narrow(x, d, i + 1, 1), s));
+    parts[size_t(i)] = s;
+  }
+  return {mul(left, cat(parts, d))};
 }
 
 Grads vjp_cross(Node& n, const Grads& g) {
