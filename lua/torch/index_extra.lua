@@ -12,10 +12,15 @@ local methods = torch._tensor_methods
 
 local BASE = 1
 
--- Indices: a LongTensor (IntTensor accepted) or a Lua table of numbers.
-local function index_arg(op, idx, what)
+-- Indices: a LongTensor (IntTensor accepted) or a Lua table of numbers, which becomes a
+-- LongTensor on the device of `like` (a CPU one refused a CUDA tensor's table of indices).
+local function index_arg(op, idx, what, like)
   if is_tensor(idx) then return idx end
-  if type(idx) == 'table' and getmetatable(idx) == nil then return (torch.LongTensor(idx)) end
+  if type(idx) == 'table' and getmetatable(idx) == nil then
+    local t = torch.LongTensor(idx)
+    if like and like.p.device_type ~= 0 then t = torch._to_device(t, methods.device(like), op) end
+    return t
+  end
   fail(op, 'expected %s (a LongTensor), got %s', what or 'indices', describe(idx))
 end
 
@@ -66,7 +71,7 @@ end
 --- Example: torch.take(torch.Tensor({{1, 2}, {3, 4}}), torch.LongTensor({1, 4}))
 function torch.take(x, idx)
   check_tensor('take', x, 1)
-  idx = index_arg('take', idx)
+  idx = index_arg('take', idx, nil, x)
   return (wrap(C.tocha_take(x.p, idx.p, BASE)))
 end
 methods.take = torch.take
@@ -78,7 +83,7 @@ methods.take = torch.take
 --- Example: torch.takeAlongDim(torch.Tensor({{10, 30, 20}}), torch.LongTensor({{2, 3}}), 2)
 function torch.takeAlongDim(x, idx, dim)
   check_tensor('takeAlongDim', x, 1)
-  idx = index_arg('takeAlongDim', idx)
+  idx = index_arg('takeAlongDim', idx, nil, x)
   local d = dim ~= nil and cdim('takeAlongDim', dim, x.p.ndim) or 0
   return (wrap(C.tocha_take_along_dim(x.p, idx.p, dim ~= nil and 1 or 0, d, BASE)))
 end
@@ -91,7 +96,7 @@ methods.takeAlongDim = torch.takeAlongDim
 --- Example: torch.put(torch.zeros(2, 2), torch.LongTensor({1, 4}), torch.Tensor({5, 6}))
 function torch.put(x, idx, source, accumulate)
   check_tensor('put', x, 1)
-  idx = index_arg('put', idx)
+  idx = index_arg('put', idx, nil, x)
   source = value_arg('put', source, x, 'source')
   accumulate = flag('put', accumulate, 'accumulate', false)
   return (wrap(C.tocha_put(x.p, idx.p, source.p, accumulate and 1 or 0, BASE)))
@@ -117,7 +122,7 @@ function torch.indexPut(x, indices, values, accumulate)
   if n > 16 then fail('indexPut', 'at most 16 index tensors, got %d', n) end
   local arr, keep = ffi.new('const tocha_tensor *[?]', n), {}
   for i = 1, n do
-    keep[i] = index_arg('indexPut', indices[i], 'index ' .. i)
+    keep[i] = index_arg('indexPut', indices[i], 'index ' .. i, x)
     arr[i - 1] = keep[i].p
   end
   values = value_arg('indexPut', values, x, 'values')
@@ -138,7 +143,7 @@ in_place('indexPut', torch.indexPut)
 function torch.scatterReduce(x, dim, index, src, reduce, include_self)
   check_tensor('scatterReduce', x, 1)
   local d = cdim('scatterReduce', dim, x.p.ndim)
-  index = index_arg('scatterReduce', index, 'an index')
+  index = index_arg('scatterReduce', index, 'an index', x)
   if not is_tensor(src) then fail('scatterReduce', 'expected src (a tensor), got %s', describe(src)) end
   if type(reduce) ~= 'string' then fail('scatterReduce', 'expected reduce (a string), got %s', describe(reduce)) end
   if type(include_self) == 'table' and getmetatable(include_self) == nil then include_self = include_self.includeSelf end

@@ -12,6 +12,7 @@ local read, write = types.read, types.write
 local function index_error(p, i, d)
   if p == lib.FREED then fail('index', 'tensor was freed (t:free() was called on it earlier)') end
   if p.ndim == 0 then fail('index', 'cannot index a 0-dim tensor with [%s]; use t:item()', tostring(i)) end
+  if i ~= math.floor(i) then fail('index', 'index %s along dimension %d is not an integer', tostring(i), d + 1) end
   fail('index', 'index %s out of range for dimension %d of size %d', tostring(i), d + 1, tonumber(p.size[d]))
 end
 
@@ -46,11 +47,16 @@ local function view_of(t, k)
   for i = 1, nk do
     local e = k[i]
     if type(e) == 'number' then
+      offset_along(r.p, d - 1, e, 0)  -- the bounds check, with index's message (select's turns 0 into -n-1)
       r = methods.select(r, d, e)
     elseif type(e) == 'table' then
       local n = r:size(d)
       local s, f = e[1] or 1, e[2] or e[1] or n
       if type(s) ~= 'number' or type(f) ~= 'number' then fail('index', 'range %d must hold numbers', i) end
+      -- narrow would truncate a fraction silently ({1.5, 2} read row 1)
+      if s ~= math.floor(s) or f ~= math.floor(f) then
+        fail('index', 'range {%s, %s} for dimension %d must hold integers', tostring(e[1]), tostring(e[2]), d)
+      end
       if s < 0 then s = s + n + 1 end
       if f < 0 then f = f + n + 1 end
       if s < 1 or f > n or f < s - 1 then
@@ -76,6 +82,7 @@ hooks.index = function(t, k)
   if type(k) == 'number' then
     if p.ndim == 1 then return (read(p, offset_along(p, 0, k, tonumber(p.storage_offset)))) end
     if p.ndim == 0 then index_error(p, k, 0) end
+    offset_along(p, 0, k, 0)  -- as in view_of
     return (methods.select(t, 1, k))
   end
   if type(k) == 'table' then
@@ -86,7 +93,75 @@ hooks.index = function(t, k)
   if is_storage(k) then return (hooks.index(t, k:totable())) end
   if is_mask(k) then return (methods.maskedSelect(t, k)) end
   if is_tensor(k) then fail('index', 'cannot index with a %s; use index(dim, indices) or a ByteTensor mask', types.typename(k)) end
+  if type(k) == 'boolean' then fail('index', 'cannot index a tensor with a boolean (%s)', tostring(k)) end  -- was nil
   return nil
+end
+
+-- Note [Assignments under autograd]: a raw element write (types.write) is invisible to autograd,
+-- and the engine leaves a fill or copy into a view of a plain tensor unrecorded, so y[2] = 0 on a
+-- y with history kept y's old gradient (1 where 0 was expected) and z[{{1, 2}}] = s dropped s's
+-- gradient. When grad mode is on and t has history (needs grad, not a leaf) or the value is a
+-- tensor that needs grad, the assignment is the recorded t:put_(positions, values) instead, the
+-- positions being the 1-based flat indices that the same key selects from a LongTensor holding
+-- 1..n in t's shape (as Note [Scatters through positions] in misc_scatter.lua). Leaves that need
+-- grad keep Torch7's unrecorded writes (DESIGN: in-place updates of leaves are not recorded), and
+-- a t that is a view of a tensor with history gets the engine's error from put_'s copy.
+local function recorded(t, v)
+  -- the flag tests first: Torch7 loops write elements one by one
+  local needs = methods.needsGrad(t) and not methods.isLeaf(t) or is_tensor(v) and methods.needsGrad(v)
+  return needs and torch.isGradEnabled()
+end
+
+-- The 1-based row-major position of the element that a table of numbers (one per dim, already
+-- bounds-checked) names, or nil when k is not such a table.
+local function element_position(p, k)
+  if type(k) ~= 'table' or #k ~= p.ndim or p.ndim == 0 then return nil end
+  local lin = 0
+  for d = 0, p.ndim - 1 do
+    local i, n = k[d + 1], tonumber(p.size[d])
+    if type(i) ~= 'number' then return nil end
+    lin = lin * n + (i < 0 and i + n or i - 1)
+  end
+  return lin + 1
+end
+
+-- t[k] = v as put_ at the positions the same key selects from a tensor of positions (k a number:
+-- its row); an element's position is computed without the positions tensor (element loops stay
+-- O(1) per write). No closures here or in newindex: a function creating one cannot be compiled
+-- by LuaJIT, and every Torch7 element write went through it (8 ns became 500 ns).
+local function recorded_assign(t, v, k)
+  local p = t.p
+  local lin = element_position(p, type(k) == 'number' and p.ndim == 1 and { k } or k)
+  local where
+  if lin then
+    where = torch.LongTensor({ lin }):view(torch.LongStorage({}))
+  else
+    local pos = torch.arange(torch.LongTensor(), 1, methods.nElement(t) + 1):view(methods.size(t))
+    where = type(k) == 'number' and methods.select(pos, 1, k) or view_of(pos, k)
+  end
+  if p.device_type ~= 0 then where = torch._to_device(where, methods.device(t)) end
+  local src
+  if type(v) == 'number' or type(v) == 'boolean' then
+    src = lib.wrap(lib.C.tocha_tensor_empty(0, nil, p.dtype, p.device_type, p.device_index))
+    methods.fill(src, v == true and 1 or v == false and 0 or v)
+  elseif is_tensor(v) then
+    src = v  -- copy moves a tensor across devices; put wants it on t's
+    if v.p.device_type ~= p.device_type or v.p.device_index ~= p.device_index then
+      src = torch._to_device(v, methods.device(t), 'newindex')
+    end
+  else
+    fail('newindex', 'cannot assign a %s to a tensor slice; expected a number or a tensor', types.describe(v))
+  end
+  -- as copy: as many elements (row-major order), or src broadcast to the selected shape
+  if methods.nElement(src) ~= methods.nElement(where) then
+    local ok, e = pcall(methods.expand, src, methods.size(where))
+    if not ok then
+      fail('newindex', 'cannot assign a tensor of size %s to a selection of size %s', types.shape_str(src.p),
+        types.shape_str(where.p))
+    end
+    src = e
+  end
+  methods.put_(t, where, src)
 end
 
 local function assign(view, v)
@@ -101,11 +176,21 @@ end
 
 hooks.newindex = function(t, k, v)
   local p = t.p
+  if p ~= lib.FREED and (type(k) == 'number' or type(k) == 'table') and recorded(t, v) then
+    if type(k) == 'number' then
+      if p.ndim == 0 then index_error(p, k, 0) end
+      offset_along(p, 0, k, 0)
+    elseif element_offset(p, k) == nil then
+      view_of(t, k)  -- the bounds and type checks, before any work
+    end
+    return (recorded_assign(t, v, k))
+  end
   if type(k) == 'number' then
     if p.ndim == 1 and (type(v) == 'number' or type(v) == 'boolean') then
       return (write(p, offset_along(p, 0, k, tonumber(p.storage_offset)), v))
     end
     if p.ndim == 0 then index_error(p, k, 0) end
+    offset_along(p, 0, k, 0)
     return (assign(methods.select(t, 1, k), v))
   end
   if type(k) == 'table' then
