@@ -78,8 +78,9 @@ end
 -- Splits the arguments after x into (dim, keepdim, options): (dim [, keepdim] [, opts]) or (opts).
 local REDUCE_OPTIONS = { dim = true, keepdim = true, dtype = true }
 local MINMAX_OPTIONS = { dim = true, keepdim = true }
+local NO_OPTIONS = setmetatable({}, { __newindex = function() error('read-only', 2) end })
 local function split_args(name, allowed, a, b, c, d)
-  local opts = {}
+  local opts = NO_OPTIONS  -- shared: no table per call on the common path
   if is_options(a) then
     if b ~= nil then fail(name, 'options given in a table take no further arguments') end
     opts, a = a, nil
@@ -92,6 +93,7 @@ local function split_args(name, allowed, a, b, c, d)
   elseif c ~= nil then
     fail(name, 'unexpected argument %s after keepdim', describe(c))
   end
+  if opts == NO_OPTIONS then return a, check_keepdim(name, b), opts end  -- Torch7's forms: no table walk
   check_options(name, opts, allowed)
   if opts.dim ~= nil then
     if a ~= nil then fail(name, 'dim given twice') end
