@@ -10,7 +10,7 @@ local G = require 'torch.sparse_grad'
 nn.functional = nn.functional or {}
 local F = nn.functional
 local EB, parent = torch.class('nn.EmbeddingBag', 'nn.Module')
-local known = { mode = true, perSampleWeights = true, paddingIdx = true }
+local known = { mode = true, perSampleWeights = true, paddingIdx = true, sparse = true }  -- sparse: the full form's (functional_more2_embed.lua)
 local modes = { sum = true, mean = true, max = true }
 local long_arg = A.long
 
@@ -90,7 +90,10 @@ function F.embeddingBag(idx, w, offsets, o)
     end
   end
   if n == 0 then
-    -- zeros in w's graph, as PyTorch's (a fresh tensor left y:sum():backward() failing)
+    -- zeros in w's graph, as PyTorch's (a fresh tensor left y:sum():backward() failing); with a
+    -- sparse gradient, plain zeros: a dense zero gradient would replace the sparse one (with no
+    -- entries) that SparseAdam takes
+    if o.sparse then return w.new(B, D):zero() end
     local none = torch.index(w, 1, dev(torch.LongTensor(0)))
     return torch.sum(none, 1):view(1, D):expand(B, D):contiguous()
   end

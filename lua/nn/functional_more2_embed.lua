@@ -151,7 +151,8 @@ sparse_bag = function(idx, flat, w, offsets, o, byFreq)
     local at = torch.nonzero(torch.eq(u, pad)):view(-1)
     if at:nElement() > 0 then subPad = at[1] end
   end
-  return bag(inv:viewAs(idx), sub, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = subPad })
+  return bag(inv:viewAs(idx), sub, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = subPad,
+    sparse = true })
 end
 
 --- nn.functional.embeddingBag(indices, weight [, offsets] [, {mode = 'mean', perSampleWeights =,
@@ -213,5 +214,6 @@ function F.embeddingBag(idx, w, offsets, o)
   end
   if sparse and w:dim() == 2 and flat:nElement() > 0 then return sparse_bag(idx, flat, w, offsets, o, byFreq) end
   local wUse = byFreq and w:dim() == 2 and freq_scaled(flat, w) or w
-  return bag(idx, wUse, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = o.paddingIdx })
+  return bag(idx, wUse, offsets, { mode = o.mode, perSampleWeights = o.perSampleWeights, paddingIdx = o.paddingIdx,
+    sparse = sparse or nil })
 end

@@ -230,7 +230,6 @@ local function seq_cases(ty)
   local cases = {
     { 'range(1, 10)', function(r) return torch.range(r, 1, 10) end },
     { 'range(5, 5)', function(r) return torch.range(r, 5, 5) end },
-    { 'range(0, 5, 0.5)', function(r) return torch.range(r, 0, 5, 0.5) end },
     { 'arange(0, 100)', function(r) return torch.arange(r, 0, 100) end },
     { 'arange(3, 3)', function(r) return torch.arange(r, 3, 3) end },
     { 'arange(0, 1)', function(r) return torch.arange(r, 0, 1) end },
@@ -243,6 +242,8 @@ local function seq_cases(ty)
     { 'logspace(0, 1, 0)', function(r) return torch.logspace(r, 0, 1, 0) end },
     { 'logspace(0, 7, 8, 2)', function(r) return torch.logspace(r, 0, 7, 8, 2) end },
   }
+  -- a fractional step fills floating types only (an integer result refuses it, as PyTorch)
+  if not int then cases[#cases + 1] = { 'range(0, 5, 0.5)', function(r) return torch.range(r, 0, 5, 0.5) end } end
   if ty ~= U8 then
     cases[#cases + 1] = { 'range(10, -10, -3)', function(r) return torch.range(r, 10, -10, -3) end }
     cases[#cases + 1] = { 'range(-10000, 20000, 3)', function(r) return torch.range(r, -10000, 20000, 3) end }

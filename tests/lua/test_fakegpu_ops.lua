@@ -32,7 +32,7 @@ function tests.randomFillsAndSequencesRunOnTheDevice()
     { 'random(0, 1)', every, 'random_kernel', function(x) x:random(0, 1) end },
     { 'random(b)', numeric, 'random_kernel', function(x) x:random(100) end },
     { 'range', numeric, 'range_kernel', function(x) torch.range(x, 1, 7) end },
-    { 'range (fractional step)', numeric, 'range_kernel', function(x) torch.range(x, 0, 3, 0.5) end },
+    { 'range (fractional step)', floating, 'range_kernel', function(x) torch.range(x, 0, 3, 0.5) end },
     { 'arange', numeric, 'range_kernel', function(x) torch.arange(x, 0, 7) end },
     { 'linspace', numeric, 'linspace_kernel', function(x) torch.linspace(x, 0, 100, 7) end },
     { 'linspace (one point)', numeric, 'linspace_kernel', function(x) torch.linspace(x, 2, 3, 1) end },
