@@ -101,9 +101,7 @@ local function install_reduction(name, boolean)
         if boolean and type(v) == 'number' then return v ~= 0 end
         return v
       end
-      dim = {}
-      for i = 1, x.p.ndim do dim[i] = i end
-      if x.p.ndim == 0 then dim[1] = 1 end
+      dim = RA.all_dims(x)
     end
     if is_dims(dim) then
       local dims, r = read_dims(name, dim, x), x
@@ -270,9 +268,7 @@ local function norm_apply(res, x, p, dim, keepdim, a5, a6)
       if res then fail('norm', 'a result tensor needs a dimension') end
       return (util.value('norm', x, p))
     end
-    dim = {}
-    for i = 1, x.p.ndim do dim[i] = i end
-    if x.p.ndim == 0 then dim[1] = 1 end
+    dim = RA.all_dims(x)
   end
   if is_dims(dim) then
     local dims, r = read_dims('norm', dim, x), x

@@ -106,8 +106,16 @@ local function split_args(name, allowed, a, b, c, d)
   return a, check_keepdim(name, b), opts
 end
 
+-- Every dim of x as a dims table (keepdim over a whole tensor; a 0-dim tensor's one "dim").
+local function all_dims(x)
+  local dims = {}
+  for i = 1, x.p.ndim do dims[i] = i end
+  if x.p.ndim == 0 then dims[1] = 1 end
+  return dims
+end
+
 return {
-  is_options = is_options, check_options = check_options, check_keepdim = check_keepdim, read_dims = read_dims,
+  all_dims = all_dims, is_options = is_options, check_options = check_options, check_keepdim = check_keepdim, read_dims = read_dims,
   is_dims = is_dims, drop_dims = drop_dims, FLOATING = FLOATING, with_dtype = with_dtype, to_dtype = to_dtype,
   REDUCE_OPTIONS = REDUCE_OPTIONS, MINMAX_OPTIONS = MINMAX_OPTIONS, split_args = split_args,
 }
