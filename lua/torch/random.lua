@@ -283,7 +283,23 @@ function methods.random(x, ...)
   local g, a, b, extra = gen_and_args(...)
   return random_fill(x, g, a, b, extra)
 end
-methods.random_ = methods.random
+-- Note [random_ is PyTorch's]: the underscore name is PyTorch's x.random_(to) / x.random_(from, to),
+-- whose upper bound is excluded ([0, to) and [from, to)), where Torch7's x:random(b) / random(a, b)
+-- include theirs ([1, b], [a, b]); an alias of random made ported code draw 10 from random_(10).
+-- With no bounds it fills Torch7's default range, as random() does.
+--- x:random_([gen,] [from,] to): fills x with integers in [from, to) (from 0 by default), PyTorch's
+--- random_; x:random() is Torch7's inclusive form.
+--- Example: local x = torch.LongTensor(5):random_(10)
+function methods.random_(x, ...)
+  local g, a, b, extra = gen_and_args(...)
+  no_more('random_', extra)
+  if a == nil then check(C.tocha_random_default_(x.p, g)) return x end
+  local lo, hi = 0, integer('random_', a, 'to')
+  if b ~= nil then lo, hi = hi, integer('random_', b, 'to') end
+  if lo >= hi then lib.fail('random_', "expects 'from' to be less than 'to', got from = %d, to = %d", lo, hi) end
+  check(C.tocha_random_(x.p, g, lo, hi - 1))
+  return x
+end
 --- torch.random([gen,] [a,] [b]): an integer in [0, 2^32) (no bounds), [1, b] or [a, b].
 --- Example: torch.manualSeed(1); local die = torch.random(1, 6)
 function torch.random(...)

@@ -143,4 +143,20 @@ function tests.cuda()
   moments(torch.bernoulli(p):float(), 0.25, math.sqrt(0.1875), 'cuda bernoulli(probs)')
 end
 
+-- Note [random_ is PyTorch's]: x:random_(to) and x:random_(from, to) exclude to, as PyTorch 1.13's
+-- (x.random_(10) gives 0..9, x.random_(3, 6) 3..5); it was Torch7's inclusive random ([1, 10]).
+function tests.randomUnderscoreIsPyTorchs()
+  torch.manualSeed(3)
+  local x = torch.LongTensor(20000):random_(10)
+  tester:asserteq(x:min(), 0)
+  tester:asserteq(x:max(), 9)
+  x:random_(3, 6)
+  tester:asserteq(x:min(), 3)
+  tester:asserteq(x:max(), 5)
+  tester:assertErrorPattern(function() x:random_(5, 5) end, "%[random_%] expects 'from' to be less than 'to'")
+  x:random(10)
+  tester:asserteq(x:min(), 1, "Torch7's random keeps its inclusive range")
+  tester:asserteq(x:max(), 10)
+end
+
 tester:add(tests):run()
