@@ -246,6 +246,32 @@ install_distribution('logNormal', C.tocha_log_normal_, C.tocha_draw_log_normal, 
 --- Example: torch.geometric(torch.LongTensor(4), 0.5)
 install_distribution('geometric', C.tocha_geometric_, C.tocha_draw_geometric, { 'p' }, { 0.5 })
 
+-- Note [PyTorch's parameters under PyTorch's names]: x:geometric_ and x:logNormal_ are PyTorch's
+-- geometric_(p) (p the success probability: P(k) = (1 - p)^(k - 1) p) and log_normal_(mean, std)
+-- (exp of a normal with that mean and std), where Torch7's geometric(p) draws P(k) = (1 - p) p^(k - 1)
+-- and logNormal(mean, std) takes the log-normal's own mean and std; as aliases of the Torch7 fills
+-- they drew another distribution for ported PyTorch code (as random_ did: Note [random_ is PyTorch's]).
+--- x:geometric_([gen,] p): fills x with draws k >= 1 of P(k) = (1 - p)^(k - 1) p, p in (0, 1] (PyTorch's).
+--- Example: torch.Tensor(4):geometric_(0.5)
+function methods.geometric_(x, ...)
+  local g, p, extra = gen_and_args(...)
+  no_more('geometric_', extra)
+  p = number('geometric_', p, nil, 'p')
+  if not (p > 0 and p <= 1) then fail('geometric_', 'p must be in (0, 1], got %s', tostring(p)) end
+  if p == 1 then return x:fill(1) end
+  check(C.tocha_geometric_(x.p, g, 1 - p))
+  return x
+end
+--- x:logNormal_([gen,] [mean = 1] [, std = 2]): fills x with exp of normal draws of that mean and std (PyTorch's).
+--- Example: torch.Tensor(4):logNormal_(0, 0.25)
+function methods.logNormal_(x, ...)
+  local g, mean, std, extra = gen_and_args(...)
+  no_more('logNormal_', extra)
+  mean, std = number('logNormal_', mean, 1, 'mean'), number('logNormal_', std, 2, 'std')
+  check(C.tocha_normal_(x.p, g, mean, std))
+  return x:exp()
+end
+
 -- bernoulli: p is a number (default 0.5) or, for fills, a tensor of per-element probabilities.
 local function bernoulli_fill(x, g, p, extra)
   no_more('bernoulli', extra)

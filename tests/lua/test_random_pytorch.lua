@@ -159,4 +159,22 @@ function tests.randomUnderscoreIsPyTorchs()
   tester:asserteq(x:max(), 10)
 end
 
+-- Note [PyTorch's parameters under PyTorch's names]: geometric_(p) has mean 1 / p (p the success
+-- probability, as PyTorch; Torch7's geometric(0.25) has mean 4/3) and logNormal_(mean, std) is exp
+-- of a normal of that mean and std (Torch7's logNormal takes the log-normal's own mean and std).
+function tests.geometricAndLogNormalUnderscoresArePyTorchs()
+  torch.manualSeed(4)
+  local n = 200000
+  local x = torch.DoubleTensor(n):geometric_(0.25)
+  tester:assertlt(math.abs(x:mean() - 4), 5 * math.sqrt(12 / n), 'mean 1 / p')  -- variance (1 - p) / p^2 = 12
+  tester:asserteq(x:min(), 1)
+  tester:asserteq(torch.DoubleTensor(5):geometric_(1):sum(), 5, 'p = 1: always 1')
+  tester:assertErrorPattern(function() torch.Tensor(2):geometric_(0) end, '%[geometric_%] p must be in %(0, 1%]')
+  local l = torch.log(torch.DoubleTensor(n):logNormal_(0.5, 0.25))
+  tester:assertlt(math.abs(l:mean() - 0.5), 5 * 0.25 / math.sqrt(n), 'log has the given mean')
+  tester:assertlt(math.abs(l:std() - 0.25), 0.01, 'and std')
+  local t7 = torch.DoubleTensor(n):geometric(0.25)
+  tester:assertlt(math.abs(t7:mean() - 4 / 3), 0.02, "Torch7's geometric keeps its parameter")
+end
+
 tester:add(tests):run()
