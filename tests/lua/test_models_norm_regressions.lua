@@ -34,39 +34,7 @@ end
 
 -- ---- the models' fill and input (test_vision_models.lua's, ref.py's) -------------------------
 
--- sin(a j + b), j = (7919 i) mod 10007, in doubles (one period computed and tiled).
-local function wave(n, a, b)
-  local m = math.min(n, 10007)
-  local j = torch.range(torch.DoubleTensor(), 0, m - 1):mul(7919):fmod(10007)
-  local period = torch.sin(j:mul(a):add(b))
-  if n == m then return period end
-  local reps = math.ceil(n / m)
-  return period:view(1, m):expand(reps, m):contiguous():view(reps * m):narrow(1, 1, n)
-end
-
--- Note: the scaling is done in doubles and rounded to float once, as ref.py's `v.float()`
--- (test_vision_models.lua scales in float: 1-ulp differences that its float tolerances absorb,
--- but that the train-mode float64 checks below would see through the 2-sample batch norms).
-local function fill(model)
-  local _, ks, sd = keyLines(model)
-  torch.noGrad(function()
-    for idx, k in ipairs(ks) do
-      local t = sd[k]
-      local n = t:nElement()
-      local s = wave(n, 0.37, 1.3 * (idx - 1))
-      if k:match('running_var$') then s:mul(0.25):add(0.75)
-      elseif k:match('running_mean$') then s:mul(0.01)
-      elseif t:dim() >= 2 then s:mul(2 / math.sqrt(n / t:size(1)))
-      elseif k:match('weight$') then s:mul(0.1):add(1)
-      elseif sd[k:sub(1, -5) .. 'running_mean'] then s:mul(0.01)
-      else s:mul(0.001) end
-      t:copy(s:float():contiguous():viewAs(t))
-    end
-  end)
-  return model
-end
-
-local function input(n, c, h, w) return wave(n * c * h * w, 0.11, 0.5):float():contiguous():view(n, c, h, w) end
+local fill, input = V.fill, V.input  -- helpers/vision_models_checks.lua
 
 -- The module at a state-dict path ('layer4.1.bn2', 'features.4.block.3.1'): Named children by
 -- field, containers' children by 0-based index.

@@ -125,42 +125,8 @@ end
 
 -- ---- forward agreement ---------------------------------------------------------------------
 
--- sin(a j + b) with j = (7919 i) mod 10007 for i = 0..n-1 (a scrambled index, so a weight row
--- is not one sinusoid that cancels in dot products), in doubles, as ref.py's.
--- j repeats with period 10007, so one period is computed (in doubles, rounded to float as
--- ref.py's float() does) and tiled.
-local function wave(n, a, b)
-  local m = math.min(n, 10007)
-  local j = torch.range(torch.DoubleTensor(), 0, m - 1):mul(7919):fmod(10007)
-  local period = torch.sin(j:mul(a):add(b)):float()
-  if n == m then return period end
-  local reps = math.ceil(n / m)
-  return period:view(1, m):expand(reps, m):contiguous():view(reps * m):narrow(1, 1, n)
-end
-
--- ref.py's fill: entry k (0-based, sorted keys) from s = wave(0.37, 1.3 k): weights s * 2 /
--- sqrt(fanIn), batch-norm weights 1 + 0.1 s, batch-norm biases 0.01 s, other biases 0.001 s,
--- running_mean 0.01 s, running_var 0.75 + 0.25 s.
-local function fill(model)
-  local _, ks, sd = keyLines(model)
-  torch.noGrad(function()
-    for idx, k in ipairs(ks) do
-      local t = sd[k]
-      local n = t:nElement()
-      local s = wave(n, 0.37, 1.3 * (idx - 1))
-      if k:match('running_var$') then s:mul(0.25):add(0.75)
-      elseif k:match('running_mean$') then s:mul(0.01)
-      elseif t:dim() >= 2 then s:mul(2 / math.sqrt(n / t:size(1)))
-      elseif k:match('weight$') then s:mul(0.1):add(1)
-      elseif sd[k:sub(1, -5) .. 'running_mean'] then s:mul(0.01)
-      else s:mul(0.001) end
-      t:copy(s:contiguous():viewAs(t))
-    end
-  end)
-  return model
-end
-
-local function input(n, c, h, w) return wave(n * c * h * w, 0.11, 0.5):contiguous():view(n, c, h, w) end
+-- fill, input: helpers/vision_models_checks.lua (ref.py's fill and input).
+local fill, input = V.fill, V.input
 
 -- torchvision's logits (float32) for input(1, 3, hw, hw): {hw, logits 1, 2, 3, 501, 999, 1000
 -- (1-based), sum of all, max |logit|}.
