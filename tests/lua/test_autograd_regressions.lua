@@ -11,12 +11,8 @@ local D = torch.DoubleTensor
 
 local function leaf(t) return D(t):requiresGrad() end
 
--- Cases whose cause was in the C++ engine (fixed there).
-local CXX_FIXED = {
-  createGraphGradIsACopy = true,       -- fixed: AccumulateGrad::apply copies the first gradient
-  retainGradAfterInPlace = true,       -- fixed: Note [retainGrad across in-place ops]
-  doubleBackwardThroughSavedOutput = true,  -- fixed: Note [Saved outputs in double backward]
-}
+-- Three cases below had their cause in the C++ engine: AccumulateGrad::apply copies the first
+-- gradient, Note [retainGrad across in-place ops], Note [Saved outputs in double backward].
 
 function tests.hookThatChangesTheSizeIsRefused()
   -- PyTorch 1.13: "hook '<lambda>' has changed the size of value". A leaf's accumulator stored the
@@ -257,7 +253,6 @@ end
 -- ---- cases whose cause is in the C++ engine (skipped until fixed) -----------------------------
 
 function tests.createGraphGradIsACopy()
-  if not CXX_FIXED.createGraphGradIsACopy then return end
   -- PyTorch 1.13: x.backward(go, create_graph=True) then (x*2).sum().backward() leaves go at
   -- [1, 1] and x.grad [3, 3]. Tocha stored go itself as x.grad and the next backward added into it.
   local x = leaf({ 1, 2 })
@@ -275,7 +270,6 @@ function tests.createGraphGradIsACopy()
 end
 
 function tests.retainGradAfterInPlace()
-  if not CXX_FIXED.retainGradAfterInPlace then return end
   -- PyTorch 1.13: y.retain_grad(); y.mul_(3); y.sum().backward() gives y.grad [1, 1]
   local x = leaf({ 1, 2 })
   local y = x * 2
@@ -287,7 +281,6 @@ function tests.retainGradAfterInPlace()
 end
 
 function tests.doubleBackwardThroughSavedOutput()
-  if not CXX_FIXED.doubleBackwardThroughSavedOutput then return end
   -- PyTorch 1.13 (a Function saving its output y = exp(x)): the first gradient requires grad and
   -- the second is [1, e]. Tocha saves outputs detached, so the first gradient has no history.
   local E = torch.autograd.Function('ExpSavesOutput')

@@ -177,7 +177,7 @@ end
 -- f32: mv, addmv, outer/ger, addr (not on the CPU list: they keep f32 inputs in f32);
 -- kept in the input dtype: softmax, log_softmax, layer_norm, batch_norm of bf16 (not on the CPU
 -- f32 list). nn.LSTM/GRU on the CPU are on no list in 1.13: they run in f32.
-local CPU_AUTOCAST_LISTS_FIXED = true  -- core/autocast.cpp, Note [Autocast]
+-- (core/autocast.cpp, Note [Autocast])
 function tests.autocastCpuListsMatchPyTorch()
   local a, v, b3 = torch.randn(3, 3), torch.randn(3), torch.randn(2, 3, 3)
   local A = a:bfloat16()
@@ -208,7 +208,7 @@ function tests.autocastCpuListsMatchPyTorch()
   }
   torch.autocast('cpu', 'bf16', function()
     for _, c in ipairs(want) do tester:asserteq(torch.type(c[3]()), c[2], c[1]) end
-    for _, c in ipairs(CPU_AUTOCAST_LISTS_FIXED and cpu_lists or {}) do tester:asserteq(torch.type(c[3]()), c[2], c[1]) end
+    for _, c in ipairs(cpu_lists) do tester:asserteq(torch.type(c[3]()), c[2], c[1]) end
   end)
 end
 

@@ -208,10 +208,8 @@ end
 -- y = x * 2; y.uniform_(); (y + x).sum().backward() gives x.grad = [1, 1, 1]; fill_ does so here).
 -- The random fills (core/ops/random.cpp, random_sample.cpp) kept y's MulBackward history (x.grad
 -- was [3, 3, 3]) and a fill of a view of such a tensor was not refused: Note [Fills drop history].
-local RANDOM_FILLS_DROP_HISTORY = true
 
 function tests.fillsDropAutogradHistory()
-  if not RANDOM_FILLS_DROP_HISTORY then return end
   local fills = {
     uniform = function(y) y:uniform() end,
     normal = function(y) y:normal(0, 1) end,

@@ -292,12 +292,9 @@ end
 
 -- ---- replacing files (the cause is in C++: core/io/atomic_file.cpp) ----------------------------------
 
--- C++ bug, see report: open_temp_beside refuses only directories, so saving over a FIFO (or, as
--- root, a device such as /dev/null) renames a regular file over it. The save must write into the
--- special file (as Torch7's fopen did) or refuse; the FIFO must stay a FIFO. Skipped until fixed.
+-- open_temp_beside refused only directories, so saving over a FIFO (or, as root, a device such as
+-- /dev/null) renamed a regular file over it: core/io/atomic_file.cpp, Note [Saving to special files].
 function tests.saveKeepsSpecialFiles()
-  local CPP_FIXED = true  -- core/io/atomic_file.cpp, Note [Saving to special files]
-  if not CPP_FIXED then return end
   local fifo, out = TMP .. 'fifo', TMP .. 'fifo.out'
   os.remove(fifo)
   os.remove(out)
@@ -316,12 +313,11 @@ function tests.saveKeepsSpecialFiles()
   os.remove(out)
 end
 
--- C++ bug, see report: torch.save replaces a read-only file (mode 0444) in a writable directory by
--- renaming over it, where Torch7's and PyTorch's torch.save fail with "Permission denied". Only
--- meaningful when not running as root (root may write anything). Skipped until fixed.
+-- torch.save replaced a read-only file (mode 0444) in a writable directory by renaming over it,
+-- where Torch7's and PyTorch's torch.save fail with "Permission denied". Only meaningful when not
+-- running as root (root may write anything).
 function tests.saveRefusesReadOnlyFile()
-  local CPP_FIXED = true  -- core/io/atomic_file.cpp, Note [Saving to special files]
-  if not CPP_FIXED or shell('id -u'):match('^0') then return end
+  if shell('id -u'):match('^0') then return end
   local path = TMP .. 'readonly.tch'
   os.execute('chmod u+w ' .. quote(path) .. ' 2>/dev/null')
   torch.save(path, { v = 'kept' })

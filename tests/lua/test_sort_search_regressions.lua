@@ -8,14 +8,8 @@ local tests = torch.TestSuite()
 local D, L = torch.DoubleTensor, torch.LongTensor
 local nan = 0 / 0
 
--- Cases whose cause was in C++ (fixed there: core/autograd/formulas/reduce.cpp's selection,
+-- Some cases below had their cause in C++ (core/autograd/formulas/reduce.cpp's selection,
 -- nanmedian() recorded as a whole selection, topk of a 0-dim tensor with k = 0 refused).
-local CXX_FIXED = {
-  selectionGradOneDim = true,
-  selectionGradNaN = true,
-  nanmedianGradTies = true,
-  topkZeroDimKZero = true,
-}
 
 -- Compares tables elementwise, NaN equal to NaN.
 local function same(a, b, msg, tol)
@@ -107,7 +101,6 @@ function tests.topkLargestSmallestNaNAndK()
 end
 
 function tests.topkOfAZeroDimTensorWithKZero()
-  if not CXX_FIXED.topkZeroDimKZero then return end
   -- topk(0-dim x, 0) returned a 0-dim value 0 and index 0 (never written: the result-buffer form
   -- left its buffers' old contents). PyTorch 1.13 returns (x, index 0), i.e. index 1 here;
   -- refusing k = 0 for a 0-dim tensor would do too.
@@ -395,7 +388,6 @@ function tests.selectionGradientTiesAlongADim()
 end
 
 function tests.selectionGradientOneDimAlongItsDim()
-  if not CXX_FIXED.selectionGradOneDim then return end
   -- A 1-D input reduced along dim 1 took the all-elements path of the selection vjp, so ties
   -- shared the gradient instead of going to the returned index (PyTorch 1.13's values).
   same(grad(function(x) return (torch.max(x, 1)) end, { 1, 3, 3, 2 }), { 0, 1, 0, 0 }, 'max(x, 1)')
@@ -412,7 +404,6 @@ function tests.selectionGradientOneDimAlongItsDim()
 end
 
 function tests.selectionGradientOverAllWithNaN()
-  if not CXX_FIXED.selectionGradNaN then return end
   -- PyTorch 1.13: a NaN result shares the gradient among the NaN elements; Tocha's mask
   -- (x == NaN) is empty, so every element got 0/0 = NaN.
   same(grad(function(x) return x:max() end, { 1, nan, nan, 2 }), { 0, 0.5, 0.5, 0 }, 'max() NaN')
@@ -421,7 +412,6 @@ function tests.selectionGradientOverAllWithNaN()
 end
 
 function tests.nanmedianGradientOverAllTies()
-  if not CXX_FIXED.nanmedianGradTies then return end
   -- PyTorch 1.13: nanmedian() shares the gradient among the elements equal to the result (among
   -- the NaNs when every element is NaN), as median() does; Tocha's went to one sorted index.
   same(grad(function(x) return torch.nanmedian(x) end, { 1, 2, 2, nan }), { 0, 0.5, 0.5, 0 }, 'nanmedian() ties')

@@ -177,7 +177,7 @@ function tests.logsumexpEmptyDims()
 end
 
 -- polygamma(1, -inf) is NaN in PyTorch 1.13 (trigamma oscillates through poles there); Tocha
--- gives inf. -- C++ bug, see report
+-- gave inf (fixed in C++).
 function tests.trigammaAtMinusInf()
   -- it was inf: -inf passed the pole test (x <= 0 and an integer) first
   local v = torch.polygamma(1, D({ -inf }))[1]

@@ -69,12 +69,10 @@ function tests.setStorageOffsetSizesStrides()
 end
 
 -- Note: x:set(storageView, offset, sizes) must count offset inside the view (Torch7's storage
--- views point into the other storage's memory). Skipped until lua/torch/tensor.lua's set (and the
--- torch.Tensor(storage, ...) constructor built on it) add the view's own offset and check the
--- view's size: set(v, 2, {1}) read b[2] where v[2] is b[3], set(v, 2, {2}) read past v's end.
+-- views point into the other storage's memory). lua/torch/tensor.lua's set (and the
+-- torch.Tensor(storage, ...) constructor built on it) now add the view's own offset and check the
+-- view's size; before, set(v, 2, {1}) read b[2] where v[2] is b[3], set(v, 2, {2}) read past v's end.
 function tests.setOnAStorageView()
-  local TENSOR_LUA_FIXED = true  -- fixed in lua/torch/tensor.lua's methods.set
-  if not TENSOR_LUA_FIXED then return end
   local b = torch.DoubleStorage({ 1, 2, 3, 4 })
   local v = torch.DoubleStorage(b, 2, 2)  -- {2, 3}
   tester:eq(torch.DoubleTensor(v):totable(), { 2, 3 })
@@ -123,8 +121,6 @@ end
 
 function tests.unfoldOfAZeroDimTensor()
   -- core/ops/views.cpp's unfold added a dim for a 0-dim tensor and then the slice dim, giving 1x1; PyTorch 1.13's torch.tensor(5.).unfold(0, 1, 1) has size [1].
-  local CPP_FIXED = true
-  if not CPP_FIXED then return end
   tester:eq(sizes(torch.Tensor({ 5 }):view({}):unfold(1, 1, 1)), { 1 })
 end
 
@@ -136,11 +132,8 @@ function tests.asStridedChecks()
   raises(function() x:asStrided({ 2 }, { 1 }, 1.5) end, '[asStrided]')  -- was offset 1
   raises(function() x:asStrided({ 2 }, { 1 }, 'x') end, '[asStrided]')
   -- out-of-bounds sizes and negative strides raised "[set] ..."
-  local CPP_FIXED = true
-  if CPP_FIXED then
-    raises(function() x:asStrided({ 2, 2 }, { 2, 1 }, 2) end, '[asStrided]')
-    raises(function() x:asStrided({ 2 }, { -1 }, 2) end, '[asStrided]')
-  end
+  raises(function() x:asStrided({ 2, 2 }, { 2, 1 }, 2) end, '[asStrided]')
+  raises(function() x:asStrided({ 2 }, { -1 }, 2) end, '[asStrided]')
 end
 
 -- ---- transpose, permute, view, reshape --------------------------------------------------------
@@ -281,12 +274,10 @@ function tests.viewArguments()
   tester:assert(y:reshape(12):isContiguous())
 end
 
--- Skipped until lua/torch/types.lua's read_sizes reads a LongStorage view or a LongTensor through
--- its offset and strides (it reads the underlying memory from element 0) and refuses fractional
--- sizes in a DoubleTensor (truncated): x:reshape(LongStorage(ls, 3, 2)) read 7x7 for 3x4.
+-- lua/torch/types.lua's read_sizes reads a LongStorage view or a LongTensor through its offset and
+-- strides (it read the underlying memory from element 0) and refuses fractional sizes in a
+-- DoubleTensor (they were truncated): x:reshape(LongStorage(ls, 3, 2)) read 7x7 for 3x4.
 function tests.sizesFromViews()
-  local TYPES_LUA_FIXED = true  -- fixed in lua/torch/types.lua's read_sizes
-  if not TYPES_LUA_FIXED then return end
   local x = torch.range(1, 12)
   local ls = torch.LongStorage({ 7, 7, 3, 4 })
   tester:eq(sizes(x:reshape(torch.LongStorage(ls, 3, 2))), { 3, 4 })
@@ -310,8 +301,7 @@ function tests.expandAndWrites()
   tester:eq(sizes(a:expand(-1, 4)), { 2, 4 })
   tester:eq(sizes(a:expandAs(torch.zeros(4, 2, 5))), { 4, 2, 5 })
   -- a negative size other than -1 was refused as "[shape] invalid size -2"
-  local CPP_FIXED = true
-  if CPP_FIXED then raises(function() a:expand(2, -2) end, '[expand]') end
+  raises(function() a:expand(2, -2) end, '[expand]')
 end
 
 function tests.squeezeUnsqueeze()
