@@ -239,6 +239,26 @@ int tocha_autograd_record_lua(int64_t key, const char* label, int nin, tocha_ten
   });
 }
 
+// Note [Dirty inputs]: a Function's forward that writes into an input and returns it (marked with
+// ctx:markDirty) makes that tensor an output of the Lua node, so its history moves to the node
+// while the node's input edge keeps the old history (connect reads inputs before it sets
+// outputs), as PyTorch's mark_dirty. A leaf that requires grad cannot change in place under
+// recording (PyTorch refuses the same), and a view cannot either: the tensor it views would keep
+// a stale history (the engine refuses such writes, Note [In-place writes into buffers]).
+int tocha_autograd_check_dirty(const tocha_tensor* t, const char* label) noexcept {
+  return guard_int([&] {
+    const char* op = label ? label : "Function";
+    Tensor x = arg(t, op);
+    AutogradMeta* m = autograd::meta_if(x);
+    TOCHA_CHECK(!(m && m->requires_grad && !m->grad_fn), op,
+                "a leaf tensor that requires grad (of size ", shape_str(x.sizes()),
+                ") was modified in place by forward (marked dirty); modify a clone, or run under torch.noGrad");
+    TOCHA_CHECK(!x.impl()->is_view, op, "a view (of size ", shape_str(x.sizes()),
+                ") was modified in place by forward (marked dirty): autograd cannot follow the write into "
+                "the viewed tensor; pass a contiguous clone");
+  });
+}
+
 int tocha_autograd_drain_released(int owner, int64_t* keys, int max) noexcept {
   return autograd::drain_released(owner, keys, max);
 }

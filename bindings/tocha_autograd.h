@@ -57,6 +57,9 @@ TOCHA_API void tocha_autograd_set_callback_error(const char *msg) TOCHA_NOEXCEPT
 /* Records a node whose backward is the host's function `key`: the outputs get it as history. */
 TOCHA_API int tocha_autograd_record_lua(int64_t key, const char *label, int nin, tocha_tensor **inputs, int nout,
                                         tocha_tensor **outputs) TOCHA_NOEXCEPT;
+/* Refuses a tensor a Lua Function's forward modified in place (ctx:markDirty) when the node
+   cannot take it as an output: a leaf that requires grad, or a view (Note [Dirty inputs]). */
+TOCHA_API int tocha_autograd_check_dirty(const tocha_tensor *t, const char *label) TOCHA_NOEXCEPT;
 /* During a Lua node's backward: an alias of the saved output data whose history is that node's
    output slot (Note [Saved outputs in double backward]); a plain alias otherwise. */
 TOCHA_API tocha_tensor *tocha_autograd_saved_output(const tocha_tensor *data, int slot) TOCHA_NOEXCEPT;

@@ -1,6 +1,6 @@
 -- torch.autograd.Function: user-defined differentiable functions (forward with recording off,
 -- backward in Lua, recorded as one engine node through lua/torch/autograd.lua's keys), and their
--- context (saveForBackward, savedTensors, markNonDifferentiable).
+-- context (saveForBackward, savedTensors, markNonDifferentiable, markDirty).
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -58,6 +58,25 @@ function Context:markNonDifferentiable(...)
   self._nondiff = { ... }
 end
 
+--- ctx:markDirty(...): the given arguments of forward were modified in place by it and are returned
+--- by it; they take this function's history (Note [Dirty inputs] in bindings/capi_autograd.cpp).
+--- A forward that writes into an argument that requires grad without marking it is refused.
+--- Example: local F = torch.autograd.Function('MulTwo_'); function F.forward(ctx, x) x:mul(2) ctx:markDirty(x) return x end; function F.backward(ctx, g) return g * 2 end
+function Context:markDirty(...)
+  for i = 1, select('#', ...) do
+    local t = select(i, ...)
+    if not is_tensor(t) then fail('markDirty', 'argument %d is %s, expected a tensor', i, describe(t)) end
+  end
+  self._dirty = { ... }
+end
+
+local function is_dirty(ctx, p)
+  for _, d in ipairs(ctx._dirty or {}) do
+    if d.p == p then return true end
+  end
+  return false
+end
+
 -- A gradient fits an input when the input's size broadcasts to it (the engine then sums it down),
 -- as PyTorch's validate_outputs.
 local function fits(size, g)
@@ -97,13 +116,14 @@ local function apply_function(F, ...)
   local n = select('#', ...)
   local args = { ... }
   local ctx = setmetatable({ fn = F, label = F.__name, needsInputGrad = {} }, Context)
-  local tensor_inputs, positions = {}, {}
+  local tensor_inputs, positions, versions = {}, {}, {}
   local any = false
   for i = 1, n do
     local a = args[i]
     if is_tensor(a) then
       tensor_inputs[#tensor_inputs + 1] = a
       positions[#positions + 1] = i
+      versions[#versions + 1] = C.tocha_tensor_version(a.p)
       local needs = bit.band(a.p.flags, REQUIRES_GRAD) ~= 0
       ctx.needsInputGrad[i] = needs
       any = any or needs
@@ -113,14 +133,34 @@ local function apply_function(F, ...)
   end
   local outputs = { torch.noGrad(F.forward, ctx, ...) }
   if not any or not torch.isGradEnabled() then return unpack(outputs, 1, table.maxn(outputs)) end
+  -- An argument written in place must be marked and returned, or the graph would silently give its
+  -- old value's gradient (PyTorch 1.13 does not check; its gradients are then wrong).
+  for k, a in ipairs(tensor_inputs) do
+    if C.tocha_tensor_version(a.p) ~= versions[k] and bit.band(a.p.flags, REQUIRES_GRAD) ~= 0
+        and not is_dirty(ctx, a.p) then
+      fail(F.__name, 'forward modified argument %d (%s) in place; mark it with ctx:markDirty and return it',
+        positions[k], describe(a))
+    end
+  end
+  for _, d in ipairs(ctx._dirty or {}) do
+    local returned = false
+    for i = 1, table.maxn(outputs) do
+      if is_tensor(outputs[i]) and outputs[i].p == d.p then returned = true end
+    end
+    if not returned then fail(F.__name, 'a tensor marked dirty (%s) was not returned by forward', describe(d)) end
+    check(C.tocha_autograd_check_dirty(d.p, F.__name))
+  end
   local outs, raw_outputs = {}, {}
   for i = 1, table.maxn(outputs) do
     local o = outputs[i]
     if is_tensor(o) then
       raw_outputs[i] = o.p
-      -- An input returned as is would get this node as its history: return an alias instead.
-      for _, a in ipairs(tensor_inputs) do
-        if a.p == o.p then o = wrap(C.tocha_tensor_alias(o.p)) break end
+      -- An input returned as is would get this node as its history: return an alias instead,
+      -- unless forward wrote into it (ctx:markDirty), when it is to take that history.
+      if not is_dirty(ctx, o.p) then
+        for _, a in ipairs(tensor_inputs) do
+          if a.p == o.p then o = wrap(C.tocha_tensor_alias(o.p)) break end
+        end
       end
       outputs[i] = o
       outs[#outs + 1] = o
@@ -152,6 +192,7 @@ local function apply_function(F, ...)
   local ins = tensor_array(tensor_inputs, 'input', false)
   local os = tensor_array(outs, 'output', false)
   check(C.tocha_autograd_record_lua(key, F.__name, #tensor_inputs, ins, #outs, os))
+  ctx._dirty = nil  -- the dirty tensors are outputs now; keeping them would keep the node alive
   -- Note [Non-differentiable outputs]: they stay outputs of the node, so the gradients reaching
   -- backward keep their positions, and lose the history recording gave them (PyTorch gives them
   -- none); no gradient can reach their slot, which backward sees as nil.
