@@ -24,6 +24,15 @@ local function num(v)
   return v
 end
 
+-- Note [A boolean beside a BoolTensor]: PyTorch keeps bool op bool in bool (tensor([True]) + True is
+-- tensor([True])); the number 1 would promote to Long. The boolean becomes a 0-dim tensor of the
+-- operand's type (same device), which the engine's promotion keeps in bool.
+local BOOL = lib.dtype.bool
+local function boolean_operand(t, v)
+  if t.p.dtype ~= BOOL then return v and 1 or 0 end
+  return (methods.view(methods.fill(methods.resize(t.new(), 1), v and 1 or 0), torch.LongStorage()))
+end
+
 local function install_unary(name)
   local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
   -- torch.f(x) or torch.f(res, x)
@@ -47,7 +56,8 @@ end
 
 -- Computes a (tensor|number) op b (tensor|number) into res (or a new tensor).
 local function binary_apply(name, f, f_out, f_s, f_s_out, f_rs, res, a, b)
-  b = num(b)
+  if type(b) == 'boolean' and is_tensor(a) then b = boolean_operand(a, b) end
+  if type(a) == 'boolean' and is_tensor(b) then a = boolean_operand(b, a) end
   if is_tensor(a) then
     if is_tensor(b) then
       if res then check(f_out(res.p, a.p, b.p)) return res end
