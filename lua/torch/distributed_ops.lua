@@ -163,10 +163,17 @@ local function tag_arg(name, tag)
   return tag
 end
 
+-- A rank cannot exchange with itself (PyTorch 1.13 refuses it on every backend; a synchronous MPI
+-- send to oneself waited for the timeout).
+local function not_self(name, what, r)
+  if r == dist.rank() then torch._lib.fail(name, 'a rank cannot %s itself (%s %d is this rank)', name == 'send' and 'send to' or 'receive from', what, r) end
+  return r
+end
+
 local function start_send(t, dst, tag)
   require_init('send')
   local c = carrier('send', t, 'the tensor', false)
-  return D().send(c.p, peer_arg('send', 'destination', dst), tag_arg('send', tag)), t
+  return D().send(c.p, not_self('send', 'destination', peer_arg('send', 'destination', dst)), tag_arg('send', tag)), t
 end
 --- torch.distributed.sendAsync(t, dst [, tag]): starts sending t to rank dst (with checks on, it
 --- completes once dst has accepted its dtype and size).
@@ -177,7 +184,7 @@ function dist.send(t, dst, tag) return run_sync(start_send(t, dst, tag)) end
 local function start_recv(t, src, tag)
   require_init('recv')
   local c, converted = carrier('recv', t, 'the tensor', false)
-  return D().recv(c.p, peer_arg('recv', 'source', src), tag_arg('recv', tag)), t, t, converted and c
+  return D().recv(c.p, not_self('recv', 'source', peer_arg('recv', 'source', src)), tag_arg('recv', tag)), t, t, converted and c
 end
 --- torch.distributed.recvAsync(t, src [, tag]): starts receiving into t what rank src sends.
 function dist.recvAsync(t, src, tag) return new_work('recv', start_recv(t, src, tag)) end
