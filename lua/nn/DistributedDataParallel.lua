@@ -297,7 +297,51 @@ function DDP:syncGradients()
   end
 end
 
+-- Note [DDP after torch.load and clone]: the modules a DDP watches and its gradient hooks live in
+-- this process's tables and tensors, which torch.save, torch.load and clone() do not carry over
+-- (saving failed on the hooks' functions; a cloned DDP's gradients were silently left
+-- unaveraged). The buckets are not saved and are rebuilt on load and clone, and a forward that
+-- finds its modules unwatched (a copy made another way) rebuilds them too. Nothing is exchanged
+-- between ranks: a file may be loaded on one rank only.
+local TRANSIENT = { _slots = true, _buckets = true, _module_slots = true, _leaves = true }
+
+function DDP:_rebuild()
+  for _, s in ipairs(self._slots or {}) do s.hook = nil end  -- handles of the original's tensors
+  self._slots, self._buckets, self._module_slots, self._leaves = {}, {}, {}, {}
+  self:_buildBuckets()
+end
+
+function DDP:_rebindIfCopied()
+  local first = self._leaves and self._leaves[1]
+  if first ~= nil and watched[first] ~= self then self:_rebuild() end
+end
+
+--- ddp:write(file): saves the DDP without its buckets and hooks (Note [DDP after torch.load and clone]).
+function DDP:write(file)
+  local fields = {}
+  for k, v in pairs(self) do
+    if not TRANSIENT[k] then fields[k] = v end
+  end
+  file:writeObject(fields)
+end
+
+--- ddp:read(file): loads a saved DDP and rebuilds its buckets and hooks.
+function DDP:read(file)
+  local fields = file:readObject()
+  if type(fields) ~= 'table' then error('[nn.DistributedDataParallel] expected a table of fields in the file, got ' .. type(fields), 0) end
+  for k, v in pairs(fields) do self[k] = v end
+  self:_rebuild()
+end
+
+--- ddp:clone(...): a copy whose gradients are averaged by its own buckets and hooks.
+function DDP:clone(...)
+  local copy = parent.clone(self, ...)
+  copy:_rebuild()
+  return copy
+end
+
 function DDP:updateOutput(input)
+  self:_rebindIfCopied()
   if self._ready > 0 then
     error(string.format('[nn.DistributedDataParallel] the last backward gave gradients to %d of %d parameters, '
       .. 'so they were not averaged across ranks: call ddp:syncGradients() after backward', self._ready, #self._slots), 2)

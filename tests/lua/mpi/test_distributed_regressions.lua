@@ -278,6 +278,39 @@ function tests.ddpTypeConversionRebuildsTheBuckets()
   end
 end
 
+function tests.ddpCopiedByCloneOrLoadStillAverages()
+  -- A DDP from clone() or torch.load had no watched modules and no hooks: its gradients stayed
+  -- each rank's own, silently (Note [DDP after torch.load and clone]).
+  local path = os.tmpname()
+  for _, how in ipairs({ 'clone', 'load' }) do
+    for _, style in ipairs({ 'torch7', 'loss' }) do
+      torch.manualSeed(3)
+      local model = nn.Sequential():add(nn.TestRegressionsMix(4)):add(nn.Tanh()):add(nn.Linear(4, 4))
+      local original = nn.DistributedDataParallel(model, { bucketMB = 1e-5 })
+      local ddp
+      if how == 'clone' then ddp = original:clone()
+      else
+        torch.save(path, original)
+        ddp = torch.load(path)
+      end
+      local ref = ddp.module:clone()
+      ddp:zeroGradParameters()
+      ref:zeroGradParameters()
+      step(ddp, shard(X, 1), shard(Y, 1), style)
+      step(ref, whole(X, 1), whole(Y, 1), style)
+      check_grads(ddp.module, ref, 'a DDP from ' .. how .. ' (' .. style .. ')')
+      -- the original still averages its own model's gradients
+      local ref2 = model:clone()
+      original:zeroGradParameters()
+      ref2:zeroGradParameters()
+      step(original, shard(X, 2), shard(Y, 2), style)
+      step(ref2, whole(X, 2), whole(Y, 2), style)
+      check_grads(model, ref2, 'the original beside a ' .. how .. ' (' .. style .. ')')
+    end
+  end
+  os.remove(path)
+end
+
 -- ---- nn.SyncBatchNorm -----------------------------------------------------------------------------
 
 local SB = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/../fixtures/sync_bn_ref.lua')
