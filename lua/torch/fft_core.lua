@@ -38,6 +38,12 @@ function M.complex_input(op, x)
   return M.float_input(op, x)
 end
 
+-- Note [An empty table in a list's place is the list]: an options table is told from a list
+-- (s or dims, e.g. {1, 2}) by having no [1], so an empty table at the place of s or dim was read
+-- as an empty options table and fftn(z, nil, {}) transformed every dim. There it is the empty
+-- list (refused by dims_and_sizes); elsewhere ({} after n, or after norm's place) still options.
+local LIST_SLOT = { s = true, dim = true }
+
 -- Splits the arguments after x into named values: positional (names in order), optionally
 -- followed by one options table with those names (told from a list such as dims {1, 2} by having
 -- no [1]). Unknown option names are an error.
@@ -45,7 +51,8 @@ function M.options(op, names, ...)
   local n = select('#', ...)
   local last = n > 0 and select(n, ...) or nil
   local r = {}
-  if type(last) == 'table' and getmetatable(last) == nil and last[1] == nil then
+  local empty_list = n <= #names and LIST_SLOT[names[n]] and type(last) == 'table' and next(last) == nil
+  if type(last) == 'table' and getmetatable(last) == nil and last[1] == nil and not empty_list then
     local known = {}
     for _, name in ipairs(names) do known[name] = true end
     for k in pairs(last) do
@@ -62,8 +69,12 @@ function M.options(op, names, ...)
   return r
 end
 
+-- An integer (finite: math.huge == math.floor(math.huge) would pass as one and fail later in
+-- another op's words, as a size of -2^63).
 local function int_arg(op, v, what)
-  if type(v) ~= 'number' or v ~= math.floor(v) then fail(op, 'expected an integer as %s, got %s', what, describe(v)) end
+  if type(v) ~= 'number' or v ~= math.floor(v) or v == math.huge or v == -math.huge then
+    fail(op, 'expected an integer as %s, got %s', what, type(v) == 'number' and tostring(v) or describe(v))
+  end
   return v
 end
 
@@ -100,11 +111,13 @@ function M.dims_and_sizes(op, x, nd, dims, s, default_dims)
   if dims ~= nil and type(dims) ~= 'table' then fail(op, 'expected dims as a table of numbers, got %s', describe(dims)) end
   if s ~= nil and type(s) ~= 'table' then fail(op, 'expected s (the signal sizes) as a table, got %s', describe(s)) end
   if dims == nil then
-    if s ~= nil then
+    -- the two-dim transforms keep their dims {-2, -1} when s is given (PyTorch), so an s of
+    -- other than two sizes is an error below instead of a transform over #s dims
+    if default_dims then dims = default_dims
+    elseif s ~= nil then
       if #s > nd then fail(op, 's has %d sizes but the signal has %d dims', #s, nd) end
       dims = {}
       for i = 1, #s do dims[i] = nd - #s + i end
-    elseif default_dims then dims = default_dims
     else
       dims = {}
       for i = 1, nd do dims[i] = i end

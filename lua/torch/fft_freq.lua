@@ -9,7 +9,7 @@ local fft = torch.fft
 -- n, d and the options {dtype=, device=, requiresGrad=} of the frequency factories.
 local function freq_args(op, n, d, opts)
   if type(d) == 'table' and opts == nil then d, opts = nil, d end
-  if type(n) ~= 'number' or n ~= math.floor(n) or n < 1 then
+  if type(n) ~= 'number' or n ~= math.floor(n) or n < 1 or n == math.huge then
     fail(op, 'expected the number of points n as a positive integer, got %s', describe(n))
   end
   d = d or 1
@@ -22,9 +22,12 @@ local function freq_args(op, n, d, opts)
 end
 
 -- t (computed in f64) in the options' dtype (default: the default float type) and device.
+local FLOATING = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 local function finish(op, t, opts)
   local id, cuda = torch._dtype_arg(op, opts.dtype)
   id = id or C.tocha_default_float_dtype()
+  -- an integer dtype would truncate the fractions k / (d n) (to 0 for n > 1): PyTorch raises too
+  if not FLOATING[id] then fail(op, "expected a floating dtype, got '%s'", torch._dtype_name[id] or tostring(opts.dtype)) end
   if t.p.dtype ~= id then t = wrap(C.tocha_tensor_to_dtype(t.p, id)) end
   local device = opts.device or cuda
   if device ~= nil then t = torch._to_device(t, device, op) end

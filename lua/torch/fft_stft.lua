@@ -15,6 +15,8 @@ local STFT_OPTS = { hopLength = 1, winLength = 1, window = 1, center = 1, padMod
 local ISTFT_OPTS = { hopLength = 1, winLength = 1, window = 1, center = 1, normalized = 1, onesided = 1,
                      length = 1, returnComplex = 1 }
 
+local FLAGS = { 'center', 'normalized', 'onesided', 'returnComplex' }
+
 local function read_opts(op, opts, known)
   if opts == nil then return {} end
   if type(opts) ~= 'table' or getmetatable(opts) ~= nil then
@@ -22,6 +24,11 @@ local function read_opts(op, opts, known)
   end
   for k in pairs(opts) do
     if not known[k] then fail(op, 'unknown option %s', tostring(k)) end
+  end
+  -- flags are read by truthiness, so normalized = 'no' or onesided = 0 (false in Python) were true
+  for _, flag in ipairs(FLAGS) do
+    local v = opts[flag]
+    if v ~= nil and type(v) ~= 'boolean' then fail(op, 'expected %s as a boolean, got %s', flag, describe(v)) end
   end
   -- Note [No complex results]: Tocha has no complex dtype, so the result is always PyTorch's
   -- return_complex=False layout, the complex values as a trailing dim of 2.
@@ -33,8 +40,8 @@ local function read_opts(op, opts, known)
 end
 
 local function positive_int(op, v, what)
-  if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
-    fail(op, 'expected %s as a positive integer, got %s', what, describe(v))
+  if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 or v == math.huge then
+    fail(op, 'expected %s as a positive integer, got %s', what, type(v) == 'number' and tostring(v) or describe(v))
   end
   return v
 end
