@@ -79,7 +79,7 @@ end
 --- transformed; size (B,) freq x frames x 2 with freq = nFft / 2 + 1 (onesided, the default) or
 --- nFft. opts: hopLength, winLength (default nFft), window (winLength points, centred; default
 --- ones), center (default true: x padded by nFft / 2 on both sides with padMode 'reflect',
---- 'constant' or 'replicate'), normalized (divide by sqrt(nFft)), onesided. Complex results come
+--- 'constant', 'replicate' or 'circular'), normalized (divide by sqrt(nFft)), onesided. Complex results come
 --- as a trailing dim of 2 (PyTorch's return_complex=False layout; returnComplex = true is an error).
 --- Example: torch.stft(torch.sin(torch.range(1, 64)), 16, {window = torch.hannWindow(16)})
 function torch.stft(x, n_fft, opts)
@@ -96,15 +96,20 @@ function torch.stft(x, n_fft, opts)
   local sig = batched and x or x:view(1, x:size(1))
   if o.center ~= false then
     local mode = PAD_MODES[o.padMode or 'reflect']
-    if mode == nil then
-      fail(op, "padMode must be 'reflect', 'constant' or 'replicate', got %s", tostring(o.padMode))
+    if mode == nil and o.padMode ~= 'circular' then
+      fail(op, "padMode must be 'reflect', 'constant', 'replicate' or 'circular', got %s", tostring(o.padMode))
     end
-    local p = math.floor(n_fft / 2)
-    if mode == 1 and p >= sig:size(2) then
-      fail(op, "padMode 'reflect' needs a signal longer than nFft / 2 = %d points, got %d", p, sig:size(2))
+    local p, L = math.floor(n_fft / 2), sig:size(2)
+    if mode == 1 and p >= L then
+      fail(op, "padMode 'reflect' needs a signal longer than nFft / 2 = %d points, got %d", p, L)
     end
-    pads_buf[0], pads_buf[1] = p, p
-    sig = wrap(C.tocha_pad(sig.p, 2, pads_buf, mode, 0))
+    if mode == nil then  -- circular: the signal's end before it, its start after it
+      if p > L then fail(op, "padMode 'circular' needs a signal of at least nFft / 2 = %d points, got %d", p, L) end
+      if p > 0 then sig = torch.cat({ sig:narrow(2, L - p + 1, p), sig, sig:narrow(2, 1, p) }, 2) end
+    else
+      pads_buf[0], pads_buf[1] = p, p
+      sig = wrap(C.tocha_pad(sig.p, 2, pads_buf, mode, 0))
+    end
   end
   local len = sig:size(2)
   if n_fft > len then fail(op, 'nFft (%d) must be at most the (padded) signal length %d', n_fft, len) end

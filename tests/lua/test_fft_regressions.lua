@@ -118,5 +118,32 @@ function tests.stftFlagsAreBooleans()
     'istft explicit defaults')
 end
 
+-- padMode 'circular' (PyTorch's F.pad mode; it was refused). PyTorch 1.13, float64:
+-- x = sin(1..10); s = stft(x, 6, hop_length=2, pad_mode='circular', window=hann_window(6)) and the
+-- gradient of sum(view_as_real(s)^2 * arange(numel)) with respect to x.
+function tests.stftCircularPadding()
+  local x = torch.range(1, 10):double():sin()
+  local want = { 1.2537378450855368, 0.0, 0.22612788423437125, 0.0, -1.5365611180986147, 0.0, 1.0527422126817858, 0.0,
+    1.120735732923937, 0.0, 1.2537378450855368, 0.0, -0.9092947916213105, 0.8852851886824623, -0.21298726861093006,
+    -1.4719606512469843, 1.4472693480755408, 0.42176034331814705, -0.9915658530556327, 1.1209321859412171,
+    -0.39181271320117517, -0.9560170666948418, -0.9092947916213105, 0.8852851886824623, 0.6353375546690763,
+    -1.0026309714956692, 0.09861606997261516, 0.6923666354694877, -0.6701058529454004, -0.1983835570809993,
+    0.4591087917372906, -0.5272532560650331, 0.05780986140066638, 1.0359011491722139, 0.6353375546690763,
+    -1.0026309714956692, -0.7058233711810683, 0.0, 0.0026145130422585705, 0.0, -0.017765872161666363, 0.0,
+    0.012171909954898363, 0.0, -0.45273002932291945, 0.0, -0.7058233711810683, 0.0 }
+  local want_grad = { 294.74752194147584, 101.19451369710286, 24.963168466545348, -82.19317952299849,
+    -104.53314022677684, -32.39421682308088, 89.1412250405471, 120.74245715237043, 104.80119336196327,
+    -274.43724559219595 }
+  local opts = { hopLength = 2, padMode = 'circular', window = torch.hannWindow(6):double() }
+  local s = torch.stft(x, 6, opts)
+  tester:assertTensorEq(s:contiguous():view(-1), torch.DoubleTensor(want), 1e-12, 'circular stft')
+  local xr = x:clone():requiresGrad()
+  local sr = torch.stft(xr, 6, opts)
+  torch.sum(torch.cmul(torch.pow(sr, 2), torch.range(0, sr:nElement() - 1):double():viewAs(sr))):backward()
+  tester:assertTensorEq(xr.grad, torch.DoubleTensor(want_grad), 1e-9, 'circular stft gradient')
+  tester:assertErrorPattern(function() torch.stft(torch.randn(2), 6, { padMode = 'circular' }) end,
+    "padMode 'circular' needs a signal of at least")
+end
+
 tester:add(tests)
 tester:run()
