@@ -18,7 +18,8 @@ local REQUIRES_GRAD = 2  -- the header flag autograd.lua reads too
 -- Note [Function gradOutputs]: backward receives one gradient per tensor result of forward, in
 -- order, skipping non-tensor results (PyTorch passes None for those, keeping positions;
 -- lua/torch/checkpoint.lua relies on the skipping), and nil for a result no gradient reached
--- (PyTorch materializes zeros by default): check for nil when forward has several results.
+-- (PyTorch materializes zeros by default): check for nil when forward has several results, or
+-- call ctx:setMaterializeGrads(true) in forward to get zeros of the output's size instead.
 local Context = {}
 Context.__index = Context
 function Context:saveForBackward(...)
@@ -70,6 +71,15 @@ function Context:markDirty(...)
   self._dirty = { ... }
 end
 
+--- ctx:setMaterializeGrads(on): with true, backward receives zeros (of the output's size and
+--- type) for an output no gradient reached, as PyTorch's default, instead of nil (Note [Function
+--- gradOutputs]).
+--- Example: function F.forward(ctx, x) ctx:setMaterializeGrads(true) return x * 2, x * 3 end
+function Context:setMaterializeGrads(on)
+  if type(on) ~= 'boolean' then fail('setMaterializeGrads', 'expected a boolean, got %s', describe(on)) end
+  self._materialize = on
+end
+
 local function is_dirty(ctx, p)
   for _, d in ipairs(ctx._dirty or {}) do
     if d.p == p then return true end
@@ -90,6 +100,11 @@ local function fits(size, g)
 end
 
 local function function_backward(ctx, grads, ngrads)
+  if ctx._materialize then
+    for i, o in ipairs(ctx._output_meta) do
+      if grads[i] == nil then grads[i] = o[1].new():resize(o[2]):zero() end
+    end
+  end
   local rs = { ctx.fn.backward(ctx, unpack(grads, 1, ngrads)) }
   -- PyTorch: "function XBackward returned an incorrect number of gradients"; extra nils are fine.
   for i = table.maxn(rs), ctx._nargs + 1, -1 do
@@ -167,6 +182,10 @@ local function apply_function(F, ...)
     end
   end
   ctx._tensor_positions, ctx._nargs = positions, n
+  if ctx._materialize then
+    ctx._output_meta = {}
+    for k, o in ipairs(outs) do ctx._output_meta[k] = { o.new(), o:size() } end  -- type (and device), size
+  end
   ctx._input_sizes = {}
   for k, a in ipairs(tensor_inputs) do ctx._input_sizes[k] = a:size():totable() end
   ctx._versions = {}

@@ -1,6 +1,7 @@
 -- torch.autograd.Function's ctx:markDirty (Note [Dirty inputs] in bindings/capi_autograd.cpp):
 -- a forward that writes into an argument and returns it gives that tensor the function's
 -- history, as PyTorch 1.13's ctx.mark_dirty; unmarked or impossible writes are refused.
+-- Also ctx:setMaterializeGrads (zeros for outputs no gradient reached).
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 local D = torch.DoubleTensor
@@ -131,6 +132,38 @@ function tests.graphIsFreedWithTheTensor()
   collectgarbage()
   collectgarbage()
   tester:asserteq(live(), before, 'the Lua nodes are released')
+end
+
+function tests.materializeGrads()
+  -- PyTorch 1.13 materializes zeros by default: backward(ctx, g1, g2) gets g2 = zeros_like(b)
+  -- when only a is used; Tocha passes nil unless ctx:setMaterializeGrads(true).
+  local seen
+  local function make(materialize)
+    local F = torch.autograd.Function('Two')
+    function F.forward(ctx, x)
+      if materialize ~= nil then ctx:setMaterializeGrads(materialize) end
+      return x * 2, torch.cat({ x, x }) * 3
+    end
+    function F.backward(ctx, g1, g2)
+      seen = g2
+      if g2 == nil then return g1 * 2 end
+      return g1 * 2 + (g2:narrow(1, 1, 3) + g2:narrow(1, 4, 3)) * 3
+    end
+    return F
+  end
+  for _, m in ipairs({ true, false }) do
+    local x = D({ 1, 2, 3 }):requiresGrad()
+    local a = make(m).apply(x)
+    a:sum():backward()
+    tester:eq(x.grad:totable(), { 2, 2, 2 })
+    if m then
+      tester:eq(torch.type(seen), 'torch.DoubleTensor')
+      tester:eq(seen:totable(), { 0, 0, 0, 0, 0, 0 }, 'zeros of the unused output\'s size')
+    else
+      tester:assert(seen == nil, 'nil without materializing')
+    end
+  end
+  tester:assertErrorPattern(function() make('yes').apply(D({ 1 }):requiresGrad()) end, '%[setMaterializeGrads%] expected a boolean')
 end
 
 tester:add(tests)
