@@ -2,6 +2,7 @@
 #include "capi.h"
 #include "core/ops/linalg_decomp.h"
 #include "core/ops/linalg_extra.h"
+#include "core/ops/linalg_ldl.h"
 #include "core/ops/linalg_lu.h"
 
 using namespace tocha;
@@ -134,5 +135,21 @@ int tocha_linalg_lu(const tocha_tensor* a, tocha_tensor** p, tocha_tensor** l, t
     *p = r.p.release();
     *l = r.l.release();
     *u = r.u.release();
+  });
+}
+
+int tocha_linalg_ldl_factor(const tocha_tensor* a, tocha_tensor** ld, tocha_tensor** pivots,
+                            tocha_tensor** info) noexcept {
+  return guard_int([&] {
+    check_slots("linalg.ldlFactor", {ld, pivots, info});
+    LdlFactorResult r = linalg_ldl_factor(arg(a, "linalg.ldlFactor"));
+    *ld = r.ld.release();
+    *pivots = r.pivots.release();
+    *info = r.info.release();
+  });
+}
+tocha_tensor* tocha_linalg_ldl_solve(const tocha_tensor* ld, const tocha_tensor* pivots, const tocha_tensor* b) noexcept {
+  return guard_tensor([&] {
+    return linalg_ldl_solve(arg(ld, "linalg.ldlSolve"), arg(pivots, "linalg.ldlSolve"), arg(b, "linalg.ldlSolve"));
   });
 }

@@ -51,5 +51,11 @@ TOCHA_API int tocha_linalg_lu_unpack(const tocha_tensor *lu, const tocha_tensor 
 TOCHA_API int tocha_linalg_lu(const tocha_tensor *a, tocha_tensor **p, tocha_tensor **l, tocha_tensor **u) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_linalg_lu_solve(const tocha_tensor *lu, const tocha_tensor *pivots,
                                               const tocha_tensor *b) TOCHA_NOEXCEPT;
+/* LDL^T (sytrf, Bunch-Kaufman; core/ops/linalg_ldl.h): compact LD, 1-based int32 pivots and
+   sytrf's info per matrix; and a solve from them. Not differentiable. */
+TOCHA_API int tocha_linalg_ldl_factor(const tocha_tensor *a, tocha_tensor **ld, tocha_tensor **pivots,
+                                      tocha_tensor **info) TOCHA_NOEXCEPT;
+TOCHA_API tocha_tensor *tocha_linalg_ldl_solve(const tocha_tensor *ld, const tocha_tensor *pivots,
+                                               const tocha_tensor *b) TOCHA_NOEXCEPT;
 
 #endif

@@ -60,5 +60,12 @@ using OrmqrKernel = int (*)(bool left, bool transpose, int64_t m, int64_t n, int
 // n ints). Stops at the numerical rank (*rank); the trailing rows (U) or columns (L) are zeroed.
 // tol < 0 takes LAPACK's default. info 1: A is not positive semidefinite.
 using PstrfKernel = int (*)(bool upper, int64_t n, void* a, int64_t lda, int32_t* piv, int64_t* rank, double tol);
+// LDL^T of a symmetric A read from its lower triangle (sytrf, Bunch-Kaufman): L and D into that
+// triangle, LAPACK's 1-based pivots (n ints; a 2x2 block as two equal negative entries). info > 0:
+// D(info, info) is exactly zero (the factorization is complete, D singular).
+using SytrfKernel = int (*)(int64_t n, void* a, int64_t lda, int32_t* ipiv);
+// Solves A X = B from sytrf's lower-triangle factors and pivots; B (n x nrhs) becomes X.
+using SytrsKernel = int (*)(int64_t n, int64_t nrhs, const void* a, int64_t lda, const int32_t* ipiv, void* b,
+                            int64_t ldb);
 
 }  // namespace tocha

@@ -61,6 +61,14 @@ void spstrf_(const char* uplo, const int* n, float* a, const int* lda, int* piv,
              float* work, int* info, size_t uplo_len);
 void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank, const double* tol,
              double* work, int* info, size_t uplo_len);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work, const int* lwork,
+             int* info, size_t uplo_len);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work, const int* lwork,
+             int* info, size_t uplo_len);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info, size_t uplo_len);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, size_t uplo_len);
 }
 
 namespace tocha {
@@ -170,6 +178,18 @@ inline int pstrf(char uplo, int n, float* a, int lda, int* piv, int* rank, float
 }
 inline int pstrf(char uplo, int n, double* a, int lda, int* piv, int* rank, double tol, double* work) {
   int info = 0; dpstrf_(&uplo, &n, a, &lda, piv, rank, &tol, work, &info, 1); return info;
+}
+inline int sytrf(char uplo, int n, float* a, int lda, int* ipiv, float* work, int lwork) {
+  int info = 0; ssytrf_(&uplo, &n, a, &lda, ipiv, work, &lwork, &info, 1); return info;
+}
+inline int sytrf(char uplo, int n, double* a, int lda, int* ipiv, double* work, int lwork) {
+  int info = 0; dsytrf_(&uplo, &n, a, &lda, ipiv, work, &lwork, &info, 1); return info;
+}
+inline int sytrs(char uplo, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb) {
+  int info = 0; ssytrs_(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); return info;
+}
+inline int sytrs(char uplo, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb) {
+  int info = 0; dsytrs_(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); return info;
 }
 
 }  // namespace lapack

@@ -74,7 +74,7 @@ end
 --- ctx:setMaterializeGrads(on): with true, backward receives zeros (of the output's size and
 --- type) for an output no gradient reached, as PyTorch's default, instead of nil (Note [Function
 --- gradOutputs]).
---- Example: function F.forward(ctx, x) ctx:setMaterializeGrads(true) return x * 2, x * 3 end
+--- Example: local F = torch.autograd.Function('Two'); function F.forward(ctx, x) ctx:setMaterializeGrads(true) return x * 2, x * 3 end; function F.backward(ctx, g1, g2) return g1 * 2 + g2 * 3 end
 function Context:setMaterializeGrads(on)
   if type(on) ~= 'boolean' then fail('setMaterializeGrads', 'expected a boolean, got %s', describe(on)) end
   self._materialize = on

@@ -9,13 +9,7 @@
 -- leftovers of LAPACK's getrs for a singular matrix (infs or NaNs), solveEx returns NaN for that
 -- matrix and solves the others, differentiably (the singular ones are swapped for the identity
 -- before torch.linalg.solve, so no error and no NaN gradient reaches the rest of the batch).
---
--- Note [No LDL]: PyTorch's ldl_factor, ldl_factor_ex and ldl_solve are LAPACK's sytrf / sytrs:
--- Bunch-Kaufman, with 1x1 and 2x2 pivots chosen by comparing |a_kk| with alpha = (1 + sqrt 17) / 8
--- times the largest entry below it, 2x2 blocks encoded as negative pivots. It pivots even for
--- symmetric positive definite input (PyTorch 1.13: ldl_factor of {{1, 2}, {2, 5}} gives LD
--- {{5, 0}, {0.4, 0.2}} and pivots {2, 2}), so an LDL^T without pivoting cannot reproduce LD and
--- pivots, and sytrf has no binding in Tocha's C API: the three are left out.
+
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'

@@ -487,5 +487,6 @@ function linalg.luSolve(LU, pivots, B)
 end
 
 require 'torch.linalg_ex'
+require 'torch.linalg_ldl'
 
 return linalg

@@ -11,11 +11,14 @@ using namespace tocha;
 
 namespace {
 // Ops whose CUDA tensors are served without a CUDA kernel of their own: eig and pstrf, which
-// cuSOLVER lacks (no general eigensolver, no pivoted Cholesky), copy CUDA tensors to the host and
-// back in their front-ends (Note [Host LAPACK for CUDA tensors], core/ops/lapack_t7.cpp). Earlier
+// cuSOLVER lacks (no general eigensolver, no pivoted Cholesky), and the LDL^T pair (sytrs with
+// LAPACK's pivots is not in every cuSOLVER), copy CUDA tensors to the host and back in their
+// front-ends (Note [Host LAPACK for CUDA tensors], core/ops/lapack_t7.cpp). Earlier
 // ones, multinomial and randperm, draw on the device since Note [Device randperm] and Note [Device
 // multinomial] (kernels/cuda/random_perm.cu, random_multinomial.cu).
-bool served_otherwise(OpId op) { return op == OpId::eig || op == OpId::pstrf; }
+bool served_otherwise(OpId op) {
+  return op == OpId::eig || op == OpId::pstrf || op == OpId::ldlFactor || op == OpId::ldlSolve;
+}
 }  // namespace
 
 TEST_CASE("kernel registry: CUDA kernels for every CPU (op, dtype)", "[kernel_parity]") {
