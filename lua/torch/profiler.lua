@@ -248,9 +248,10 @@ function profiler.stop()
   restore(S)
   flush_jit()
   -- Events still open (stop() called inside a profiled function, or a coroutine left one
-  -- unfinished) end at stop time.
+  -- unfinished) end at stop time. Last first: an open event's open children (which come after
+  -- it) must be closed before its self time subtracts their totals.
   local events = S.events
-  for i = 1, S.n do
+  for i = S.n, 1, -1 do
     local ev = events[i]
     if ev.totalTime == nil then
       ev.totalTime = t1 - ev.start

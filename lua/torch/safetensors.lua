@@ -34,7 +34,7 @@ local function is_int(v) return type(v) == 'number' and v >= 0 and v == math.flo
 -- Checks one header entry; returns { name, info, shape, numel, b, e }.
 local function entry(stream, name, e, data_len)
   local function bad(msg) stream:fail("tensor '%s': %s", name, msg) end
-  if type(e) ~= 'table' or J.is_array(e) then bad('its entry is not a JSON object') end
+  if type(e) ~= 'table' or J.is_array(e) or e == J.null then bad('its entry is not a JSON object') end
   local info = type(e.dtype) == 'string' and file_dtypes[e.dtype]
   if not info then bad('unsupported dtype ' .. tostring(e.dtype)) end
   local shape, offs = e.shape, e.data_offsets
@@ -68,13 +68,16 @@ function M.read(stream, opts, op)
   local size = stream:size()
   if size < 8 then stream:fail('too short for a safetensors file (%d bytes)', size) end
   stream:seek(0)
-  local n = tonumber(ffi.cast('uint64_t *', stream:read_string(8, 'the header size'))[0])
+  local n64 = ffi.cast('uint64_t *', stream:read_string(8, 'the header size'))[0]
+  local n = tonumber(n64)
   if n > size - 8 or n > MAX_HEADER then
-    stream:fail('declares a %d-byte header but the file has %d bytes (truncated or corrupt)', n, size)
+    -- printed from the u64 itself: %d of a double above 2^63 printed a negative size
+    stream:fail('declares a %s-byte header but the file has %d bytes (truncated or corrupt)',
+                (tostring(n64):gsub('ULL$', '')), size)
   end
   local ok, h = pcall(J.decode, stream:read_string(n, 'the header'))
   if not ok then stream:fail('header: %s', h) end
-  if type(h) ~= 'table' or J.is_array(h) then stream:fail('header is not a JSON object') end
+  if type(h) ~= 'table' or J.is_array(h) or h == J.null then stream:fail('header is not a JSON object') end
   local data_start = 8 + n
   local data_len = size - data_start
   local metadata, entries = {}, {}
@@ -126,6 +129,10 @@ local function flatten(stream, t, prefix, out, seen)
     local name = prefix .. (type(k) == 'number' and string.format('%d', k) or k)
     -- The header's "__metadata__" entry is not a tensor: a tensor of that name made an unreadable file.
     if name == '__metadata__' then stream:fail("'__metadata__' is reserved for the metadata and cannot name a tensor") end
+    -- Note [Names are UTF-8]: JSON text is UTF-8 and the reference reader (serde_json) rejects a
+    -- header holding other bytes, so a Latin-1 name or metadata string used to write a file that
+    -- only Tocha could read back; saving now refuses it.
+    if not J.is_utf8(name) then stream:fail('tensor name %q is not valid UTF-8', name) end
     local v = t[k]
     if types.is_tensor(v) then
       if out[name] then stream:fail("two tensors are named '%s'", name) end
@@ -149,7 +156,11 @@ local function encode_metadata(stream, metadata)
     if type(k) ~= 'string' or (type(v) ~= 'string' and type(v) ~= 'number' and type(v) ~= 'boolean') then
       stream:fail('metadata must map strings to strings, got %s = %s', tostring(k), types.describe(v))
     end
-    parts[#parts + 1] = J.quote(k) .. ':' .. J.quote(tostring(v))
+    v = tostring(v)
+    if not (J.is_utf8(k) and J.is_utf8(v)) then  -- Note [Names are UTF-8]
+      stream:fail('metadata %q = %q is not valid UTF-8', k, v)
+    end
+    parts[#parts + 1] = J.quote(k) .. ':' .. J.quote(v)
   end
   return '"__metadata__":{' .. table.concat(parts, ',') .. '}'
 end

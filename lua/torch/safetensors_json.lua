@@ -1,5 +1,6 @@
--- A strict JSON reader and string quoting for safetensors headers. Input is untrusted: nesting
--- is bounded, duplicate keys and trailing garbage are errors, and every error names the offset.
+-- A strict JSON reader, string quoting and a UTF-8 check for safetensors headers (the check also
+-- serves TensorBoard tags). Input is untrusted: nesting is bounded, duplicate keys and trailing
+-- garbage are errors, and every error names the offset.
 local J = {}
 
 J.null = setmetatable({}, { __tostring = function() return 'null' end })
@@ -52,6 +53,8 @@ function J.decode(s)
           if not lo or lo < 0xDC00 or lo > 0xDFFF then fail('unpaired surrogate') end
           cp = 0x10000 + (cp - 0xD800) * 1024 + (lo - 0xDC00)
           i = i + 6
+        elseif cp >= 0xDC00 and cp <= 0xDFFF then  -- a low surrogate with no high one before it
+          fail('unpaired surrogate')
         end
         parts[#parts + 1] = utf8(cp)
       else
@@ -101,11 +104,21 @@ function J.decode(s)
     elseif c == '"' then
       return str()
     end
-    local num = s:match('^-?%d+%.?%d*[eE]?[-+]?%d*', i)
-    if num then
-      local v = tonumber(num)
+    -- JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?: the reference reader rejects
+    -- 01, 1. and .5, so a header holding them is corrupt, not a variant to accept
+    local int = s:match('^-?%d+', i)
+    if int then
+      local j = i + #int
+      if int:match('^-?0%d') then fail('bad number (leading zero)') end
+      local frac = s:match('^%.%d+', j)
+      if not frac and s:sub(j, j) == '.' then fail('bad number') end
+      j = j + (frac and #frac or 0)
+      local exp = s:match('^[eE][-+]?%d+', j)
+      if not exp and s:match('^[eE]', j) then fail('bad number') end
+      j = j + (exp and #exp or 0)
+      local v = tonumber(s:sub(i, j - 1))
       if not v then fail('bad number') end
-      i = i + #num
+      i = j
       return v
     end
     for word, v in pairs({ ['true'] = true, ['false'] = false, null = J.null }) do
@@ -118,6 +131,32 @@ function J.decode(s)
   skip()
   if i <= #s then fail('trailing characters') end
   return v
+end
+
+--- Whether s is valid UTF-8 (shortest forms, no surrogates, at most U+10FFFF), as JSON text must be.
+function J.is_utf8(s)
+  if not s:find('[\128-\255]') then return true end
+  local i, n = 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    if c < 0x80 then
+      i = i + 1
+    else
+      local len, cp, min
+      if c >= 0xC2 and c <= 0xDF then len, cp, min = 2, c - 0xC0, 0x80
+      elseif c >= 0xE0 and c <= 0xEF then len, cp, min = 3, c - 0xE0, 0x800
+      elseif c >= 0xF0 and c <= 0xF4 then len, cp, min = 4, c - 0xF0, 0x10000
+      else return false end
+      for k = 1, len - 1 do
+        local b = s:byte(i + k)
+        if not b or b < 0x80 or b > 0xBF then return false end
+        cp = cp * 64 + (b - 0x80)
+      end
+      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
+      i = i + len
+    end
+  end
+  return true
 end
 
 --- A JSON string literal for s (control characters escaped; other bytes kept as UTF-8).

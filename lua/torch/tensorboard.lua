@@ -7,6 +7,7 @@ local lib = require 'torch.lib'
 local types = require 'torch.types'
 local pb = require 'torch.tensorboard_proto'
 local summaries = require 'torch.tensorboard_summary'
+local utf8_ok = require('torch.safetensors_json').is_utf8
 local fail = lib.fail
 local is_tensor, describe = types.is_tensor, types.describe
 local floor, concat = math.floor, table.concat
@@ -120,8 +121,12 @@ local function read_opts(op, opts)
   return o
 end
 
+-- Note [Tags are UTF-8]: tags are protobuf `string` fields, which TensorBoard's readers (Python
+-- protobuf, the Rust data server) reject unless they are valid UTF-8: a Latin-1 tag made a record
+-- that hid the run's data. PyTorch's tags are Python str, always valid.
 local function check_tag(op, tag, what)
   if type(tag) ~= 'string' or tag == '' then fail(op, '%s must be a non-empty string, got %s', what or 'tag', describe(tag)) end
+  if not utf8_ok(tag) then fail(op, '%s must be valid UTF-8, got %q', what or 'tag', tag) end
 end
 
 -- A number, or the value of a one-element tensor.

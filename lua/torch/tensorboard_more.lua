@@ -6,6 +6,7 @@ local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
 local pb = require 'torch.tensorboard_proto'
+local utf8_ok = require('torch.safetensors_json').is_utf8
 local fail = lib.fail
 local is_tensor, describe = types.is_tensor, types.describe
 local floor, concat = math.floor, table.concat
@@ -37,6 +38,8 @@ local function sorted_keys(op, what, t)
   local keys = {}
   for k in pairs(t) do
     if type(k) ~= 'string' or k == '' then fail(op, '%s must be keyed by names (strings), got key %s', what, describe(k)) end
+    -- protobuf string fields (Note [Tags are UTF-8] in lua/torch/tensorboard.lua)
+    if not utf8_ok(k) then fail(op, '%s must be keyed by valid UTF-8 names, got %q', what, k) end
     keys[#keys + 1] = k
   end
   table.sort(keys)
@@ -84,6 +87,7 @@ local function hparam_value(op, k, v)
     if v:nElement() < 1 then fail(op, 'hparamDict.%s is an empty tensor', k) end
     return v:detach():double():contiguous():view(-1)[1]
   end
+  if type(v) == 'string' and not utf8_ok(v) then fail(op, 'hparamDict.%s must be valid UTF-8, got %q', k, v) end
   if type(v) == 'number' or type(v) == 'string' or type(v) == 'boolean' then return v end
   fail(op, 'hparamDict.%s must be a number, string, boolean or tensor, got %s', k, describe(v))
 end

@@ -51,11 +51,20 @@ local function bin_counts(x, edges)
   return torch.bincount(idx, nil, n + 1):narrow(1, 2, n - 1):totable()
 end
 
+-- Note [Histogram bin limit]: the edges are a Lua list, so bins = 1e9 died with "table overflow"
+-- (no function named) after minutes of work, and PyTorch's NumPy would fail for lack of memory.
+-- TensorBoard draws at most a few dozen buckets; a million is an error of the caller's, not a plot.
+local MAX_BINS = 1000000
+
 -- PyTorch's make_histogram: the buckets from the one before the first non-empty bin to the last
 -- non-empty one, each with its right edge (bucket_limit), the first one empty.
 function M.histogram(op, values, bins)
   local x = values
-  if type(x) == 'table' and not is_tensor(x) then x = torch.DoubleTensor(x) end
+  if type(x) == 'table' and not is_tensor(x) then
+    local ok, t = pcall(torch.DoubleTensor, x)
+    if not ok then fail(op, 'values must be a tensor or a list of numbers, got a table that is not one') end
+    x = t
+  end
   if not is_tensor(x) then fail(op, 'values must be a tensor, got %s', describe(values)) end
   if x:nElement() == 0 then fail(op, 'values is empty') end
   -- detached: a parameter that requires grad would make the reductions below 0-dim tensors
@@ -71,6 +80,7 @@ function M.histogram(op, values, bins)
   if bins == nil or bins == 'tensorflow' then
     edges = tensorflow_edges()
   elseif type(bins) == 'number' and bins >= 1 and bins == floor(bins) then
+    if bins > MAX_BINS then fail(op, 'bins must be at most %d (Note [Histogram bin limit]), got %s', MAX_BINS, tostring(bins)) end
     edges = uniform_edges(lo, hi, bins)
   else
     fail(op, "bins must be 'tensorflow' or a positive integer, got %s", type(bins) == 'number' and tostring(bins) or describe(bins))
