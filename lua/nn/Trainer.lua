@@ -1,5 +1,6 @@
 -- nn.Trainer: the training loop as a convenience around a model, a criterion and an optimizer:
--- fit (epochs, validation, metrics, callbacks, a history table), evaluate, predict, plots.
+-- fit (epochs, validation, metrics, callbacks, a history table, a schedule, gradient accumulation:
+-- nn/trainer_loop.lua), evaluate, predict, plots; checkpoints and resumes in nn/trainer_state.lua.
 -- It runs Torch7's forward/backward calls, so any module and criterion works; a plain loop over
 -- a data.DataLoader stays just as good.
 require 'nn.callbacks'
@@ -12,17 +13,46 @@ local Trainer = torch.class('nn.Trainer')
 
 local function fail(fmt, ...) lib.fail('Trainer', fmt, ...) end
 
---- nn.Trainer(model, criterion, optimizer): trains model against criterion. optimizer is an
---- object with step() (and zeroGrad(); else the model's gradients are zeroed), such as
+--- nn.Trainer(model, criterion, optimizer[, opts]): trains model against criterion. optimizer is
+--- an object with step() (and zeroGrad(); else the model's gradients are zeroed), such as
 --- optim.SGD, or Torch7's functional form {method = optim.sgd, config = {...}[, state = {}]}.
-function Trainer:__init(model, criterion, optimizer)
+--- opts: scheduler (an optim.lr schedule over that optimizer, which fit steps), schedulerInterval
+--- ('epoch', the default: after each epoch; 'step': after each optimizer step, for OneCycleLR or
+--- CyclicLR), schedulerMonitor (the epoch log a ReduceLROnPlateau reads; default val_loss with
+--- validation, else loss). trainer:save(path) and trainer:resume(path) checkpoint the whole run
+--- (nn/trainer_state.lua).
+--- Example: local m = nn.Linear(2, 1); local o = optim.SGD(m, {lr = 0.1})
+--- local t = nn.Trainer(m, nn.MSECriterion(), o, {scheduler = optim.lr.StepLR(o, {stepSize = 2})})
+function Trainer:__init(model, criterion, optimizer, opts)
   if type(model) ~= 'table' or type(model.forward) ~= 'function' then fail('expected an nn module, got %s', torch.type(model)) end
   if criterion ~= nil and (type(criterion) ~= 'table' or type(criterion.forward) ~= 'function') then
     fail('expected a criterion, got %s', torch.type(criterion))
   end
   if optimizer ~= nil and type(optimizer) ~= 'table' then fail('expected an optimizer, got %s', type(optimizer)) end
+  if opts ~= nil and type(opts) ~= 'table' then fail('options must be a table, got %s', torch.type(opts)) end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= 'scheduler' and k ~= 'schedulerInterval' and k ~= 'schedulerMonitor' then
+      fail('unknown option %s (options: scheduler, schedulerInterval, schedulerMonitor)', tostring(k))
+    end
+  end
+  local sched, interval = opts.scheduler, opts.schedulerInterval or 'epoch'
+  if sched ~= nil and (type(sched) ~= 'table' or type(sched.step) ~= 'function') then
+    fail('scheduler must be a schedule with step() (optim.lr.*), got %s', torch.type(sched))
+  end
+  if interval ~= 'epoch' and interval ~= 'step' then
+    fail("schedulerInterval must be 'epoch' or 'step', got %s", tostring(interval))
+  end
+  if sched and interval == 'step' and torch.isTypeOf(sched, 'optim.lr.ReduceLROnPlateau') then
+    fail("a ReduceLROnPlateau reads an epoch's metric: schedulerInterval must be 'epoch'")
+  end
+  if opts.schedulerMonitor ~= nil and type(opts.schedulerMonitor) ~= 'string' then
+    fail('schedulerMonitor must be the name of an epoch log, got %s', torch.type(opts.schedulerMonitor))
+  end
   self.model, self.criterion, self.optimizer = model, criterion, optimizer
+  self.scheduler, self.schedulerInterval, self.schedulerMonitor = sched, interval, opts.schedulerMonitor
   self.history = {}
+  self.globalStep = 0  -- optimizer steps taken (PyTorch Lightning's global_step)
 end
 
 -- ---- learning rates of the supported optimizer forms -------------------------------------------
@@ -65,54 +95,6 @@ function Trainer._learningRateGroups(opt)
   return nil
 end
 
--- ---- model state snapshots (EarlyStopping's restoreBest) -----------------------------------------
-
--- The tensors that make a module's state: parameters and buffers (running statistics...), not
--- outputs, gradients or private fields, as {module position, field, tensor} in a fixed order.
-local function state_tensors(model)
-  local list = {}
-  local modules = type(model.listModules) == 'function' and model:listModules() or { model }
-  for i, m in ipairs(modules) do
-    local keys = {}
-    for k, v in pairs(m) do
-      if type(k) == 'string' and torch.isTensor(v) and not k:match('^_') and not k:match('^grad')
-          and k ~= 'output' and k ~= 'gradInput' then
-        keys[#keys + 1] = k
-      end
-    end
-    table.sort(keys)
-    for _, k in ipairs(keys) do list[#list + 1] = { i, k, m[k] } end
-  end
-  return list
-end
-
---- nn.Trainer.stateSnapshot(model): copies of the model's state tensors.
---- Example: local m = nn.Linear(2, 2); local s = nn.Trainer.stateSnapshot(m); m.weight:zero(); nn.Trainer.stateRestore(m, s)
-function Trainer.stateSnapshot(model)
-  local out = {}
-  for i, e in ipairs(state_tensors(model)) do out[i] = { e[1], e[2], e[3]:clone() } end
-  return out
-end
-
--- Note [Snapshots of scratch tensors]: the heuristic above also takes a module's scratch
--- tensors (Dropout's noise, a pooling's indices), whose size follows the last batch: a predict
--- in a callback or a stop after a shorter batch made the restore fail ('cannot copy a tensor
--- of size 2 into one of size 4'). Entries are matched by module position and field, a scratch
--- tensor whose size changed is resized first, and a tensor created after the snapshot is left
--- alone.
---- nn.Trainer.stateRestore(model, snapshot): copies a snapshot back into the model.
---- Example: local m = nn.Linear(2, 2); local s = nn.Trainer.stateSnapshot(m); m.weight:zero(); nn.Trainer.stateRestore(m, s)
-function Trainer.stateRestore(model, snap)
-  local now = {}
-  for _, e in ipairs(state_tensors(model)) do now[e[1] .. ':' .. e[2]] = e[3] end
-  for _, e in ipairs(snap) do
-    local t = now[e[1] .. ':' .. e[2]]
-    if not t then fail('the model changed since the snapshot (module %d has no tensor %s)', e[1], e[2]) end
-    if not t:isSameSizeAs(e[3]) then t:resize(e[3]:size()) end
-    t:copy(e[3])
-  end
-end
-
 -- ---- one batch -----------------------------------------------------------------------------------
 
 local function split_batch(batch)
@@ -145,11 +127,14 @@ end
 
 --- trainer:trainStep(batch): one optimization step on a batch {input=, target=}; returns the
 --- loss (a number) and the model's output.
+--- Example: local m = nn.Linear(2, 1); local t = nn.Trainer(m, nn.MSECriterion(), optim.SGD(m, {lr = 0.1}))
+--- local loss = t:trainStep({input = torch.randn(4, 2), target = torch.randn(4, 1)})
 function Trainer:trainStep(batch)
   local input, target = split_batch(batch)
   local model, crit, opt = self.model, self.criterion, self.optimizer
   if not crit then fail('training needs a criterion') end
   if not opt then fail('training needs an optimizer') end
+  self.globalStep = (self.globalStep or 0) + 1
   if type(opt.method) == 'function' then  -- Torch7's optim.sgd(feval, x, config, state)
     local params, grads = self:_flat()
     local loss, output
@@ -187,6 +172,8 @@ local function loss_sum(crit, loss, n)
   if crit.reduction == 'sum' or (crit.reduction == nil and crit.sizeAverage == false) then return loss end
   return loss * n
 end
+
+Trainer._splitBatch, Trainer._groups, Trainer._fail = split_batch, groups, fail
 
 -- ---- callbacks and metrics ---------------------------------------------------------------------------
 
@@ -239,12 +226,25 @@ end
 
 -- ---- fit, evaluate, predict ---------------------------------------------------------------------
 
---- trainer:fit(train, opts): trains for opts.epochs (1) epochs over train (a data.DataLoader, a
+local function count_option(v, what, min)
+  if v ~= nil and (type(v) ~= 'number' or v < min or v ~= math.floor(v) or v == math.huge) then
+    fail('%s must be an integer >= %d, got %s', what, min, tostring(v))
+  end
+  return v
+end
+
+--- trainer:fit(train, opts): trains until epoch opts.epochs (1) over train (a data.DataLoader, a
 --- dataset or {inputs, targets}; opts.batchSize then applies) and returns the history: a table
 --- of per-epoch lists (epoch, loss, each metric, val_loss and val_<metric> with validation,
 --- lr when the optimizer has one). opts: validation (a loader, a dataset, or a fraction of
 --- train's dataset held out), metrics ({'accuracy', 'top5', 'f1', fn...}), callbacks (nn.Callback
---- objects or tables of hooks), verbose (true: a progress bar per epoch).
+--- objects or tables of hooks), verbose (true: a progress bar per epoch), accumulate (k, 1:
+--- step the optimizer every k batches on their accumulated gradients, Note [Accumulated
+--- gradients are a big batch's]; accumulateGradBatches is the same, PyTorch Lightning's name),
+--- initialEpoch (the epochs already done, Keras's initial_epoch: the run goes on with epochs
+--- initialEpoch + 1 .. epochs and the history keeps the rows up to it). epochs is the total, as
+--- in PyTorch Lightning and Keras: after trainer:resume(path) of a state saved at epoch 2, fit
+--- {epochs = 4} runs epochs 3 and 4 (initialEpoch defaults to the resumed epoch once, else 0).
 --- Example: torch.manualSeed(1); local model = nn.Sequential(nn.Linear(4, 3), nn.LogSoftMax())
 --- local opt = optim.SGD(model:parameters(), {lr = 0.1})
 --- local loader = data.DataLoader(data.TensorDataset(torch.randn(16, 4), torch.LongTensor(16):random(1, 3)), {batchSize = 8})
@@ -261,6 +261,18 @@ function Trainer:fit(train, opts)
   end
   local epochs = opts.epochs or 1
   if type(epochs) ~= 'number' or epochs < 1 or epochs ~= math.floor(epochs) then fail('epochs must be a positive integer') end
+  if opts.accumulate ~= nil and opts.accumulateGradBatches ~= nil and opts.accumulate ~= opts.accumulateGradBatches then
+    fail('accumulate and accumulateGradBatches are the same option, got %s and %s', tostring(opts.accumulate),
+         tostring(opts.accumulateGradBatches))
+  end
+  local k = count_option(opts.accumulate or opts.accumulateGradBatches, 'accumulate', 1) or 1
+  local first = count_option(opts.initialEpoch, 'initialEpoch', 0)
+  local resumed = self._resume  -- set by loadStateDict, used by one fit
+  self._resume = nil
+  if first == nil then first = resumed and resumed.epoch or 0 end
+  -- a seeded loader draws epoch e's order from (seed, its own epoch count): the resumed run's
+  -- fresh loader continues the saved count (Note [What a trainer state holds], nn/trainer_state.lua)
+  if resumed and resumed.loaderEpoch and type(loader.epoch) == 'number' then loader.epoch = resumed.loaderEpoch end
   self.callbacks = {}
   for i, cb in ipairs(opts.callbacks or {}) do self.callbacks[i] = nn._checkCallback(cb, i) end
   local has_bar = false
@@ -268,22 +280,38 @@ function Trainer:fit(train, opts)
   if opts.verbose ~= false and not has_bar then table.insert(self.callbacks, 1, nn.ProgressBar()) end
   self.metricSpecs, self.epochs, self.batchesPerEpoch = opts.metrics or {}, epochs, loader:size()
   self.trainLoader, self.valLoader, self.stopTraining = loader, val, false
+  self.accumulate, self.epochsDone = k, first
   local metrics = metric_set(self.metricSpecs)
-  local history = { epoch = {} }
+  local history = self:_startingHistory(first)
   self.history = history
+  local per_step = self.scheduler and self.schedulerInterval == 'step'
+  local scale = (k > 1 and not Trainer._isSumReduced(self.criterion or {})) and 1 / k or 1
 
   self:_call('onTrainBegin', {})
   local logs = {}
-  for epoch = 1, epochs do
+  for epoch = first + 1, epochs do
     self.epoch = epoch
     self:_call('onEpochBegin', epoch, {})
     self.model:training()
     reset(metrics)
-    local sum, count, b = 0, 0, 0
+    local sum, count, b, pending, last_loss = 0, 0, 0, 0, nil
     for batch in loader:iter() do
       b = b + 1
       self:_call('onBatchBegin', b, {})
-      local loss, output = self:trainStep(batch)
+      local loss, output
+      if k == 1 then
+        loss, output = self:trainStep(batch)
+        if per_step then self.scheduler:step() end
+      else
+        pending = pending + 1
+        loss, output = self:_accumulateBatch(batch, scale, pending == 1)
+        last_loss = loss
+        if pending == k then
+          self:_accumulatedStep(loss, k)
+          pending = 0
+          if per_step then self.scheduler:step() end
+        end
+      end
       local _, target = split_batch(batch)
       local n = batch_size(output)
       sum, count = sum + loss_sum(self.criterion, loss, n), count + n
@@ -296,20 +324,30 @@ function Trainer:fit(train, opts)
       self:_call('onBatchEnd', b, blogs)
       if self.stopTraining then break end
     end
+    if pending > 0 and not self.stopTraining then  -- the epoch's last, partial group
+      if scale ~= 1 then
+        for _, g in ipairs(self:_gradients()) do g:mul(k / pending) end
+      end
+      self:_accumulatedStep(last_loss, k)
+      if per_step then self.scheduler:step() end
+    end
     logs = { epoch = epoch, loss = count > 0 and sum / count or 0 / 0 }
     for _, m in ipairs(metrics) do logs[m.name] = m:value() end
     if val then
       local v = self:evaluate(val, { metrics = self.metricSpecs, verbose = false })
-      for k, x in pairs(v) do logs['val_' .. k] = x end
+      for key, x in pairs(v) do logs['val_' .. key] = x end
     end
-    logs.lr = Trainer.getLearningRate(self.optimizer)
+    logs.lr = Trainer.getLearningRate(self.optimizer)  -- before an epoch schedule's step
     local row = #history.epoch + 1  -- every list is indexed by epoch position
-    for k, x in pairs(logs) do
+    for key, x in pairs(logs) do
       if type(x) == 'number' then
-        history[k] = history[k] or {}
-        history[k][row] = x
+        history[key] = history[key] or {}
+        history[key][row] = x
       end
     end
+    self:_epochSchedule(logs)
+    -- before onEpochEnd, so that a checkpoint saved there resumes after this epoch
+    self.epochsDone = epoch
     self:_call('onEpochEnd', epoch, logs)
     if self.stopTraining then break end
   end
@@ -415,5 +453,8 @@ function Trainer:plotConfusion(loader, path, labels)
   require('plot').confusion{ path = path, matrix = cm, labels = labels, title = 'confusion matrix' }
   return cm
 end
+
+require 'nn.trainer_loop'
+require 'nn.trainer_state'
 
 return Trainer
