@@ -11,8 +11,12 @@ local OP = 'histogramdd'
 -- the last of each dim, closed on both sides; points outside the edges or with a NaN coordinate
 -- are not counted. Bins are found by searching the edges (the rule PyTorch's linear search
 -- corrects to), for equal-width and given edges alike. Without a range the edges span each
--- coordinate's smallest to largest value, widened by 0.5 each way when they are equal. Not
--- differentiable (PyTorch's histogramdd has no derivative either).
+-- coordinate's smallest to largest value, widened by 0.5 each way when they are equal, and
+-- [0, 1] when there are no points (PyTorch's, and torch.histogram's). Not differentiable
+-- (PyTorch's histogramdd has no derivative either).
+-- Note [histogramdd devices]: the masks and bin numbers are built from comparisons and
+-- searchsorted on x's device; x:byte() or x:long() would move a CUDA tensor to the CPU
+-- (Torch7's conversions) and the ops that combine them would then mix devices.
 
 local function is_plain(t) return type(t) == 'table' and getmetatable(t) == nil end
 
@@ -48,7 +52,12 @@ local function uniform_edges(x, d, n, lo, hi)
   end
   if lo > hi then fail(OP, 'min should not exceed max, got min %g and max %g for dim %d', lo, hi, d) end
   if lo == hi then lo, hi = lo - 0.5, hi + 0.5 end
-  return torch.linspace(lo, hi, n + 1):type(x:type())
+  -- in x's precision, not the default type's: float edges for a DoubleTensor merged
+  -- 1e10, 1e10 + 0.5 and 1e10 + 1 and lost points
+  local tn = x:type()
+  local double = tn == 'torch.DoubleTensor' or tn == 'torch.CudaDoubleTensor'
+  local res = double and torch.DoubleTensor() or torch.FloatTensor()
+  return torch.linspace(res, lo, hi, n + 1):type(tn)
 end
 
 --- torch.histogramdd(x, bins [, {range = {min1, max1, ...}, weight = w, density = false}]): hist,
@@ -83,8 +92,8 @@ function torch.histogramdd(x, bins, opts)
     if #bins ~= D then fail(OP, 'bins holds %d edge tensors but the input has %d dims (its last dim)', #bins, D) end
     if opts.range ~= nil then fail(OP, 'range cannot be given with edge tensors as bins') end
     for d, e in ipairs(bins) do
-      if not is_tensor(e) or e:dim() ~= 1 or e:nElement() < 1 then
-        fail(OP, 'bins[%d] must be a 1-D tensor of edges, got %s', d, describe(e))
+      if not is_tensor(e) or e:dim() ~= 1 or e:nElement() < 2 then
+        fail(OP, 'bins[%d] must be a 1-D tensor of at least 2 edges (one bin), got %s', d, describe(e))
       end
       e = e:type(tn)
       if e:nElement() > 1 and torch.lt(e:narrow(1, 2, e:nElement() - 1), e:narrow(1, 1, e:nElement() - 1)):any() then
@@ -109,7 +118,7 @@ function torch.histogramdd(x, bins, opts)
     end
     for d = 1, D do
       local a, b = 0, 0
-      if r then a, b = r[2 * d - 1], r[2 * d] elseif N > 0 then a, b = lo[d], hi[d] end
+      if r then a, b = r[2 * d - 1], r[2 * d] elseif N > 0 then a, b = lo[d], hi[d] else a, b = 0, 1 end
       edges[d] = uniform_edges(pts, d, counts[d], a, b)
     end
   end
@@ -134,8 +143,7 @@ function torch.histogramdd(x, bins, opts)
   if total == 0 or N == 0 then
     hist = pts.new(torch.LongStorage({ total })):zero()
   else
-    local inside = torch.onesLike(pts:select(2, 1)):byte()
-    local linear = torch.zerosLike(pts:select(2, 1)):long()
+    local inside, linear  -- Note [histogramdd devices]
     local stride = total
     for d = 1, D do
       local e, v = edges[d], pts:select(2, d)
@@ -143,8 +151,9 @@ function torch.histogramdd(x, bins, opts)
       stride = stride / n
       local bin = torch.searchsorted(e, v, true) - 2  -- 0-based: (# edges <= v) - 1
       bin = torch.clamp(bin, 0, math.max(n - 1, 0))  -- the last edge belongs to the last bin
-      inside = torch.logicalAnd(inside, torch.logicalAnd(torch.ge(v, e[1]), torch.le(v, e[e:nElement()])))
-      linear = linear + bin * stride
+      local within = torch.logicalAnd(torch.ge(v, e[1]), torch.le(v, e[e:nElement()]))
+      inside = inside and torch.logicalAnd(inside, within) or within
+      linear = linear and linear + bin * stride or bin * stride
     end
     local w = weight and torch.where(inside, weight, 0) or inside:type(tn)
     hist = torch.bincount(torch.where(inside, linear, 0), w, total):type(tn)

@@ -19,6 +19,19 @@ local function matrix(op, A, what)
   return A
 end
 
+-- Options in a table: a misspelt key ({m = M}, {centre = false}) would silently be the default
+-- (Note [Unknown options] in stats_more.lua).
+local function read_opts(op, t, ...)
+  for k in pairs(t) do
+    local known = false
+    for i = 1, select('#', ...) do
+      if k == select(i, ...) then known = true break end
+    end
+    if not known then fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', ')) end
+  end
+  return t
+end
+
 local function int_arg(op, name, v, lo, hi)
   if type(v) ~= 'number' or v ~= math.floor(v) or v < lo or v > hi then
     local got = type(v) == 'number' and tostring(v) or describe(v)
@@ -75,7 +88,11 @@ end
 --- Example: torch.svdLowrank(torch.randn(20, 3) * torch.randn(3, 10), 3)
 function torch.svdLowrank(A, q, niter, M)
   local op = 'svdLowrank'
-  if type(q) == 'table' and getmetatable(q) == nil then q, niter, M = q.q, q.niter, q.M end
+  if type(q) == 'table' and getmetatable(q) == nil then
+    if niter ~= nil or M ~= nil then fail(op, 'options given in a table take no further arguments') end
+    read_opts(op, q, 'q', 'niter', 'M')
+    q, niter, M = q.q, q.niter, q.M
+  end
   matrix(op, A, 'A')
   local m, n = A:size(A:dim() - 1), A:size(A:dim())
   if q == nil then q = 6 end
@@ -98,7 +115,11 @@ end
 --- Example: torch.pcaLowrank(torch.randn(50, 4), 2)
 function torch.pcaLowrank(A, q, center, niter)
   local op = 'pcaLowrank'
-  if type(q) == 'table' and getmetatable(q) == nil then q, center, niter = q.q, q.center, q.niter end
+  if type(q) == 'table' and getmetatable(q) == nil then
+    if center ~= nil or niter ~= nil then fail(op, 'options given in a table take no further arguments') end
+    read_opts(op, q, 'q', 'center', 'niter')
+    q, center, niter = q.q, q.center, q.niter
+  end
   matrix(op, A, 'A')
   local m, n = A:size(A:dim() - 1), A:size(A:dim())
   if math.min(m, n) < 1 then fail(op, 'A must not be empty, got %s', describe(A)) end

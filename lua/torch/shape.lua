@@ -51,6 +51,8 @@ end
 --- Example: torch.swapaxes(torch.zeros(2, 3, 4), 1, 3):size()
 function torch.swapaxes(x, d1, d2)
   check_tensor('swapaxes', x, 1)
+  cdim('swapaxes', d1, x.p.ndim)  -- so that a bad dim's error names swapaxes, not transpose
+  cdim('swapaxes', d2, x.p.ndim)
   return (x:transpose(d1, d2))
 end
 methods.swapaxes = torch.swapaxes
@@ -97,6 +99,12 @@ methods.unbind = torch.unbind
 function torch.diagonal(x, offset, dim1, dim2)
   check_tensor('diagonal', x, 1)
   if type(offset) == 'table' and getmetatable(offset) == nil then
+    if dim1 ~= nil or dim2 ~= nil then fail('diagonal', 'options given in a table take no further arguments') end
+    for k in pairs(offset) do  -- a misspelt key would silently be the default
+      if k ~= 'offset' and k ~= 'dim1' and k ~= 'dim2' then
+        fail('diagonal', "unknown option '%s' (expected offset, dim1, dim2)", tostring(k))
+      end
+    end
     offset, dim1, dim2 = offset.offset, offset.dim1, offset.dim2
   end
   if x.p.ndim < 2 then
@@ -310,7 +318,11 @@ function torch.repeatInterleave(x, repeats, dim)
   if dim ~= nil then
     d = cdim('repeatInterleave', dim, x.p.ndim)
   end
-  if type(repeats) == 'table' and getmetatable(repeats) == nil then repeats = torch.LongTensor(repeats) end
+  if type(repeats) == 'table' and getmetatable(repeats) == nil then
+    repeats = torch.LongTensor(repeats)
+    -- counts given as numbers go to x's device (the C op wants both on one device)
+    if x.p.device_type ~= 0 then repeats = repeats:to(x:device()) end
+  end
   if is_tensor(repeats) then
     return (wrap(C.tocha_repeat_interleave(x.p, repeats.p, 0, dim ~= nil and 1 or 0, d)))
   end

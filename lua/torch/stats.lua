@@ -58,9 +58,25 @@ function S.value(x, r)
   return v
 end
 
--- Options may come as a table after x: {dim=, keepdim=} (PyTorch's keywords).
-local function dim_args(dim, keepdim)
+-- Options may come as a table after x: {dim=, keepdim=} (PyTorch's keywords). Any other key
+-- (a misspelling, or a dim listed beside them as in {2, keepdim = true}) is an error rather than
+-- silently dropped (Note [Unknown options] in stats_more.lua).
+function S.check_keys(op, t, ...)
+  for k in pairs(t) do
+    local known = false
+    for i = 1, select('#', ...) do
+      if k == select(i, ...) then known = true break end
+    end
+    if not known then
+      fail(op, "unknown option '%s' in the options table (expected %s)", tostring(k), table.concat({ ... }, ', '))
+    end
+  end
+end
+
+local function dim_args(op, dim, keepdim)
   if type(dim) == 'table' and getmetatable(dim) == nil and (dim.dim ~= nil or dim.keepdim ~= nil) then
+    if keepdim ~= nil then fail(op, 'options given in a table take no further arguments') end
+    S.check_keys(op, dim, 'dim', 'keepdim')
     return dim.dim, dim.keepdim
   end
   return dim, keepdim
@@ -68,7 +84,7 @@ end
 
 local function reduce_call(op, x, dim, keepdim, f)
   check_tensor(op, x, 1)
-  dim, keepdim = dim_args(dim, keepdim)
+  dim, keepdim = dim_args(op, dim, keepdim)
   keepdim = S.check_bool(op, keepdim, 'keepdim')
   local n = S.read_dims(op, dim, x)
   local r = wrap(f(n, keepdim and 1 or 0))
@@ -100,7 +116,7 @@ methods.amin = torch.amin
 --- Example: torch.aminmax(torch.Tensor({3, 1, 2}))
 function torch.aminmax(x, dim, keepdim)
   check_tensor('aminmax', x, 1)
-  dim, keepdim = dim_args(dim, keepdim)
+  dim, keepdim = dim_args('aminmax', dim, keepdim)
   if dim ~= nil and type(dim) ~= 'number' then fail('aminmax', 'dim must be a number, got %s', describe(dim)) end
   return torch.amin(x, dim, keepdim), torch.amax(x, dim, keepdim)
 end
@@ -130,7 +146,10 @@ methods.nanmean = torch.nanmean
 --- Example: torch.countNonzero(torch.Tensor({{0, 1, 2}, {0, 0, 3}}), 2)
 function torch.countNonzero(x, dim)
   check_tensor('countNonzero', x, 1)
-  if type(dim) == 'table' and getmetatable(dim) == nil and dim.dim ~= nil then dim = dim.dim end
+  if type(dim) == 'table' and getmetatable(dim) == nil and dim.dim ~= nil then
+    S.check_keys('countNonzero', dim, 'dim')
+    dim = dim.dim
+  end
   local n = S.read_dims('countNonzero', dim, x)
   local r = wrap(C.tocha_count_nonzero(x.p, n, dims_buf))
   if dim == nil then return (S.value(x, r)) end
@@ -141,15 +160,20 @@ methods.countNonzero = torch.countNonzero
 -- varMean/stdMean: (x [, dims [, unbiased [, keepdim]]]) or (x [, dims], {correction=, keepdim=}).
 local function moments(op, sqrt, x, dim, a3, a4)
   check_tensor(op, x, 1)
+  local checked = false
   if type(dim) == 'table' and getmetatable(dim) == nil and (dim.dim ~= nil or dim.correction ~= nil or
       dim.keepdim ~= nil or dim.unbiased ~= nil) then
     if a3 ~= nil then fail(op, 'options given in a table take no further arguments') end
-    dim, a3 = dim.dim, dim
+    S.check_keys(op, dim, 'dim', 'correction', 'keepdim', 'unbiased')
+    dim, a3, checked = dim.dim, dim, true
   elseif type(dim) == 'boolean' then
     dim, a3, a4 = nil, dim, a3
   end
   local correction, keepdim = 1, a4
   if type(a3) == 'table' and getmetatable(a3) == nil then
+    if a4 ~= nil then fail(op, 'options given in a table take no further arguments') end
+    -- after a positional dim, a dim in the table would be a second, ignored one
+    if not checked then S.check_keys(op, a3, 'correction', 'keepdim', 'unbiased') end
     if a3.correction ~= nil and a3.unbiased ~= nil then fail(op, 'give either correction or unbiased, not both') end
     correction, keepdim = a3.correction, a3.keepdim
     if a3.unbiased ~= nil then correction = S.check_bool(op, a3.unbiased, 'unbiased') and 1 or 0 end
@@ -188,7 +212,7 @@ methods.stdMean = torch.stdMean
 --- Example: torch.nanmedian(torch.Tensor({{1, 0/0, 3}, {2, 5, 4}}), 2)
 function torch.nanmedian(x, dim, keepdim)
   check_tensor('nanmedian', x, 1)
-  dim, keepdim = dim_args(dim, keepdim)
+  dim, keepdim = dim_args('nanmedian', dim, keepdim)
   keepdim = S.check_bool('nanmedian', keepdim, 'keepdim')
   if dim == nil then
     if keepdim then fail('nanmedian', 'keepdim needs a dimension') end

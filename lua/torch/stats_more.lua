@@ -15,6 +15,25 @@ local S = torch._stats_util
 
 local out_a, out_b = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
 local function is_opts(v) return type(v) == 'table' and getmetatable(v) == nil end
+-- Note [Unknown options]: an options table with a misspelt key ({weights = w} for histogram's
+-- weight, {dims = 2}) or a Lua list where a tensor belongs (bincount's weights as {0.5, 1})
+-- used to be read as "no option" and gave a plausible but wrong result; PyTorch rejects an
+-- unknown keyword, so these are errors naming the key.
+local function check_opts(op, t, ...)
+  for k in pairs(t) do
+    local known = false
+    for i = 1, select('#', ...) do
+      if k == select(i, ...) then known = true break end
+    end
+    if not known then
+      if type(k) == 'number' then
+        fail(op, 'options must be given by name ({%s = ...}), got a list entry [%d] = %s', (...), k, describe(t[k]))
+      end
+      fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', '))
+    end
+  end
+  return t
+end
 local function number(op, v, what, default)
   if v == nil then return default end
   if type(v) ~= 'number' then fail(op, '%s must be a number, got %s', what, describe(v)) end
@@ -31,6 +50,7 @@ local function quantile(op, skip, x, q, dim, keepdim, interpolation)
   check_tensor(op, x, 1)
   if is_opts(dim) then
     if keepdim ~= nil then fail(op, 'options given in a table take no further arguments') end
+    check_opts(op, dim, 'dim', 'keepdim', 'interpolation')
     dim, keepdim, interpolation = dim.dim, dim.keepdim, dim.interpolation
   end
   keepdim = S.check_bool(op, keepdim, 'keepdim')
@@ -86,7 +106,11 @@ methods.nanquantile = torch.nanquantile
 --- Example: torch.bincount(torch.LongTensor({0, 2, 2, 5}))
 function torch.bincount(x, weights, minlength)
   check_tensor('bincount', x, 1)
-  if is_opts(weights) then weights, minlength = weights.weights, weights.minlength end
+  if is_opts(weights) then
+    if minlength ~= nil then fail('bincount', 'options given in a table take no further arguments') end
+    check_opts('bincount', weights, 'weights', 'minlength')
+    weights, minlength = weights.weights, weights.minlength
+  end
   if type(weights) == 'number' and minlength == nil then weights, minlength = nil, weights end
   minlength = number('bincount', minlength, 'minlength', 0)
   if minlength ~= math.floor(minlength) or minlength >= 2 ^ 62 then
@@ -106,7 +130,7 @@ methods.bincount = torch.bincount
 function torch.histogram(x, bins, opts)
   check_tensor('histogram', x, 1)
   if opts ~= nil and not is_opts(opts) then fail('histogram', 'options must be a table, got %s', describe(opts)) end
-  opts = opts or {}
+  opts = check_opts('histogram', opts or {}, 'range', 'weight', 'density')
   local nb, edges = 0, nil
   if type(bins) == 'number' then
     if bins ~= math.floor(bins) or bins < 1 or bins >= 2 ^ 40 then
@@ -142,7 +166,7 @@ methods.histogram = torch.histogram
 function torch.cov(x, opts)
   check_tensor('cov', x, 1)
   if opts ~= nil and not is_opts(opts) then fail('cov', 'options must be a table, got %s', describe(opts)) end
-  opts = opts or {}
+  opts = check_opts('cov', opts or {}, 'correction', 'fweights', 'aweights')
   local correction = number('cov', opts.correction, 'correction', 1)
   return (wrap(C.tocha_cov(x.p, correction, opt_tensor('cov', opts.fweights, 'fweights'),
                            opt_tensor('cov', opts.aweights, 'aweights'))))
@@ -167,11 +191,13 @@ local function trapezoid(op, cumulative, y, a2, a3)
   elseif type(a2) == 'number' then
     dx = a2
   elseif is_opts(a2) then
+    if a3 ~= nil then fail(op, 'options given in a table take no further arguments') end
     a3 = a2
   elseif a2 ~= nil then
     fail(op, 'expected sample points x (a tensor) or a spacing dx (a number), got %s', describe(a2))
   end
   if is_opts(a3) then
+    check_opts(op, a3, 'x', 'dx', 'dim')
     if a3.x ~= nil then x = a3.x end
     if a3.dx ~= nil then
       if x ~= nil then fail(op, 'give either x or dx, not both') end
@@ -184,13 +210,19 @@ local function trapezoid(op, cumulative, y, a2, a3)
   if x ~= nil and not is_tensor(x) then fail(op, 'x must be a tensor, got %s', describe(x)) end
   if y.p.ndim == 0 then fail(op, 'expected y with at least one dimension, got a 0-dim tensor') end
   local d = cdim(op, dim, y.p.ndim)
+  -- Note [trapezoid broadcasting]: PyTorch broadcasts sample points of several dims against y
+  -- (x of size 1 x n for y of size m x n); the C kernel takes y's size, so expand x to it.
+  if x ~= nil and x.p.ndim > 1 and x.p.ndim <= y.p.ndim and not x:isSameSizeAs(y) then
+    local ok, xe = pcall(torch.broadcastTo, x, y:size())
+    if ok then x = xe end
+  end
   return (wrap(C.tocha_trapezoid(y.p, x and x.p or nil, dx, d, cumulative)))
 end
 --- torch.trapezoid(y [, x | dx] [, dim = -1]): the integral of y along dim (1-based) by the
 --- trapezoid rule, at sample points x (a 1-D tensor of y's size along dim, or a tensor of y's
---- size) or with spacing dx (a number, default 1); options may come as a table
---- torch.trapezoid(y, {dx = 0.5, dim = 1}). dim is removed. Differentiable. torch.trapz is the
---- same.
+--- size or one that broadcasts to it) or with spacing dx (a number, default 1); options may
+--- come as a table torch.trapezoid(y, {dx = 0.5, dim = 1}). dim is removed. Differentiable.
+--- torch.trapz is the same.
 --- Example: torch.trapezoid(torch.Tensor({1, 2, 3}), torch.Tensor({0, 1, 3}))
 function torch.trapezoid(y, a2, a3) return (trapezoid('trapezoid', 0, y, a2, a3)) end
 --- torch.trapz(y [, x | dx] [, dim = -1]): torch.trapezoid (PyTorch's older name).
@@ -209,7 +241,7 @@ function torch.cumulativeTrapezoid(y, a2, a3) return (trapezoid('cumulativeTrape
 function torch.cdist(x1, x2, p)
   check_tensor('cdist', x1, 1)
   check_tensor('cdist', x2, 2)
-  if is_opts(p) then p = p.p end
+  if is_opts(p) then p = check_opts('cdist', p, 'p').p end
   x1, x2 = torch._autocastF32(x1), torch._autocastF32(x2)  -- Note [Autocast]: CUDA's f32 list
   return (wrap(C.tocha_cdist(x1.p, x2.p, number('cdist', p, 'p', 2))))
 end
@@ -231,7 +263,10 @@ end
 function torch.cosineSimilarity(x1, x2, dim, eps)
   check_tensor('cosineSimilarity', x1, 1)
   check_tensor('cosineSimilarity', x2, 2)
-  if is_opts(dim) then dim, eps = dim.dim, dim.eps end
+  if is_opts(dim) then
+    check_opts('cosineSimilarity', dim, 'dim', 'eps')
+    dim, eps = dim.dim, dim.eps
+  end
   local nd = math.max(x1.p.ndim, x2.p.ndim)
   if nd == 0 then fail('cosineSimilarity', 'expected tensors with at least one dimension') end
   local d = cdim('cosineSimilarity', dim == nil and (nd == 1 and 1 or 2) or dim, nd)
@@ -246,7 +281,10 @@ end
 function torch.pairwiseDistance(x1, x2, p, eps, keepdim)
   check_tensor('pairwiseDistance', x1, 1)
   check_tensor('pairwiseDistance', x2, 2)
-  if is_opts(p) then p, eps, keepdim = p.p, p.eps, p.keepdim end
+  if is_opts(p) then
+    check_opts('pairwiseDistance', p, 'p', 'eps', 'keepdim')
+    p, eps, keepdim = p.p, p.eps, p.keepdim
+  end
   keepdim = S.check_bool('pairwiseDistance', keepdim, 'keepdim')
   return (wrap(C.tocha_pairwise_distance(x1.p, x2.p, number('pairwiseDistance', p, 'p', 2),
                                          number('pairwiseDistance', eps, 'eps', 1e-6), keepdim and 1 or 0)))
