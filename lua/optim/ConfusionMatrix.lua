@@ -26,8 +26,11 @@ function ConfusionMatrix:__init(nclasses, classes)
 end
 
 local function check_class(v, what, n, allow_missing)
-  if type(v) ~= 'number' or v ~= math.floor(v) then lib.fail(NAME, '%s must be a class index, got %s', what, tostring(v)) end
-  if v > n or (v < 1 and not allow_missing) then lib.fail(NAME, '%s %d is not a class in 1..%d', what, v, n) end
+  -- inf passed the integer test and was printed by %d as -9223372036854775808
+  if type(v) ~= 'number' or v ~= math.floor(v) or v == math.huge or v == -math.huge then
+    lib.fail(NAME, '%s must be a class index, got %s', what, tostring(v))
+  end
+  if v > n or (v < 1 and not allow_missing) then lib.fail(NAME, '%s %s is not a class in 1..%d', what, tostring(v), n) end
 end
 
 --- cm:_add(p, t): counts one prediction p for target t; targets <= 0 are missing and ignored.
@@ -39,9 +42,14 @@ function ConfusionMatrix:_add(p, t)
   end
 end
 
+-- Note [Scores for every class]: a score vector or matrix must hold one score per class: with
+-- fewer (or more) columns the argmax was still a valid class often enough to be counted without
+-- a word (Torch7 did not check).
 -- The class of a score vector: its argmax (the first on ties).
-local function argmax(v)
+local function argmax(v, what, n)
   if v:dim() ~= 1 then lib.fail(NAME, 'expected a vector of class scores, got %d dimensions', v:dim()) end
+  if v:nElement() == 0 then lib.fail(NAME, 'expected a vector of class scores, got an empty tensor') end
+  if v:size(1) ~= n then lib.fail(NAME, '%s has %d scores for %d classes', what, v:size(1), n) end
   local _, i = torch.max(v:double(), 1)
   return i[1]
 end
@@ -49,17 +57,19 @@ end
 --- cm:add(prediction, target): counts one sample: prediction is a class index or a vector of
 --- scores (its argmax counts), target a class index or a one-hot/score vector.
 function ConfusionMatrix:add(prediction, target)
-  if torch.isTensor(target) then target = argmax(target) end
-  if torch.isTensor(prediction) then prediction = argmax(prediction) end
+  if torch.isTensor(target) then target = argmax(target, 'target', self.nclasses) end
+  if torch.isTensor(prediction) then prediction = argmax(prediction, 'prediction', self.nclasses) end
   self:_add(prediction, target)
 end
 
 -- Class indices of a batch: a vector of classes, an n x 1 matrix, or an n x k score matrix.
-local function batch_classes(t, what)
+local function batch_classes(t, what, n)
   if not torch.isTensor(t) then lib.fail(NAME, '%s must be a tensor, got %s', what, type(t)) end
   if t:dim() == 1 then return t:double():totable() end
   if t:dim() == 2 then
     if t:size(2) == 1 then return t:double():view(-1):totable() end
+    if t:size(2) == 0 then lib.fail(NAME, '%s has no classes (size %dx0)', what, t:size(1)) end
+    if t:size(2) ~= n then lib.fail(NAME, '%s has %d scores per sample for %d classes', what, t:size(2), n) end
     local _, idx = torch.max(t:double(), 2)
     return idx:view(-1):totable()
   end
@@ -69,7 +79,8 @@ end
 --- cm:batchAdd(predictions, targets): counts a batch; each may be a vector of classes or a
 --- matrix of scores/one-hot rows (one row per sample).
 function ConfusionMatrix:batchAdd(predictions, targets)
-  local preds, targs = batch_classes(predictions, 'predictions'), batch_classes(targets, 'targets')
+  local preds, targs = batch_classes(predictions, 'predictions', self.nclasses),
+    batch_classes(targets, 'targets', self.nclasses)
   if #preds ~= #targs then lib.fail(NAME, '%d predictions for %d targets', #preds, #targs) end
   local n = self.nclasses
   for i = 1, #targs do
@@ -160,8 +171,9 @@ function ConfusionMatrix:__tostring__()
   local str = { 'ConfusionMatrix:\n' }
   local n = self.nclasses
   str[#str + 1] = '['
-  local maxCnt = self.mat:max()
-  local nDigits = math.max(8, 1 + math.ceil(math.log10(maxCnt)))
+  -- Torch7's %8d columns, widened past 7 digits to keep a space between counts (the width was
+  -- 1 + ceil(log10(max)): no space at exact powers of ten, 10000000 printed as 8 digits in 8)
+  local nDigits = math.max(8, #string.format('%d', self.mat:max()) + 1)
   local named = self.classes and self.classes[1]
   for t = 1, n do
     local pclass = string.format('%2.3f', self.valids[t] * 100)

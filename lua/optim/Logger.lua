@@ -34,6 +34,8 @@ function Logger:__init(filename, timestamp)
   self.names = {}
   self.idx = {}
   self.order = {}  -- column keys in file order
+  self.entries = {}  -- per column: the row number of each value in symbols (plot's x)
+  self.nrows = 0
   self.showPlot = true
   self.defaultStyle = '+'
   self.logscale = false
@@ -51,13 +53,19 @@ local function ordered_keys(t)
   return keys
 end
 
+-- Note [One row a line]: a tab, newline or carriage return inside a logged string or a column
+-- name split its cell or its row (Torch7 wrote them as they were), so every reader of the file
+-- saw shifted columns; they are written as spaces.
+local function cell(s) return (s:gsub('[\t\r\n]', ' ')) end
+
 local function add_column(self, key, name)
   self.order[#self.order + 1] = key
   self.symbols[key] = {}
+  self.entries[key] = {}
   self.styles[key] = { self.defaultStyle }
   self.names[key] = name
   self.idx[name] = key
-  self.file:write(tostring(name) .. '\t')
+  self.file:write(cell(tostring(name)) .. '\t')
 end
 
 --- logger:setNames{name1, name2, ...}: declares the columns and writes the header row; add()
@@ -65,6 +73,12 @@ end
 function Logger:setNames(names)
   if type(names) ~= 'table' or #names == 0 then lib.fail(NAME, 'setNames expects a list of column names') end
   if not self.empty then lib.fail(NAME, 'setNames must come before the first add') end
+  -- two columns of one name: add{name = v} filled the last, plot() drew the first
+  local seen = {}
+  for k, name in ipairs(names) do
+    if seen[name] then lib.fail(NAME, 'setNames: columns %d and %d are both named %s', seen[name], k, tostring(name)) end
+    seen[name] = k
+  end
   self.empty = false
   self.nsymbols = #names
   for k, name in ipairs(names) do add_column(self, k, name) end
@@ -99,14 +113,28 @@ function Logger:add(symbols)
     for _, k in ipairs(ordered_keys(symbols)) do add_column(self, k, k) end
     self.file:write('\n')
   end
-  local row = {}
-  for k, v in pairs(symbols) do row[resolve(self, k)] = v end
+  local row, given = {}, {}
+  for k, v in pairs(symbols) do
+    local key = resolve(self, k)
+    if given[key] ~= nil then
+      -- add{0.1, train = 0.2} kept whichever value pairs() met last
+      local a, b = given[key], k
+      if type(a) ~= 'number' and type(b) == 'number' or (type(a) == type(b) and tostring(b) < tostring(a)) then a, b = b, a end
+      local function show(x) return type(x) == 'number' and tostring(x) or "'" .. tostring(x) .. "'" end
+      lib.fail(NAME, 'column %s is given twice (as %s and as %s)', tostring(self.names[key]), show(a), show(b))
+    end
+    given[key], row[key] = k, v
+  end
+  self.nrows = self.nrows + 1
   for _, key in ipairs(self.order) do
     local v = row[key]
     if type(v) == 'number' then self.file:write(string.format('%11.4e', v) .. '\t')
-    elseif v ~= nil then self.file:write(v .. '\t')
+    elseif v ~= nil then self.file:write(cell(v) .. '\t')
     else self.file:write('\t') end
-    if v ~= nil then table.insert(self.symbols[key], v) end
+    if v ~= nil then
+      table.insert(self.symbols[key], v)
+      table.insert(self.entries[key], self.nrows)
+    end
   end
   self.file:write('\n')
   self.file:flush()
@@ -131,10 +159,20 @@ function Logger:setlogscale(value) self.logscale = value end
 --- logger:display(bool): whether plot() draws at all (Torch7 used it for the gnuplot window).
 function Logger:display(value) self.showPlot = value end
 
+-- Runs a drawing function; its errors (an unwritable plotFile) are the Logger's.
+local function draw(path, f, ...)
+  local ok, err = pcall(f, ...)
+  if not ok then
+    local msg = tostring(err):gsub('^%[[^%]]*%] ', ''):gsub('^optim%.svg: ', '')
+    if msg:sub(1, #path + 2) == path .. ': ' then msg = msg:sub(#path + 3) end
+    lib.fail(NAME, 'plot cannot draw %s: %s', path, msg)
+  end
+end
+
 --- logger:plot([name...]): draws the columns (all, or the given names) with at least two
---- values into logger.plotFile (PNG or SVG by extension) and returns its path, or nil when there
---- is nothing to draw. Uses the `plot` module when it loads (unless logger.usePlotModule is
---- false), else writes SVG itself.
+--- numbers into logger.plotFile (PNG or SVG by extension), each value at its row's entry, and
+--- returns its path, or nil when there is nothing to draw. Uses the `plot` module when it loads
+--- (unless logger.usePlotModule is false), else writes SVG itself.
 function Logger:plot(...)
   if not self.showPlot then return nil end
   local keys = {}
@@ -142,11 +180,15 @@ function Logger:plot(...)
   if #args == 0 then keys = self.order else for i, name in ipairs(args) do keys[i] = resolve(self, name) end end
   local series = {}
   for _, key in ipairs(keys) do
-    local values = {}
-    for _, v in ipairs(self.symbols[key]) do if type(v) == 'number' then values[#values + 1] = v end end
+    -- Note [Values at their entries]: x is the row each value was logged in: numbering a column's
+    -- values 1, 2, 3 put a column logged every other row (or with strings or missing cells)
+    -- beside the wrong entries of the others. symbols keeps Torch7's plain lists of values.
+    local values, xs = {}, {}
+    local rows = self.entries[key]
+    for i, v in ipairs(self.symbols[key]) do
+      if type(v) == 'number' then values[#values + 1], xs[#xs + 1] = v, rows and rows[i] or i end
+    end
     if #values > 1 then
-      local xs = {}
-      for i = 1, #values do xs[i] = i end
       for _, style in ipairs(self.styles[key]) do
         series[#series + 1] = { name = tostring(self.names[key]), x = xs, y = values, style = style }
       end
@@ -176,13 +218,14 @@ function Logger:plot(...)
         curves[#curves + 1] = { name = s.name, x = xs, y = ys }
       end
     end
-    plot.lines({ path = path, title = title, xlabel = 'entry', ylabel = self.logscale and 'log10(value)' or 'value',
-                 series = curves })
+    draw(path, plot.lines, { path = path, title = title, xlabel = 'entry',
+      ylabel = self.logscale and 'log10(value)' or 'value', series = curves })
   else
     if not path:lower():match('%.svg$') then
       lib.fail(NAME, 'cannot write %s: without the plot module only .svg files can be drawn', path)
     end
-    svg.lines(path, { title = title, xlabel = 'entry', ylabel = 'value', series = series, logscale = self.logscale })
+    draw(path, svg.lines, path, { title = title, xlabel = 'entry', ylabel = 'value', series = series,
+      logscale = self.logscale })
   end
   return path
 end

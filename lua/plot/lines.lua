@@ -4,7 +4,7 @@ local axes = require 'plot.axes'
 
 local function fail(msg) error('[plot.lines] ' .. msg, 3) end
 
--- A list of numbers from a Lua list or a 1D tensor.
+-- A list of numbers from a Lua list or a 1D tensor (of any type or device).
 local function numbers(v, what)
   if type(v) == 'table' then
     for i, x in ipairs(v) do
@@ -14,18 +14,55 @@ local function numbers(v, what)
   end
   local ok, torch = pcall(require, 'torch')
   if ok and torch.isTensor(v) then
-    local out, flat = {}, v:contiguous():view(-1)
-    for i = 1, flat:nElement() do out[i] = flat[i] end
-    return out
+    -- a 2-D tensor was flattened into one series without a word
+    if v:dim() ~= 1 then
+      fail(string.format('%s must be a list of numbers or a 1D tensor, got a %s tensor', what,
+        table.concat(v:size():totable(), 'x')))
+    end
+    return v:double():totable()
   end
   fail(what .. ' must be a list of numbers or a 1D tensor')
 end
 
-local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+local finite = axes.finite
+
+-- An optional positive integer option.
+local function size_opt(v, name, default)
+  if v == nil then return default end
+  if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) or v > 1e5 then
+    fail(string.format('%s must be a positive integer, got %s', name, tostring(v)))
+  end
+  return v
+end
+
+-- An optional {lo, hi} axis range.
+local function limits(v, name)
+  if v == nil then return nil end
+  if type(v) ~= 'table' or type(v[1]) ~= 'number' or type(v[2]) ~= 'number' or not finite(v[1])
+      or not finite(v[2]) or not (v[1] < v[2]) then
+    fail(string.format('%s must be {lo, hi} with finite lo < hi, got %s', name,
+      type(v) == 'table' and ('{' .. tostring(v[1]) .. ', ' .. tostring(v[2]) .. '}') or tostring(v)))
+  end
+  return v
+end
+
+-- An optional {r, g, b} color.
+local function color_opt(c, what)
+  if c == nil then return nil end
+  local ok = type(c) == 'table'
+  for k = 1, 3 do
+    local v = ok and c[k]
+    ok = ok and type(v) == 'number' and v >= 0 and v <= 255 and v == math.floor(v)
+  end
+  if not ok then fail(what .. ' must be {r, g, b} in 0..255') end
+  return c
+end
 
 -- The series with their x and y lists checked.
 local function prepare(series)
   if type(series) ~= 'table' then fail('series must be a list of {name=, x=, y=}') end
+  -- series = {name=, y=} (one series, not wrapped in a list) drew empty axes without a word
+  if series.y ~= nil or series.x ~= nil then fail('series must be a list of {name=, x=, y=}: wrap a single series in {}') end
   local out = {}
   for i, s in ipairs(series) do
     if type(s) ~= 'table' then fail('series[' .. i .. '] must be a table') end
@@ -38,7 +75,8 @@ local function prepare(series)
       x = {}
       for k = 1, #y do x[k] = k end
     end
-    out[i] = { name = s.name and tostring(s.name) or ('series ' .. i), x = x, y = y, color = s.color }
+    out[i] = { name = s.name and tostring(s.name) or ('series ' .. i), x = x, y = y,
+               color = color_opt(s.color, 'series[' .. i .. '].color') }
   end
   return out
 end
@@ -49,8 +87,9 @@ end
 return function(opts)
   if type(opts) ~= 'table' then fail('expected a table of options') end
   local series = prepare(opts.series or {})
-  local W, H = opts.width or 800, opts.height or 500
-  local surf = axes.surface(opts.path, W, H)
+  local W, H = size_opt(opts.width, 'width', 800), size_opt(opts.height, 'height', 500)
+  local xlim, ylim = limits(opts.xlim, 'xlim'), limits(opts.ylim, 'ylim')
+  local surf = axes.surface(opts.path, W, H, 'plot.lines')
   local size = 2  -- text scale: 10x14-pixel characters
 
   local xs, ys = {}, {}
@@ -61,8 +100,8 @@ return function(opts)
   end
   local xlo, xhi = axes.range(xs, 0)
   local ylo, yhi = axes.range(ys, 0.05)
-  if opts.xlim then xlo, xhi = opts.xlim[1], opts.xlim[2] end
-  if opts.ylim then ylo, yhi = opts.ylim[1], opts.ylim[2] end
+  if xlim then xlo, xhi = xlim[1], xlim[2] end
+  if ylim then ylo, yhi = ylim[1], ylim[2] end
   local xticks, xstep = axes.ticks(xlo, xhi, 6)
   local yticks, ystep = axes.ticks(ylo, yhi, 5)
 
@@ -77,8 +116,8 @@ return function(opts)
   local right = 24
   local pw, ph = W - left - right, H - top - bottom
   if pw < 20 or ph < 20 then fail('the plot is too small for its labels') end
-  local function px(x) return left + (x - xlo) / (xhi - xlo) * pw end
-  local function py(y) return top + ph - (y - ylo) / (yhi - ylo) * ph end
+  local px = axes.scale(xlo, xhi, left, pw)
+  local py = axes.scale(ylo, yhi, top + ph, -ph)
 
   -- Grid, ticks and tick labels.
   for i, v in ipairs(yticks) do
@@ -144,6 +183,6 @@ return function(opts)
       surf:text(bx + 38, y - 7, s.name, axes.black, { size = size })
     end
   end
-  surf:save(opts.path)
+  surf:save(opts.path, 'plot.lines')
   return opts.path
 end

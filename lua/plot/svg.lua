@@ -6,7 +6,40 @@ local Svg = {}
 Svg.__index = Svg
 
 local function color(c) return string.format('rgb(%d,%d,%d)', c[1], c[2], c[3]) end
-local function esc(s) return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;')) end
+-- Note [XML text]: labels are user text: besides &, <, > and quotes, XML 1.0 forbids control
+-- characters and malformed UTF-8 (a Latin-1 byte, a cut multi-byte character), which made the
+-- whole document unparsable. They are written as '?', as the bitmap font draws them.
+local function utf8_clean(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    local len, lo, hi = 0, 0x80, 0xBF  -- the length of the sequence and its second byte's range
+    if c < 0x80 then len = 1
+    elseif c >= 0xC2 and c <= 0xDF then len = 2
+    elseif c >= 0xE0 and c <= 0xEF then len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end  -- overlong; surrogates
+    elseif c >= 0xF0 and c <= 0xF4 then len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end  -- overlong; > U+10FFFF
+    end
+    local ok = len > 0 and i + len - 1 <= n
+    for k = 1, len - 1 do
+      local b = ok and s:byte(i + k)
+      ok = ok and b >= (k == 1 and lo or 0x80) and b <= (k == 1 and hi or 0xBF)
+    end
+    local seq = ok and s:sub(i, i + len - 1)
+    if seq == '\239\191\190' or seq == '\239\191\191' then  -- U+FFFE, U+FFFF: not characters
+      out[#out + 1] = '?' i = i + len
+    elseif ok then out[#out + 1] = seq i = i + len
+    else out[#out + 1] = '?' i = i + 1 end
+  end
+  return table.concat(out)
+end
+
+local function esc(s)
+  s = s:gsub('[%z\1-\8\11\12\14-\31]', '?')
+  if s:find('[\128-\255]') then s = utf8_clean(s) end
+  return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
+end
 local function n(x) return string.format('%.1f', x) end
 
 --- svg.new(width, height[, background]): an empty drawing.
@@ -60,17 +93,24 @@ function Svg:text(x, y, s, c, opts)
   end
 end
 
---- drawing:save(path): writes the SVG file (atomically: a temporary file renamed over path).
-function Svg:save(path)
+--- drawing:save(path[, who]): writes the SVG file (atomically: a temporary file renamed over
+--- path); errors name who (the plot function).
+function Svg:save(path, who)
+  local function fail(err) error('[' .. (who or 'plot') .. '] ' .. path .. ': cannot write: ' .. tostring(err), 0) end
   local tmp = path .. '.tmp' .. tostring(os.time())
   local f, err = io.open(tmp, 'w')
-  if not f then error('[plot] ' .. path .. ': cannot write: ' .. tostring(err), 0) end
-  f:write(table.concat(self.out, '\n'), '\n</svg>\n')
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then
+  if not f then fail(err) end
+  -- a full disk fails the write or the close: then no half file is renamed over path
+  local ok, werr = f:write(table.concat(self.out, '\n'), '\n</svg>\n')
+  local closed, cerr = f:close()
+  if not ok or not closed then
     os.remove(tmp)
-    error('[plot] ' .. path .. ': cannot write: ' .. tostring(rerr), 0)
+    fail(werr or cerr)
+  end
+  local renamed, rerr = os.rename(tmp, path)
+  if not renamed then
+    os.remove(tmp)
+    fail(rerr)
   end
 end
 
