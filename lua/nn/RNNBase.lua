@@ -9,16 +9,19 @@
 -- path checks it is given the input of the last forward (Torch7 silently used stale state). The
 -- dropout masks between layers are drawn once per forward and shared by both paths.
 -- bidirectional = true adds PyTorch's *_reverse parameters (nn/rnn_bidirectional.lua, Note
--- [Reverse direction by flipping time]); a nn.PackedSequence input runs nn/rnn_packed.lua.
+-- [Reverse direction by flipping time]); a nn.PackedSequence input runs nn/rnn_packed.lua. An LSTM
+-- with projSize > 0 (weight_hr_l*) and a batch of size 0 run composites of differentiable ops
+-- instead of the fused op (nn/rnn_projected.lua); every layer goes through m:_runLayer.
 local RNNBase, parent = torch.class('nn.RNNBase', 'nn.Module')
 local user_level = torch._lib.user_level
 local layer = require 'nn.rnn_bidirectional'
 local packed = require 'nn.rnn_packed'
+local projected = require 'nn.rnn_projected'
 
 local gates = { LSTM = 4, GRU = 3, RNN_TANH = 1, RNN_RELU = 1 }
 local known = { numLayers = true, nonlinearity = true, dropout = true, batchFirst = true, bias = true,
-                bidirectional = true }
-local aliases = { num_layers = 'numLayers', batch_first = 'batchFirst' }
+                bidirectional = true, projSize = true }
+local aliases = { num_layers = 'numLayers', batch_first = 'batchFirst', proj_size = 'projSize' }
 
 local function describe(x)
   if torch.isTensor(x) then return torch.type(x) .. ' of size ' .. table.concat(x:size():totable(), 'x') end
@@ -27,7 +30,7 @@ end
 RNNBase._describe = describe
 
 -- Options: nn.LSTM(inputSize, hiddenSize [, numLayers] [, {numLayers=, dropout=, batchFirst=, bias=,
--- bidirectional=}]).
+-- bidirectional=, projSize= (LSTM only)}]).
 function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   parent.__init(self)
   local cls = torch.typename(self) or 'nn.RNNBase'
@@ -36,10 +39,9 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   local o = {}
   for k, v in pairs(opts) do
     local name = aliases[k] or k
-    if k == 'proj_size' or k == 'projSize' then
-      -- PyTorch 1.13's LSTM projections (h = W_hr h) need a hidden state of another size than the
-      -- fused layer's: not supported, said so rather than as an unknown option.
-      error(string.format('[%s] %s (LSTM with projections) is not supported', cls, k), user_level())
+    if name == 'projSize' and mode ~= 'LSTM' then
+      -- PyTorch 1.13 refuses proj_size for RNN and GRU, even 0
+      error(string.format('[%s] %s is only supported for nn.LSTM, not nn.RNN or nn.GRU', cls, k), user_level())
     end
     if not known[name] or (name == 'nonlinearity' and cls ~= 'nn.RNN') then
       error(string.format('[%s] unknown option %s', cls, tostring(k)), user_level())
@@ -53,6 +55,11 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
       error(string.format('[%s] expected positive integer sizes (inputSize, hiddenSize, numLayers), got %s, %s, %s',
         cls, tostring(inputSize), tostring(hiddenSize), tostring(layers)), user_level())
     end
+  end
+  local proj = o.projSize or 0
+  if type(proj) ~= 'number' or proj < 0 or proj % 1 ~= 0 or proj >= hiddenSize then
+    error(string.format('[%s] projSize must be an integer in [0, hiddenSize = %d) (0: no projections), got %s', cls,
+      hiddenSize, type(proj) == 'number' and tostring(proj) or describe(proj)), user_level())
   end
   local p = o.dropout or 0
   if type(p) ~= 'number' or p < 0 or p >= 1 then
@@ -77,24 +84,33 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   self.mode, self.inputSize, self.hiddenSize, self.numLayers = mode, inputSize, hiddenSize, layers
   self.dropout, self.batchFirst, self.bias = p, o.batchFirst == true, o.bias ~= false
   self.bidirectional = o.bidirectional == true
+  self.projSize = proj
   self:_makeParams(layers, function(l) return '_l' .. (l - 1) end, self.bidirectional and 2 or 1)
 end
 
--- Creates weight_ih<suffix>, weight_hh, bias_ih, bias_hh per layer and direction (the reverse one
--- with PyTorch's suffix _reverse), and their gradWeight*/gradBias*; set k = (l - 1) * dirs + d.
+-- Creates weight_ih<suffix>, weight_hh, bias_ih, bias_hh (and weight_hr with projections) per layer
+-- and direction (the reverse one with PyTorch's suffix _reverse), in PyTorch's order, and their
+-- gradWeight*/gradBias*; set k = (l - 1) * dirs + d.
 function RNNBase:_makeParams(layers, suffix, dirs)
   dirs = dirs or 1
-  local gh, names = gates[self.mode] * self.hiddenSize, {}
+  local H, P = self.hiddenSize, self:_outSize()
+  local gh, names = gates[self.mode] * H, {}
   self._layerNames, self._stateParams = {}, names
+  self._projNames = self:_projected() and {} or nil
   for l = 1, layers do
     for d = 1, dirs do
       local s = suffix(l) .. (d == 2 and '_reverse' or '')
-      local inSize = l == 1 and self.inputSize or self.hiddenSize * dirs
+      local inSize = l == 1 and self.inputSize or P * dirs
       local ln = { 'weight_ih' .. s, 'weight_hh' .. s }
       if self.bias then ln[3], ln[4] = 'bias_ih' .. s, 'bias_hh' .. s end
       self._layerNames[#self._layerNames + 1] = ln
-      local sizes = { { gh, inSize }, { gh, self.hiddenSize }, { gh }, { gh } }
-      for k, name in ipairs(ln) do
+      local sizes = { { gh, inSize }, { gh, P }, { gh }, { gh } }
+      local all = { unpack(ln) }
+      if self._projNames then
+        self._projNames[#self._layerNames] = 'weight_hr' .. s
+        all[#all + 1], sizes[#all + 1] = 'weight_hr' .. s, { P, H }
+      end
+      for k, name in ipairs(all) do
         self[name] = torch.Tensor(unpack(sizes[k]))
         self[RNNBase._gradName(name)] = torch.Tensor(unpack(sizes[k]))
         names[#names + 1] = name
@@ -102,6 +118,20 @@ function RNNBase:_makeParams(layers, suffix, dirs)
     end
   end
   self:reset()
+end
+
+-- Whether this is an LSTM with projections (modules saved before projSize existed have none).
+function RNNBase:_projected() return (self.projSize or 0) > 0 end
+-- The size of the hidden state h and of the output features per direction: projSize or hiddenSize.
+function RNNBase:_outSize() return self:_projected() and self.projSize or self.hiddenSize end
+
+-- Parameter set k over x (T x B x F, B > 0) from h0, c0 (B x out, B x hiddenSize, or nil): output,
+-- hN, cN and the fused op's workspace; the composite of nn/rnn_projected.lua with projections (no
+-- workspace then).
+function RNNBase:_runLayer(k, x, h0, c0)
+  if self:_projected() then return projected.layer(self, k, x, h0, c0) end
+  local wih, whh, bih, bhh = self:_layer(k)
+  return torch.rnnLayer(self.mode, x, h0, c0, wih, whh, bih, bhh)
 end
 
 function RNNBase._gradName(name) return (name:gsub('^weight', 'gradWeight'):gsub('^bias', 'gradBias')) end
@@ -127,8 +157,9 @@ function RNNBase:reset(stdv)
   return self
 end
 
---- m:parameters(): per layer weight_ih, weight_hh, bias_ih, bias_hh, then the same *_reverse ones
---- when bidirectional (PyTorch's order), and the matching gradWeight_*, gradBias_* tensors.
+--- m:parameters(): per layer weight_ih, weight_hh, bias_ih, bias_hh (and weight_hr with
+--- projections), then the same *_reverse ones when bidirectional (PyTorch's order), and the
+--- matching gradWeight_*, gradBias_* tensors.
 function RNNBase:parameters()
   local ps, gs = {}, {}
   for k, name in ipairs(self._stateParams) do
@@ -196,11 +227,16 @@ function RNNBase:_parse(input)
   if self.mode == 'LSTM' and (h0 == nil) ~= (c0 == nil) then fail(self, 'expects {input, h0, c0}: give both states or neither') end
   if self.mode ~= 'LSTM' and c0 ~= nil then fail(self, 'has no cell state: expected {input, h0}, got a third entry') end
   local unbatched = x:dim() == 2
+  local given = x
   if self.batchFirst and not unbatched then x = x:transpose(1, 2) end
-  local L, B, H = self:_numStates(), x:size(unbatched and 1 or 2), self.hiddenSize
-  local want = unbatched and { L, H } or { L, B, H }
-  h0 = self:_checkState('h0', h0, want)
-  c0 = self:_checkState('c0', c0, want)
+  if x:size(1) == 0 then
+    -- PyTorch 1.13 refuses it too ("Expected sequence length to be larger than 0 in RNN")
+    fail(self, 'expected a sequence length of at least 1, got input %s (the sequence length and the batch size '
+      .. 'must be positive, except a batch of size 0, which gives empty outputs)', describe(given))
+  end
+  local L, B, H, P = self:_numStates(), x:size(unbatched and 1 or 2), self.hiddenSize, self:_outSize()
+  h0 = self:_checkState('h0', h0, unbatched and { L, P } or { L, B, P })
+  c0 = self:_checkState('c0', c0, unbatched and { L, H } or { L, B, H })
   if unbatched then
     x = x:unsqueeze(2)
     h0, c0 = h0 and h0:unsqueeze(2), c0 and c0:unsqueeze(2)
@@ -230,29 +266,47 @@ function RNNBase:_numStates() return self.numLayers * (self.bidirectional and 2 
 --- hiddenSize when bidirectional: forward then reverse features, in the input's layout; a
 --- PackedSequence for a packed input, which batchFirst does not apply to, as in PyTorch); m.hN (and
 --- m.cN for LSTM) hold the final states (S x batch x hiddenSize; a packed sequence's at its own
---- last step, in the caller's batch order).
+--- last step, in the caller's batch order). With projSize = P, h0, hN and the output features are
+--- of size P instead (c0 and cN keep hiddenSize). A batch of size 0 gives empty outputs and states.
+--- Example: nn.LSTM(3, 4, 2, {projSize = 2, bidirectional = true}):forward(torch.randn(5, 1, 3))
 function RNNBase:updateOutput(input)
   if packed.isPacked(input) then return packed.updateOutput(self, input) end
   local x, h0, c0, unbatched = self:_parse(input)
-  local L, p = self.numLayers, self.dropout
-  local drop = p > 0 and self.train ~= false and L > 1
-  local layers, hs, cs = {}, {}, {}
-  local cur = x
-  for l = 1, L do
-    local y, dirs = layer.forward(self, l, cur, h0, c0, hs, cs)
-    local s = { dirs = dirs }
-    layers[l] = s
-    cur = y
-    if drop and l < L then
-      s.mask = y.new(y:size()):bernoulli(1 - p):div(1 - p)
-      cur = torch.cmul(y, s.mask)
-    end
+  if x:size(2) == 0 then  -- Note [Recurrent layers over an empty batch]
+    local y
+    y, self.hN, self.cN = projected.empty(self, x, h0, c0)
+    self.output = self:_toCaller(y, false)
+    self._state = { input = input, empty = true, hasH0 = h0 ~= nil }
+    return self.output
   end
+  local cur, hs, cs, layers, masks = self:_run(x, h0, c0)
   self.output = self:_toCaller(cur, unbatched)
   self.hN = stack_states(hs, unbatched)
   self.cN = self.mode == 'LSTM' and stack_states(cs, unbatched) or nil
-  self._state = { input = input, layers = layers, unbatched = unbatched, hasH0 = h0 ~= nil }
+  self._state = { input = input, layers = layers, unbatched = unbatched, hasH0 = h0 ~= nil, masks = masks,
+                  projected = self:_projected() }
   return self.output
+end
+
+-- The layers over x (time-major, batched) from h0, c0: the last one's output, the final states of
+-- each parameter set, the state of each layer for backward and the dropout masks between layers
+-- (drawn unless given: a replay reuses those of its forward).
+function RNNBase:_run(x, h0, c0, masks)
+  local L, p = self.numLayers, self.dropout
+  local draw = masks == nil and p > 0 and self.train ~= false and L > 1
+  masks = masks or {}
+  local layers, hs, cs, cur = {}, {}, {}, x
+  for l = 1, L do
+    local y, dirs = layer.forward(self, l, cur, h0, c0, hs, cs)
+    layers[l] = { dirs = dirs }
+    cur = y
+    if draw and l < L then masks[l] = y.new(y:size()):bernoulli(1 - p):div(1 - p) end
+    if masks[l] and l < L then
+      layers[l].mask = masks[l]
+      cur = torch.cmul(y, masks[l])
+    end
+  end
+  return cur, hs, cs, layers, masks
 end
 
 -- Whether a and b hold the same values (the same view, or equal elements), elementwise in tables.
@@ -299,9 +353,8 @@ function RNNBase:_parseGrad(st, gradOutput)
     fail(self, 'gradOutput must be a tensor of the output size %s (or a table {gradOutput, gradHN%s}), got %s',
       table.concat(self.output:size():totable(), 'x'), self.mode == 'LSTM' and ', gradCN' or '', describe(gy))
   end
-  local want = self.hN:size():totable()
-  gh = self:_checkState('gradHN', gh, want)
-  gc = self.mode == 'LSTM' and self:_checkState('gradCN', gc, want) or nil
+  gh = self:_checkState('gradHN', gh, self.hN:size():totable())
+  gc = self.mode == 'LSTM' and self:_checkState('gradCN', gc, self.cN:size():totable()) or nil
   if st.unbatched then
     gy, gh, gc = gy and gy:unsqueeze(2), gh and gh:unsqueeze(2), gc and gc:unsqueeze(2)
   elseif gy and self.batchFirst then
@@ -318,6 +371,8 @@ end
 function RNNBase:updateGradInput(input, gradOutput)
   local st = self:_lastForward(input)
   if st.packed then return packed.updateGradInput(self, st, gradOutput) end
+  if st.projected then return projected.updateGradInput(self, st, gradOutput) end
+  if st.empty then return projected.emptyGradInput(self, st) end
   local dy, gh, gc = self:_parseGrad(st, gradOutput)
   local L = self.numLayers
   local dh0s, dc0s, dx = {}, {}, nil
@@ -345,6 +400,8 @@ end
 function RNNBase:accGradParameters(input, gradOutput, scale)
   local st = self:_lastForward(input)
   if st.packed then return packed.accGradParameters(self, st, gradOutput, scale) end
+  if st.projected then return projected.accGradParameters(self, st, gradOutput, scale) end
+  if st.empty then return end  -- an empty batch adds nothing
   if not rawequal(st.gradOutput, gradOutput) or not st.layers[1].dirs[1].dg then self:updateGradInput(input, gradOutput) end
   for l = 1, self.numLayers do layer.weightGrads(self, st.layers[l].dirs, scale or 1) end
 end
@@ -372,6 +429,7 @@ end
 function RNNBase:__tostring__()
   local extra = {}
   if self.numLayers > 1 then extra[#extra + 1] = self.numLayers .. ' layers' end
+  if self:_projected() then extra[#extra + 1] = 'projSize ' .. self.projSize end
   if self.bidirectional then extra[#extra + 1] = 'bidirectional' end
   if self.mode == 'RNN_RELU' then extra[#extra + 1] = 'relu' end
   if self.dropout > 0 then extra[#extra + 1] = 'dropout ' .. self.dropout end

@@ -1,8 +1,10 @@
 -- nn.RNNCellBase: one time step of a recurrent layer (nn.RNNCell, nn.LSTMCell, nn.GRUCell) with
 -- PyTorch's parameters (weight_ih, weight_hh, bias_ih, bias_hh). A cell is a one-layer RNN run for
 -- one step, so it shares nn.RNNBase's parameter plumbing and its fused op; applied in a loop it
--- stays exact under loss:backward() (Note [Recurrent modules and autograd] in nn/RNNBase.lua).
+-- stays exact under loss:backward() (Note [Recurrent modules and autograd] in nn/RNNBase.lua). A
+-- batch of size 0 gives empty states, as PyTorch's (Note [Recurrent layers over an empty batch]).
 require 'nn.RNNBase'
+local projected = require 'nn.rnn_projected'
 local RNNCellBase, parent = torch.class('nn.RNNCellBase', 'nn.RNNBase')
 local describe, fail = nn.RNNBase._describe, nn.RNNBase._fail
 
@@ -55,11 +57,17 @@ end
 
 --- m:updateOutput(input): input is x (batch x inputSize, or inputSize) or {x, h} ({x, h, c} for
 --- LSTMCell), with states of size batch x hiddenSize (zeros when absent). Returns the next h, or
---- {h, c} for LSTMCell.
+--- {h, c} for LSTMCell (of size 0 x hiddenSize for a batch of size 0).
+--- Example: nn.LSTMCell(3, 4):forward({torch.randn(2, 3), torch.zeros(2, 4), torch.zeros(2, 4)})
 function RNNCellBase:updateOutput(input)
   local x, h, c, unbatched = self:_parse(input)
-  local wih, whh, bih, bhh = self:_layer(1)
-  local y, hn, cn, ws = torch.rnnLayer(self.mode, x, h, c, wih, whh, bih, bhh)
+  if x:size(2) == 0 then  -- Note [Recurrent layers over an empty batch]
+    local _, hN, cN = projected.empty(self, x, h and h:unsqueeze(1), c and c:unsqueeze(1))
+    self.output = self.mode == 'LSTM' and { hN:select(1, 1), cN:select(1, 1) } or hN:select(1, 1)
+    self._state = { input = input, empty = true }
+    return self.output
+  end
+  local y, hn, cn, ws = self:_runLayer(1, x, h, c)
   if unbatched then hn, cn = hn:view(-1), cn and cn:view(-1) end
   self.output = self.mode == 'LSTM' and { hn, cn } or hn
   self._state = { input = input, x = x, h = h, c = c, y = y, ws = ws, unbatched = unbatched }
@@ -70,6 +78,7 @@ end
 --- LSTMCell; a nil entry is zero). gradInput matches input: a tensor, or {gradX, gradH[, gradC]}.
 function RNNCellBase:updateGradInput(input, gradOutput)
   local st = self:_lastForward(input)
+  if st.empty then return projected.emptyGradInput(self, st) end
   local gh, gc = gradOutput, nil
   if self.mode == 'LSTM' then
     if type(gradOutput) ~= 'table' then fail(self, 'gradOutput must be a table {gradH, gradC}, got %s', describe(gradOutput)) end
@@ -94,6 +103,7 @@ end
 --- gradWeight_ih, gradWeight_hh, gradBias_ih and gradBias_hh.
 function RNNCellBase:accGradParameters(input, gradOutput, scale)
   local st = self:_lastForward(input)
+  if st.empty then return end  -- an empty batch adds nothing
   if not rawequal(st.gradOutput, gradOutput) or not st.dg then self:updateGradInput(input, gradOutput) end
   local _, _, _, _, gwih, gwhh, gbih, gbhh = self:_layer(1)
   torch._rnnLayerWeightGrads(self.mode, st.x, st.h, st.y, st.dg, scale or 1, gwih, gwhh, gbih, gbhh)

@@ -1,6 +1,8 @@
 -- One layer of nn.RNN / nn.LSTM / nn.GRU in one or both directions (bidirectional = true) on the
 -- fused op: the forward of a layer, its Torch7-style backward and its weight gradients, for
--- nn/RNNBase.lua. Parameter set k = (layer - 1) * directions + direction, PyTorch's order.
+-- nn/RNNBase.lua. Parameter set k = (layer - 1) * directions + direction, PyTorch's order. An LSTM
+-- with projections runs its layers here too (m:_runLayer) but has its own backward, and a batch of
+-- size 0 does not come here (nn/rnn_projected.lua).
 --
 -- Note [Reverse direction by flipping time]: the reverse direction of a layer is the fused layer
 -- torch.rnnLayer run on the sequence flipped along time (torch.flip, differentiable), its output
@@ -13,17 +15,16 @@ local M = {}
 
 local function flip_time(t) return torch.flip(t, 1) end
 
--- Layer l on cur (T x B x F): the output (T x B x D*H, the forward direction's features first);
+-- Layer l on cur (T x B x F): the output (T x B x D*out, the forward direction's features first);
 -- fills hs[k], cs[k] with the final states and returns the state of each direction for backward.
 function M.forward(m, l, cur, h0, c0, hs, cs)
   local D = m.bidirectional and 2 or 1
   local dirs, outs = {}, {}
   for d = 1, D do
     local k = (l - 1) * D + d
-    local wih, whh, bih, bhh = m:_layer(k)
     local x = d == 2 and flip_time(cur) or cur
     local lh0, lc0 = h0 and h0[k], c0 and c0[k]
-    local y, hn, cn, ws = torch.rnnLayer(m.mode, x, lh0, lc0, wih, whh, bih, bhh)
+    local y, hn, cn, ws = m:_runLayer(k, x, lh0, lc0)
     dirs[d] = { k = k, x = x, h0 = lh0, c0 = lc0, y = y, ws = ws }
     hs[k], cs[k] = hn, cn
     outs[d] = d == 2 and flip_time(y) or y
@@ -35,7 +36,7 @@ end
 -- output (nil: zero) and gh, gc of the final states (nil: zero); the gradients of the initial
 -- states go to dh0s[k], dc0s[k]. Returns the gradient of the layer's input.
 function M.backward(m, dirs, dy, gh, gc, dh0s, dc0s)
-  local H, dx = m.hiddenSize, nil
+  local H, dx = m:_outSize(), nil
   for d, st in ipairs(dirs) do
     local wih, whh = m:_layer(st.k)
     local dyd = dy

@@ -11,6 +11,8 @@
 -- sequences that join it are appended to the state. Padding therefore never enters a state, and
 -- no data is padded or gathered: the cost is one fused call per distinct length per layer and
 -- direction (plus a flip of each run for the reverse one), instead of one for the whole batch.
+-- A run is one m:_runLayer call, so an LSTM with projections runs its composite layer there (Note
+-- [LSTM projections as a composite]; h is projSize wide, c hiddenSize).
 --
 -- Note [Torch7 backward of packed calls]: the fused state of many runs would have to be chained
 -- by hand, so updateGradInput replays the packed forward from detached inputs with recording on
@@ -41,9 +43,8 @@ end
 local function block(X, r) return X:narrow(1, r.off + 1, r.nt * r.b):view(r.nt, r.b, X:size(2)) end
 
 -- The forward direction of parameter set k over data X (rows x F): output rows and final states
--- (batch x H, sorted order).
+-- (batch x out and batch x hiddenSize, sorted order).
 local function forward_dir(m, k, rs, X, h, c)
-  local wih, whh, bih, bhh = m:_layer(k)
   local outs, hfin, cfin = {}, {}, {}
   for i, r in ipairs(rs) do
     if h and h:size(1) > r.b then  -- the sequences of rows b+1.. ended with the previous run
@@ -52,8 +53,8 @@ local function forward_dir(m, k, rs, X, h, c)
       h, c = h:narrow(1, 1, r.b), c and c:narrow(1, 1, r.b)
     end
     local y
-    y, h, c = torch.rnnLayer(m.mode, block(X, r), h, c, wih, whh, bih, bhh)
-    outs[i] = y:view(r.nt * r.b, m.hiddenSize)
+    y, h, c = m:_runLayer(k, block(X, r), h, c)
+    outs[i] = y:view(r.nt * r.b, m:_outSize())
   end
   table.insert(hfin, 1, h)
   if c then table.insert(cfin, 1, c) end
@@ -62,28 +63,27 @@ end
 
 -- The reverse direction: runs from the last; sequences join at their last step with h0 (or zeros).
 local function reverse_dir(m, k, rs, X, h0, c0)
-  local wih, whh, bih, bhh = m:_layer(k)
-  local lstm, H = m.mode == 'LSTM', m.hiddenSize
+  local lstm, H, P = m.mode == 'LSTM', m.hiddenSize, m:_outSize()
   local outs, h, c, have = {}, nil, nil, 0
-  local function joined(s, init, n)
-    local new = init and init:narrow(1, have + 1, n) or X.new(n, H):zero()
+  local function joined(s, init, n, size)
+    local new = init and init:narrow(1, have + 1, n) or X.new(n, size):zero()
     return s and torch.cat(s, new, 1) or new
   end
   for i = #rs, 1, -1 do
     local r = rs[i]
     if r.b > have then
-      if have > 0 or h0 then h = joined(h, h0, r.b - have) end
-      if lstm and (have > 0 or c0) then c = joined(c, c0, r.b - have) end
+      if have > 0 or h0 then h = joined(h, h0, r.b - have, P) end
+      if lstm and (have > 0 or c0) then c = joined(c, c0, r.b - have, H) end
       have = r.b
     end
     local y
-    y, h, c = torch.rnnLayer(m.mode, torch.flip(block(X, r), 1), h, c, wih, whh, bih, bhh)
-    outs[i] = torch.flip(y, 1):view(r.nt * r.b, H)
+    y, h, c = m:_runLayer(k, torch.flip(block(X, r), 1), h, c)
+    outs[i] = torch.flip(y, 1):view(r.nt * r.b, P)
   end
   return torch.cat(outs, 1), h, c
 end
 
--- input -> the PackedSequence, h0 and c0 (S x batch x H in the caller's order, or nil).
+-- input -> the PackedSequence, h0 and c0 (S x batch x out, S x batch x H in the caller's order, or nil).
 local function parse(m, input)
   local ps, h0, c0 = input, nil, nil
   if not M.isSequence(input) then ps, h0, c0 = input[1], input[2], input[3] end
@@ -99,8 +99,8 @@ local function parse(m, input)
     m._fail(m, 'expects {input, h0, c0}: give both states or neither')
   end
   if m.mode ~= 'LSTM' and c0 ~= nil then m._fail(m, 'has no cell state: expected {input, h0}, got a third entry') end
-  local want = { m:_numStates(), ps.batchSizes[1], m.hiddenSize }
-  return ps, m:_checkState('h0', h0, want), m:_checkState('c0', c0, want)
+  local S, B = m:_numStates(), ps.batchSizes[1]
+  return ps, m:_checkState('h0', h0, { S, B, m:_outSize() }), m:_checkState('c0', c0, { S, B, m.hiddenSize })
 end
 
 -- The packed forward (Note [Recurrent layers on packed sequences]): output data, hN, cN in the
@@ -158,8 +158,8 @@ local function parse_grad(m, gradOutput)
       .. 'gradHN%s}), got %s', table.concat(m.output.data:size():totable(), 'x'), m.mode == 'LSTM' and ', gradCN' or '',
       m._describe(gy))
   end
-  local want = m.hN:size():totable()
-  return gy, m:_checkState('gradHN', gh, want), m.mode == 'LSTM' and m:_checkState('gradCN', gc, want) or nil
+  return gy, m:_checkState('gradHN', gh, m.hN:size():totable()),
+    m.mode == 'LSTM' and m:_checkState('gradCN', gc, m.cN:size():totable()) or nil
 end
 
 -- Note [Torch7 backward of packed calls]: the replay; st.grads holds the parameter gradients.

@@ -121,6 +121,9 @@ end
 function pack(op, input, len, batchFirst, enforce)
   local T, B = input:size(batchFirst and 2 or 1), input:size(batchFirst and 1 or 2)
   if #len ~= B then lib.fail(op, 'expected %d lengths (the batch size of %s), got %d', B, describe(input), #len) end
+  -- PyTorch 1.13 refuses it too ("Cannot pack empty tensors"); a recurrent module takes the padded
+  -- batch of size 0 itself (empty outputs).
+  if B == 0 then lib.fail(op, 'cannot pack an empty batch (%s): pass the padded tensor to the module instead', describe(input)) end
   for i, l in ipairs(len) do
     if l < 1 or l > T then
       lib.fail(op, 'lengths[%d] = %d: every length must be in [1, %d] (the padded length of %s)', i, l, T, describe(input))
