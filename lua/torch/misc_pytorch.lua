@@ -47,7 +47,10 @@ function torch.vander(x, N, increasing)
   if increasing ~= nil and type(increasing) ~= 'boolean' then
     fail('vander', 'increasing must be a boolean, got %s', describe(increasing))
   end
-  if x.p.dtype == lib.dtype.bool then x = x:long() end
+  -- PyTorch's result type is promote_types(x, int64): bool, uint8 and int32 give int64 (products
+  -- of powers overflow a ByteTensor at once: vander({16}, 3) wrapped to 0)
+  -- (converted in place on x's device: x:long() is Torch7's, which brings a CUDA tensor to the host)
+  if not torch._pytorch_is_floating(x.p.dtype) then x = lib.wrap(lib.C.tocha_tensor_to_dtype(x.p, lib.dtype.i64)) end
   -- the result's size is checked (allocated) first: an N past memory fails here, and an empty x
   -- returns, where the loop below would otherwise run N - 1 steps (N = 2^62 ran for ever)
   local ok, out = pcall(function() return torch.emptyLike(x):resize(n, N) end)

@@ -15,16 +15,36 @@ local methods = torch._tensor_methods
 -- Writes r into res (resized to r's size) and returns res; as the C front-ends' out= check
 -- (can_cast), a floating-point result never goes into an integer tensor, nor a non-bool into a bool
 -- one (long:divide(2) had silently truncated 3.5 to 3).
-local FLOATING = { ['torch.FloatTensor'] = true, ['torch.DoubleTensor'] = true, ['torch.HalfTensor'] = true,
-                   ['torch.BFloat16Tensor'] = true }
+-- The check reads dtypes, not type names: the CPU names ('torch.FloatTensor') missed every CUDA
+-- tensor, so a CudaLongTensor took a floating-point result truncated.
+local dt = lib.dtype
+local FLOATING = { [dt.f32] = true, [dt.f64] = true, [dt.f16] = true, [dt.bf16] = true }
+local function floating_id(id) return FLOATING[tonumber(id)] == true end
 local function into(res, r, op)
-  local rt, ot = r:type(), res:type()
-  if (FLOATING[rt] and not FLOATING[ot]) or (ot == 'torch.BoolTensor' and rt ~= ot) then
-    fail(op, 'result of type %s cannot be written into a %s', rt, ot)
+  local rd, od = r.p.dtype, res.p.dtype
+  if (floating_id(rd) and not floating_id(od)) or (od == dt.bool and rd ~= od) then
+    fail(op, 'result of type %s cannot be written into a %s', r:type(), res:type())
   end
   methods.resizeAs(res, r)
   methods.copy(res, r)
   return res
+end
+-- x:op(...) in place: as into, but x keeps its size, as PyTorch's in-place ops and the C in-place
+-- front-ends ("in-place result has size 1 but the operation produces 2"); into resized x
+-- (x:divide(y) with a larger y replaced x's elements by the broadcast result).
+-- The operand an in-place method computes from: x itself, or a copy of x when x is in a graph,
+-- since the op may save x for its backward and into_self then overwrites it ("a tensor needed
+-- to compute the gradient of mul was modified by an in-place operation" from y:ldexp(e) with e
+-- requiring grad; x:ldexp(e) with only e in a graph failed the same way).
+local function operand(self, other)
+  local graph = self:needsGrad() or (is_tensor(other) and other:needsGrad())
+  return graph and self:clone() or self
+end
+local function into_self(self, r, op)
+  if not methods.isSameSizeAs(self, r) then
+    fail(op, 'in-place result has size %s but the operation produces %s', types.shape_str(self.p), types.shape_str(r.p))
+  end
+  return (into(self, r, op))
 end
 
 local function check_number(op, what, v)
@@ -49,7 +69,7 @@ function torch.logit(a1, a2, a3)
 end
 function methods.logit(self, eps)
   if eps == nil or is_tensor(eps) then return (logit_plain_method(self, eps)) end
-  return (into(self, logit_eps(self, eps), 'logit'))
+  return (into_self(self, logit_eps(operand(self), eps), 'logit'))
 end
 methods.logit_ = methods.logit
 
@@ -92,7 +112,7 @@ local function float_power(res, a, b)
     if res then check(C.tocha_float_power_scalar_out(res.p, a.p, b)) return res end
     return (wrap(C.tocha_float_power_scalar(a.p, b)))
   elseif type(a) == 'number' and is_tensor(b) then
-    if res and res:type() ~= 'torch.DoubleTensor' then
+    if res and res.p.dtype ~= dt.f64 then  -- a dtype test: a CudaDoubleTensor res is right too
       fail('floatPower', 'computes in double: the result must be a torch.DoubleTensor, got a %s', res:type())
     end
     local r = wrap(C.tocha_float_power_rscalar(a, b.p))
@@ -147,7 +167,7 @@ function torch.ldexp(a1, a2, a3)
   end
   return (ldexp(a1, a2))
 end
-function methods.ldexp(self, e) return (into(self, ldexp(self, e), 'ldexp')) end
+function methods.ldexp(self, e) return (into_self(self, ldexp(operand(self, e), e), 'ldexp')) end
 methods.ldexp_ = methods.ldexp
 
 local frexp_out = ffi.new('tocha_tensor*[2]')
@@ -189,7 +209,7 @@ function torch.divide(a1, a2, a3, a4)
   end
   return (divide(a1, a2, rounding_mode(a3)))
 end
-function methods.divide(self, y, mode) return (into(self, divide(self, y, rounding_mode(mode)), 'divide')) end
+function methods.divide(self, y, mode) return (into_self(self, divide(operand(self, y), y, rounding_mode(mode)), 'divide')) end
 methods.divide_ = methods.divide
 
 -- ---- PyTorch's names for existing ops -------------------------------------------------------------
@@ -252,7 +272,7 @@ methods.rsub = torch.rsub
 --- Example: torch.positive(torch.Tensor({-1, 2}))
 function torch.positive(x)
   check_tensor('positive', x, 1)
-  if x:type() == 'torch.BoolTensor' then fail('positive', 'is not defined for a torch.BoolTensor') end
+  if x.p.dtype == dt.bool then fail('positive', 'is not defined for a %s', x:type()) end
   return x
 end
 methods.positive = torch.positive
@@ -272,11 +292,12 @@ for t7, spec in pairs({ lshift = { 'bitwiseLeftShift', 1 }, clshift = { 'bitwise
                         rshift = { 'bitwiseRightShift', -1 }, crshift = { 'bitwiseRightShift', -1 } }) do
   local name, sign = spec[1], spec[2]
   local fn, method = torch[name], methods[name]
-  local function floating(x)
-    local t = is_tensor(x) and x:type()
-    return t == 'torch.FloatTensor' or t == 'torch.DoubleTensor' or t == 'torch.HalfTensor' or t == 'torch.BFloat16Tensor'
+  local function floating(x) return is_tensor(x) and floating_id(x.p.dtype) end  -- CUDA tensors included
+  local function scaled(x, n)
+    -- a string n reached the arithmetic below ("attempt to perform arithmetic on local 'n'")
+    if not is_tensor(n) and type(n) ~= 'number' then fail(t7, 'n must be a number or a tensor, got %s', describe(n)) end
+    return (torch.ldexp(x, is_tensor(n) and n * sign or sign * n))
   end
-  local function scaled(x, n) return (torch.ldexp(x, is_tensor(n) and n * sign or sign * n)) end
   torch[t7] = function(a1, a2, a3)
     if a3 ~= nil then
       if floating(a2) then return (into(a1, scaled(a2, a3), t7)) end
@@ -286,7 +307,7 @@ for t7, spec in pairs({ lshift = { 'bitwiseLeftShift', 1 }, clshift = { 'bitwise
     return (fn(a1, a2))
   end
   methods[t7] = function(self, a1, a2)
-    if a2 == nil and floating(self) then return (into(self, scaled(self, a1), t7)) end
+    if a2 == nil and floating(self) then return (into_self(self, scaled(operand(self, a1), a1), t7)) end
     if a2 ~= nil and floating(a1) then return (into(self, scaled(a1, a2), t7)) end
     return (method(self, a1, a2))
   end

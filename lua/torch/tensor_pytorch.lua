@@ -45,10 +45,12 @@ end
 --- Example: torch.zeros(4, 2, 3).mT:size()
 props.mT = function(t) return (mT(t, 'mT')) end
 --- x.H (a property): the conjugate transpose, which is x.T for Tocha's real tensors (PyTorch only
---- allows 0-D to 2-D tensors here, and so does Tocha).
+--- allows matrices and 0-D tensors here, and so does Tocha).
 --- Example: torch.Tensor({{1, 2, 3}}).H:size()
 props.H = function(t)
   if t:dim() > 2 then fail('H', 'expected a tensor with at most 2 dims (use x.mH for batches), got %s', describe(t)) end
+  -- PyTorch: "tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor."
+  if t:dim() == 1 then fail('H', 'expected a matrix (or a 0-D tensor), got %s', describe(t)) end
   return (props.T(t))
 end
 --- x.mH (a property): the conjugate transpose of each matrix of a batch, which is x.mT for real

@@ -36,6 +36,12 @@ local function scaled(name, key, k, f)
     if type(s) ~= 'number' then fail(name, '%s must be a number, got %s', key, describe(s)) end
     -- add(x, number, {alpha}): PyTorch's x + alpha * number; Torch7's scaled form takes a tensor
     if k == 1 and type(args[n - 1]) == 'number' then
+      -- as the tensor form (and PyTorch) refuse a fractional alpha for integer x: folded into the
+      -- number, add(LongTensor, 3, {alpha = 0.5}) had given a FloatTensor
+      local x = args[n - 2]
+      if is_tensor(x) and not torch._pytorch_is_floating(x.p.dtype) and s ~= math.floor(s) then
+        fail(name, 'alpha %s must be an integer for a %s', tostring(s), x:type())
+      end
       args[n - 1] = args[n - 1] * s
       return f(unpack(args, 1, n - 1))
     end
@@ -95,14 +101,28 @@ methods.sort = torch.sort
 --- Example: torch.angle(torch.Tensor({1, -2, 0}))
 local function angle(x)
   check_tensor('angle', x, 1)
-  if not torch._pytorch_is_floating(x.p.dtype) then x = x:type(torch.getdefaulttensortype()) end
+  -- converted on x's device: x:type('torch.FloatTensor') brought a CUDA integer tensor to the host
+  if not torch._pytorch_is_floating(x.p.dtype) then x = lib.wrap(C.tocha_tensor_to_dtype(x.p, torch._default_dtype())) end
   local r = torch.where(torch.lt(x, 0), x:newFull({}, math.pi), 0)
-  -- x itself where it is NaN: the NaNs stay and the result keeps x's graph (a zero gradient)
-  return (torch.where(torch.isnan(x), x, r))
+  -- the NaNs of x stay NaN (taken from x detached: where(isnan(x), x, r) sent x's gradient
+  -- through at the NaNs, where PyTorch's angle has a zero gradient everywhere)
+  r = torch.where(torch.isnan(x), x:detach(), r)
+  if x:needsGrad() then
+    -- keeps x's graph with a zero gradient: 0 * x at finite x (0 * inf would be NaN)
+    r = r + torch.where(torch.isfinite(x), x, 0) * 0
+  end
+  return r
 end
 if torch.angle == nil then torch.angle = angle end
 if methods.angle == nil then
-  function methods.angle(x) return (check_tensor('angle', x, 1):copy(angle(x))) end
+  function methods.angle(x)
+    check_tensor('angle', x, 1)
+    -- the angles are floating point: an integer x would have kept 3 for pi
+    if not torch._pytorch_is_floating(x.p.dtype) then
+      fail('angle', 'result of type %s cannot be written into a %s', torch.getdefaulttensortype(), x:type())
+    end
+    return (x:copy(angle(x)))
+  end
   methods.angle_ = methods.angle
 end
 

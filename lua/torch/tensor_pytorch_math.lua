@@ -18,6 +18,12 @@ local function nan_mask(v) return is_tensor(v) and torch.isnan(v) or (v ~= v) en
 -- clamp_backward does (cmax would split it); lo > hi gives hi, a NaN in x or a bound gives NaN.
 local function clamp_tensors(x, lo, hi)
   local r = x
+  -- a fractional number bound makes an integer x's result floating point, as PyTorch's type
+  -- promotion (x long, min 0.5): where(x < 0.5, 0.5, x) wrote 0.5 into a LongTensor as 0
+  local function fractional(v) return type(v) == 'number' and v ~= math.floor(v) end
+  if not torch._pytorch_is_floating(x.p.dtype) and (fractional(lo) or fractional(hi)) then
+    r = lib.wrap(lib.C.tocha_tensor_to_dtype(x.p, torch._default_dtype()))
+  end
   if lo ~= nil then
     local take = torch.lt(r, lo)
     if is_tensor(lo) then take = torch.logicalOr(take, nan_mask(lo))
@@ -40,13 +46,24 @@ local function check_bounds(op, x, lo, hi)
   if lo == nil and hi == nil then fail(op, 'at least one of min and max must be given') end
 end
 
-local function in_place(op, x, r)
+-- Note [In-place results are cast-checked]: x:clamp(lo) with tensor bounds, x:mvlgamma(p),
+-- x:igamma(y) compute a new tensor and copy it into x; the copy truncated a floating-point result
+-- into an integer x (LongTensor({-1}):clamp(DoubleTensor({0.5})) gave 0) where PyTorch refuses
+-- ("result type Double can't be cast to the desired output type Long"), as torch.canCast says.
+local function check_cast(op, x, r)
+  if not torch.canCast(r, x) then
+    fail(op, 'result of type %s cannot be written into a %s', r:type(), x:type())
+  end
+end
+local function in_place(op, x, r, what)
   if not r:isSameSizeAs(x) then
-    fail(op, 'the bounds broadcast the result to size %s, which differs from the tensor clamped in place (%s)',
+    fail(op, what or 'the bounds broadcast the result to size %s, which differs from the tensor clamped in place (%s)',
       types.shape_str(r.p), types.shape_str(x.p))
   end
+  check_cast(op, x, r)
   return (x:copy(r))
 end
+torch._pytorch_in_place = in_place
 
 local clamp0, mclamp0 = torch.clamp, methods.clamp
 local function number_bound(v) return v == nil or type(v) == 'number' end
@@ -61,7 +78,9 @@ local function clamp(a1, a2, a3, a4)
     if a4 == nil then check_bounds('clamp', a1, a2, a3) return (clamp_tensors(a1, a2, a3)) end
     check_tensor('clamp', a1, 1)
     check_bounds('clamp', a2, a3, a4)
-    return (a1:resizeAs(a2):copy(clamp_tensors(a2, a3, a4)))
+    local r = clamp_tensors(a2, a3, a4)
+    check_cast('clamp', a1, r)
+    return (a1:resizeAs(r):copy(r))
   end
   if is_tensor(a1) and not is_tensor(a2) and is_tensor(a3) then
     check_bounds('clamp', a1, a2, a3)
@@ -79,6 +98,21 @@ local function mclamp(self, a1, a2, a3)
   return (mclamp0(self, a1, a2, a3))
 end
 methods.clamp, methods.clamp_, methods.clip, methods.clip_ = mclamp, mclamp, mclamp, mclamp
+local clampMin0 = torch.clampMin
+--- torch.clampMin([res,] x, min): x limited below by min, a number or a tensor
+--- (torch.clamp(x, min, nil)). x:clampMin(min) works in place. Differentiable.
+--- Example: torch.clampMin(torch.Tensor({-1, 2}), torch.Tensor({0, 3}))
+function torch.clampMin(a1, a2, a3)
+  -- res, x, tensor min: torch.clamp(res, x, min) reads a tensor third argument as PyTorch's
+  -- clamp(x, min, max), so clampMin(res, x, min) clamped res between x and min
+  if is_tensor(a1) and is_tensor(a2) and is_tensor(a3) then
+    check_bounds('clampMin', a2, a3, nil)
+    local r = clamp_tensors(a2, a3, nil)
+    check_cast('clampMin', a1, r)
+    return (a1:resizeAs(r):copy(r))
+  end
+  return (clampMin0(a1, a2, a3))
+end
 local clampMax0 = torch.clampMax
 --- torch.clampMax([res,] x, max): x limited above by max, a number or a tensor
 --- (torch.clamp(x, nil, max)). x:clampMax(max) works in place. Differentiable.
@@ -99,6 +133,8 @@ function methods.fillDiagonal(x, value, wrap)
   check_tensor(op, x, 1)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then fail(op, 'expected a fill value (number), got %s', describe(value)) end
+  -- an integer x refuses a value it cannot hold (300 wrapped to 44 in a ByteTensor), as PyTorch's
+  types.check_value(op, value, x.p.dtype)
   local n = x:dim()
   if n < 2 then fail(op, 'expected a tensor with at least 2 dims, got %s', describe(x)) end
   if n > 2 then
@@ -127,12 +163,19 @@ local function special(name)
   if not f then fail(name, 'torch.special.%s is not available', name) end
   return f
 end
+-- the message of an in-place mvlgamma/igamma/igammac whose operands broadcast past x's size
+local IN_PLACE_SIZE = 'the result has size %s, which differs from the tensor changed in place (%s)'
 --- torch.mvlgamma(x, p): the log of the multivariate gamma function of dimension p
 --- (torch.special.multigammaln; every element must exceed (p - 1) / 2). x:mvlgamma(p) works in
 --- place like the other pointwise methods. Differentiable.
 --- Example: torch.mvlgamma(torch.Tensor({2.5}), 2)
 function torch.mvlgamma(x, p) return (special('multigammaln')(check_tensor('mvlgamma', x, 1), p)) end
-function methods.mvlgamma(x, p) return (check_tensor('mvlgamma', x, 1):copy(torch.mvlgamma(x, p))) end
+function methods.mvlgamma(x, p)
+  check_tensor('mvlgamma', x, 1)
+  -- from a copy when x is in a graph: lgamma saves its input, which the copy below overwrites
+  local src = x:needsGrad() and x:clone() or x
+  return (in_place('mvlgamma', x, torch.mvlgamma(src, p), IN_PLACE_SIZE))
+end
 methods.mvlgamma_ = methods.mvlgamma
 if torch.igamma == nil then
   --- torch.igamma(a, x): the regularized lower incomplete gamma function
@@ -147,11 +190,20 @@ if torch.igammac == nil then
   function torch.igammac(a, x) return (special('gammaincc')(a, x)) end
 end
 if methods.igamma == nil then
-  function methods.igamma(a, x) return (check_tensor('igamma', a, 1):copy(torch.igamma(a, x))) end
+  function methods.igamma(a, x)
+    check_tensor('igamma', a, 1)
+    -- from a copy of a when x is in a graph: x's gradient reads a, which the copy overwrites
+    local src = (a:needsGrad() or is_tensor(x) and x:needsGrad()) and a:clone() or a
+    return (in_place('igamma', a, torch.igamma(src, x), IN_PLACE_SIZE))
+  end
   methods.igamma_ = methods.igamma
 end
 if methods.igammac == nil then
-  function methods.igammac(a, x) return (check_tensor('igammac', a, 1):copy(torch.igammac(a, x))) end
+  function methods.igammac(a, x)
+    check_tensor('igammac', a, 1)
+    local src = (a:needsGrad() or is_tensor(x) and x:needsGrad()) and a:clone() or a  -- as igamma
+    return (in_place('igammac', a, torch.igammac(src, x), IN_PLACE_SIZE))
+  end
   methods.igammac_ = methods.igammac
 end
 
