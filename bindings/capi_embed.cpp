@@ -346,6 +346,16 @@ int tocha_interp_call(tocha_interp* I, const char* name, const tocha_value* args
     std::string missing = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
     return fail(invalid(op, std::string("no global function ") + name + " (" + missing + " is nil)"));
   }
+  // A value that cannot be called failed later as "attempt to call a string value", without the
+  // name; a table or userdata with __call is callable.
+  if (!lua_isfunction(L, -2)) {
+    if (luaL_getmetafield(L, -2, "__call")) {
+      lua_pop(L, 1);
+    } else {
+      std::string type = luaL_typename(L, -2);
+      return fail(invalid(op, std::string(name) + " is a " + type + ", not a function"));
+    }
+  }
   lua_pop(L, 1);
   for (int i = 0; i < nargs; ++i) {
     int rc = push_value(I, &args[i], op);

@@ -24,8 +24,19 @@ function M.address(t)
   return tonumber(ffi.cast('uintptr_t', t.p))
 end
 
+-- Note [Dotted names]: a name with an empty part ("", "x.", "a..b", ".x") is an error: it was
+-- read as another name (get_global("") gave _G, call("m.") called m, "a..b" meant a.b) or set a
+-- global with a dot in its name (set_global("y.") made _G["y."]).
+local function check_name(name)
+  if type(name) ~= 'string' or name == '' or name:find('^%.') or name:find('%.$') or name:find('%.%.') then
+    error('[embed] bad global name ' .. string.format('%q', tostring(name))
+      .. ' (expected a name or a dotted path such as "model.predict")', 0)
+  end
+end
+
 -- The value at a dotted global name ("model.predict"), or nil and the missing part.
 function M.resolve(name)
+  check_name(name)
   local v = _G
   for part in name:gmatch('[^.]+') do
     if type(v) ~= 'table' and type(v) ~= 'userdata' and type(v) ~= 'cdata' then return nil, part end
@@ -37,13 +48,15 @@ end
 
 -- Sets a dotted global name, creating no intermediate tables (their absence is an error).
 function M.assign(name, value)
+  check_name(name)
   local head, last = name:match('^(.*)%.([^.]+)$')
   if not head then
     _G[name] = value
     return
   end
   local t, missing = M.resolve(head)
-  if type(t) ~= 'table' then error('cannot set ' .. name .. ': ' .. (missing or head) .. ' is not a table', 0) end
+  if t == nil then error('[embed] cannot set ' .. name .. ': ' .. (missing or head) .. ' is nil', 0) end
+  if type(t) ~= 'table' then error('[embed] cannot set ' .. name .. ': ' .. head .. ' is a ' .. type(t) .. ', not a table', 0) end
   t[last] = value
 end
 

@@ -135,7 +135,8 @@ local function table_help(t, name)
     local init = rawget(idx, '__init')
     local doc = require 'torch.doc'
     local entry = type(init) == 'function' and doc.get(init, class .. '.__init')
-    if entry and entry.text ~= '' then out[#out + 1] = wrap(entry.text, '  ', 78) end
+    -- a doc registered with a signature only has no text
+    if entry and type(entry.text) == 'string' and entry.text ~= '' then out[#out + 1] = wrap(entry.text, '  ', 78) end
     if object then out[#out + 1] = '  Fields:\n' .. columns(sorted_members(t), '    ', 78) end
     out[#out + 1] = '  Methods:\n' .. columns(sorted_members(idx), '    ', 78)
     return table.concat(out, '\n')
@@ -160,8 +161,12 @@ local function table_help(t, name)
   return table.concat(out, '\n')
 end
 
--- A name for `value`, looked for among the globals and inside torch, nn, optim and data.
+-- A name for `value`, looked for among the globals and inside torch, nn, optim and data. Only
+-- for values with an identity: help(true) was named after the first `true` field found
+-- ("torch._loaded: boolean true").
+local named_kinds = { ['function'] = true, table = true, userdata = true, thread = true, cdata = true }
 local function find_name(value)
+  if not named_kinds[type(value)] then return nil end
   for _, mod in ipairs({ 'torch', 'nn', 'optim', 'data' }) do
     local t = rawget(_G, mod)
     if type(t) == 'table' then
@@ -203,7 +208,10 @@ function M.describe(value, name)
       .. '\n  Methods (x:name(...); ?x:name tells more):\n'
       .. columns(sorted_members(rawget(torch, '_tensor_methods')), '    ', 78)
   end
-  if value == nil then return (name or 'nil') .. ' is nil' end
+  if value == nil then
+    if name then return name .. ' is nil' end
+    return 'help: got nil (an undefined or misspelt name, or a module not loaded yet, is nil)'
+  end
   local kind = torch and torch.typename and torch.typename(value) or type(value)  -- torch.LongStorage, not cdata
   return (name and (name .. ': ') or '') .. kind .. ' ' .. safe_tostring(value)
 end
@@ -248,7 +256,33 @@ function M.topic(topic)
   if topic == '' then print(M.usage_text) return end
   local ok, v = M.lookup(topic)
   if not ok then io.stderr:write(tostring(v), '\n') return end
+  if v == nil then print(M.missing(topic)) return end
   print(M.describe(v, topic))
+end
+
+-- Why the dotted name `topic` is nil: which part is missing, and for a module that is not
+-- loaded, how to load it (`?nn.Linear` said "nn.Linear is nil" before `require 'nn'`).
+function M.missing(topic)
+  local path = topic:match('^([%a_][%w_.]*):[%a_][%w_]*$') or topic
+  if not path:match('^[%a_][%w_.]*$') or path:find('%.%.') or path:find('%.$') then return topic .. ' is nil' end
+  local root = path:match('^[^.]+')
+  if rawget(_G, root) == nil then
+    -- only Tocha's own modules: a stray x.lua in the current directory is not a hint
+    local lib = package.loaded['torch.lib']
+    local found = package.searchpath and lib and package.searchpath(root, package.path)
+    if found and found:sub(1, #lib.lua_root + 1) == lib.lua_root .. '/' then
+      return topic .. ' is nil: ' .. root .. " is not loaded (require '" .. root .. "' loads it)"
+    end
+    return topic == root and (topic .. ' is nil') or (topic .. ' is nil: ' .. root .. ' is nil')
+  end
+  local v, prefix = rawget(_G, root), root
+  for part in path:gmatch('%.([^.]+)') do
+    prefix = prefix .. '.' .. part
+    v = tensor_field(v, part)
+    if v == nil then break end
+  end
+  if prefix ~= path then return topic .. ' is nil: ' .. prefix .. ' is nil' end
+  return topic .. ' is nil'
 end
 
 return M

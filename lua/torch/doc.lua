@@ -28,6 +28,12 @@ end
 --- function itself or as its qualified name ("torch.exp"), for help() and `?` in the REPL.
 --- Example: torch.doc.register('torch.exp', 'torch.exp([res,] x)', 'e to the power x, elementwise.', 'torch.exp(torch.zeros(2))')
 function doc.register(target, signature, text, example)
+  -- A non-string here broke help() for the function later, far from the mistake.
+  for _, p in ipairs({ { 'signature', signature }, { 'text', text }, { 'example', example } }) do
+    if p[2] ~= nil and type(p[2]) ~= 'string' then
+      error('torch.doc.register: ' .. p[1] .. ' must be a string or nil, got ' .. type(p[2]), 2)
+    end
+  end
   local entry = { signature = signature, text = text, example = example }
   if type(target) == 'string' then by_name[target] = entry
   elseif type(target) == 'function' then by_fn[target] = entry
@@ -109,6 +115,8 @@ function doc.from_named_block(f, name)
   local info = debug.getinfo(f, 'S')
   if not name or not info or info.what ~= 'Lua' or info.source:sub(1, 1) ~= '@' then return nil end
   local short = name:match('([%w_]+)$')
+  -- a name typed as an expression (`?(f)`) names no block
+  if not short then return nil end
   local patterns = { name, 'x:' .. short }
   for _, block in ipairs(blocks_of(info.source:sub(2))) do
     local text = table.concat(block.lines, ' ')
