@@ -61,12 +61,20 @@ end
 CONVERT['nn.SoftMax'], CONVERT['nn.Softmax'] = softmax('Softmax'), softmax('Softmax')
 CONVERT['nn.LogSoftMax'], CONVERT['nn.LogSoftmax'] = softmax('LogSoftmax'), softmax('LogSoftmax')
 
--- Softplus(beta x) / beta; the threshold (linear above it) changes the result by under e^-threshold.
+-- Note [Softplus threshold]: Softplus(beta x) / beta, and x where beta x > threshold. Above the
+-- default threshold 20 the two differ by under e^-20 relatively, so it exports as PyTorch 1.13 does
+-- (Softplus alone); a smaller threshold (nn.Softplus(2, 1)) changed the result by up to 0.16 when it was
+-- dropped, so it is exported as Where(Greater(beta x, threshold), x, softplus).
 CONVERT['nn.SoftPlus'] = function(G, m, x, y, ctx)
-  if m.beta == 1 then return G:node(ctx.path, 'Softplus', { x }, nil, y, U.keep(x)) end
-  local bx = G:node(ctx.path, 'Mul', { x, scalar(G, ctx, x, m.beta) })
-  return G:node(ctx.path, 'Div', { G:node(ctx.path, 'Softplus', { bx }), scalar(G, ctx, x, m.beta) }, nil, y,
-    U.keep(x))
+  local th = m.threshold or 20
+  local exact = th < 20
+  if m.beta == 1 and not exact then return G:node(ctx.path, 'Softplus', { x }, nil, y, U.keep(x)) end
+  local bx = m.beta == 1 and x or G:node(ctx.path, 'Mul', { x, scalar(G, ctx, x, m.beta) })
+  local sp = G:node(ctx.path, 'Softplus', { bx })
+  if not exact then return G:node(ctx.path, 'Div', { sp, scalar(G, ctx, x, m.beta) }, nil, y, U.keep(x)) end
+  if m.beta ~= 1 then sp = G:node(ctx.path, 'Div', { sp, scalar(G, ctx, x, m.beta) }) end
+  local above = G:node(ctx.path, 'Greater', { bx, scalar(G, ctx, x, th) })
+  return G:node(ctx.path, 'Where', { above, x, sp }, nil, y, U.keep(x))
 end
 CONVERT['nn.Softplus'] = CONVERT['nn.SoftPlus']
 
@@ -115,8 +123,14 @@ CONVERT['nn.PReLU'] = function(G, m, x, y, ctx)
   local slope = G:init(U.pname(ctx, 'weight'), m:_slopes(x.t):contiguous()) -- broadcasts along the channel dim
   return G:node(ctx.path, 'PRelu', { x, slope }, nil, y, U.keep(x))
 end
+-- Note [CELU of doubles]: ONNX's Celu takes float tensors only (onnx.checker refused a Double
+-- model's file), so other types export alpha * Elu(x / alpha), the same function exactly.
 CONVERT['nn.CELU'] = function(G, m, x, y, ctx)
-  return G:node(ctx.path, 'Celu', { x }, { { 'alpha', 'f', m.alpha } }, y, U.keep(x))
+  if x.elem == 1 then return G:node(ctx.path, 'Celu', { x }, { { 'alpha', 'f', m.alpha } }, y, U.keep(x)) end
+  if m.alpha == 1 then return G:node(ctx.path, 'Elu', { x }, { { 'alpha', 'f', 1 } }, y, U.keep(x)) end
+  local scaled = G:node(ctx.path, 'Div', { x, scalar(G, ctx, x, m.alpha) })
+  local e = G:node(ctx.path, 'Elu', { scaled }, { { 'alpha', 'f', 1 } })
+  return G:node(ctx.path, 'Mul', { e, scalar(G, ctx, x, m.alpha) }, nil, y, U.keep(x))
 end
 local function shrink(soft)
   return function(G, m, x, y, ctx)

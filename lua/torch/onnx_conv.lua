@@ -108,9 +108,15 @@ function M.isConv(m) return geometry(m) ~= nil end
 
 --- onnx_conv.batchNorm(g, m, x, y, ctx): BatchNormalization in inference mode (running statistics);
 --- a module without affine parameters gets scale 1 and bias 0 initializers.
+-- A single sample without N (nDim - 1 dims, which the batch norms take in evaluation) gets its
+-- batch dim first: ONNX's BatchNormalization reads dim 2 as the channels, so a C x H x W input went
+-- out as a batch of C with H channels (and a vector of C as an invalid 1-D input).
 function M.batchNorm(G, m, x, y, ctx)
   if not m.running_mean or not m.running_var then
     lib.fail('torch.onnx.export', '%s has no running statistics to normalize with at inference', ctx.where)
+  end
+  if m.nDim and #x.shape == m.nDim - 1 then
+    return U.withBatch(G, x, y, m.nDim - 2, ctx, function(xin, yb) return M.batchNorm(G, m, xin, yb, ctx) end)
   end
   local c = m.running_mean:nElement()
   local w = m.weight or m.running_mean.new(c):fill(1)
@@ -128,11 +134,13 @@ end
 
 --- onnx_conv.instanceNorm(g, m, x, y, ctx): InstanceNormalization, or BatchNormalization when the
 --- module tracks running statistics (which evaluation uses); an unbatched input gets a batch dim.
+-- (An unbatched C x ... input gets its batch dim before BatchNormalization too: ONNX reads dim 2
+-- as the channels, so C x L went out as a batch of C with L channels, an invalid graph.)
 function M.instanceNorm(G, m, x, y, ctx)
-  if m.trackRunningStats then return M.batchNorm(G, m, x, y, ctx) end
   local r = #x.shape
   local batched = r >= 3 and x.shape[2] == m.nFeatures
   return U.withBatch(G, x, y, batched and r - 2 or r - 1, ctx, function(xin, yb)
+    if m.trackRunningStats then return M.batchNorm(G, m, xin, yb, ctx) end
     local w, b = affine(G, m, ctx, m.nFeatures, x.t)
     return G:node(ctx.path, 'InstanceNormalization', { xin, w, b }, { { 'epsilon', 'f', m.eps } }, yb, U.keep(xin))
   end)

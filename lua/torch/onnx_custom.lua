@@ -44,6 +44,18 @@ local function check(self, v, what)
   return v
 end
 
+-- Note [Negative dims in E]: dims are 1-based and may count from the end (-1 is the last), as in
+-- Tocha's ops. The sample output is computed by those ops, which read -1 correctly, while the ONNX
+-- axis was written as d - 1 (-2, the dim before the last): the export check compared two samples
+-- and passed, and the file reduced, sliced or joined the wrong axis. E resolves d first.
+local function dim(self, v, d, what)
+  local r = #v.shape
+  if type(d) ~= 'number' or d ~= math.floor(d) or d == 0 or d < -r or d > r then
+    self:fail('%s: dim %s is out of range for a %dD value (1..%d, or -%d..-1 from the end)', what, tostring(d), r, r, r)
+  end
+  return d < 0 and d + r + 1 or d
+end
+
 local function child_ctx(ctx, m, name)
   local s = tostring(name)
   local ident = type(name) == 'string' and s:match('^[%a_][%w_]*$')
@@ -82,7 +94,7 @@ end
 function E:size(v, d)
   check(self, v, 'E:size\'s value')
   if d == nil then return self.G:dims(v.t) end
-  return v.shape[d]
+  return v.shape[dim(self, v, d, 'E:size')]
 end
 
 local function merged(a, b)
@@ -107,12 +119,13 @@ E.add = binary('Add', function(a, b) return torch.add(a, b) end)
 --- Example: return E:mul(x, scale)
 E.mul = binary('Mul', function(a, b) return torch.cmul(a, b) end)
 
---- E:concat(values, dim): the values joined along 1-based dim (ONNX Concat).
+--- E:concat(values, dim): the values joined along 1-based dim (negative from the end) (ONNX Concat).
 --- Example: return E:concat({ a, b }, 2)
 function E:concat(xs, d)
   if type(xs) ~= 'table' or #xs == 0 then self:fail('E:concat expects a list of values, got %s', type(xs)) end
   local ts = {}
   for i, v in ipairs(xs) do ts[i] = check(self, v, 'E:concat\'s value ' .. i).t end
+  d = dim(self, xs[1], d, 'E:concat')
   if #xs == 1 then return xs[1] end
   return L.concat(self.G, xs, torch.cat(ts, d), d, self.ctx)
 end
@@ -178,14 +191,12 @@ function E:reshape(x, sizes)
   return self.G:node(self.ctx.path, 'Reshape', { x, self.G:constInts(self.ctx.path, target) }, nil, y, dyn)
 end
 
---- E:transpose(x, d1, d2): x with 1-based dims d1 and d2 swapped (ONNX Transpose).
+--- E:transpose(x, d1, d2): x with 1-based dims d1 and d2 (negative from the end) swapped (ONNX Transpose).
 --- Example: local t = E:transpose(g, 2, 3)
 function E:transpose(x, d1, d2)
   check(self, x, 'E:transpose\'s value')
   local r = #x.shape
-  if d1 < 1 or d1 > r or d2 < 1 or d2 > r then
-    self:fail('E:transpose: dims %d, %d out of range for a %dD value', d1, d2, r)
-  end
+  d1, d2 = dim(self, x, d1, 'E:transpose'), dim(self, x, d2, 'E:transpose')
   local perm = {}
   for i = 1, r do perm[i] = i - 1 end
   perm[d1], perm[d2] = d2 - 1, d1 - 1
@@ -195,10 +206,11 @@ function E:transpose(x, d1, d2)
     x.t:transpose(d1, d2):contiguous(), dyn)
 end
 
---- E:narrow(x, dim, start, length): x:narrow(dim, start, length), 1-based (ONNX Slice).
+--- E:narrow(x, dim, start, length): x:narrow(dim, start, length), 1-based, dim negative from the end (ONNX Slice).
 --- Example: local left = E:narrow(x, 2, 1, half)
 function E:narrow(x, d, start, len)
   check(self, x, 'E:narrow\'s value')
+  d = dim(self, x, d, 'E:narrow')
   if x.dyn[d] then self:fail('dynamicAxes: dim %d cannot vary through E:narrow', d) end
   local y = x.t:narrow(d, start, len):contiguous()
   local p = self.ctx.path
@@ -232,15 +244,21 @@ function E:globalAvgPool(x)
   return self.G:node(self.ctx.path, 'GlobalAveragePool', { x }, nil, y, U.batchOnly(x, self.ctx))
 end
 
---- E:mean(x, dims[, keepdim = false]): the mean over the 1-based dims (ONNX ReduceMean).
+--- E:mean(x, dims[, keepdim = false]): the mean over the 1-based dims, negative from the end (ONNX ReduceMean).
 --- Example: local y = E:mean(x, { 3, 4 })
 function E:mean(x, dims, keepdim)
   check(self, x, 'E:mean\'s value')
   if type(dims) == 'number' then dims = { dims } end
-  local axes, y, sorted = {}, x.t, {}
-  for i, d in ipairs(dims) do
+  if type(dims) ~= 'table' or #dims == 0 then
+    self:fail('E:mean expects a dim or a list of dims, got %s', type(dims))
+  end
+  local axes, y, sorted, given = {}, x.t, {}, dims
+  dims = {}
+  for i, d0 in ipairs(given) do
+    local d = dim(self, x, d0, 'E:mean')
     if x.dyn[d] then self:fail('dynamicAxes: dim %d cannot vary through E:mean', d) end
-    axes[i], sorted[i] = d - 1, d
+    for _, e in ipairs(dims) do if e == d then self:fail('E:mean: dim %d is given twice', d) end end
+    dims[i], axes[i], sorted[i] = d, d - 1, d
   end
   table.sort(sorted, function(a, b) return a > b end)
   for _, d in ipairs(sorted) do y = y:mean(d) end  -- Torch7's mean keeps the dim

@@ -63,14 +63,24 @@ function Graph:value(name, t, dyn)
   return v
 end
 
+-- Note [Unique names]: ONNX names one namespace (SSA): an initializer named like a graph input
+-- would become that input's default value, and a name given twice makes onnx.checker refuse the
+-- file. Initializers and constants take a free name (a suffix _N when taken); an output name that
+-- is already an input's, a weight's or another output's is an error (it was written as a second
+-- producer of that name).
+local function free(self, name)
+  while self.initNames[name] or self.values[name] do
+    self.uid = self.uid + 1
+    name = string.format('%s_%d', name, self.uid)
+  end
+  self.initNames[name] = true
+  return name
+end
+
 --- g:init(name, t): an initializer holding tensor t (a host copy); returns its name.
 function Graph:init(name, t)
-  if self.initNames[name] then
-    self.uid = self.uid + 1
-    name = name .. '_' .. self.uid
-  end
+  name = free(self, name)
   local dt, raw = raw_of(t)
-  self.initNames[name] = true
   self.inits[#self.inits + 1] = P.tensor({ name = name, dims = dims_of(t), data_type = dt, raw = raw })
   return name
 end
@@ -78,8 +88,7 @@ end
 --- g:constInts(path, list): an INT64 initializer of a Lua list (shapes, pads, axes).
 function Graph:constInts(path, list)
   self.uid = self.uid + 1
-  local name = string.format('%s/Constant_%d', path, self.uid)
-  self.initNames[name] = true
+  local name = free(self, string.format('%s/Constant_%d', path, self.uid))
   self.inits[#self.inits + 1] = P.tensor({ name = name, dims = { #list }, data_type = P.INT64,
     raw = P.pack(P.INT64, list) })
   return name
@@ -91,8 +100,7 @@ function Graph:constScalar(path, x, elem)
     lib.fail('torch.onnx.export', 'constants of ONNX type %d are not exported (convert the model to float)', elem)
   end
   self.uid = self.uid + 1
-  local name = string.format('%s/Constant_%d', path, self.uid)
-  self.initNames[name] = true
+  local name = free(self, string.format('%s/Constant_%d', path, self.uid))
   self.inits[#self.inits + 1] = P.tensor({ name = name, dims = {}, data_type = elem, raw = P.pack(elem, { x }) })
   return name
 end
@@ -124,7 +132,13 @@ end
 --- node that produces it, or adding an Identity when v is an input, shared or already an output).
 function Graph:output(v, name, dims)
   local n = self.producer[v.name]
-  if n and not self.consumers[v.name] and not v.isOutput and not self.values[name] then
+  local other = self.values[name]
+  if self.initNames[name] or (other and (other ~= v or not n or v.isOutput)) then -- Note [Unique names]
+    lib.fail('torch.onnx.export', 'outputNames: %q is already the name of %s', name,
+      self.initNames[name] and 'a weight or constant of the graph' or 'an input or another output')
+  end
+  if other then -- v is a node's output already called name
+  elseif n and not self.consumers[v.name] and not v.isOutput then
     n.outputs[1] = name
     self.values[v.name] = nil
     v.name = name
@@ -133,6 +147,7 @@ function Graph:output(v, name, dims)
     self.nodes[#self.nodes + 1] = { name = '/Identity_' .. name, op_type = 'Identity', inputs = { v.name },
       outputs = { name }, attributes = {} }
   end
+  self.values[name] = v
   v.isOutput = true
   return P.value_info(name, v.elem, dims)
 end

@@ -48,10 +48,19 @@ local function pool_geometry(m, nd)
     { m.dilationT or 1, m.dilationH or 1, m.dilationW or 1 }
 end
 
--- Note [Pool attributes]: ceil_mode is Torch7's ceil_mode flag; PyTorch's rule that the last
--- window may not start in the right padding is ONNX's too (opset 10+ MaxPool/AveragePool with
--- ceil_mode, as onnxruntime implements it). count_include_pad = 1 only when the module counts the
--- padding and has some; Torch7's sum pooling (divide = false) multiplies by the window volume.
+-- Note [Pool attributes]: ceil_mode is Torch7's ceil_mode flag; count_include_pad = 1 only when
+-- the module counts the padding and has some; Torch7's sum pooling (divide = false) multiplies its
+-- mean by the window volume, as its forward does (a window cut by ceil mode is not a full sum);
+-- PyTorch's divisorOverride divides each window's sum (zero padding included) by it, exported as
+-- the mean over an explicitly zero-padded input (every window full) times volume / divisor.
+-- Note [Ceil mode that drops the last window]: PyTorch (and Torch7's THNN) drop a last window that
+-- would start in the right padding; ONNX's ceil_mode (onnx 1.12's spec, shape inference and
+-- checker) keeps it, so exporting ceil_mode = 1 there declared one more output cell than ONNX
+-- computes and the file failed onnx.checker. When a dim's ceil count differs from the sample
+-- run's output size, the pool is exported with ceil_mode = 0 and the extra end padding that the
+-- surviving overhanging windows need (ignored by MaxPool, uncounted by AveragePool without
+-- count_include_pad); an average that counts the padding pads explicitly with zeros first (a Pad
+-- node), so the overhang stays uncounted as PyTorch's divisor does.
 --- L.pool(G, m, x, y, ctx): a MaxPool or AveragePool node.
 function M.pool(G, m, x, y, ctx)
   local spec = POOLS[torch.typename(m)]
@@ -59,25 +68,43 @@ function M.pool(G, m, x, y, ctx)
   if m.returnIndices then fail('%s returns indices, which are not exported', ctx.where) end
   local k, s, p, d = pool_geometry(m, nd)
   return U.withBatch(G, x, y, nd, ctx, function(xin, yb)
-    local pads, anypad = {}, false
-    for i = 1, nd do pads[i], pads[nd + i] = p[i], p[i] anypad = anypad or p[i] ~= 0 end
-    local attrs = { { 'ceil_mode', 'i', m.ceil_mode and 1 or 0 } }
-    if op == 'AveragePool' and m.count_include_pad ~= false and anypad then
-      attrs[#attrs + 1] = { 'count_include_pad', 'i', 1 }
+    local r = #xin.shape
+    local ext, anypad, anyext, spec_ceil = {}, false, false, true
+    for i = 1, nd do
+      local span, out, eff = xin.shape[r - nd + i] + 2 * p[i], yb:size(r - nd + i), (k[i] - 1) * d[i] + 1
+      ext[i] = math.max(0, (out - 1) * s[i] + eff - span)
+      anypad, anyext = anypad or p[i] ~= 0, anyext or ext[i] > 0
+      if m.ceil_mode and math.ceil((span - eff) / s[i]) + 1 ~= out then spec_ceil = false end
     end
+    local sum = op == 'AveragePool' and m.divisorOverride ~= nil
+    local ceil = m.ceil_mode and spec_ceil and not sum
+    local lo, hi = {}, {}
+    for i = 1, nd do lo[i], hi[i] = p[i], p[i] + (ceil and 0 or ext[i]) end
+    local src, include = xin, op == 'AveragePool' and m.count_include_pad ~= false and anypad
+    -- explicit zero padding (Note [Ceil mode that drops the last window], Note [Pool attributes])
+    if (sum and (anypad or anyext)) or (include and not ceil and anyext) then
+      src = U.pad(G, xin, ctx, lo, sum and hi or p, 'constant')
+      for i = 1, nd do lo[i], hi[i] = 0, sum and 0 or ext[i] end
+      include = false
+    end
+    local pads = {}
+    for i = 1, nd do pads[i], pads[nd + i] = lo[i], hi[i] end
+    local attrs = { { 'ceil_mode', 'i', ceil and 1 or 0 } }
+    if include then attrs[#attrs + 1] = { 'count_include_pad', 'i', 1 } end
     local dil = false
     for i = 1, nd do dil = dil or d[i] ~= 1 end
     if dil then attrs[#attrs + 1] = { 'dilations', 'ints', d } end
     attrs[#attrs + 1] = { 'kernel_shape', 'ints', k }
     attrs[#attrs + 1] = { 'pads', 'ints', pads }
     attrs[#attrs + 1] = { 'strides', 'ints', s }
-    if op == 'AveragePool' and m.divide == false then
+    if sum or (op == 'AveragePool' and m.divide == false) then
       local vol = 1
       for i = 1, nd do vol = vol * k[i] end
-      local avg = G:node(ctx.path, op, { xin }, attrs)
-      return G:node(ctx.path, 'Mul', { avg, G:constScalar(ctx.path, vol, xin.elem) }, nil, yb, U.batchOnly(xin, ctx))
+      local avg = G:node(ctx.path, op, { src }, attrs)
+      return G:node(ctx.path, 'Mul', { avg, G:constScalar(ctx.path, vol / (m.divisorOverride or 1), xin.elem) }, nil,
+        yb, U.batchOnly(xin, ctx))
     end
-    return G:node(ctx.path, op, { xin }, attrs, yb, U.batchOnly(xin, ctx))
+    return G:node(ctx.path, op, { src }, attrs, yb, U.batchOnly(xin, ctx))
   end)
 end
 

@@ -43,7 +43,11 @@ function U.withBatch(G, x, y, nd, ctx, fn)
   if #x.shape ~= nd + 1 then
     lib.fail('torch.onnx.export', '%s got a %dD input, expected %dD or %dD', ctx.where, #x.shape, nd + 1, nd + 2)
   end
-  U.batchOnly(x, ctx)
+  -- dim 1 of an unbatched input is not a batch dim (the channels, for a convolution): none may vary
+  for k, p in pairs(x.dyn) do
+    lib.fail('torch.onnx.export', 'dynamicAxes: dim %d (%s) cannot vary through %s, whose %dD input has no batch dim',
+      k, tostring(p), ctx.where, #x.shape)
+  end
   local axes = G:constInts(ctx.path, { 0 })
   local xb = G:node(ctx.path, 'Unsqueeze', { x, axes }, nil, x.t:contiguous():view(1, unpack(x.shape)))
   local yb = fn(xb, y:contiguous():view(1, unpack(G:dims(y))))

@@ -203,7 +203,28 @@ function W.emit(G, m, x, ctx)
   end
   local y = m:forward(sample(x))
   if not torch.isTensor(y) then fail('%s returned %s, expected a tensor', ctx.where, S.describe(y)) end
-  return f(G, m, x, y, ctx)
+  local out = f(G, m, x, y, ctx)
+  local src = TABLE_IN[cls] and x[1] or x
+  if out ~= src and (rawequal(y, src.t) or y:isSetTo(src.t)) then W.overwrite(G, src, out) end
+  return out
+end
+
+-- Note [In-place modules]: a module built in place (nn.ReLU(true), CAddTable(true), ...) returns its
+-- input tensor, overwritten: every later reader of that input sees the result, as in Torch7. The
+-- graph wrote a new value, so a sibling branch reading the same input (ConcatTable{ReLU(true),
+-- Identity}) read the old one and the file computed relu(x) + x where the forward computes
+-- 2 relu(x). The overwritten value becomes a view of the result (its fields forward there), so
+-- later readers take the result; the node that produced it keeps a copy for its value_info.
+--- W.overwrite(G, src, out): value src reads as value out from now on (Note [In-place modules]).
+function W.overwrite(G, src, out)
+  while rawget(src, 'name') == nil and getmetatable(src) do src = getmetatable(src).__index end -- overwritten before
+  if src == out then return end
+  local keep = {}
+  for k, v in pairs(src) do keep[k] = v end
+  for i = 1, #G.values do if G.values[i] == src then G.values[i] = keep end end
+  if G.values[keep.name] == src then G.values[keep.name] = keep end
+  for k in pairs(keep) do src[k] = nil end
+  setmetatable(src, { __index = out, __newindex = out })
 end
 
 return W

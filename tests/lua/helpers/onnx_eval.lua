@@ -200,6 +200,8 @@ function OPS.Clip(_, x, lo, hi) return torch.clamp(x, lo[1], hi[1]) end
 function OPS.Softmax(a, x) return torch.softmax(x, (a.axis or -1) + 1) end
 function OPS.LogSoftmax(a, x) return torch.logSoftmax(x, (a.axis or -1) + 1) end
 function OPS.Identity(_, x) return x end
+function OPS.Greater(_, a, b) return torch.gt(a, b:typeAs(a):expandAs(a)) end
+function OPS.Where(_, c, a, b) return torch.where(c, a:expandAs(b), b) end
 function OPS.Cast(a, x) assert(a.to == 7) return x:long() end
 function OPS.Flatten(a, x)
   local axis, n = a.axis or 1, 1

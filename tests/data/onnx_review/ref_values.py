@@ -1,0 +1,31 @@
+# PyTorch 1.13's values pasted into tests/lua/test_onnx_regressions.lua (/usr/bin/python3 ref_values.py).
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.set_default_dtype(torch.float64)
+def xin(*s):
+    n = 1
+    for v in s: n *= v
+    return torch.sin(torch.arange(n, dtype=torch.float64) * 0.37 + 0.1).mul(2).view(*s)
+def p(name, t): print(name, t.shape, '{ ' + ', '.join('%.10g' % v for v in t.flatten().tolist()) + ' }')
+p('max1d', F.max_pool1d(xin(1, 2, 7), 2, 2, 1, ceil_mode=True))
+x = xin(1, 1, 5, 7)
+p('max2d', F.max_pool2d(x, 4, 3, 2, ceil_mode=True))
+p('avgIncl', F.avg_pool2d(x, 4, 3, 2, ceil_mode=True, count_include_pad=True))
+p('avgExcl', F.avg_pool2d(x, 4, 3, 2, ceil_mode=True, count_include_pad=False))
+x2 = xin(1, 1, 4, 4)
+p('div3', F.avg_pool2d(x2, 2, divisor_override=3))
+x3 = xin(1, 1, 5, 6)
+p('divCeil', F.avg_pool2d(x3, 3, 2, 1, ceil_mode=True, divisor_override=5))
+p('sumCeil', F.avg_pool2d(x3, 3, 2, 1, ceil_mode=True, divisor_override=9))
+m = nn.InstanceNorm1d(3, track_running_stats=True).eval()
+m.running_mean.copy_(torch.tensor([0.5, -0.25, 1.0])); m.running_var.copy_(torch.tensor([2.0, 0.5, 1.5]))
+p('inorm', m(xin(3, 5)))
+p('softplus', F.softplus(xin(2, 4), 2, 1))
+bn = nn.BatchNorm2d(3).eval()
+bn.running_mean.copy_(torch.tensor([0.5, -0.25, 1.0])); bn.running_var.copy_(torch.tensor([2.0, 0.5, 1.5]))
+bn.weight.data.copy_(torch.tensor([1.5, 0.5, -1.0])); bn.bias.data.copy_(torch.tensor([0.1, 0.2, 0.3]))
+p('bn2dSingle', bn(xin(3, 2, 2).unsqueeze(0)))
+bn1 = nn.BatchNorm1d(3).eval()
+bn1.running_mean.copy_(torch.tensor([0.5, -0.25, 1.0])); bn1.running_var.copy_(torch.tensor([2.0, 0.5, 1.5]))
+bn1.weight.data.copy_(torch.tensor([1.5, 0.5, -1.0])); bn1.bias.data.copy_(torch.tensor([0.1, 0.2, 0.3]))
+p('bn1dSingle', bn1(xin(3).unsqueeze(0)))
+p('celuDouble', F.celu(xin(3, 4) - 1, 0.7))
