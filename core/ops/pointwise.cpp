@@ -1,6 +1,7 @@
 // Pointwise op front-ends: every check, promotion and allocation of the pointwise families.
 // See pointwise.h and Note [Type promotion] in core/dtype.h.
 #include "core/ops/pointwise.h"
+#include <cmath>
 #include "core/autocast.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
@@ -385,6 +386,9 @@ static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<doubl
   auto fractional = [](std::optional<double> v) { return v && *v != std::floor(*v); };
   if (!out && !is_floating(a.dtype()) && (fractional(lo) || fractional(hi)))
     return clamp_impl(nullptr, to_dtype(a, default_float_dtype()), lo, hi);
+  const bool nan_bound = (lo && std::isnan(*lo)) || (hi && std::isnan(*hi));
+  TOCHA_CHECK(!nan_bound || is_floating(a.dtype()), "clamp", "a NaN bound cannot clamp a ",
+              dtype_tensor_name(a.dtype()), " in place (its elements cannot hold NaN)");
   double params[3] = {lo.value_or(0), hi.value_or(0), double((lo ? 1 : 0) | (hi ? 2 : 0))};
   Recorder rec(OpId::clamp, out, {&a}, 0);
   Tensor r;
@@ -392,6 +396,11 @@ static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<doubl
     GradModeGuard off(false);
     r = run(OpId::clamp, a.dtype(), a.dtype(), a.sizes(), out, out && out->shares_storage(a), {{&a}}, params,
             a.device());
+    // Note [NaN clamp bounds]: a NaN bound fails the kernel's compares, so it was ignored
+    // (clamp(x, nan, 1) clipped at 1 only); PyTorch 1.13 gives NaN everywhere when both bounds
+    // are given (2.x for either bound). NaN everywhere here, and the recorded bounds give a zero
+    // gradient (x >= NaN is false), as PyTorch's. The kernel keeps its two selects per element.
+    if (nan_bound) fill_(r, std::nan(""));
   }
   rec.finish(OpId::clamp, {&a}, r, 0, params[0], params[1], int64_t(params[2]));
   return r;

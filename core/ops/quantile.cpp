@@ -97,10 +97,14 @@ Tensor quantile(const Tensor& x, const Tensor& q, bool has_dim, int64_t dim, boo
     case Interp::midpoint: r = lerp(pick(lo), pick(hi), Scalar(0.5)); break;
     case Interp::linear: r = lerp(pick(lo), pick(hi), binary(OpId::csub, pos, lo)); break;
   }
-  // quantile: a slice holding NaN (sorted last) gives NaN; nanquantile of no numbers is NaN
-  Tensor last = narrow(sorted, xs.dim() - 1, n - 1, 1);
-  Tensor nan_slice = skip_nan ? binary(OpId::eq, k, Scalar(0.0)) : isnan(last);
-  r = where(unsqueeze(nan_slice, 0), full({}, NAN, x.dtype(), x.device()), r);
+  // quantile: a slice holding NaN (sorted last) gives NaN, taken from that last element so that
+  // the gradient reaches it as PyTorch's does (a NaN constant gave the slice no gradient).
+  // nanquantile of no numbers picks rank 0, itself NaN (its gradient goes to the first NaN, as
+  // PyTorch's).
+  if (!skip_nan) {
+    Tensor last = narrow(sorted, xs.dim() - 1, n - 1, 1);
+    r = where(unsqueeze(isnan(last), 0), unsqueeze(last, 0), r);
+  }
   // r: (Q, batch..., 1) -> the result's layout
   const int rd = r.dim();
   if (has_dim && x.dim() > 0) {

@@ -182,5 +182,27 @@ function tests.repeatInterleaveTableCountsFollowTheDevice()
   tester:eq(flat(torch.repeatInterleave(x:cuda(), { 1, 2 }, 1)), { 1, 2, 3, 4, 3, 4 }, 'cuda')
 end
 
+-- The gradient of a NaN quantile reaches the NaN element PyTorch 1.13 picks (the last one sorted;
+-- nanquantile of all NaN: the first), where a NaN constant gave the slice none (core/ops/quantile.cpp).
+function tests.quantileGradientsThroughNaN()
+  local q = torch.DoubleTensor({ { 1, 0 / 0, 0 / 0 }, { 1, 2, 3 } }):requiresGrad()
+  torch.quantile(q, torch.DoubleTensor({ 0.2, 0.7 }), 2):sum():backward()
+  tester:eq(flat(q.grad), { 0, 0, 2, 0.6, 1, 0.4 }, 'quantile (PyTorch: [[0, 0, 2], [0.6, 1, 0.4]])', 1e-12)
+  local n = torch.DoubleTensor({ { 0 / 0, 0 / 0 }, { 1, 2 } }):requiresGrad()
+  torch.nanquantile(n, torch.DoubleTensor({ 0.2, 0.7 }), 2):sum():backward()
+  tester:eq(flat(n.grad), { 2, 0, 1.1, 0.9 }, 'nanquantile (PyTorch: [[2, 0], [1.1, 0.9]])', 1e-12)
+end
+
+-- torch.cat and torch.stack give empty inputs an empty gradient (PyTorch 1.13); e.grad stayed nil.
+function tests.emptyInputsOfCatGetAGradient()
+  local y, e = torch.ones(2, 3):double():requiresGrad(), torch.zeros(0, 3):double():requiresGrad()
+  torch.cat({ y, e }, 1):sum():backward()
+  tester:assert(e.grad ~= nil, 'cat: e.grad')
+  tester:eq(e.grad:size():totable(), { 0, 3 })
+  local e2 = torch.zeros(0):double():requiresGrad()
+  torch.stack({ e2, e2 }):sum():backward()
+  tester:assert(e2.grad ~= nil and e2.grad:dim() == 1 and e2.grad:nElement() == 0, 'stack: e2.grad')
+end
+
 tester:add(tests)
 tester:run()

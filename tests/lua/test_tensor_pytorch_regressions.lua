@@ -171,16 +171,16 @@ function tests.fillDiagonalRefusesOverflow()
 end
 
 function tests.clampNanNumberBound()
-  -- PyTorch 1.13: clamp(x, nan, 1) and clamp(x, 0, nan) are all NaN; Tocha's C clamp kernel
-  -- ignores a NaN number bound ([-1, 0.5, 1] and [0, 0.5, 2]).
-  -- C++ bug, see report: the case is skipped until the kernel propagates a NaN bound.
+  -- PyTorch 1.13: clamp(x, nan, 1) and clamp(x, 0, nan) are all NaN, with a zero gradient; the C
+  -- clamp ignored a NaN number bound ([-1, 0.5, 1] and [0, 0.5, 2]): Note [NaN clamp bounds].
   local tensor_bound = torch.clamp(D({ -1, 0.5, 2 }), D({ nan }))
   tester:assert(torch.isnan(tensor_bound):sum() == 3, 'a NaN tensor bound gives NaN (Lua path)')
-  local skip_cpp = true
-  if not skip_cpp then
-    tester:asserteq(torch.isnan(torch.clamp(D({ -1, 0.5, 2 }), nan, 1)):sum(), 3)
-    tester:asserteq(torch.isnan(torch.clamp(D({ -1, 0.5, 2 }), 0, nan)):sum(), 3)
-  end
+  tester:asserteq(torch.isnan(torch.clamp(D({ -1, 0.5, 2 }), nan, 1)):sum(), 3)
+  tester:asserteq(torch.isnan(torch.clamp(D({ -1, 0.5, 2 }), 0, nan)):sum(), 3)
+  local x = D({ -1, 0.5, 2 }):requiresGrad()
+  torch.clamp(x, nan, 1):sum():backward()
+  tester:assertTensorEq(x.grad, D({ 0, 0, 0 }), 0, 'zero gradient')
+  refuses('long in place', function() L({ 1, 2 }):clamp(nan, 1) end, '[clamp] a NaN bound cannot clamp a torch.LongTensor')
 end
 
 function tests.powGradientAtZeroToTheZero()
@@ -189,14 +189,15 @@ function tests.powGradientAtZeroToTheZero()
   local a = D({ 0, 0 }):requiresGrad()
   torch.floatPower(a, 0):sum():backward()
   tester:assertTensorEq(a.grad, D({ 0, 0 }), 0, 'number exponent')
-  -- C++ bug, see report: the tensor-exponent case is skipped.
-  local skip_cpp = true
-  if not skip_cpp then
-    local x, e = D({ 0, 0 }):requiresGrad(), D({ 0, 2 }):requiresGrad()
-    torch.floatPower(x, e):sum():backward()
-    tester:assertTensorEq(x.grad, D({ 0, 0 }), 0)
-    tester:assertTensorEq(e.grad, D({ 0, 0 }), 0)
-  end
+  -- the tensor-exponent form gave NaN (core/autograd/formulas/pointwise.cpp's vjp_pow now masks)
+  local x, e = D({ 0, 0 }):requiresGrad(), D({ 0, 2 }):requiresGrad()
+  torch.floatPower(x, e):sum():backward()
+  tester:assertTensorEq(x.grad, D({ 0, 0 }), 0)
+  tester:assertTensorEq(e.grad, D({ 0, 0 }), 0)
+  local a2, b2 = D({ 0, 0, 2 }):requiresGrad(), D({ 0, 1, 0 }):requiresGrad()  -- PyTorch: [0, 1, 0]
+  torch.pow(a2, b2):sum():backward()
+  tester:assertTensorEq(a2.grad, D({ 0, 1, 0 }), 0, 'pow')
+  tester:assertTensorEq(b2.grad, D({ 0, 0, math.log(2) }), 1e-15, 'pow exponent')
 end
 
 function tests.shiftOfFloatsChecksN()

@@ -85,8 +85,12 @@ Grads vjp_cat(Node& n, const Grads& g) {
   int64_t offset = 0;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const DimVec& s = n.inputs[k].shape;
-    // Torch7 accepts empty tensors of any shape among the inputs; they get no gradient.
-    if (shape_numel(s) == 0) { r.push_back(Tensor()); continue; }
+    // Torch7 accepts empty tensors of any shape among the inputs; they get an empty gradient of
+    // their own shape (PyTorch's; they had none: e.grad stayed nil).
+    if (shape_numel(s) == 0) {
+      r.push_back(n.needs_input_grad(int(k)) ? zeros(s, g[0].dtype(), g[0].device()) : Tensor());
+      continue;
+    }
     // Inputs with fewer dims count as having trailing dims of size 1 (Torch7).
     int64_t len = d < s.size() ? s[d] : 1;
     r.push_back(n.needs_input_grad(int(k)) ? reshape(narrow(g[0], d, offset, len), s) : Tensor());

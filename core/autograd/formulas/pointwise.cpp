@@ -156,7 +156,11 @@ Grads vjp_pow(Node& n, const Grads& g) {
   if (scalar_pos(n) == 2) return one(mul(mul(g[0], out(n)), std::log(scalar(n))));
   Tensor a = in(n, 0), b = in(n, 1);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = mul(g[0], mul(b, pow(a, add(b, -1.0))));
+  if (n.needs_input_grad(0)) {
+    // 0 where b == 0 (PyTorch's mask): b * a^(b-1) is 0 * inf = NaN at a = 0, b = 0
+    Tensor da = mul(g[0], mul(b, pow(a, add(b, -1.0))));
+    r[0] = where(binary(OpId::eq, b, Scalar(0.0)), zeros_like(da), da);
+  }
   if (n.needs_input_grad(1)) {
     // y * log(a), taken as 0 where a == 0 and b >= 0 (the limit PyTorch uses too)
     Tensor la = log(a);
