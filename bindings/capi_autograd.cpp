@@ -155,7 +155,7 @@ int tocha_backward(int n, tocha_tensor** outputs, tocha_tensor** grads, int reta
   return guard_int([&] {
     std::vector<Tensor> outs = tensor_list(n, outputs, "backward", false);
     std::vector<Tensor> gs = grads ? tensor_list(n, grads, "backward", true) : std::vector<Tensor>(size_t(n));
-    autograd::backward(outs, gs, autograd::BackwardOptions{retain_graph != 0 || create_graph != 0, create_graph != 0});
+    autograd::backward(outs, gs, autograd::BackwardOptions{retain_graph != 0, create_graph != 0});
   });
 }
 
@@ -166,7 +166,7 @@ int tocha_autograd_grad(int nout, tocha_tensor** outputs, tocha_tensor** grads, 
     std::vector<Tensor> gs = grads ? tensor_list(nout, grads, "grad", true) : std::vector<Tensor>(size_t(nout));
     std::vector<Tensor> ins = tensor_list(nin, inputs, "grad", false);
     std::vector<Tensor> r = autograd::grad(
-        outs, gs, ins, autograd::BackwardOptions{retain_graph != 0 || create_graph != 0, create_graph != 0},
+        outs, gs, ins, autograd::BackwardOptions{retain_graph != 0, create_graph != 0},
         allow_unused != 0);
     for (int i = 0; i < nin; ++i) results[i] = r[size_t(i)].defined() ? r[size_t(i)].release() : nullptr;
   });

@@ -20,7 +20,9 @@ TOCHA_API uint32_t tocha_tensor_version(const tocha_tensor *t) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_tensor_add_hook(tocha_tensor *t, int64_t key) TOCHA_NOEXCEPT;
 TOCHA_API int tocha_tensor_remove_hook(tocha_tensor *t, int64_t key) TOCHA_NOEXCEPT;
 
-/* d(outputs)/d(leaves) accumulated into .grad; grads[i] may be NULL for one-element outputs. */
+/* d(outputs)/d(leaves) accumulated into .grad; grads[i] may be NULL for one-element outputs.
+   retain_graph keeps the graph for another backward; as PyTorch's, it is independent of
+   create_graph (PyTorch's default for it is create_graph's value: pass both when unsure). */
 TOCHA_API int tocha_backward(int n, tocha_tensor **outputs, tocha_tensor **grads, int retain_graph,
                              int create_graph) TOCHA_NOEXCEPT;
 /* d(outputs)/d(inputs) into results[0..nin) (new references; NULL for unused inputs). */

@@ -248,7 +248,9 @@ function methods.backward(t, g, opts)
   if type(g) == 'table' and opts == nil then g, opts = nil, g end
   if g ~= nil and not is_tensor(g) then fail('backward', 'gradient must be a tensor, got %s', describe(g)) end
   opts = check_opts('backward', opts)
-  local retain, create = opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0
+  local create = opts.createGraph and 1 or 0
+  -- PyTorch: retain_graph defaults to create_graph; an explicit false frees the graph even then
+  local retain = opts.retainGraph == nil and create or (opts.retainGraph and 1 or 0)
   outs1[0] = t.p
   grads1[0] = g and g.p or nil
   local rc = call_backward(1, outs1, grads1, retain, create)
@@ -314,7 +316,8 @@ function autograd.backward(outputs, grads, opts)
   local o, n = tensor_array(outputs, 'output', false)
   check_count('backward', grads, n)
   local g = tensor_array(grads, 'gradient', true, n)
-  local rc = call_backward(n, o, g, opts.retainGraph and 1 or 0, opts.createGraph and 1 or 0)
+  local create = opts.createGraph and 1 or 0
+  local rc = call_backward(n, o, g, opts.retainGraph == nil and create or (opts.retainGraph and 1 or 0), create)
   if rc ~= 0 then lib.raise() end
 end
 

@@ -292,5 +292,26 @@ function tests.doubleBackwardThroughSavedOutput()
   tester:eq(torch.autograd.grad(g:sum(), x), torch.exp(D({ 0, 1 })), 1e-12)
 end
 
+-- retainGraph is independent of createGraph as in PyTorch 1.13 (its default is createGraph's
+-- value): an explicit false frees the first graph, while the graph of the gradient lives on. The
+-- C API kept the graph whenever createGraph was set.
+function tests.retainGraphFalseWithCreateGraph()
+  local x = leaf({ 2 })
+  local y = torch.pow(x, 3):sum()
+  local g = torch.autograd.grad(y, x, { createGraph = true, retainGraph = false })
+  g:sum():backward()
+  tester:eq(x.grad:totable(), { 12 }, 'second derivative (PyTorch: 12)')
+  local ok, err = pcall(function() y:backward() end)
+  tester:assert(not ok and tostring(err):find('a second time', 1, true), 'the first graph is freed: ' .. tostring(err))
+  local x2 = leaf({ 2 })
+  local y2 = torch.pow(x2, 3):sum()
+  y2:backward({ createGraph = true })  -- retainGraph defaults to true here
+  y2:backward()
+  tester:eq(x2.grad:totable(), { 24 }, 'PyTorch: 24')
+  local y3 = torch.pow(leaf({ 2 }), 3):sum()
+  y3:backward({ createGraph = true, retainGraph = false })
+  tester:assert(not pcall(function() y3:backward() end), 'backward with retainGraph = false frees it')
+end
+
 tester:add(tests)
 tester:run()
