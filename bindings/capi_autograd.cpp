@@ -223,6 +223,10 @@ tocha_tensor* tocha_autograd_saved_output(const tocha_tensor* data, int slot) no
 int tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook, tocha_lua_trace_fn trace) noexcept {
   return autograd::set_lua_callbacks(node, hook, trace);
 }
+int tocha_autograd_set_saved_callbacks(int owner, tocha_lua_pack_fn pack, tocha_lua_unpack_fn unpack) noexcept {
+  return autograd::set_lua_saved_callbacks(owner, pack, unpack);
+}
+int64_t tocha_autograd_set_saved_hooks(int64_t hooks) noexcept { return autograd::set_saved_tensors_hooks(hooks); }
 void tocha_autograd_clear_callbacks(int owner) noexcept { autograd::clear_lua_callbacks(owner); }
 void tocha_autograd_set_current_owner(int owner) noexcept { autograd::set_current_owner(owner); }
 void tocha_autograd_set_callback_error(const char* msg) noexcept {

@@ -47,10 +47,21 @@ typedef int (*tocha_lua_node_fn)(int64_t key, int ngrads, tocha_tensor **grads, 
                                  tocha_tensor **results);
 typedef tocha_tensor *(*tocha_lua_hook_fn)(int64_t key, tocha_tensor *grad, int *failed);
 typedef const char *(*tocha_lua_trace_fn)(void);
+/* Saved-tensor hooks (Note [Saved-tensor hooks], core/autograd/node.h): pack returns the key under
+   which the host keeps what its pack hook made of t (0 after tocha_autograd_set_callback_error);
+   unpack returns a new reference to the tensor for such a key (NULL on error). */
+typedef int64_t (*tocha_lua_pack_fn)(int64_t hooks, tocha_tensor *t);
+typedef tocha_tensor *(*tocha_lua_unpack_fn)(int64_t key);
 /* Registers one Lua state's callbacks; returns its owner id (keys it creates carry the id in
    their bits from 40 up: Note [Callback owners]), or -1 when too many states registered. */
 TOCHA_API int tocha_autograd_set_callbacks(tocha_lua_node_fn node, tocha_lua_hook_fn hook,
                                            tocha_lua_trace_fn trace) TOCHA_NOEXCEPT;
+/* Registers an owner's saved-tensor callbacks; 0, or -1 for an unknown owner. */
+TOCHA_API int tocha_autograd_set_saved_callbacks(int owner, tocha_lua_pack_fn pack,
+                                                 tocha_lua_unpack_fn unpack) TOCHA_NOEXCEPT;
+/* Makes `hooks` (a key of the owner's, 0 for none) this thread's saved-tensor hooks; returns the
+   previous ones. Every tensor saved for backward meanwhile goes through the pack callback. */
+TOCHA_API int64_t tocha_autograd_set_saved_hooks(int64_t hooks) TOCHA_NOEXCEPT;
 /* Forgets an owner's callbacks (its Lua state is closing). */
 TOCHA_API void tocha_autograd_clear_callbacks(int owner) TOCHA_NOEXCEPT;
 /* Says which owner's Lua code runs on this thread (for anomaly-detection traces). */

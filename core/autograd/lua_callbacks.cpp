@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 #include <vector>
+#include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/error.h"
 
@@ -14,6 +15,8 @@ struct Owner {
   std::atomic<LuaNodeFn> node{nullptr};
   std::atomic<LuaHookFn> hook{nullptr};
   std::atomic<LuaTraceFn> trace{nullptr};
+  std::atomic<LuaPackFn> pack{nullptr};
+  std::atomic<LuaUnpackFn> unpack{nullptr};
   std::vector<int64_t> released;  // guarded by g_mutex
 };
 // Two-level table so that owners can be looked up without a lock while new ones are added.
@@ -30,6 +33,8 @@ std::mutex g_mutex;
 thread_local std::string t_callback_error;
 thread_local int t_current_owner = 0;
 thread_local Node* t_current_lua_node = nullptr;
+// read for every saved tensor: Note [Hot thread-locals] (grad_mode.cpp)
+__attribute__((tls_model("initial-exec"))) thread_local int64_t t_saved_hooks = 0;
 
 Owner* owner_of(int64_t key) {
   int64_t id = key >> kOwnerShift;
@@ -59,11 +64,75 @@ void clear_lua_callbacks(int owner) {
   o->node.store(nullptr);
   o->hook.store(nullptr);
   o->trace.store(nullptr);
+  o->pack.store(nullptr);
+  o->unpack.store(nullptr);
   o->released.clear();
   o->released.shrink_to_fit();
 }
 
 void set_current_owner(int owner) { t_current_owner = owner; }
+
+int set_lua_saved_callbacks(int owner, LuaPackFn pack, LuaUnpackFn unpack) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (owner < 1 || owner >= g_owner_count.load()) return -1;
+  slot(owner)->pack.store(pack);
+  slot(owner)->unpack.store(unpack);
+  return 0;
+}
+
+int64_t set_saved_tensors_hooks(int64_t hooks) {
+  int64_t prev = t_saved_hooks;
+  t_saved_hooks = hooks;
+  return prev;
+}
+int64_t saved_tensors_hooks() { return t_saved_hooks; }
+
+namespace {
+// The hooks run as plain Lua code: nothing they do is recorded or packed again.
+struct HookScope {
+  HookScope() : hooks(set_saved_tensors_hooks(0)), grad(grad_enabled()) { set_grad_enabled(false); }
+  ~HookScope() {
+    set_saved_tensors_hooks(hooks);
+    set_grad_enabled(grad);
+  }
+  int64_t hooks;
+  bool grad;
+};
+}  // namespace
+
+int64_t lua_pack(const Tensor& t) {
+  const int64_t hooks = t_saved_hooks;
+  Owner* o = owner_of(hooks);
+  LuaPackFn pack = o ? o->pack.load() : nullptr;
+  TOCHA_CHECK(pack, "savedTensorsHooks", "the Lua state that set these saved-tensor hooks is gone");
+  int64_t key = 0;
+  {
+    HookScope scope;
+    key = pack(hooks, t.impl());
+  }
+  if (key == 0) throw Error(t_callback_error.empty() ? "[savedTensorsHooks] the pack hook failed" : t_callback_error);
+  callbacks_live_add(1);  // backward will call the unpack hook (Note [Callbacks and the JIT])
+  return key;
+}
+
+Tensor lua_unpack(int64_t key) {
+  Owner* o = owner_of(key);
+  LuaUnpackFn unpack = o ? o->unpack.load() : nullptr;
+  TOCHA_CHECK(unpack, "backward", "the Lua state that packed this saved tensor is gone");
+  tocha_tensor* r = nullptr;
+  {
+    HookScope scope;
+    r = unpack(key);
+  }
+  if (!r) throw Error(t_callback_error.empty() ? "[savedTensorsHooks] the unpack hook failed" : t_callback_error);
+  return Tensor(Ref<TensorImpl>::adopt(static_cast<TensorImpl*>(r)));
+}
+
+void release_packed(int64_t key) {
+  if (!key) return;
+  queue_release(key);
+  callbacks_live_add(-1);
+}
 
 void set_callback_error(const std::string& msg) { t_callback_error = msg; }
 

@@ -19,6 +19,11 @@ using LuaNodeFn = int (*)(int64_t key, int ngrads, tocha_tensor** grads, int nre
 using LuaHookFn = tocha_tensor* (*)(int64_t key, tocha_tensor* grad, int* failed);
 // Returns a description of the Lua stack (the user's line) for anomaly reports.
 using LuaTraceFn = const char* (*)();
+// Saved-tensor hooks (Note [Saved-tensor hooks] in node.h): pack stores what the Lua pack hook of
+// `hooks` made of t and returns its key (0 after set_callback_error); unpack returns a new
+// reference to the tensor the unpack hook gives for that key (NULL after set_callback_error).
+using LuaPackFn = int64_t (*)(int64_t hooks, tocha_tensor* t);
+using LuaUnpackFn = tocha_tensor* (*)(int64_t key);
 
 // Note [Callback owners]: several Lua states may use autograd in one process (embedding hosts
 // with several interpreters). Each state registers its callbacks and gets an owner id; its keys
@@ -30,6 +35,16 @@ constexpr int kOwnerShift = 32;
 constexpr int kMaxOwners = 1 << 21;
 // Registers a state's callbacks; returns its owner id (>= 1), or -1 when there are too many.
 int set_lua_callbacks(LuaNodeFn node, LuaHookFn hook, LuaTraceFn trace);
+int set_lua_saved_callbacks(int owner, LuaPackFn pack, LuaUnpackFn unpack);
+// The key of this thread's active pair of saved-tensor hooks (0: none); set returns the previous.
+int64_t set_saved_tensors_hooks(int64_t hooks);
+int64_t saved_tensors_hooks();
+// The key of t packed by the active hooks (a live callback until release_packed); throws on error.
+// The hook runs with grad mode and the hooks themselves off.
+int64_t lua_pack(const Tensor& t);
+// The tensor a packed key unpacks to (grad mode and hooks off while the hook runs); throws on error.
+Tensor lua_unpack(int64_t key);
+void release_packed(int64_t key);
 // Forgets an owner's callbacks (its state is closing); its nodes then fail with a clear error.
 void clear_lua_callbacks(int owner);
 // The owner whose Lua code runs on this thread (for anomaly traces); 0 when unknown.

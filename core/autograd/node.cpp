@@ -43,6 +43,14 @@ void Node::save(const Tensor& t, bool is_output, int output_nr) {
       s.output_nr = m->output_nr;
     }
     const bool leaf_with_grad = !is_output && !s.grad_fn && m && m->requires_grad;
+    if (autograd::saved_tensors_hooks() && !leaf_with_grad) {  // Note [Saved-tensor hooks]
+      InputMeta meta{t.sizes(), t.dtype(), t.device()};
+      // the hook sees an alias without history: a saved output holding this node would be a cycle
+      Tensor bare = alias_with(t, t.sizes(), t.strides(), t.storage_offset());
+      s.packed = std::make_shared<PackedSaved>(autograd::lua_pack(bare), std::move(meta));
+      saved.push_back(std::move(s));
+      return;
+    }
     s.data = leaf_with_grad ? t : alias_with(t, t.sizes(), t.strides(), t.storage_offset());
   }
   saved.push_back(std::move(s));
@@ -54,6 +62,18 @@ Tensor Node::saved_tensor(int k) {
               "to the first backward to keep them");
   TOCHA_ASSERT(k >= 0 && k < int(saved.size()));
   SavedTensor& s = saved[k];
+  if (s.packed) {
+    Tensor d = autograd::lua_unpack(s.packed->key);
+    const InputMeta& m = s.packed->meta;
+    TOCHA_CHECK(d.sizes() == m.shape && d.dtype() == m.dtype && d.device() == m.device, "backward",
+                "the unpack hook of a saved-tensor hook returned a ", dtype_tensor_name(d.dtype()), " of size ",
+                shape_str(d.sizes()), " on ", d.device().str(), " for a saved ", dtype_tensor_name(m.dtype),
+                " of size ", shape_str(m.shape), " on ", m.device.str(), " (", name(), " needs it back as it was)");
+    if ((!s.is_output && !s.grad_fn) || !autograd::grad_enabled()) return d;
+    Tensor out = alias_with(d, d.sizes(), d.strides(), d.storage_offset());
+    autograd::set_history(out, s.is_output ? shared_from_this() : s.grad_fn, s.output_nr);
+    return out;
+  }
   if (!s.data.defined()) return s.data;
   TOCHA_CHECK(s.data.version() == s.version, "backward",
               "a tensor of size ", shape_str(s.data.sizes()), " needed to compute the gradient of ", name(),
@@ -66,6 +86,8 @@ Tensor Node::saved_tensor(int k) {
   autograd::set_history(out, s.is_output ? shared_from_this() : s.grad_fn, s.output_nr);
   return out;
 }
+
+PackedSaved::~PackedSaved() { autograd::release_packed(key); }
 
 void Node::release_saved() {
   if (saved.empty()) return;

@@ -42,8 +42,23 @@ struct InputMeta {
 // get a grad_fn that leads back here. Either is a reference cycle, so the graph would never be
 // freed (the fuzzer found both; backward would refuse the stale input anyway). A leaf that
 // requires grad is never given a history by an in-place op (Note [In-place updates of leaves]).
+// Note [Saved-tensor hooks]: under torch.autograd.graph.savedTensorsHooks(pack, unpack, fn) a
+// saved tensor is handed to the Lua pack hook, which returns any Lua value, kept under a key; the
+// node keeps the key (and the tensor's metadata) instead of the tensor, and backward asks the
+// unpack hook for the tensor again (PyTorch's saved_tensors_hooks). A leaf that requires grad is
+// not packed: it is alive anyway (a parameter) and double backward must reach its accumulator.
+struct PackedSaved {
+  int64_t key = 0;
+  InputMeta meta;
+  explicit PackedSaved(int64_t k, InputMeta m) : key(k), meta(std::move(m)) {}
+  PackedSaved(const PackedSaved&) = delete;
+  PackedSaved& operator=(const PackedSaved&) = delete;
+  ~PackedSaved();  // releases the key to the Lua state (node.cpp)
+};
+
 struct SavedTensor {
   Tensor data;
+  std::shared_ptr<PackedSaved> packed;  // set when a pack hook took the tensor
   uint32_t version = 0;
   bool is_output = false;
   int output_nr = 0;                  // the slot of grad_fn (or of this node, for an output)

@@ -390,7 +390,9 @@ end
 
 -- User-defined Functions (torch.autograd.Function): lua/torch/autograd_function.lua.
 autograd._new_key, autograd._tensor_array = new_key, tensor_array
+autograd._registry, autograd._borrow = registry, borrow  -- for lua/torch/autograd_graph.lua
 require 'torch.autograd_function'
+require 'torch.autograd_graph'
 
 -- Lua-level coarse nodes (nn modules with updateGradInput): entry.backward(entry, grads, n)
 -- returns the gradients of `inputs`; entry.label names the node. A table per node rather than a
