@@ -1,6 +1,7 @@
 -- torch.onnx.export (PyTorch's, camelCase options): writes an ONNX ModelProto for a model built
 -- from Tocha's nn modules. This file owns the options, the evaluation-mode run and the file; the
--- walk over the model (lua/torch/onnx_walk.lua), the converters (onnx_conv, onnx_layers, onnx_act),
+-- walk over the model (lua/torch/onnx_walk.lua), the converters (onnx_conv, onnx_layers, onnx_act,
+-- onnx_rnn for the recurrent modules, onnx_spatial for resampling and channel rearrangements),
 -- modules' own exports (onnx_custom), the graph (onnx_graph) and the protobuf bytes (onnx_proto)
 -- load on the first export.
 local torch = require 'torch.env'

@@ -1,8 +1,9 @@
 -- ONNX nodes of Tocha's activations and other elementwise modules for torch.onnx.export: one
--- operator where ONNX has it (Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Sigmoid, Tanh, Softmax,
--- LogSoftmax, Softplus, Softsign, Clip, HardSigmoid, Shrink, Abs, Exp, Log, Sqrt, Pow), else PyTorch
--- 1.13's opset-13 decomposition (GELU with Erf, Hardswish, SiLU, Mish, LogSigmoid, Softmin,
--- Tanhshrink); Dropout in evaluation (identity, or Torch7's v1 scaling).
+-- operator where ONNX has it (Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Sigmoid, Tanh, Softmax
+-- (SpatialSoftMax too), LogSoftmax, Softplus, Softsign, Clip (HardTanh, ReLU6, Clamp), HardSigmoid,
+-- Shrink, Abs, Exp, Log, Sqrt, Pow), else PyTorch 1.13's opset-13 decomposition (GELU with Erf,
+-- Hardswish, SiLU, Mish, LogSigmoid, Softmin, Tanhshrink); Dropout in evaluation (identity, or
+-- Torch7's v1 scaling).
 local lib = require 'torch.lib'
 local U = require 'torch.onnx_util'
 
@@ -52,6 +53,7 @@ CONVERT['nn.HardTanh'] = function(G, m, x, y, ctx)
   return G:node(ctx.path, 'Clip', { x, scalar(G, ctx, x, m.min_val), scalar(G, ctx, x, m.max_val) }, nil, y, U.keep(x))
 end
 CONVERT['nn.ReLU6'], CONVERT['nn.Hardtanh'] = CONVERT['nn.HardTanh'], CONVERT['nn.HardTanh']
+CONVERT['nn.Clamp'] = CONVERT['nn.HardTanh']
 
 local function softmax(op)
   return function(G, m, x, y, ctx)
@@ -60,6 +62,9 @@ local function softmax(op)
 end
 CONVERT['nn.SoftMax'], CONVERT['nn.Softmax'] = softmax('Softmax'), softmax('Softmax')
 CONVERT['nn.LogSoftMax'], CONVERT['nn.LogSoftmax'] = softmax('LogSoftmax'), softmax('LogSoftmax')
+-- nn.SpatialSoftMax (and PyTorch's Softmax2d, the same class): Softmax over the channels (axis 0 of
+-- C x H x W, 1 of N x C x H x W), the dim nn.utils.softmaxDim gives it.
+CONVERT['nn.SpatialSoftMax'] = softmax('Softmax')
 
 -- Note [Softplus threshold]: Softplus(beta x) / beta, and x where beta x > threshold. Above the
 -- default threshold 20 the two differ by under e^-20 relatively, so it exports as PyTorch 1.13 does

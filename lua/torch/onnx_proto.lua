@@ -11,8 +11,9 @@ local M = {}
 -- BOOL = 9, FLOAT16 = 10, DOUBLE = 11.
 M.FLOAT, M.UINT8, M.INT8, M.INT32, M.INT64, M.BOOL, M.FLOAT16, M.DOUBLE = 1, 2, 3, 6, 7, 9, 10, 11
 
--- AttributeProto.AttributeType: FLOAT = 1, INT = 2, STRING = 3, TENSOR = 4, FLOATS = 6, INTS = 7.
-local A_FLOAT, A_INT, A_STRING, A_TENSOR, A_FLOATS, A_INTS = 1, 2, 3, 4, 6, 7
+-- AttributeProto.AttributeType: FLOAT = 1, INT = 2, STRING = 3, TENSOR = 4, FLOATS = 6, INTS = 7,
+-- STRINGS = 8 (strings = 9: the RNN operator's activations).
+local A_FLOAT, A_INT, A_STRING, A_TENSOR, A_FLOATS, A_INTS, A_STRINGS = 1, 2, 3, 4, 6, 7, 8
 
 local function repeated_ints(field, list)
   local parts = {}
@@ -48,6 +49,7 @@ function M.attribute(name, kind, v)
     for i, x in ipairs(v) do parts[i] = pb.float(7, x, true) end
     body = concat(parts) .. pb.int(20, A_FLOATS, true)
   elseif kind == 'ints' then body = repeated_ints(8, v) .. pb.int(20, A_INTS, true)
+  elseif kind == 'strings' then body = repeated_strings(9, v) .. pb.int(20, A_STRINGS, true)
   else error('onnx_proto.attribute: unknown kind ' .. tostring(kind), 2) end
   return pb.bytes(1, name, true) .. body
 end

@@ -1,6 +1,7 @@
 -- The walk of torch.onnx.export over a model: containers (Sequential, Concat, ConcatTable,
 -- ParallelTable) wire their children's values; each leaf runs forward once on its sample input (the
--- shapes of value_info and outputs come from that run) and its converter adds its nodes; a module
+-- shapes of value_info and outputs come from that run) and its converter adds its nodes (the
+-- recurrent modules', which may take a table {input, h0[, c0]}, in onnx_rnn.lua); a module
 -- with an onnxExport method exports itself (Note [ONNX export of custom forwards], onnx_custom.lua).
 local lib = require 'torch.lib'
 local S = require 'nn.support'
@@ -8,6 +9,8 @@ local U = require 'torch.onnx_util'
 local A = require 'torch.onnx_act'
 local C = require 'torch.onnx_conv'
 local L = require 'torch.onnx_layers'
+local RNN = require 'torch.onnx_rnn'
+local SP = require 'torch.onnx_spatial'
 
 local W = {}
 local function fail(fmt, ...) lib.fail('torch.onnx.export', fmt, ...) end
@@ -30,6 +33,9 @@ for c in pairs(L.POOLS) do CONVERT[c] = L.pool end
 for c in pairs(L.ADAPTIVE) do CONVERT[c] = L.adaptive end
 for c in pairs(L.TABLE_OPS) do CONVERT[c] = L.tableOp end
 CONVERT['nn.Linear'] = L.linear
+for c in pairs(RNN.CLASSES) do CONVERT[c] = RNN.convert end
+for c in pairs(SP.RESIZE) do CONVERT[c] = SP.resize end
+CONVERT['nn.PixelShuffle'], CONVERT['nn.ChannelShuffle'] = SP.pixelShuffle, SP.channelShuffle
 CONVERT['nn.LayerNormalization'], CONVERT['nn.LayerNorm'] = L.layerNorm, L.layerNorm
 for _, c in ipairs({ 'nn.View', 'nn.Reshape', 'nn.Flatten', 'nn.Unflatten', 'nn.Squeeze', 'nn.Unsqueeze',
   'nn.Collapse' }) do
@@ -198,13 +204,15 @@ function W.emit(G, m, x, ctx)
   if TABLE_IN[cls] then
     if x.name then fail('%s expects a table of tensors, got a tensor', ctx.where) end
     for _, v in ipairs(x) do one(v, ctx) end
+  elseif RNN.CLASSES[cls] then -- a tensor or {input, h0[, c0]}
+    RNN.checkInput(x, ctx)
   else
     one(x, ctx)
   end
   local y = m:forward(sample(x))
   if not torch.isTensor(y) then fail('%s returned %s, expected a tensor', ctx.where, S.describe(y)) end
   local out = f(G, m, x, y, ctx)
-  local src = TABLE_IN[cls] and x[1] or x
+  local src = x.name and x or x[1]
   if out ~= src and (rawequal(y, src.t) or y:isSetTo(src.t)) then W.overwrite(G, src, out) end
   return out
 end

@@ -296,6 +296,117 @@ function OPS.Pad(a, x, pads, value)
   return nn.functional.pad(x, fpad(p, r, nd), mode, value and value[1] or 0)
 end
 
+-- Recurrent operators (ONNX's LSTM, GRU, RNN; default activations, no clip, no peepholes or
+-- sequence_lens): W [D, G*H, I] and R [D, G*H, H] in ONNX's gate order (LSTM i o f c, GRU z r h),
+-- B [D, 2*G*H] = [Wb, Rb]; the reverse direction reads the sequence from its end. Returns
+-- Y [T, D, B, H], Y_h [D, B, H] (and Y_c), step by step as the spec's equations say.
+local ACT = { Tanh = torch.tanh, Relu = function(t) return torch.cmax(t, 0) end, Sigmoid = torch.sigmoid }
+local function recurrent(kind, a, X, W, R, Bias, seqLens, h0, c0, peep)
+  assert(seqLens == nil and peep == nil and a.clip == nil and a.layout == nil,
+    kind .. ': unsupported input or attribute')
+  local D = a.direction == 'bidirectional' and 2 or 1
+  assert(a.direction == nil or a.direction == 'forward' or D == 2, kind .. ': direction ' .. tostring(a.direction))
+  local T, N, H = X:size(1), X:size(2), a.hidden_size
+  local G = W:size(2) / H
+  local Y, Yh, Yc = X.new(T, D, N, H), X.new(D, N, H), X.new(D, N, H)
+  for d = 1, D do
+    local f = ACT[a.activations and a.activations[d] or 'Tanh']
+    local Wd, Rd = W[d], R[d]
+    local wb = Bias and Bias[d]:narrow(1, 1, G * H) or X.new(G * H):zero()
+    local rb = Bias and Bias[d]:narrow(1, G * H + 1, G * H) or X.new(G * H):zero()
+    local h = h0 and h0[d]:clone() or X.new(N, H):zero()
+    local c = c0 and c0[d]:clone() or X.new(N, H):zero()
+    local function gate(xw, hr, k)
+      return torch.add(xw:narrow(2, (k - 1) * H + 1, H), hr:narrow(2, (k - 1) * H + 1, H))
+    end
+    for s = 1, T do
+      local t = d == 2 and T - s + 1 or s
+      local xw = torch.addmm(wb:view(1, -1):expand(N, G * H), X[t], Wd:t())   -- Xt W^T + Wb
+      local hr = torch.addmm(rb:view(1, -1):expand(N, G * H), h, Rd:t())      -- Ht-1 R^T + Rb
+      if kind == 'LSTM' then -- i o f c
+        local i, o, fg = torch.sigmoid(gate(xw, hr, 1)), torch.sigmoid(gate(xw, hr, 2)), torch.sigmoid(gate(xw, hr, 3))
+        local cc = torch.tanh(gate(xw, hr, 4))
+        c = torch.add(torch.cmul(fg, c), torch.cmul(i, cc))
+        h = torch.cmul(o, torch.tanh(c))
+      elseif kind == 'GRU' then -- z r h
+        local z, r = torch.sigmoid(gate(xw, hr, 1)), torch.sigmoid(gate(xw, hr, 2))
+        local n
+        if (a.linear_before_reset or 0) ~= 0 then
+          n = torch.tanh(torch.add(xw:narrow(2, 2 * H + 1, H), torch.cmul(r, hr:narrow(2, 2 * H + 1, H))))
+        else
+          local rh = torch.mm(torch.cmul(r, h), Rd:narrow(1, 2 * H + 1, H):t())
+          local rbh = rb:narrow(1, 2 * H + 1, H):view(1, H):expand(N, H)
+          n = torch.tanh(torch.add(xw:narrow(2, 2 * H + 1, H), rh):add(rbh))
+        end
+        h = torch.add(torch.cmul(torch.mul(z, -1):add(1), n), torch.cmul(z, h))
+      else
+        h = f(gate(xw, hr, 1))
+      end
+      Y[t][d]:copy(h)
+    end
+    Yh[d]:copy(h)
+    Yc[d]:copy(c)
+  end
+  return Y, Yh, kind == 'LSTM' and Yc or nil
+end
+function OPS.LSTM(a, ...) return recurrent('LSTM', a, ...) end
+function OPS.GRU(a, ...) return recurrent('GRU', a, ...) end
+function OPS.RNN(a, ...) return recurrent('RNN', a, ...) end
+
+-- Resize (opset 13, sizes or scales; roi unused): along each resampled axis, every output index i
+-- reads the source coordinate the coordinate_transformation_mode gives (scale: the given one, or
+-- out / in for sizes), then nearest_mode 'floor' or linear interpolation between its two
+-- neighbours (the coordinate clamped into the input, as the spec's edge padding); ONNX's n-linear
+-- mode is separable, so the axes are resampled one after another.
+local COORD = {
+  asymmetric = function(i, s) return i / s end,
+  half_pixel = function(i, s) return (i + 0.5) / s - 0.5 end,
+  pytorch_half_pixel = function(i, s, _, O) return O > 1 and (i + 0.5) / s - 0.5 or 0 end,
+  align_corners = function(i, _, I, O) return O == 1 and 0 or i * (I - 1) / (O - 1) end,
+}
+function OPS.Resize(a, x, _, scales, sizes)
+  local r, out, sc = x:dim(), {}, {}
+  if sizes then
+    out = ints(sizes)
+    for d = 1, r do sc[d] = out[d] / x:size(d) end
+  else
+    sc = scales:double():totable()
+    for d = 1, r do out[d] = math.floor(x:size(d) * sc[d]) end
+  end
+  local coord = COORD[a.coordinate_transformation_mode or 'half_pixel']
+  assert(coord, 'Resize: coordinate_transformation_mode ' .. tostring(a.coordinate_transformation_mode))
+  local mode = a.mode or 'nearest'
+  assert(mode == 'linear' or (mode == 'nearest' and a.nearest_mode == 'floor'), 'Resize: unsupported mode')
+  local y = x
+  for d = 1, r do
+    local I, O = x:size(d), out[d]
+    if I ~= O or sc[d] ~= 1 then
+      local lo, hi, w = torch.LongTensor(O), torch.LongTensor(O), torch.DoubleTensor(O)
+      for i = 0, O - 1 do
+        local c = coord(i, sc[d], I, O)
+        if mode == 'nearest' then c = math.floor(c) end
+        c = math.min(math.max(c, 0), I - 1)
+        local k = math.floor(c)
+        lo[i + 1], hi[i + 1], w[i + 1] = k + 1, math.min(k + 1, I - 1) + 1, c - k
+      end
+      local view = {}
+      for e = 1, r do view[e] = e == d and O or 1 end
+      local y0, y1 = y:index(d, lo), y:index(d, hi)
+      local wv = w:view(torch.LongStorage(view)):expandAs(y0)
+      y = torch.add(y0, torch.cmul(torch.csub(y1, y0), wv))
+    end
+  end
+  return y
+end
+-- DepthToSpace, mode CRD (the spec's reshape, transpose [0, 1, 4, 2, 5, 3], reshape) or DCR.
+function OPS.DepthToSpace(a, x)
+  local b, c, h, w, bs = x:size(1), x:size(2), x:size(3), x:size(4), a.blocksize
+  local t, perm
+  if a.mode == 'CRD' then t, perm = x:contiguous():view(b, c / (bs * bs), bs, bs, h, w), { 1, 2, 5, 3, 6, 4 }
+  else t, perm = x:contiguous():view(b, bs, bs, c / (bs * bs), h, w), { 1, 4, 5, 2, 6, 3 } end
+  return t:permute(unpack(perm)):contiguous():view(b, c / (bs * bs), h * bs, w * bs)
+end
+
 --- E.run(model, inputs): the graph's outputs (a list) for a list of input tensors.
 function M.run(model, inputs)
   local env = {}
@@ -310,9 +421,10 @@ function M.run(model, inputs)
     local args = {}
     for i, name in ipairs(n.inputs) do
       args[i] = env[name]
-      if args[i] == nil then error(string.format('%s reads %s before it is computed', n.op, name)) end
+      if args[i] == nil and name ~= '' then error(string.format('%s reads %s before it is computed', n.op, name)) end
     end
-    env[n.outputs[1]] = f(n.attrs, unpack(args, 1, #n.inputs))
+    local res = { f(n.attrs, unpack(args, 1, #n.inputs)) } -- an omitted optional input ('') is nil
+    for i, name in ipairs(n.outputs) do if name ~= '' then env[name] = res[i] end end
   end
   local outs = {}
   for i, v in ipairs(model.graph.outputs) do outs[i] = env[v.name] end
