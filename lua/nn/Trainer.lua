@@ -425,6 +425,7 @@ end
 --- trainer:plot(path): learning curves of the history: the loss (train and validation) in path
 --- (.png or .svg), and each metric in path with _<metric> before the extension. Returns the files.
 function Trainer:plot(path)
+  if type(path) ~= 'string' then fail('plot path must be a .png or .svg file name, got %s', type(path)) end
   local plot = require 'plot'
   local h = self.history or {}
   local files = {}
@@ -435,10 +436,24 @@ function Trainer:plot(path)
     if k ~= 'loss' and k ~= 'epoch' and k ~= 'lr' and not k:match('^val_') then keys[#keys + 1] = k end
   end
   table.sort(keys, function(a, b) return a == 'loss' or (b ~= 'loss' and a < b) end)
+  -- Note [Each curve at its own epochs]: every history list is indexed by epoch row, but a list
+  -- can miss rows: validation given to the first fit and not to a resumed one (val_loss shorter
+  -- than epoch), or only to the later one (val_loss[3], val_loss[4]). Passing x = h.epoch to
+  -- every series made plot.lines fail ("has 4 x values and 2 y values") or read holes; each
+  -- curve now takes the rows where its value was recorded.
+  local rows = type(h.epoch) == 'table' and #h.epoch or 0
+  local function curve(name, list)
+    if type(list) ~= 'table' then return nil end
+    local xs, ys = {}, {}
+    for r = 1, math.max(rows, table.maxn(list)) do
+      if type(list[r]) == 'number' then xs[#xs + 1], ys[#ys + 1] = h.epoch and h.epoch[r] or r, list[r] end
+    end
+    if #ys > 0 then return { name = name, x = xs, y = ys } end
+  end
   for _, k in ipairs(keys) do
     local series = {}
-    if h[k] then series[#series + 1] = { name = 'train', x = h.epoch, y = h[k] } end
-    if h['val_' .. k] then series[#series + 1] = { name = 'validation', x = h.epoch, y = h['val_' .. k] } end
+    series[#series + 1] = curve('train', h[k])
+    series[#series + 1] = curve('validation', h['val_' .. k])
     local file = k == 'loss' and path or (base .. '_' .. k .. ext)
     plot.lines{ path = file, title = k, xlabel = 'epoch', ylabel = k, series = series }
     files[#files + 1] = file
@@ -449,6 +464,8 @@ end
 --- trainer:plotConfusion(loader, path[, labels]): the confusion matrix of the model's predictions
 --- over loader, drawn to path (.png or .svg); returns the matrix.
 function Trainer:plotConfusion(loader, path, labels)
+  -- checked before the evaluation pass, which a bad path would only fail after
+  if type(path) ~= 'string' then fail('plotConfusion path must be a .png or .svg file name, got %s', type(path)) end
   local cm = self:evaluate(loader, { metrics = { 'confusion' } }).confusion
   require('plot').confusion{ path = path, matrix = cm, labels = labels, title = 'confusion matrix' }
   return cm

@@ -1,5 +1,6 @@
--- A small self-contained SVG line-plot writer: what optim.Logger:plot uses when the `plot`
--- module is not available. Axes with "nice" ticks, grid, optional log-scale y, legend.
+-- A small SVG line-plot writer: what optim.Logger:plot uses when the `plot` module is not used
+-- (logger.usePlotModule = false, or it fails to load). Axes with "nice" ticks (the plot module's
+-- pure-Lua axis arithmetic, plot/axes.lua), grid, optional log-scale y, legend.
 local svg = {}
 
 local W, H = 720, 480
@@ -7,36 +8,59 @@ local ML, MR, MT, MB = 70, 20, 40, 50  -- margins: left, right, top, bottom
 local COLORS = { '#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
                  '#bcbd22', '#17becf' }
 
+-- Axis arithmetic shared with the plot module (pure Lua, loads without libpng): its ticks are
+-- k * step for integer k (v = v + step never advanced when step is below v's precision: 1e16 and
+-- 1e16 + 2 hung) and its ranges and scales survive spans wider than the largest double
+-- (-1e308 .. 1e308 made every coordinate NaN): Note [Spans wider than the largest double].
+local axes = require 'plot.axes'
+
+-- Note [XML text in optim.svg]: labels are user text; XML 1.0 forbids control characters and
+-- malformed UTF-8, which made the whole file unparsable. They are written as '?', as in
+-- lua/plot/svg.lua (Note [XML text]), whose escaping is local to that file: this is its copy.
+local function utf8_clean(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    local len, lo, hi = 0, 0x80, 0xBF  -- the length of the sequence and its second byte's range
+    if c < 0x80 then len = 1
+    elseif c >= 0xC2 and c <= 0xDF then len = 2
+    elseif c >= 0xE0 and c <= 0xEF then len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end  -- overlong; surrogates
+    elseif c >= 0xF0 and c <= 0xF4 then len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end  -- overlong; > U+10FFFF
+    end
+    local ok = len > 0 and i + len - 1 <= n
+    for k = 1, len - 1 do
+      local b = ok and s:byte(i + k)
+      ok = ok and b >= (k == 1 and lo or 0x80) and b <= (k == 1 and hi or 0xBF)
+    end
+    local seq = ok and s:sub(i, i + len - 1)
+    if seq == '\239\191\190' or seq == '\239\191\191' then  -- U+FFFE, U+FFFF: not characters
+      out[#out + 1] = '?' i = i + len
+    elseif ok then out[#out + 1] = seq i = i + len
+    else out[#out + 1] = '?' i = i + 1 end
+  end
+  return table.concat(out)
+end
+
 local function esc(s)
-  return (tostring(s):gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
+  s = tostring(s):gsub('[%z\1-\8\11\12\14-\31]', '?')
+  if s:find('[\128-\255]') then s = utf8_clean(s) end
+  return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
 end
 local function finite(v) return type(v) == 'number' and v == v and v ~= math.huge and v ~= -math.huge end
 local function num(v) return string.format('%.2f', v) end
 
--- About n round tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten).
-local function ticks(lo, hi, n)
-  local span = hi - lo
-  local raw = span / n
-  local mag = 10 ^ math.floor(math.log10(raw))
-  local step = mag
-  for _, m in ipairs({ 1, 2, 5, 10 }) do
-    if raw <= m * mag then step = m * mag break end
-  end
-  local t = {}
-  local v = math.ceil(lo / step - 1e-9) * step
-  while v <= hi + step * 1e-9 do
-    t[#t + 1] = math.abs(v) < step * 1e-9 and 0 or v
-    v = v + step
-  end
-  return t
-end
+-- About n round tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten), and
+-- the step between them.
+-- plot.axes.ticks gives the two ends for spans too fine for the values' precision (Note [Ticks
+-- finer than the values' precision], lua/plot/axes.lua).
+local ticks = axes.ticks
 
+-- [lo, hi] of the finite values seen (math.huge, -math.huge when none), widened when equal.
 local function range(lo, hi)
   if lo == math.huge then return 0, 1 end
-  if lo == hi then
-    local d = lo == 0 and 1 or math.abs(lo) * 0.1
-    return lo - d, hi + d
-  end
+  if lo == hi then return axes.range({ lo }) end
   return lo, hi
 end
 
@@ -63,11 +87,11 @@ function svg.lines(path, opts)
   end
   xlo, xhi = range(xlo, xhi)
   ylo, yhi = range(ylo, yhi)
-  local pad = (yhi - ylo) * 0.04  -- keep curves off the frame
-  ylo, yhi = ylo - pad, yhi + pad
+  ylo, yhi = axes.range({ ylo, yhi }, 0.04)  -- keep curves off the frame
   local pw, ph = W - ML - MR, H - MT - MB
-  local function px(x) return ML + (x - xlo) / (xhi - xlo) * pw end
-  local function py(y) return MT + ph - (y - ylo) / (yhi - ylo) * ph end
+  local px = axes.scale(xlo, xhi, ML, pw)
+  local py0 = axes.scale(ylo, yhi, 0, ph)
+  local function py(y) return MT + ph - py0(y) end
 
   local out = {}
   local function put(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
@@ -76,13 +100,15 @@ function svg.lines(path, opts)
   put('<rect width="%d" height="%d" fill="white"/>\n', W, H)
   if opts.title then put('<text x="%d" y="24" text-anchor="middle" font-size="15">%s</text>\n', W / 2, esc(opts.title)) end
   -- grid and tick labels
-  for _, v in ipairs(ticks(xlo, xhi, 8)) do
+  local xt, xstep = ticks(xlo, xhi, 8)
+  for _, v in ipairs(xt) do
     put('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#e0e0e0"/>\n', num(px(v)), MT, num(px(v)), MT + ph)
-    put('<text x="%s" y="%d" text-anchor="middle">%s</text>\n', num(px(v)), MT + ph + 16, esc(string.format('%g', v)))
+    put('<text x="%s" y="%d" text-anchor="middle">%s</text>\n', num(px(v)), MT + ph + 16, esc(axes.label(v, xstep)))
   end
-  for _, v in ipairs(ticks(ylo, yhi, 6)) do
+  local yt, ystep = ticks(ylo, yhi, 6)
+  for _, v in ipairs(yt) do
     put('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e0e0e0"/>\n', ML, num(py(v)), ML + pw, num(py(v)))
-    local label = logy and string.format('%g', 10 ^ v) or string.format('%g', v)
+    local label = logy and string.format('%g', 10 ^ v) or axes.label(v, ystep)
     put('<text x="%d" y="%s" text-anchor="end">%s</text>\n', ML - 6, num(py(v) + 4), esc(label))
   end
   put('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>\n', ML, MT, pw, ph)

@@ -25,6 +25,10 @@ function axes.ticks(lo, hi, count)
   local span = hi - lo
   if span <= 0 then span = math.abs(lo) > 0 and math.abs(lo) or 1 end
   local raw = span / count
+  -- Note [Ticks finer than the values' precision]: k counts from lo / step to hi / step, and past
+  -- 2^53 k + 1 == k: 1e16 .. 1e16 + 2 (step 0.5, k near 2e16) never ended. Such an axis gets its
+  -- two ends as ticks (labels then show all the digits that tell them apart).
+  if math.max(math.abs(lo), math.abs(hi)) / raw >= 2 ^ 50 then return { lo, hi }, hi - lo end
   local mag = 10 ^ math.floor(math.log10(raw))
   local step = mag
   for _, m in ipairs({ 1, 2, 5, 10 }) do

@@ -14,6 +14,37 @@ local methods = torch._tensor_methods
 local MAX_DIMS = 16
 local buf_a, buf_b = ffi.new('int64_t[?]', MAX_DIMS), ffi.new('int64_t[?]', MAX_DIMS)
 
+-- Note [Unknown options in arrange]: as in stats_more.lua's Note [Unknown options], a misspelt
+-- key was read as "no option": diff(x, {dims = 1}) differenced the last dim, roll(x, 1, {dims =
+-- 1}) rolled the flattened tensor, tile(x, {reps = 2}) copied x. PyTorch rejects an unknown
+-- keyword, so an options table's unknown keys, and a list's named keys, are errors naming them.
+local function check_opts(op, t, ...)
+  for k in pairs(t) do
+    local known = false
+    for i = 1, select('#', ...) do
+      if k == select(i, ...) then known = true break end
+    end
+    if not known then
+      if type(k) == 'number' then
+        fail(op, 'options must be given by name ({%s = ...}), got a list entry [%s] = %s', (...), tostring(k), describe(t[k]))
+      end
+      fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', '))
+    end
+  end
+  return t
+end
+
+-- A list given as a table has only the keys 1..n (Note [Unknown options in arrange]).
+local function check_list(op, what, t)
+  local n = table.maxn(t)
+  for k in pairs(t) do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then
+      fail(op, "%s must be a list, got a table with the key '%s' (options are given by position)", what, tostring(k))
+    end
+  end
+  return n
+end
+
 -- Reads integers given as a number, a table, a LongStorage or a 1D LongTensor into buf (dims:
 -- converted to 0-based against x, else as they are); returns their count.
 local function read_list(op, what, v, buf, x)
@@ -21,6 +52,7 @@ local function read_list(op, what, v, buf, x)
   if type(v) == 'number' then
     list = { v }
   elseif type(v) == 'table' and getmetatable(v) == nil then
+    check_list(op, what, v)
     list = v
   elseif (is_storage(v) or is_tensor(v)) and v.p.dtype == types.I64 and v.p.ndim <= 1 then
     list = v:totable()
@@ -68,6 +100,7 @@ function torch.tile(x, ...)
   -- read_sizes truncates 1.5 to 1 and the FFI wraps inf to -2^63: repetitions are checked first
   local first = ...
   local list = type(first) == 'table' and getmetatable(first) == nil and first or { ... }
+  if list == first then check_list('tile', 'repetitions', first) end
   for i = 1, #list do
     local r = list[i]
     if type(r) == 'number' and (r ~= math.floor(r) or r >= 2 ^ 63) then
@@ -107,21 +140,32 @@ local grid_out = ffi.new('tocha_tensor *[?]', MAX_DIMS)
 --- arguments or in one table), returned in a table of n tensors of size #x1 x #x2 x ...; grid i
 --- varies along dim i with the values of xi. indexing 'ij' (the default) as above, or 'xy'
 --- (NumPy's Cartesian indexing: the first two dims swapped, size #x2 x #x1 x ...). Like PyTorch's,
+--- indexing may also come as a trailing options table, torch.meshgrid(x1, x2, {indexing = 'xy'}). Like PyTorch's,
 --- the grids are views of expanded tensors: they share memory with the inputs and with each
 --- other's elements, so copy one (:clone()) before writing into it. Differentiable.
 --- Example: torch.meshgrid(torch.Tensor({1, 2, 3}), torch.Tensor({4, 5}))[1]
 function torch.meshgrid(...)
   local list, indexing = { ... }, nil
+  local n = select('#', ...)
+  -- a trailing plain table after at least one argument is the options ({indexing = 'xy'})
+  if n >= 2 and type(list[n]) == 'table' and getmetatable(list[n]) == nil then
+    indexing = check_opts('meshgrid', list[n], 'indexing').indexing
+    list[n], n = nil, n - 1
+    if indexing == nil then indexing = false end  -- given as options: no string after them
+  end
   if type(list[1]) == 'table' and getmetatable(list[1]) == nil then
-    if select('#', ...) > 2 then fail('meshgrid', 'tensors given in a table take only an indexing after them') end
-    indexing = list[2]
+    if n > 2 or (n == 2 and indexing ~= nil) then
+      fail('meshgrid', 'tensors given in a table take only an indexing after them')
+    end
+    if n == 2 then indexing = list[2] end
     list = list[1]
-  else
-    local n = select('#', ...)
+    check_list('meshgrid', 'the tensors', list)
+  elseif indexing == nil then
     if type(list[n]) == 'string' or (n > 0 and list[n] == nil) then
       indexing, list[n] = list[n], nil
     end
   end
+  if indexing == false then indexing = nil end
   if indexing ~= nil and indexing ~= 'ij' and indexing ~= 'xy' then
     local got = type(indexing) == 'string' and "'" .. indexing .. "'" or describe(indexing)
     fail('meshgrid', "indexing must be 'ij' or 'xy', got %s", got)
@@ -141,15 +185,28 @@ function torch.meshgrid(...)
   return r
 end
 
--- A number to prepend or append: a tensor like x with size 1 along dim (NumPy's diff takes numbers).
+-- Note [diff's number edges]: a number to prepend or append is a tensor of size 1 along dim
+-- (NumPy's diff takes numbers) of the type PyTorch gives x op number (torch.result_type): 2.5
+-- next to a LongTensor was filled into a LongTensor and truncated to 2 (NumPy and PyTorch with
+-- a tensor [2.5] give a float result); a number next to a BoolTensor is an int64 (xor would
+-- turn 2 into true). The concatenation then promotes x as with a prepended tensor.
+local FLOATING = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
 local function diff_edge(op, what, v, x, d)
   if v == nil or is_tensor(v) then return v end
   if type(v) ~= 'number' and type(v) ~= 'boolean' then
     fail(op, '%s must be a tensor or a number, got %s', what, describe(v))
   end
   local p = x.p
+  local id = p.dtype
+  if type(v) == 'number' and not FLOATING[id] then
+    if v ~= math.floor(v) or v == math.huge or v == -math.huge then
+      id = types.dtype_of_name[torch.getdefaulttensortype()]
+    elseif id == lib.dtype.bool then
+      id = types.I64
+    end
+  end
   for i = 0, p.ndim - 1 do buf_a[i] = i == d and 1 or p.size[i] end
-  local t = wrap(C.tocha_tensor_empty(p.ndim, buf_a, p.dtype, p.device_type, p.device_index))
+  local t = wrap(C.tocha_tensor_empty(p.ndim, buf_a, id, p.device_type, p.device_index))
   return t:fill(v == true and 1 or v == false and 0 or v)
 end
 
@@ -157,7 +214,8 @@ end
 --- along dim, x[i+1] - x[i] (xor for BoolTensors) applied n times, as PyTorch's torch.diff; each
 --- pass makes dim one shorter (n past the size gives size 0; n = 0 is a copy of x, prepend and
 --- append ignored, as PyTorch). prepend and append (tensors of x's sizes except along dim, or
---- numbers) are concatenated to x along dim first. The options may also come as a table:
+--- numbers, of the type PyTorch's x op number gives: Note [diff's number edges]) are concatenated to
+--- x along dim first. The options may also come as a table:
 --- torch.diff(x, {n = 2, dim = 1, prepend = p}). Differentiable; x needs at least one dim.
 --- x:diff(...) is the same.
 --- Example: torch.diff(torch.Tensor({1, 3, 6, 10}))
@@ -165,6 +223,7 @@ function torch.diff(x, n, dim, prepend, append)
   check_tensor('diff', x, 1)
   if type(n) == 'table' and getmetatable(n) == nil then
     if dim ~= nil then fail('diff', 'options given in a table take no further arguments') end
+    check_opts('diff', n, 'n', 'dim', 'prepend', 'append')
     n, dim, prepend, append = n.n, n.dim, n.prepend, n.append
   end
   if n == nil then n = 1 end

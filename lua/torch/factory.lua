@@ -185,7 +185,7 @@ function torch.full(...)
     fail('full', 'expected sizes followed by a fill value (a number or a boolean), got %s last', describe(value))
   end
   local t = sized('full', o.res, id, unpack(args, i, n - 1))
-  types.check_value('full', value, t.p.dtype)
+  types.check_value_pytorch('full', value, t.p.dtype)  -- Note [Floating fill values]
   check(C.tocha_tensor_fill(t.p, value))
   return finish('full', t, o.opts, o.device)
 end

@@ -205,7 +205,15 @@ torch.loadobj = torch.load
 --- torch.saveSafetensors(path, tensors[, metadata]): tensors by name (nested tables give dotted
 --- names) in the safetensors format; metadata is a table of strings. Atomic like torch.save.
 --- Example: local p = os.tmpname(); torch.saveSafetensors(p, {w = torch.ones(2)}, {note = 'example'}); os.remove(p)
-function torch.saveSafetensors(path, tensors, metadata)
+-- Note [Safetensors options]: loadSafetensors(path, 'x') and loadSafetensors(path, {map = true})
+-- were read as no options (a misspelt mmap silently read the data); PyTorch's safetensors
+-- functions reject unknown keywords, so a non-table, an unknown key or a non-boolean mmap is an
+-- error naming the function. saveSafetensors takes no options after the metadata.
+function torch.saveSafetensors(path, tensors, metadata, extra)
+  if extra ~= nil then
+    lib.fail('saveSafetensors', 'takes no options after the metadata (path, tensors[, metadata]), got %s',
+      types.describe(extra))
+  end
   local stream = S.open_file(path, 'w', 'saveSafetensors')
   with_stream(stream, true, function(st) safetensors.write(st, tensors, metadata, 'saveSafetensors') end)
 end
@@ -215,7 +223,14 @@ end
 --- Example: local p = os.tmpname(); torch.saveSafetensors(p, {w = torch.ones(2)})
 --- local tensors, metadata = torch.loadSafetensors(p); os.remove(p)
 function torch.loadSafetensors(path, opts)
-  opts = opts or {}
+  if opts == nil then opts = {} end
+  if type(opts) ~= 'table' or getmetatable(opts) ~= nil then
+    lib.fail('loadSafetensors', 'expected an options table ({mmap = true}), got %s', types.describe(opts))
+  end
+  for k, v in pairs(opts) do
+    if k ~= 'mmap' then lib.fail('loadSafetensors', "unknown option '%s' (expected mmap)", tostring(k)) end
+    if type(v) ~= 'boolean' then lib.fail('loadSafetensors', 'mmap must be a boolean, got %s', types.describe(v)) end
+  end
   local stream = S.open_file(path, 'r', 'loadSafetensors')
   return with_stream(stream, false, function(st) return safetensors.read(st, opts, 'loadSafetensors') end)
 end

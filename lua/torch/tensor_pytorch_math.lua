@@ -134,7 +134,7 @@ function methods.fillDiagonal(x, value, wrap)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then fail(op, 'expected a fill value (number), got %s', describe(value)) end
   -- an integer x refuses a value it cannot hold (300 wrapped to 44 in a ByteTensor), as PyTorch's
-  types.check_value(op, value, x.p.dtype)
+  types.check_value_pytorch(op, value, x.p.dtype)  -- Note [Floating fill values]
   local n = x:dim()
   if n < 2 then fail(op, 'expected a tensor with at least 2 dims, got %s', describe(x)) end
   if n > 2 then

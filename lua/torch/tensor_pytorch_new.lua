@@ -76,7 +76,7 @@ local function full(op, x, value, ...)
   check_sizes(op, sizes_buf, nd)
   return build(op, x, opts, function(id, dev, idx)
     -- an integer type refuses a value it cannot hold, as PyTorch's new_full (300 wrapped to 44)
-    types.check_value(op, value, id)
+    types.check_value_pytorch(op, value, id)  -- Note [Floating fill values]
     return (wrap(C.tocha_tensor_full(nd, sizes_buf, value, id, dev, idx)))
   end)
 end

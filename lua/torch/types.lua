@@ -107,6 +107,30 @@ function types.check_value(op, v, id)
   return v
 end
 
+-- The narrower floating dtypes' largest finite values (float, at::Half, at::BFloat16).
+types.float_max = { [lib.dtype.f32] = 3.4028234663852886e38, [lib.dtype.f16] = 65504,
+  [lib.dtype.bf16] = 3.3895313892515355e38 }
+
+-- Note [Floating fill values]: PyTorch's full, new_full, full_like and fill_diagonal_ refuse a
+-- finite value beyond the floating dtype's largest finite value ("value cannot be converted to
+-- type float without overflow": 1e300 in a FloatTensor, 1e5 in a HalfTensor; c10's overflows<>:
+-- |v| > max, inf and NaN allowed, values between max and the rounding boundary refused too),
+-- where the C cast gives inf. check_value does not do this itself: Torch7's x:fill(1e300) gives
+-- inf (as in Torch7), and torch.fullLike also wraps numbers inside Tocha the way PyTorch wraps a
+-- Python scalar (special.xlog1py(HalfTensor, 1e5) is inf in PyTorch, lua/torch/special.lua), so
+-- only the user-facing PyTorch-named fills call this one (full, the new* methods, fillDiagonal;
+-- fullLike keeps the cast for those internal callers).
+-- types.check_value_pytorch(op, v, id): check_value, and a float, half or bfloat16 dtype refuses
+-- a finite v it can only hold as inf (Note [Floating fill values]); returns v.
+function types.check_value_pytorch(op, v, id)
+  types.check_value(op, v, id)
+  local m = types.float_max[id]
+  if m and (v > m or v < -m) and v ~= math.huge and v ~= -math.huge then
+    lib.fail(op, 'value %s cannot be converted to %s without overflow', tostring(v), types.tensor_name[id])
+  end
+  return v
+end
+
 -- Converts a 1-based (or negative) dim to C's 0-based form; 0 and out-of-range are errors.
 function types.cdim(op, d, ndim)
   if type(d) ~= 'number' then lib.fail(op, 'expected a dimension (number), got %s', type(d)) end
