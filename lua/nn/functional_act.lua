@@ -8,6 +8,15 @@ local fail = A.fail
 
 -- The `inplace` arguments below are PyTorch's (Note [Inplace flags], functional_args.lua).
 
+-- Note [Gradients at clamp bounds]: PyTorch's hardtanh, relu6 (hardtanh from 0 to 6) and hardsigmoid
+-- pass no gradient where x sits exactly on a bound (hardtanh_backward keeps lo < x < hi), while
+-- torch.clamp's gradient is 1 on the closed interval [lo, hi] (as PyTorch's clamp): relu6 at 0 and 6,
+-- hardtanh at -1 and 1 had gradient 1. The bounds are pinned with maskedFill (no gradient where it
+-- fills); NaN passes through with gradient 1, as PyTorch's.
+local function hard_clamp(x, lo, hi)
+  return torch.maskedFill(torch.maskedFill(x, torch.le(x, lo), lo), torch.ge(x, hi), hi)
+end
+
 --- nn.functional.relu(x [, inplace = false]): max(x, 0) (a new tensor; with inplace, written into x,
 --- which is returned, as nn.functional.relu_).
 function F.relu(x, inplace)
@@ -18,7 +27,7 @@ end
 --- is returned).
 function F.relu6(x, inplace)
   if A.inplace_flag('relu6', inplace) then return A.inplace('relu6', F.relu6, x) end
-  return torch.clamp(A.float('relu6', x), 0, 6)
+  return hard_clamp(A.float('relu6', x), 0, 6)
 end
 --- nn.functional.hardtanh(x [, minVal = -1] [, maxVal = 1] [, inplace = false]): x clamped to
 --- [minVal, maxVal] (with inplace, written into x, which is returned, as nn.functional.hardtanh_).
@@ -26,7 +35,7 @@ function F.hardtanh(x, lo, hi, inplace)
   if A.inplace_flag('hardtanh', inplace) then return A.inplace('hardtanh', F.hardtanh, x, lo, hi) end
   lo, hi = A.number('hardtanh', lo, 'minVal', -1), A.number('hardtanh', hi, 'maxVal', 1)
   if lo > hi then fail('hardtanh', 'minVal %g is above maxVal %g', lo, hi) end
-  return torch.clamp(A.float('hardtanh', x), lo, hi)
+  return hard_clamp(A.float('hardtanh', x), lo, hi)
 end
 --- nn.functional.gelu(x [, approximate = 'none']): x * Phi(x); approximate = 'tanh' uses
 --- 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
@@ -53,7 +62,9 @@ end
 --- which is returned).
 function F.hardsigmoid(x, inplace)
   if A.inplace_flag('hardsigmoid', inplace) then return A.inplace('hardsigmoid', F.hardsigmoid, x) end
-  return torch.div(torch.clamp(torch.add(A.float('hardsigmoid', x), 3), 0, 6), 6)
+  A.float('hardsigmoid', x)
+  -- no gradient at -3 and 3 themselves (Note [Gradients at clamp bounds])
+  return torch.maskedFill(torch.maskedFill(torch.div(torch.add(x, 3), 6), torch.le(x, -3), 0), torch.ge(x, 3), 1)
 end
 --- nn.functional.hardswish(x [, inplace = false]): x * relu6(x + 3) / 6 (with inplace, written into x,
 --- which is returned).

@@ -4,6 +4,7 @@ require 'nn.functional_conv'
 local A = require 'nn.functional_args'
 local F = nn.functional
 local fail = A.fail
+local describe = require('torch.types').describe
 local bases = F._convBases or { torch.conv1d, torch.conv2d, torch.conv3d }
 F._convBases = bases
 
@@ -23,7 +24,10 @@ local function conv(n, x, w, b, stride, padding, dilation, groups)
   local function each(v, what)
     local t = {}
     for i = 1, n do t[i] = type(v) == 'table' and v[i] or v or 1 end
-    for i = 1, n do if type(t[i]) ~= 'number' then fail(name, '%s must be a number or %d numbers', what, n) end end
+    -- (a table of another length was cut to n entries: dilation {2, 1, 5} of a conv2d was {2, 1})
+    local ok = type(v) ~= 'table' or #v == n
+    for i = 1, n do ok = ok and type(t[i]) == 'number' end
+    if not ok then fail(name, '%s must be a number or a table of %d numbers, got %s', what, n, describe(v)) end
     return t
   end
   local s, d = each(stride, 'stride'), each(dilation, 'dilation')

@@ -89,16 +89,25 @@ function F.instanceNorm(x, o)
       if t:nElement() ~= C then fail(op, 'running statistics have %d elements for %d channels', t:nElement(), C) end
     end
   end
+  local L = 1  -- the positions per channel (view(N, C, -1) cannot infer it for an empty batch)
+  for d = 3, x:dim() do L = L * x:size(d) end
   local y
   if use then
-    local flat = x:contiguous():view(N, C, -1)
+    -- Note [Instance statistics need 2 positions]: PyTorch's instance_norm refuses a single position
+    -- per channel when it normalizes with the input's statistics: the variance is 0, so every output
+    -- was silently 0 (and the running variance took a biased 0, there being no unbiased one)
+    if L == 1 then
+      fail(op, 'expected more than 1 spatial element when using the input statistics, got an input of size %s',
+        A.shape(x))
+    end
+    local flat = x:contiguous():view(N, C, L)
     y = torch.layerNorm(flat, 1, nil, nil, eps):view(x:size())
-    if rm ~= nil then
+    -- an empty batch leaves the running statistics as they are (PyTorch's turn NaN: a mean of nothing)
+    if rm ~= nil and N > 0 and L > 0 then
       torch.noGrad(function()
         local d = flat:detach()
-        local L = d:size(3)
         local mean = d:mean(3):view(N, C)
-        local var = d:var(3, L <= 1):view(N, C)  -- unbiased when there are 2+ positions (Torch7 flag: biased)
+        local var = d:var(3, false):view(N, C)  -- unbiased (Torch7's flag: true is biased)
         rm:mul(1 - mom):add(mom, mean:mean(1):view(rm:size()):typeAs(rm))
         rv:mul(1 - mom):add(mom, var:mean(1):view(rv:size()):typeAs(rv))
       end)

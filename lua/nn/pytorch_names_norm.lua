@@ -146,9 +146,12 @@ do
   local cls, parent = torch.class('nn.GroupNorm', 'nn.GroupNormalization')
   function cls:__init(...)
     local o = P.parse('nn.GroupNorm', { 'numGroups', 'numChannels', 'eps', 'affine' }, ...)
-    parent.__init(self, P.int('nn.GroupNorm', 'numGroups', o.numGroups),
-      P.int('nn.GroupNorm', 'numChannels', o.numChannels), P.number('nn.GroupNorm', 'eps', o.eps, 1e-5),
-      P.bool('nn.GroupNorm', 'affine', o.affine, true))
+    local g, c = P.int('nn.GroupNorm', 'numGroups', o.numGroups), P.int('nn.GroupNorm', 'numChannels', o.numChannels)
+    -- checked here so that the error names this class (the parent's named nn.GroupNormalization)
+    if g < 1 or c < 1 or c % g ~= 0 then
+      require('torch.lib').fail('nn.GroupNorm', 'numChannels (%d) must be divisible by numGroups (%d), both positive', c, g)
+    end
+    parent.__init(self, g, c, P.number('nn.GroupNorm', 'eps', o.eps, 1e-5), P.bool('nn.GroupNorm', 'affine', o.affine, true))
   end
 end
 
