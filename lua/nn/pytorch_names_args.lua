@@ -9,8 +9,11 @@ local P = {}
 -- Note [Options table or size table]: PyTorch's size arguments may be tuples, which in Lua are
 -- arrays ({3, 3}); the options table is told apart by having a string key. An empty trailing table
 -- is taken as options (no size argument is ever empty).
+-- Note [Classes as the last positional argument]: an options table is a plain table; a Torch
+-- class (nn.Hardsigmoid: its fields live in its metatable) or a module passed last is an argument
+-- (SqueezeExcitation(4, 2, nn.ReLU, nn.Hardsigmoid) had lost its scale activation to the default).
 local function is_options(t)
-  if type(t) ~= 'table' or torch.isTensor(t) then return false end
+  if type(t) ~= 'table' or torch.isTensor(t) or getmetatable(t) ~= nil then return false end
   if next(t) == nil then return true end
   for k in pairs(t) do if type(k) == 'string' then return true end end
   return false

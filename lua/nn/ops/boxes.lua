@@ -143,6 +143,7 @@ function ops.clipBoxesToImage(boxes, size)
     U.fail(op, 'expected size as {height, width}, got %s', U.describe(size))
   end
   local h, w = size[1], size[2]
+  if not (h >= 0 and w >= 0) then U.fail(op, 'size must be {height, width} of non-negative numbers, got {%g, %g}', h, w) end
   local parts = {}
   for j = 1, boxes:size(nd) do
     parts[j] = torch.clamp(U.col(boxes, j), 0, j % 2 == 1 and w or h)

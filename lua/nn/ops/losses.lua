@@ -33,8 +33,16 @@ local function parts(b1, b2, eps)
   local c = function(b, j) return U.col(b, j) end
   local x1, y1, x2, y2 = c(b1, 1), c(b1, 2), c(b1, 3), c(b1, 4)
   local gx1, gy1, gx2, gy2 = c(b2, 1), c(b2, 2), c(b2, 3), c(b2, 4)
-  local inter = torch.cmul(torch.clamp(torch.cmin(x2, gx2) - torch.cmax(x1, gx1), 0),
-                           torch.clamp(torch.cmin(y2, gy2) - torch.cmax(y1, gy1), 0))
+  -- Note [Intersections of touching boxes]: torchvision's losses (_loss_inter_union) fill the
+  -- intersection only where both sides are positive, so boxes that touch (a side exactly 0) get
+  -- no gradient through it, where a clamp at 0 passes the other side's length (the IoU functions
+  -- of boxes.lua clamp, as torchvision's box_iou does). Picking w and h by that mask keeps the
+  -- losses' gradients torchvision's, and NaN sides give an intersection of 0 as there.
+  local w = torch.cmin(x2, gx2) - torch.cmax(x1, gx1)
+  local h = torch.cmin(y2, gy2) - torch.cmax(y1, gy1)
+  local both = torch.logicalAnd(w:gt(0), h:gt(0))
+  local zero = w.new(w:size()):zero()
+  local inter = torch.cmul(torch.where(both, w, zero), torch.where(both, h, zero))
   local union = torch.cmul(x2 - x1, y2 - y1) + torch.cmul(gx2 - gx1, gy2 - gy1) - inter
   local p = { x1 = x1, y1 = y1, x2 = x2, y2 = y2, gx1 = gx1, gy1 = gy1, gx2 = gx2, gy2 = gy2, union = union }
   p.iou = torch.cdiv(inter, union + eps)

@@ -142,7 +142,8 @@ local function run(boxes, scores, thr, idxs, matrix)
     if cmax * (n + 1) >= 2 ^ 52 then
       U.fail('nn.ops.batchedNms', 'category indices (idxs) must be below 2^52 / %d in size, got %g', n + 1, cmax)
     end
-    local key = cats:double():mul(n):add(torch.range(1, n):double())
+    -- (a copy: cats:double() is cats itself for double categories, which mul would overwrite)
+    local key = torch.mul(cats:double(), n):add(torch.range(1, n):double())
     local _, g = torch.sort(key, 1)
     local pos = g:index(1, torch.LongTensor(walk_rows(sb:index(1, g), thr, cats:double():index(1, g))))
     keep = torch.sort(pos, 1)  -- back to score order

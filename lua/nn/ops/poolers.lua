@@ -62,7 +62,12 @@ function MS:_setupScales(feats, shapes)
   local op = 'nn.ops.MultiScaleRoIAlign'
   if type(shapes) ~= 'table' or #shapes == 0 then U.fail(op, 'imageShapes must be a non-empty list of {h, w}') end
   local maxH = 0
-  for _, s in ipairs(shapes) do maxH = math.max(maxH, s[1]) end
+  for i, s in ipairs(shapes) do
+    if type(s) ~= 'table' or type(s[1]) ~= 'number' or type(s[2]) ~= 'number' or s[1] <= 0 or s[2] <= 0 then
+      U.fail(op, 'imageShapes[%d] must be {h, w} of positive numbers, got %s', i, U.describe(s))
+    end
+    maxH = math.max(maxH, s[1])
+  end
   local scales = {}
   for i, f in ipairs(feats) do scales[i] = 2 ^ round_even(math.log(f:size(3) / maxH) / math.log(2)) end
   local lmin = -math.log(scales[1]) / math.log(2)
@@ -102,6 +107,14 @@ function MS:updateOutput(input)
       outs[#outs + 1] = ops.roiAlign(f, rois:index(1, members), self.outputSize, self.scales[level], self.samplingRatio)
       order[#order + 1] = members
     end
+  end
+  -- Note [Boxes of no level]: a box with x2 < x1 or y2 < y1 (not both) has a negative area and a
+  -- NaN level, in no level's range; torchvision leaves its row of the (zero-filled) result at 0.
+  -- Without a block of its own it would be missing and the rows after it shifted.
+  local lost = ops._where1(lv:ne(lv))
+  if lost:nElement() > 0 then
+    outs[#outs + 1] = feats[1].new(lost:nElement(), feats[1]:size(2), PH, PW):zero()
+    order[#order + 1] = lost
   end
   local out = #outs == 1 and outs[1] or torch.cat(outs, 1)
   local _, inv = torch.sort(torch.cat(order, 1), 1)

@@ -40,7 +40,18 @@ local function rois_of(op, input, boxes)  -- also ops._rois
   return boxes
 end
 
-ops._rois = rois_of
+-- Note [Non-finite boxes]: torchvision's kernels cast ceil(NaN) or ceil(inf) to int and index the
+-- input with the result (torchvision 0.14 crashes on a NaN box); here such boxes would reach a
+-- scatter or an allocation whose error names neither the op nor the cause. They are refused.
+local function finite_rois(op, rois)
+  if rois:nElement() > 0 and not torch.isfinite(rois:detach()):all() then
+    local bad = ops._where1(torch.isfinite(rois:detach()):all(2):view(-1):eq(0))[1]
+    U.fail(op, 'box %d has a non-finite coordinate (NaN or inf)', bad)
+  end
+  return rois
+end
+
+ops._rois = function(op, input, boxes) return finite_rois(op, rois_of(op, input, boxes)) end
 
 local function check_input(op, input)  -- also ops._checkInput
   U.tensor(op, input, 'input')
@@ -80,7 +91,9 @@ local function axis_weights(start, bin, g, G, P, L)
   local p, i = range(start, P, 2, 3), range(start, G, 3, 3)
   local s, b, gg = start:view(K, 1, 1), bin:view(K, 1, 1), g:view(K, 1, 1)
   local coord = s + torch.cmul(p, b)  -- start + p * bin, K x P x 1
-  coord = coord:expand(K, P, G) + torch.cdiv(torch.cmul(i + 0.5, b), gg)
+  -- a box of no samples (g <= 0: a zero-size or inverted box with adaptive sampling) has none
+  -- valid; its g is raised to 1 here so that 0 / 0 makes no NaN position to scatter at
+  coord = coord:expand(K, P, G) + torch.cdiv(torch.cmul(i + 0.5, b), torch.clamp(gg, 1, math.huge))
   local valid = torch.cmul(torch.cmul(i:expand(K, P, G):lt(gg:expand(K, P, G)), coord:ge(-1)), coord:le(L)):typeAs(coord)
   local c = torch.clamp(coord, 0, math.huge)
   local lo = torch.floor(c)
@@ -106,7 +119,7 @@ end
 function ops.roiAlign(input, boxes, ...)
   local op = 'nn.ops.roiAlign'
   check_input(op, input)
-  local rois = rois_of(op, input, boxes)
+  local rois = ops._rois(op, input, boxes)
   local o = P.parse(op, { 'outputSize', 'spatialScale', 'samplingRatio', 'aligned' }, ...)
   if o.outputSize == nil then U.fail(op, 'expected outputSize (a number or {h, w})') end
   local size = U.pair(op, o.outputSize, 'outputSize')
@@ -116,6 +129,10 @@ function ops.roiAlign(input, boxes, ...)
   return ops._alignCore(op, input, rois, size[1], size[2], scale, ratio, aligned and 0.5 or 0, not aligned)
 end
 
+-- Note [Images of no pixels]: an input of height or width 0 has nothing to sample or pool: every
+-- bin is empty, and the result 0, as torchvision's roi_pool and ps_roi_pool give (its roi_align
+-- reads outside the input and crashes); the weights and bins below would index row -1.
+
 -- RoIAlign's computation (Note [RoIAlign as two matrix products]) for checked arguments: boxes
 -- shifted by -off pixels, their sizes raised to 1 when atLeast1 (torchvision's aligned = false).
 function ops._alignCore(op, input, rois, PH, PW, scale, ratio, off, atLeast1)
@@ -123,6 +140,7 @@ function ops._alignCore(op, input, rois, PH, PW, scale, ratio, off, atLeast1)
   local K = rois:size(1)
   if K == 0 then return input.new(0, C, PH, PW):zero() end
   local bidx = batch_of(op, rois, N)
+  if H == 0 or W == 0 then return input.new(K, C, PH, PW):zero() end  -- Note [Images of no pixels]
   local r = rois:detach()
   local sw, sh = r:select(2, 2) * scale - off, r:select(2, 3) * scale - off
   local rw, rh = r:select(2, 4) * scale - off - sw, r:select(2, 5) * scale - off - sh
@@ -274,7 +292,7 @@ end
 function ops.roiPool(input, boxes, ...)
   local op = 'nn.ops.roiPool'
   check_input(op, input)
-  local rois = rois_of(op, input, boxes)
+  local rois = ops._rois(op, input, boxes)
   local o = P.parse(op, { 'outputSize', 'spatialScale' }, ...)
   if o.outputSize == nil then U.fail(op, 'expected outputSize (a number or {h, w})') end
   local size = U.pair(op, o.outputSize, 'outputSize')
@@ -283,6 +301,7 @@ function ops.roiPool(input, boxes, ...)
   local PH, PW, K = size[1], size[2], rois:size(1)
   if K == 0 then return input.new(0, C, PH, PW):zero() end
   local bidx = batch_of(op, rois, N)
+  if H == 0 or W == 0 then return input.new(K, C, PH, PW):zero() end  -- Note [Images of no pixels]
   local r = rois:detach()
   local function bins(c1, c2, Pn, L)  -- K x Pn starts and ends (0-based, end exclusive) of the bins
     local s = torch.round(r:select(2, c1) * scale)

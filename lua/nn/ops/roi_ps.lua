@@ -34,10 +34,17 @@ local function args(op, input, boxes, names, ...)
   return rois, o, size
 end
 
+-- Note [Zero-size boxes in psRoiAlign]: with adaptive sampling a box of zero width or height has
+-- ceil(0) = 0 samples per bin; torchvision 0.14's ps_roi_align divides their sum by that count
+-- (0 / 0: NaN), where its roi_align divides by max(count, 1) (0). Both go through the same core
+-- here, which gives roi_align's 0: a NaN would spread through a detector's loss from one
+-- degenerate proposal.
+
 --- nn.ops.psRoiAlign(input, boxes, outputSize[, spatialScale[, samplingRatio]]): position-sensitive
 --- RoIAlign: input N x C x H x W with C a multiple of h * w; output K x C/(h w) x h x w, bin (i, j)
 --- of channel c averaging bilinear samples of input channel (c-1) h w + (i-1) w + j. Boxes are
---- shifted by -0.5 pixel (as torchvision's aligned = true). Differentiable in input.
+--- shifted by -0.5 pixel (as torchvision's aligned = true); a box of no samples (zero-size,
+--- adaptive sampling) gives 0 (Note [Zero-size boxes in psRoiAlign]). Differentiable in input.
 --- Example: print(nn.ops.psRoiAlign(torch.rand(1, 4, 5, 5), torch.Tensor{{1, 0, 0, 4, 4}}, 2):size())
 function ops.psRoiAlign(input, boxes, ...)
   local op = 'nn.ops.psRoiAlign'
@@ -63,6 +70,7 @@ function ops.psRoiPool(input, boxes, ...)
   local PH, PW, K = size[1], size[2], rois:size(1)
   if K == 0 then return input.new(0, C / (PH * PW), PH, PW):zero() end
   local bidx = ops._batchOf(op, rois, N)
+  if H == 0 or W == 0 then return input.new(K, C / (PH * PW), PH, PW):zero() end  -- Note [Images of no pixels], nn/ops/roi.lua
   local r = rois:detach()
   -- 0/1 weights of the pixels [lo, hi) of each bin along one axis, and the bins' lengths
   local function axis(c1, c2, Pn, L)
