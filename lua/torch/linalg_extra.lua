@@ -28,13 +28,29 @@ local function char(op, what, v, default, a, b)
 end
 -- The matrix transpose of the last two dims.
 local function mT(x) return x:transpose(x:dim() - 1, x:dim()) end
+-- Checked before any transpose: the solver's own message then named the transposed size (a 2x3
+-- factor "got size 3x2" with upper or transpose).
+local function square(op, what, M)
+  local m, n = M:size(M:dim() - 1), M:size(M:dim())
+  if m ~= n then fail(op, '%s must be square in its last two dims, got size %s', what, table.concat(M:size():totable(), 'x')) end
+end
 -- f(...)'s one result; an error it raises names op instead of the torch.linalg function that
 -- raised it, so that a caller of trtrs reads [trtrs], not [linalg.solveTriangular]. Level 0: the
 -- message already holds the caller's position (Note [Error levels] in lib.lua).
+-- The first tag is renamed whichever it is: the torch.linalg function, or the op it was built on
+-- (inner, vdot and chainMatmul run torch.matmul, whose errors said [matmul]).
 local function as_op(op, f, ...)
   local ok, r = pcall(f, ...)
-  if not ok then error((tostring(r):gsub('%[linalg%.%a+%]', '[' .. op .. ']', 1)), 0) end
+  if not ok then error((tostring(r):gsub('%[[%w%.]+%]', '[' .. op .. ']', 1)), 0) end
   return r
+end
+-- as_op for functions with several results (torch.lu's LU and pivots, luUnpack's P, L, U).
+local function as_op_all(op, f, ...)
+  local function finish(ok, ...)
+    if not ok then error((tostring((...)):gsub('%[[%w%.]+%]', '[' .. op .. ']', 1)), 0) end
+    return ...
+  end
+  return finish(pcall(f, ...))
 end
 
 --- torch.cholesky(A [, upper=false]): PyTorch's torch.cholesky: the lower factor L (A = L L^T) of
@@ -52,6 +68,7 @@ local function cholesky_solve(op, B, L, upper)
   upper = flag(op, 'upper', upper, false)
   if B:dim() < 2 then fail(op, 'B must be a matrix or a batch of them, got a %dD tensor', B:dim()) end
   if L:dim() < 2 then fail(op, 'the factor must be a matrix or a batch of them, got a %dD tensor', L:dim()) end
+  square(op, 'the factor', L)
   -- A = F^T F with F upper, or F F^T with F lower: two triangular solves
   local solve = linalg.solveTriangular
   if upper then
@@ -112,6 +129,7 @@ function torch.trtrs(...)
     fail('trtrs', "expected ([resb, resa,] B, A [, 'U'|'L'] [, 'N'|'T'] [, 'N'|'U']); got an extra argument %s", describe(args[6]))
   end
   if A:dim() ~= 2 then fail('trtrs', 'A must be 2D, got a %dD tensor', A:dim()) end
+  square('trtrs', 'A', A)
   local upper = char('trtrs', 'uplo', uplo, 'U', 'U', 'L') == 'U'
   local T = char('trtrs', 'trans', trans, 'N', 'N', 'T') == 'T'
   local unit = char('trtrs', 'diag', diag, 'N', 'N', 'U') == 'U'
@@ -132,16 +150,25 @@ end
 methods.potri, methods.trtrs = torch.potri, torch.trtrs
 
 --- torch.triangularSolve(B, A [, upper=true [, transpose=false [, unitriangular=false]]]):
---- PyTorch's triangular_solve: X with op(A) X = B for triangular A (batched), and a copy of A.
+--- PyTorch's triangular_solve: X with op(A) X = B for triangular A (batched, the batch dims
+--- broadcasting), and a copy of A broadcast to X's batch dims.
 --- Example: torch.triangularSolve(torch.ones(2, 1), torch.Tensor({{2, 1}, {0, 4}}))
 function torch.triangularSolve(B, A, upper, transpose, unitriangular)
   tensors('triangularSolve', B, A)
   upper = flag('triangularSolve', 'upper', upper, true)
   transpose = flag('triangularSolve', 'transpose', transpose, false)
+  if A:dim() < 2 then fail('triangularSolve', 'A must be a matrix or a batch of them, got %s', describe(A)) end
+  square('triangularSolve', 'A', A)
   local M = transpose and mT(A) or A
   local X = as_op('triangularSolve', linalg.solveTriangular, M, B, { upper = upper ~= transpose,
     unitriangular = flag('triangularSolve', 'unitriangular', unitriangular, false) })
-  return X, A:clone()
+  -- PyTorch's cloned_coefficient is A broadcast to the batch dims of the solution (B 2x3x2 with
+  -- A 3x3 gives a 2x3x3 copy), not A's own shape
+  local s, pad = X:size():totable(), {}
+  s[#s - 1], s[#s] = A:size(A:dim() - 1), A:size(A:dim())
+  for i = 1, #s - A:dim() do pad[i] = 1 end
+  for i = 1, A:dim() do pad[#pad + 1] = A:size(i) end
+  return X, A:contiguous():view(torch.LongStorage(pad)):expand(torch.LongStorage(s)):clone():contiguous()
 end
 
 --- torch.pinverse(A [, rcond=1e-15]): the pseudo-inverse (torch.linalg.pinv with PyTorch's
@@ -149,33 +176,39 @@ end
 --- Example: torch.pinverse(torch.Tensor({{1, 2}}))
 function torch.pinverse(A, rcond)
   tensors('pinverse', A)
-  return linalg.pinv(A, rcond or 1e-15)
+  if rcond ~= nil and type(rcond) ~= 'number' then fail('pinverse', 'rcond must be a number, got %s', describe(rcond)) end
+  return as_op('pinverse', linalg.pinv, A, rcond or 1e-15)
 end
 
 --- torch.matrixPower(A, n): torch.linalg.matrixPower.
 --- Example: torch.matrixPower(torch.eye(2) * 2, 2)
-function torch.matrixPower(A, n) return linalg.matrixPower(A, n) end
+function torch.matrixPower(A, n) return as_op('matrixPower', linalg.matrixPower, A, n) end
 --- torch.matrixExp(A): torch.linalg.matrixExp.
 --- Example: torch.matrixExp(torch.zeros(2, 2))
-function torch.matrixExp(A) return linalg.matrixExp(A) end
+function torch.matrixExp(A) return as_op('matrixExp', linalg.matrixExp, A) end
 
 --- torch.chainMatmul(m1, m2, ...): the product of matrices (torch.linalg.multiDot of 2D tensors).
 --- Example: torch.chainMatmul(torch.eye(2), torch.ones(2, 3))
 function torch.chainMatmul(...)
-  local list = { ... }
-  for i, t in ipairs(list) do
+  local list, n = { ... }, select('#', ...)
+  if n == 0 then fail('chainMatmul', 'expected one or more matrices, got none') end
+  -- up to select('#'): ipairs stopped at a nil, so (a, nil, b) returned a copy of a
+  for i = 1, n do
+    local t = list[i]
     if not is_tensor(t) or t:dim() ~= 2 then fail('chainMatmul', 'argument %d must be a 2D tensor, got %s', i, describe(t)) end
   end
-  if #list == 1 then return list[1]:clone() end
+  if n == 1 then return list[1]:clone() end
   return as_op('chainMatmul', linalg.multiDot, list)
 end
 
 --- torch.kron(a, b): the Kronecker product; a and b padded with leading size-1 dims to the same
---- rank; result size a:size(i) * b:size(i). Differentiable.
+--- rank; result size a:size(i) * b:size(i) (two 0-dim tensors give a 0-dim one); dtypes promote as
+--- cmul's. Differentiable.
 --- Example: torch.kron(torch.eye(2), torch.ones(2, 2))
 function torch.kron(a, b)
   tensors('kron', a, b)
-  local n = math.max(a:dim(), b:dim(), 1)
+  if a:dim() == 0 and b:dim() == 0 then return torch.cmul(a, b) end  -- 0-dim, as PyTorch's
+  local n = math.max(a:dim(), b:dim())
   local sa, sb = {}, {}
   for i = 1, n do
     sa[i] = (i > n - a:dim()) and a:size(i - (n - a:dim())) or 1
@@ -192,26 +225,38 @@ function torch.kron(a, b)
 end
 
 --- torch.blockDiag(t1, t2, ...): a matrix with the tensors on its diagonal (0D counts as 1x1, 1D
---- as a row), zeros elsewhere, in the type of the first. Differentiable.
+--- as a row, so an empty 1D adds a row of no columns), zeros elsewhere, of the dtype PyTorch's
+--- promotion gives all the inputs (torch.promoteTypes: int64 with float64 is float64); no tensors
+--- give an empty 1 x 0 tensor. Differentiable.
 --- Example: torch.blockDiag(torch.ones(1, 2), torch.Tensor({{3}}))
 function torch.blockDiag(...)
-  local list = { ... }
-  local mats, cols = {}, 0
-  for i = 1, select('#', ...) do
+  local list, n = { ... }, select('#', ...)
+  -- Note [blockDiag with no tensors]: PyTorch 1.13's block_diag() is an empty 1 x 0 tensor
+  -- (at::empty({1, 0})), not 0 x 0; kept so that shapes computed from it agree.
+  if n == 0 then return torch.Tensor(1, 0) end
+  local mats, cols, dtype = {}, 0, nil
+  for i = 1, n do
     local t = list[i]
     if not is_tensor(t) or t:dim() > 2 then fail('blockDiag', 'argument %d must be a tensor of at most 2 dims, got %s', i, describe(t)) end
+    dtype = dtype and torch.promoteTypes(dtype, t) or torch.promoteTypes(t, t)
+  end
+  -- Note [blockDiag promotes]: the blocks were cast to the first one's type, so a LongTensor
+  -- first truncated a later 0.5 to 0; PyTorch promotes over all the inputs. t:to(dtype) keeps
+  -- the device and is recorded (a Float block's gradient comes back as a FloatTensor); newZeros
+  -- keeps the device too.
+  for i = 1, n do
+    local t = list[i]:to(dtype)
     local m = t:dim() == 2 and t or t:contiguous():view(1, -1)
     mats[i] = m
     cols = cols + m:size(2)
   end
-  if #mats == 0 then return torch.Tensor(0, 0) end
   local rows, c0 = {}, 0
   for i, m in ipairs(mats) do
     local r, c = m:size(1), m:size(2)
     local parts = {}
-    if c0 > 0 then parts[#parts + 1] = torch.zeros(r, c0):typeAs(mats[1]) end
-    parts[#parts + 1] = m:typeAs(mats[1])
-    if cols - c0 - c > 0 then parts[#parts + 1] = torch.zeros(r, cols - c0 - c):typeAs(mats[1]) end
+    if c0 > 0 then parts[#parts + 1] = m:newZeros(r, c0) end
+    parts[#parts + 1] = m
+    if cols - c0 - c > 0 then parts[#parts + 1] = m:newZeros(r, cols - c0 - c) end
     rows[i] = #parts == 1 and parts[1] or torch.cat(parts, 2)
     c0 = c0 + c
   end
@@ -270,10 +315,11 @@ function torch.inner(a, b)
   if b:size(b:dim()) ~= k then
     fail('inner', 'the last dims differ: a is %s, b is %s', table.concat(a:size():totable(), 'x'), table.concat(b:size():totable(), 'x'))
   end
-  local out = {}
-  for i = 1, a:dim() - 1 do out[#out + 1] = a:size(i) end
-  for i = 1, b:dim() - 1 do out[#out + 1] = b:size(i) end
-  local r = torch.matmul(a:contiguous():view(-1, k), b:contiguous():view(-1, k):t())
+  local out, ra, rb = {}, 1, 1
+  for i = 1, a:dim() - 1 do out[#out + 1] = a:size(i); ra = ra * a:size(i) end
+  for i = 1, b:dim() - 1 do out[#out + 1] = b:size(i); rb = rb * b:size(i) end
+  -- row counts written out: view(-1, 0) cannot infer them when the summed dim has size 0
+  local r = as_op('inner', torch.matmul, a:contiguous():view(ra, k), b:contiguous():view(rb, k):t())
   if #out == 0 then return r:view({}) end
   return r:contiguous():view(torch.LongStorage(out))
 end
@@ -284,9 +330,10 @@ end
 function torch.vdot(a, b)
   tensors('vdot', a, b)
   if a:dim() ~= 1 or b:dim() ~= 1 or a:size(1) ~= b:size(1) then
-    fail('vdot', 'expected two 1D tensors of one size, got %dD and %dD', a:dim(), b:dim())
+    local function shape(t) return t:dim() == 0 and 'a 0-dim tensor' or 'size ' .. table.concat(t:size():totable(), 'x') end
+    fail('vdot', 'expected two 1D tensors of one size, got %s and %s', shape(a), shape(b))
   end
-  return torch.matmul(a, b)
+  return as_op('vdot', torch.matmul, a, b)
 end
 
 
@@ -415,12 +462,12 @@ end
 
 --- torch.lu(A): PyTorch's torch.lu: LU and pivots (torch.linalg.luFactor).
 --- Example: torch.lu(torch.Tensor({{1, 2}, {3, 4}}))
-function torch.lu(A) return linalg.luFactor(A) end
+function torch.lu(A) return as_op_all('lu', linalg.luFactor, A) end
 --- torch.luSolve(B, LU, pivots): PyTorch's torch.lu_solve argument order (torch.linalg.luSolve).
 --- Example: torch.luSolve(torch.ones(2, 1), torch.eye(2), torch.IntTensor({1, 2}))
-function torch.luSolve(B, LU, pivots) return linalg.luSolve(LU, pivots, B) end
+function torch.luSolve(B, LU, pivots) return as_op('luSolve', linalg.luSolve, LU, pivots, B) end
 --- torch.luUnpack(LU, pivots): P, L, U (torch.linalg.luUnpack).
 --- Example: torch.luUnpack(torch.lu(torch.Tensor({{1, 2}, {3, 4}})))
-function torch.luUnpack(LU, pivots) return linalg.luUnpack(LU, pivots) end
+function torch.luUnpack(LU, pivots) return as_op_all('luUnpack', linalg.luUnpack, LU, pivots) end
 
 return torch

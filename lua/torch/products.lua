@@ -115,6 +115,9 @@ function torch.einsum(equation, ...)
   if type(equation) ~= 'string' then
     fail('einsum', 'expected an equation (a string) first, got %s', describe(equation))
   end
+  -- the C side reads the equation up to a NUL: 'ij\0->i' would run as 'ij' (a wrong result)
+  local nul = equation:find('\0', 1, true)
+  if nul then fail('einsum', 'the equation has a NUL character at position %d', nul) end
   local list = { ... }
   local n = select('#', ...)
   if n == 1 and type(list[1]) == 'table' and getmetatable(list[1]) == nil then
