@@ -31,8 +31,10 @@ namespace tocha {
 //  4. the result is permuted to the output's order. It never shares storage with an operand: a
 //     single-operand equation that is only a view ('ij->ji', 'ii->i') is copied (PyTorch returns
 //     a view there; Torch7's torch.f returns new tensors).
-// Integer sums are i64 tensors (Note [Reduction results]); einsum converts them back, so the
-// result has the operands' dtype (PyTorch gives i64 for a one-operand integer sum).
+// Integer sums are i64 tensors (Note [Reduction results]). A one-operand equation that sums is a
+// sum, as in PyTorch: an integer or bool operand gives i64 ('ij->i' of a ByteTensor {{200, 100}}
+// is 300, it wrapped to 44). Sums before a product are converted back, so a product's result has
+// the operands' dtype (PyTorch's bmm of uint8 tensors stays uint8).
 
 namespace {
 
@@ -136,8 +138,9 @@ Operand diagonal(const Tensor& t_in, const std::vector<int>& ids) {
   return o;
 }
 
-// Sums o over the dims whose id is marked in drop (a view when they all have size 1).
-void drop_dims(Operand& o, const bool* drop) {
+// Sums o over the dims whose id is marked in drop (a view when they all have size 1, unless
+// `as_sum`: the whole result of a one-operand equation, a sum in the sum's dtype).
+void drop_dims(Operand& o, const bool* drop, bool as_sum = false) {
   uint32_t mask = 0;
   bool sum_needed = false;
   DimVec kept;
@@ -152,7 +155,8 @@ void drop_dims(Operand& o, const bool* drop) {
     }
   }
   if (!mask) return;
-  o.t = sum_needed ? to_dtype(sum_dims(o.t, mask, false), o.t.dtype()) : reshape(o.t, kept);
+  if (as_sum) o.t = sum_dims(o.t, mask, false);
+  else o.t = sum_needed ? to_dtype(sum_dims(o.t, mask, false), o.t.dtype()) : reshape(o.t, kept);
   o.ids = ids;
 }
 
@@ -316,7 +320,7 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
   if (operands.size() == 1) {
     bool drop[kEinsumMaxIds] = {};
     for (int id : r.ids) drop[id] = !in_output[id];
-    drop_dims(r, drop);
+    drop_dims(r, drop, true);
   }
   for (size_t i = 1; i < operands.size(); ++i) {
     bool summable[kEinsumMaxIds] = {};

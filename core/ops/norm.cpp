@@ -55,7 +55,10 @@ void check_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, co
               "evaluation mode needs running_mean and running_var (or use the batch statistics: training = true)");
   TOCHA_CHECK(std::isfinite(eps) && eps >= 0, kFwd, "eps must be finite and >= 0, got ", eps);
   TOCHA_CHECK(std::isfinite(momentum), kFwd, "momentum must be finite, got ", momentum);
-  TOCHA_CHECK(!training || x.size(0) * inner_size(x) > 1, kFwd,
+  // Note [Empty batches in batch norm]: PyTorch refuses exactly one value per channel in training;
+  // an empty batch gives an empty output, leaves the running statistics alone and passes no
+  // gradient to weight and bias (the kernels would divide by the count of 0).
+  TOCHA_CHECK(!training || x.size(0) * inner_size(x) != 1, kFwd,
               "expected more than 1 value per channel when training, got an input of size ", shape_str(x.sizes()));
   if (training && running_mean.defined()) {
     check_writable(kFwd, running_mean);
@@ -69,6 +72,11 @@ void check_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 void run_forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                  bool training, double momentum, double eps) {
+  if (x.size(0) * inner_size(x) == 0) {  // Note [Empty batches in batch norm]
+    fill_(save_mean, 0.0);
+    fill_(save_invstd, 0.0);
+    return;
+  }
   auto kernel = kernel_for<BatchNormKernel>(OpId::batchNorm, x.device().type, x.dtype());
   Tensor xc = contiguous(x), w = contig(weight), b = contig(bias);
   Tensor y = writable_buffer(out, {&x, &weight, &bias, &running_mean, &running_var});
@@ -180,6 +188,7 @@ void check_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weigh
 void run_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                   const Tensor& grad_out, const Tensor& x, const Tensor& weight, const Tensor& save_mean,
                   const Tensor& save_invstd, bool training, double scale) {
+  if (x.size(0) * inner_size(x) == 0) return;  // Note [Empty batches in batch norm]: nothing to add
   auto kernel = kernel_for<BatchNormBackwardKernel>(OpId::batchNormBackward, x.device().type, x.dtype());
   Tensor g = contiguous(grad_out), xc = contiguous(x), m = contiguous(save_mean), is = contiguous(save_invstd);
   // Torch7's accUpdateGradParameters passes the weight itself as gradWeight: read a copy.

@@ -326,15 +326,14 @@ function tests.otherFiles()
   if not SKIP then
     same(torch.cross(R({ 1, 3 }), R({ 2, 3 })), { 2, 3 }, { 0, 0, 0, 0.4375, -0.1875, -0.25 }, 1e-12, 'cross broadcast')
   end
-  -- C++ bug, see report (core/ops/einsum.cpp, Note [einsum plan]'s last paragraph): a
-  -- one-operand sum converts the i64 sum back to the operand's dtype, so a ByteTensor wraps
-  -- (einsum('ij->i', ByteTensor{{200, 100}}) is 44) where torch.sum(x, 2) gives a LongTensor 300
-  -- and PyTorch 1.13 gives int64 300 (bool: int64 2, Tocha a BoolTensor true).
-  if not SKIP then
-    local r = torch.einsum('ij->i', torch.ByteTensor({ { 200, 100 } }))
-    tester:asserteq(r:type(), 'torch.LongTensor')
-    tester:eq(r:totable(), { 300 })
-  end
+  -- A one-operand sum converted the i64 sum back to the operand's dtype, so a ByteTensor wrapped
+  -- (einsum('ij->i', ByteTensor{{200, 100}}) was 44) where PyTorch 1.13 gives int64 300 (bool:
+  -- int64 2); a product stays in the operands' dtype (uint8 'ij,ij->i' wraps to 80 in PyTorch too).
+  local r = torch.einsum('ij->i', torch.ByteTensor({ { 200, 100 } }))
+  tester:asserteq(r:type(), 'torch.LongTensor')
+  tester:eq(r:totable(), { 300 })
+  tester:eq(torch.einsum('ii->', torch.BoolTensor({ { 1, 0 }, { 0, 1 } })):totable(), 2)
+  tester:eq(torch.einsum('ij,ij->i', torch.ByteTensor({ { 200, 100 } }), torch.ByteTensor({ { 200, 100 } })):totable(), { 80 })
 end
 
 tester:add(tests)
