@@ -21,6 +21,16 @@ function Upsample:__init(...)
   local name = torch.typename(self)
   local opts = P.parse(name, NAMES, ...)
   if (opts.size == nil) == (opts.scaleFactor == nil) then A.fail(name, 'give exactly one of size and scaleFactor') end
+  -- a number or a plain list of numbers each (a module given there was accepted and failed later)
+  for _, key in ipairs({ 'size', 'scaleFactor' }) do
+    local v = opts[key]
+    local ok = v == nil or type(v) == 'number'
+    if type(v) == 'table' and getmetatable(v) == nil then
+      ok = #v > 0
+      for k, e in pairs(v) do ok = ok and type(k) == 'number' and type(e) == 'number' end
+    end
+    if not ok then A.fail(name, '%s must be a number or a list of numbers, got %s', key, torch.type(v)) end
+  end
   local mode = opts.mode or 'nearest'
   if not modes[mode] then
     A.fail(name, "mode must be 'nearest', 'nearest-exact', 'area', 'linear', 'bilinear', 'bicubic' or " ..

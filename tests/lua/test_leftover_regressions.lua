@@ -239,5 +239,14 @@ function tests.plotLinesTinySpanOfHugeValues()
   tester:eq(t, { 1e16, 1e16 + 2 }, 'the two ends as ticks')
 end
 
+-- nn.Upsample took a module (or any table) as its size and failed only at forward.
+function tests.upsampleChecksSizeAndScale()
+  require 'nn'
+  tester:assertErrorPattern(function() nn.Upsample(nn.Linear(2, 2)) end, '%[nn%.Upsample%] size must be a number or a list')
+  tester:assertErrorPattern(function() nn.Upsample({ scaleFactor = { 2, 'x' } }) end, 'scaleFactor must be')
+  tester:assertErrorPattern(function() nn.UpsamplingNearest2d({ size = {} }) end, 'size must be')
+  tester:eq(nn.Upsample({ size = { 4, 4 } }):forward(torch.ones(1, 1, 2, 2)):size():totable(), { 1, 1, 4, 4 })
+end
+
 tester:add(tests)
 tester:run()
