@@ -422,19 +422,11 @@ end
 local TRANSIENT = { _comm = true, _N = true, _inputs = true, _slices = true, _noNCCL = true }
 
 --- dpt:write(file): saves the table without its communicator (Note [Saving a DataParallelTable]).
-function DPT:write(file)
-  local fields = {}
-  for k, v in pairs(self) do
-    if not TRANSIENT[k] then fields[k] = v end
-  end
-  file:writeObject(fields)
-end
+function DPT:write(file) nn.utils.writeFieldsExcept(self, file, TRANSIENT) end
 
 --- dpt:read(file): loads a saved table and rebuilds its NCCL communicator.
 function DPT:read(file)
-  local fields = file:readObject()
-  if type(fields) ~= 'table' then S.fail(NAME, 'expected a table of fields in the file, got %s', type(fields)) end
-  for k, v in pairs(fields) do self[k] = v end
+  nn.utils.readFields(self, file, NAME)
   self:_setupComm()
 end
 

@@ -317,19 +317,11 @@ function DDP:_rebindIfCopied()
 end
 
 --- ddp:write(file): saves the DDP without its buckets and hooks (Note [DDP after torch.load and clone]).
-function DDP:write(file)
-  local fields = {}
-  for k, v in pairs(self) do
-    if not TRANSIENT[k] then fields[k] = v end
-  end
-  file:writeObject(fields)
-end
+function DDP:write(file) nn.utils.writeFieldsExcept(self, file, TRANSIENT) end
 
 --- ddp:read(file): loads a saved DDP and rebuilds its buckets and hooks.
 function DDP:read(file)
-  local fields = file:readObject()
-  if type(fields) ~= 'table' then error('[nn.DistributedDataParallel] expected a table of fields in the file, got ' .. type(fields), 0) end
-  for k, v in pairs(fields) do self[k] = v end
+  nn.utils.readFields(self, file, 'nn.DistributedDataParallel')
   self:_rebuild()
 end
 

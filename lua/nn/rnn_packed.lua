@@ -192,12 +192,16 @@ function M.updateGradInput(m, st, gradOutput)
   return m.gradInput
 end
 
-function M.accGradParameters(m, st, gradOutput, scale)
-  if not st.grads or not rawequal(st.gradOutput, gradOutput) then M.updateGradInput(m, st, gradOutput) end
+-- M.accumulateReplay(impl, m, st, gradOutput, scale): adds scale times the parameter gradients of
+-- impl's replay (impl.updateGradInput runs it again unless it was for this gradOutput) into the
+-- module's gradients; the packed and the projected (nn/rnn_projected.lua) layers share it.
+function M.accumulateReplay(impl, m, st, gradOutput, scale)
+  if not st.grads or not rawequal(st.gradOutput, gradOutput) then impl.updateGradInput(m, st, gradOutput) end
   local _, gparams = m:parameters()
   for i, g in ipairs(gparams) do
     if st.grads[i] then g:add(scale or 1, st.grads[i]) end
   end
 end
+function M.accGradParameters(m, st, gradOutput, scale) return M.accumulateReplay(M, m, st, gradOutput, scale) end
 
 return M

@@ -130,11 +130,7 @@ end
 -- M.accGradParameters(m, st, gradOutput, scale): adds scale times the parameter gradients of the
 -- replay (run again unless it was for this gradOutput) into gradWeight_* and gradBias_*.
 function M.accGradParameters(m, st, gradOutput, scale)
-  if not st.grads or not rawequal(st.gradOutput, gradOutput) then M.updateGradInput(m, st, gradOutput) end
-  local _, gparams = m:parameters()
-  for i, g in ipairs(gparams) do
-    if st.grads[i] then g:add(scale or 1, st.grads[i]) end
-  end
+  return require('nn.rnn_packed').accumulateReplay(M, m, st, gradOutput, scale)
 end
 
 return M

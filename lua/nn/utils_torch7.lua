@@ -94,4 +94,24 @@ function utils.clear(self, ...)
   return self
 end
 
+--- nn.utils.writeFieldsExcept(module, file, transient): a class's write(file) that saves every
+--- field but the keys of `transient` (state tied to this process: communicators, hooks); used
+--- by DataParallelTable and DistributedDataParallel with readFields below.
+--- Example: -- function M:write(file) nn.utils.writeFieldsExcept(self, file, { _comm = true }) end
+function utils.writeFieldsExcept(module, file, transient)
+  local fields = {}
+  for k, v in pairs(module) do
+    if not transient[k] then fields[k] = v end
+  end
+  file:writeObject(fields)
+end
+
+--- nn.utils.readFields(module, file, name): the read(file) counterpart of writeFieldsExcept.
+--- Example: -- function M:read(file) nn.utils.readFields(self, file, 'nn.M') self:_setup() end
+function utils.readFields(module, file, name)
+  local fields = file:readObject()
+  if type(fields) ~= 'table' then fail(name, 'expected a table of fields in the file, got %s', type(fields)) end
+  for k, v in pairs(fields) do module[k] = v end
+end
+
 return utils

@@ -14,40 +14,10 @@ local COLORS = { '#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b
 -- (-1e308 .. 1e308 made every coordinate NaN): Note [Spans wider than the largest double].
 local axes = require 'plot.axes'
 
--- Note [XML text in optim.svg]: labels are user text; XML 1.0 forbids control characters and
--- malformed UTF-8, which made the whole file unparsable. They are written as '?', as in
--- lua/plot/svg.lua (Note [XML text]), whose escaping is local to that file: this is its copy.
-local function utf8_clean(s)
-  local out, i, n = {}, 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    local len, lo, hi = 0, 0x80, 0xBF  -- the length of the sequence and its second byte's range
-    if c < 0x80 then len = 1
-    elseif c >= 0xC2 and c <= 0xDF then len = 2
-    elseif c >= 0xE0 and c <= 0xEF then len = 3
-      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end  -- overlong; surrogates
-    elseif c >= 0xF0 and c <= 0xF4 then len = 4
-      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end  -- overlong; > U+10FFFF
-    end
-    local ok = len > 0 and i + len - 1 <= n
-    for k = 1, len - 1 do
-      local b = ok and s:byte(i + k)
-      ok = ok and b >= (k == 1 and lo or 0x80) and b <= (k == 1 and hi or 0xBF)
-    end
-    local seq = ok and s:sub(i, i + len - 1)
-    if seq == '\239\191\190' or seq == '\239\191\191' then  -- U+FFFE, U+FFFF: not characters
-      out[#out + 1] = '?' i = i + len
-    elseif ok then out[#out + 1] = seq i = i + len
-    else out[#out + 1] = '?' i = i + 1 end
-  end
-  return table.concat(out)
-end
-
-local function esc(s)
-  s = tostring(s):gsub('[%z\1-\8\11\12\14-\31]', '?')
-  if s:find('[\128-\255]') then s = utf8_clean(s) end
-  return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
-end
+-- Labels are user text, written as XML text by the plot module's escaping (Note [XML text] in
+-- lua/plot/svg.lua: control characters and malformed UTF-8 as '?').
+local xml_text = require('plot.svg').escape
+local function esc(s) return (xml_text(tostring(s))) end
 local function finite(v) return type(v) == 'number' and v == v and v ~= math.huge and v ~= -math.huge end
 local function num(v) return string.format('%.2f', v) end
 

@@ -40,6 +40,8 @@ local function esc(s)
   if s:find('[\128-\255]') then s = utf8_clean(s) end
   return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
 end
+-- svg.escape(s): s as XML text (Note [XML text]); optim/svg.lua writes its labels with it too.
+svg.escape = esc
 local function n(x) return string.format('%.1f', x) end
 
 --- svg.new(width, height[, background]): an empty drawing.

@@ -14,25 +14,11 @@ local methods = torch._tensor_methods
 local MAX_DIMS = 16
 local buf_a, buf_b = ffi.new('int64_t[?]', MAX_DIMS), ffi.new('int64_t[?]', MAX_DIMS)
 
--- Note [Unknown options in arrange]: as in stats_more.lua's Note [Unknown options], a misspelt
+-- Note [Unknown options in arrange]: as in Note [Unknown options] (lua/torch/types.lua), a misspelt
 -- key was read as "no option": diff(x, {dims = 1}) differenced the last dim, roll(x, 1, {dims =
 -- 1}) rolled the flattened tensor, tile(x, {reps = 2}) copied x. PyTorch rejects an unknown
 -- keyword, so an options table's unknown keys, and a list's named keys, are errors naming them.
-local function check_opts(op, t, ...)
-  for k in pairs(t) do
-    local known = false
-    for i = 1, select('#', ...) do
-      if k == select(i, ...) then known = true break end
-    end
-    if not known then
-      if type(k) == 'number' then
-        fail(op, 'options must be given by name ({%s = ...}), got a list entry [%s] = %s', (...), tostring(k), describe(t[k]))
-      end
-      fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', '))
-    end
-  end
-  return t
-end
+local check_opts = types.check_option_keys  -- Note [Unknown options] (lua/torch/types.lua)
 
 -- A list given as a table has only the keys 1..n (Note [Unknown options in arrange]).
 local function check_list(op, what, t)

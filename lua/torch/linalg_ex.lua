@@ -61,18 +61,21 @@ local function lu_info(LU)
   end)
 end
 
--- The first nonzero code as "batch element b: U(i,i)", or nil.
-local function first_failure(info)
+-- The first nonzero code as "batch element b: U(i,i) is zero" (the factor's letter: U, or D for
+-- ldlFactor), or nil.
+local function first_failure(info, letter)
+  letter = letter or 'U'
   local flat = info:contiguous():view(-1)
   for b = 1, flat:nElement() do
     local i = flat[b]
     if i ~= 0 then
-      return info:dim() > 0 and string.format('batch element %d: U(%d,%d) is zero', b, i, i)
-        or string.format('U(%d,%d) is zero', i, i)
+      return info:dim() > 0 and string.format('batch element %d: %s(%d,%d) is zero', b, letter, i, i)
+        or string.format('%s(%d,%d) is zero', letter, i, i)
     end
   end
   return nil
 end
+linalg._first_failure = first_failure  -- for lua/torch/linalg_ldl.lua
 
 --- torch.linalg.matmul(a, b): the matrix product with broadcasting, the same function as
 --- torch.matmul (PyTorch's alias).

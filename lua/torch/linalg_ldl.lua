@@ -29,18 +29,7 @@ local function factor(op, A)
   return wrap(ld), wrap(piv), wrap(info)
 end
 
--- The first nonzero info as "batch element b: D(k,k)", or nil.
-local function first_failure(info)
-  local flat = info:contiguous():view(-1)
-  for b = 1, flat:nElement() do
-    local k = flat[b]
-    if k ~= 0 then
-      return info:dim() > 0 and string.format('batch element %d: D(%d,%d) is zero', b, k, k)
-        or string.format('D(%d,%d) is zero', k, k)
-    end
-  end
-  return nil
-end
+local function first_failure(info) return linalg._first_failure(info, 'D') end
 
 --- torch.linalg.ldlFactorEx(A [, {hermitian = false, checkErrors = false}]): LD, pivots, info for
 --- a symmetric A (..., n, n) read from its lower triangle: A = P L D L^T P^T with Bunch-Kaufman

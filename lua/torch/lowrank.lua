@@ -20,17 +20,8 @@ local function matrix(op, A, what)
 end
 
 -- Options in a table: a misspelt key ({m = M}, {centre = false}) would silently be the default
--- (Note [Unknown options] in stats_more.lua).
-local function read_opts(op, t, ...)
-  for k in pairs(t) do
-    local known = false
-    for i = 1, select('#', ...) do
-      if k == select(i, ...) then known = true break end
-    end
-    if not known then fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', ')) end
-  end
-  return t
-end
+-- (Note [Unknown options] in lua/torch/types.lua).
+local read_opts = types.check_option_keys
 
 local function int_arg(op, name, v, lo, hi)
   if type(v) ~= 'number' or v ~= math.floor(v) or v < lo or v > hi then

@@ -60,18 +60,8 @@ end
 
 -- Options may come as a table after x: {dim=, keepdim=} (PyTorch's keywords). Any other key
 -- (a misspelling, or a dim listed beside them as in {2, keepdim = true}) is an error rather than
--- silently dropped (Note [Unknown options] in stats_more.lua).
-function S.check_keys(op, t, ...)
-  for k in pairs(t) do
-    local known = false
-    for i = 1, select('#', ...) do
-      if k == select(i, ...) then known = true break end
-    end
-    if not known then
-      fail(op, "unknown option '%s' in the options table (expected %s)", tostring(k), table.concat({ ... }, ', '))
-    end
-  end
-end
+-- silently dropped (Note [Unknown options] in lua/torch/types.lua).
+S.check_keys = types.check_option_keys
 
 local function dim_args(op, dim, keepdim)
   if type(dim) == 'table' and getmetatable(dim) == nil and (dim.dim ~= nil or dim.keepdim ~= nil) then

@@ -15,25 +15,8 @@ local S = torch._stats_util
 
 local out_a, out_b = ffi.new('tocha_tensor *[1]'), ffi.new('tocha_tensor *[1]')
 local function is_opts(v) return type(v) == 'table' and getmetatable(v) == nil end
--- Note [Unknown options]: an options table with a misspelt key ({weights = w} for histogram's
--- weight, {dims = 2}) or a Lua list where a tensor belongs (bincount's weights as {0.5, 1})
--- used to be read as "no option" and gave a plausible but wrong result; PyTorch rejects an
--- unknown keyword, so these are errors naming the key.
-local function check_opts(op, t, ...)
-  for k in pairs(t) do
-    local known = false
-    for i = 1, select('#', ...) do
-      if k == select(i, ...) then known = true break end
-    end
-    if not known then
-      if type(k) == 'number' then
-        fail(op, 'options must be given by name ({%s = ...}), got a list entry [%d] = %s', (...), k, describe(t[k]))
-      end
-      fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', '))
-    end
-  end
-  return t
-end
+-- Options tables: Note [Unknown options] (lua/torch/types.lua).
+local check_opts = types.check_option_keys
 local function number(op, v, what, default)
   if v == nil then return default end
   if type(v) ~= 'number' then fail(op, '%s must be a number, got %s', what, describe(v)) end

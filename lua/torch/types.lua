@@ -131,6 +131,28 @@ function types.check_value_pytorch(op, v, id)
   return v
 end
 
+-- Note [Unknown options]: an options table with a misspelt key ({weights = w} for histogram's
+-- weight, {dims = 2}) or a Lua list where a tensor belongs (bincount's weights as {0.5, 1}) used to
+-- be read as "no option" and gave a plausible but wrong result; PyTorch rejects an unknown
+-- keyword, so these are errors naming the key.
+-- types.check_option_keys(op, t, name...): fails unless every key of t is one of the names; returns t.
+function types.check_option_keys(op, t, ...)
+  for k in pairs(t) do
+    local known = false
+    for i = 1, select('#', ...) do
+      if k == select(i, ...) then known = true break end
+    end
+    if not known then
+      if type(k) == 'number' then
+        lib.fail(op, 'options must be given by name ({%s = ...}), got a list entry [%s] = %s', (...), tostring(k),
+          types.describe(t[k]))
+      end
+      lib.fail(op, "unknown option '%s' (expected %s)", tostring(k), table.concat({ ... }, ', '))
+    end
+  end
+  return t
+end
+
 -- Converts a 1-based (or negative) dim to C's 0-based form; 0 and out-of-range are errors.
 function types.cdim(op, d, ndim)
   if type(d) ~= 'number' then lib.fail(op, 'expected a dimension (number), got %s', type(d)) end

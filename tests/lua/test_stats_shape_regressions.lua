@@ -49,7 +49,7 @@ end
 -- {dim = 2, keepDim = true} dropped the dim.
 function tests.misspeltReductionOptionsAreErrors()
   local y = D({ { 1, 5, 3, 9 }, { 7, 2, 2, 4 } })
-  tester:assertErrorPattern(function() torch.amax(y, { 2, keepdim = true }) end, "%[amax%] unknown option '1'")
+  tester:assertErrorPattern(function() torch.amax(y, { 2, keepdim = true }) end, '%[amax%] options must be given by name %({dim = ...}%), got a list entry %[1%] = number')
   tester:assertErrorPattern(function() torch.nansum(y, { dim = 2, keepDim = true }) end,
     "%[nansum%] unknown option 'keepDim'")
   tester:assertErrorPattern(function() torch.amax(y, { dim = 2 }, true) end,
