@@ -199,8 +199,8 @@ local function grad_core(op, func, argnums, single, has_aux, ...)
   -- would give zero gradients silently.
   if type(out) == 'number' then
     fail(op, 'the function returned a number, which carries no gradient: return a tensor (Torch7\'s '
-      .. 'criterion:forward(x, y) and x:sum() on a tensor that needs no grad give numbers; criterion(x, y) and '
-      .. 'torch.sum(x) give tensors)')
+      .. 'criterion:forward(x, y), and x:sum() or torch.sum(x) of a tensor that needs no grad, give numbers; '
+      .. 'criterion(x, y) gives a tensor)')
   end
   if not is_tensor(out) then fail(op, 'the function must return a one-element tensor, got %s', describe(out)) end
   if out:nElement() ~= 1 then

@@ -252,7 +252,7 @@ function Fn.vmap(func, opts)
       for i = 1, n do
         if any_grad and type(res[i]) == 'number' then  -- Note [A number is not a loss] (func.lua)
           fail(op, 'result %d is a number, which carries no gradient, while an input requires grad: return a '
-            .. 'tensor (criterion(x, y) and torch.sum(x) give tensors where criterion:forward and x:sum() give numbers)', i)
+            .. 'tensor (criterion(x, y) gives a tensor where criterion:forward gives a number)', i)
         end
         results[i] = results[i] or {}
         results[i][b] = tree_map(res[i], function(t) return unshared(op, t, seen, b) end)
