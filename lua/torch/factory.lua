@@ -331,16 +331,21 @@ function torch.onesLike(x, opts)
   local t, device = like('onesLike', x, opts)
   return (finish('onesLike', t:fill(1), opts, device))
 end
---- torch.fullLike(x, value [, options]): a new tensor of value with x's sizes, type and device; an
---- integer type refuses a value it cannot hold (NaN, 300 in a ByteTensor), as PyTorch.
---- Example: torch.fullLike(torch.IntTensor(2, 2), 7)
-function torch.fullLike(x, value, opts)
+local function full_like(x, value, opts, check_value)
   local t, device = like('fullLike', x, opts)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then fail('fullLike', 'expected a fill value (a number), got %s', describe(value)) end
-  types.check_value('fullLike', value, t.p.dtype)
+  check_value('fullLike', value, t.p.dtype)
   return (finish('fullLike', t:fill(value), opts, device))
 end
+--- torch.fullLike(x, value [, options]): a new tensor of value with x's sizes, type and device; a
+--- type refuses a value it cannot hold (NaN or 300 in a ByteTensor, 1e300 in a FloatTensor), as
+--- PyTorch (Note [Floating fill values]).
+--- Example: torch.fullLike(torch.IntTensor(2, 2), 7)
+function torch.fullLike(x, value, opts) return (full_like(x, value, opts, types.check_value_pytorch)) end
+-- torch._filledLike(x, value): fullLike for numbers Tocha wraps the way PyTorch wraps a Python
+-- scalar (special functions, distributions): a floating value out of range becomes inf, as there.
+function torch._filledLike(x, value) return (full_like(x, value, nil, types.check_value)) end
 
 local function random_like(op, fill, ...)
   local g, x, opts = gen_and_args(...)

@@ -128,7 +128,7 @@ local function binary_args(op, x, y, nx, ny)
     if is_tensor(v) then return to_dtype(v, dt) end
     -- filled in the result dtype: in an integer tensor's the number was truncated
     -- (xlog1py(LongTensor{2}, 2.5) read 2.5 as 2) and a NaN refused
-    return (torch.fullLike(to_dtype(ref, dt), v))
+    return (torch._filledLike(to_dtype(ref, dt), v))
   end
   return conv(x), conv(y), dt
 end

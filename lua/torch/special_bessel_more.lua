@@ -15,7 +15,7 @@ local in_double, to_dtype = special._in_double, special._to_dtype
 
 -- Cephes's chbevl: the Chebyshev series sum' c_i T_i(y / 2), Clenshaw's recurrence.
 local function chbevl(y, c)
-  local b0, b1, b2 = torch.fullLike(y, c[1]), torch.zerosLike(y), nil
+  local b0, b1, b2 = torch._filledLike(y, c[1]), torch.zerosLike(y), nil
   for i = 2, #c do
     b2, b1 = b1, b0
     b0 = torch.cmul(y, b1) - b2 + c[i]
@@ -28,7 +28,7 @@ end
 -- the first 1 of YQ and QQ below); PyTorch 1.13's bessel_y0/y1 kernels drop it and are off by up
 -- to 7e-6 relative on (2, 10). These follow Cephes and agree with mpmath to ~1e-15.
 local function horner(z, c)
-  local r = torch.fullLike(z, c[1])
+  local r = torch._filledLike(z, c[1])
   for i = 2, #c do r = torch.cmul(r, z) + c[i] end
   return r
 end

@@ -74,7 +74,7 @@ local LG1P = { 0.8224670334241132, -0.40068563438653143, 0.27058080842778454, -0
   -0.040000001192140137, 0.038461539034675182 }
 local EULER = 0.57721566490153286061
 local function lgamma1p_small(a)
-  local s = torch.fullLike(a, LG1P[#LG1P])
+  local s = torch._filledLike(a, LG1P[#LG1P])
   for k = #LG1P - 1, 1, -1 do s = torch.cmul(s, a) + LG1P[k] end
   return torch.cmul(a, torch.cmul(s, a) - EULER)
 end
@@ -121,7 +121,7 @@ local TEMME_A, TEMME_S = 1e4, 0.05
 local function temme(a, x)
   local s = torch.cdiv(x - a, a)
   -- log1p(s) - s by its series (|s| <= 0.05: 24 terms), without log1p's cancellation
-  local l = torch.fullLike(s, -1 / 25)
+  local l = torch._filledLike(s, -1 / 25)
   for k = 24, 2, -1 do l = torch.cmul(l, s) + ((k % 2 == 0) and -1 or 1) / k end
   l = torch.cmul(l, torch.cmul(s, s))
   local eta = torch.cmul(torch.sign(s), torch.sqrt(torch.cmax(l * -2, 0)))
@@ -129,7 +129,7 @@ local function temme(a, x)
   local ainv = torch.pow(a, -1)
   for k = 1, #TEMME_D do
     local d = TEMME_D[k]
-    local ck = torch.fullLike(s, d[#d])
+    local ck = torch._filledLike(s, d[#d])
     for n = #d - 1, 1, -1 do ck = torch.cmul(ck, eta) + d[n] end
     sum = sum + torch.cmul(ck, afac)
     afac = torch.cmul(afac, ainv)
@@ -170,7 +170,7 @@ local function igamma(a, x)
   local Q = torch.where(in_series, 1 - p_series, q_cf)
   -- small a: Q directly (Note [Incomplete gamma for small a])
   local small_a = torch.logicalAnd(torch.le(xs, 1), torch.logicalOr(
-    torch.logicalAnd(torch.le(xs, 0.5), torch.le(as, torch.cdiv(torch.fullLike(xs, -0.4), torch.log(xs)))),
+    torch.logicalAnd(torch.le(xs, 0.5), torch.le(as, torch.cdiv(torch._filledLike(xs, -0.4), torch.log(xs)))),
     torch.logicalAnd(torch.gt(xs, 0.5), torch.le(as, xs * 1.1))))
   small_a = torch.logicalAnd(small_a, in_series)
   if small_a:any() then

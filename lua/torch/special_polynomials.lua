@@ -53,7 +53,7 @@ local function args(op, x, n)
   end
   if maxn > MAX_DEGREE then fail(op, 'degrees above 2^24 = %d are not supported, got %d', MAX_DEGREE, maxn) end
   if type(x) == 'number' then
-    x = torch.fullLike(n, x)
+    x = torch._filledLike(n, x)
   end
   x = to_dtype(x, F64)
   if is_tensor(n) and not x:isSameSizeAs(n) then
@@ -64,7 +64,7 @@ local function args(op, x, n)
   return x, n, dt, maxn
 end
 
-local function nt(n, x) return type(n) == 'number' and torch.fullLike(x, n) or n end
+local function nt(n, x) return type(n) == 'number' and torch._filledLike(x, n) or n end
 
 -- The recurrence: p = P_0 = 1, q = P_1 = first; step(j, p, q) gives P_(j+1) for j = 1, 2...;
 -- returns P_n (1 for n = 0, 0 for n < 0).

@@ -118,8 +118,8 @@ types.float_max = { [lib.dtype.f32] = 3.4028234663852886e38, [lib.dtype.f16] = 6
 -- where the C cast gives inf. check_value does not do this itself: Torch7's x:fill(1e300) gives
 -- inf (as in Torch7), and torch.fullLike also wraps numbers inside Tocha the way PyTorch wraps a
 -- Python scalar (special.xlog1py(HalfTensor, 1e5) is inf in PyTorch, lua/torch/special.lua), so
--- only the user-facing PyTorch-named fills call this one (full, the new* methods, fillDiagonal;
--- fullLike keeps the cast for those internal callers).
+-- only the user-facing PyTorch-named fills call this one (full, fullLike, the new* methods,
+-- fillDiagonal); the internal callers wrap numbers with torch._filledLike, which casts.
 -- types.check_value_pytorch(op, v, id): check_value, and a float, half or bfloat16 dtype refuses
 -- a finite v it can only hold as inf (Note [Floating fill values]); returns v.
 function types.check_value_pytorch(op, v, id)

@@ -184,9 +184,9 @@ end
 -- ---- types.check_value_pytorch: floating overflow in the PyTorch-named fills -------------------
 
 local types = require 'torch.types'
--- torch.full, x:newFull (and the other new* methods) and x:fillDiagonal call
--- types.check_value_pytorch (Note [Floating fill values] in lua/torch/types.lua); torch.fullLike
--- keeps the C cast for now: Tocha also calls it to wrap numbers as PyTorch wraps a Python scalar.
+-- torch.full, torch.fullLike, x:newFull (and the other new* methods) and x:fillDiagonal call
+-- types.check_value_pytorch (Note [Floating fill values] in lua/torch/types.lua); numbers Tocha
+-- wraps as PyTorch wraps a Python scalar go through torch._filledLike, which casts.
 function tests.checkValuePytorchRefusesFloatOverflow()
   -- PyTorch 1.13: "value cannot be converted to type float without overflow" (full, new_full,
   -- full_like, fill_diagonal_), at::Half past 65504, at::BFloat16 past 3.3895313892515355e38;
@@ -212,6 +212,7 @@ function tests.pytorchFillsRefuseFloatOverflow()
   local f = torch.FloatTensor(1)
   raises(function() f:newFull({ 2 }, 1e300) end, { '[newFull]', '1e+300', 'overflow' })
   raises(function() torch.full({ 2 }, -1e300, { dtype = 'float32' }) end, { '[full]', 'overflow' })
+  raises(function() torch.fullLike(torch.HalfTensor(2), 1e5) end, { '[fullLike]', 'torch.HalfTensor' })
   raises(function() torch.zeros(2, 2):float():fillDiagonal(1e300) end, { '[fillDiagonal]', 'overflow' })
   tester:eq(torch.full({ 2 }, 65504, { dtype = 'float16' }):double():totable(), { 65504, 65504 })
   tester:eq(f:newFull({ 1 }, math.huge):totable(), { math.huge })

@@ -17,7 +17,7 @@ local function temperature(self, op, a, names)
   a[which] = t[1]
   -- util.scalar builds numbers in the default type first (0.7 becomes float 0.699999988 in a
   -- double tensor); refilled in the target type they stay exact.
-  if type(a.temperature) == 'number' then return torch.fullLike(t[2], a.temperature) end
+  if type(a.temperature) == 'number' then return torch._filledLike(t[2], a.temperature) end
   return t[2]
 end
 
