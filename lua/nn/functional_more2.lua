@@ -22,16 +22,42 @@ local function op(name) return 'nn.functional.' .. name end
 -- Note [In-place functional activations]: F.f_(x, ...) computes F.f(x, ...) (of a recorded clone
 -- of x when x has history) and copies it into x, which autograd records as an in-place op (the
 -- gradient flows through the copy, and saved uses of the old x are caught by the version
--- counter). As in PyTorch, a leaf that requires grad refuses.
+-- counter). As in PyTorch, a leaf that requires grad refuses, and so does a view of one (Tocha's
+-- engine lets Torch7 code update slices of parameters in place, Note [In-place updates of leaves]
+-- in core/autograd/record.cpp, so the copy alone would change the leaf's data unrecorded); a view
+-- of a tensor with history refuses too (the engine cannot follow the write into the viewed
+-- tensor). Grad mode off, both may change, as in PyTorch.
+--
+-- Note [In-place activations of integers]: PyTorch 1.13 runs relu_, relu6, hardtanh_ and
+-- threshold_ (and their inplace flags) on integer tensors, and refuses the others (elu_,
+-- leaky_relu_, silu, the dropouts when they change anything...). Those four defer the dtype check
+-- to F.f (which may refuse integers itself); the others refuse non-floating tensors here. A
+-- result of another dtype than x's is refused rather than truncated into x.
+local int_ok = { relu = true, relu_ = true, relu6 = true, hardtanh = true, hardtanh_ = true,
+  threshold = true, threshold_ = true }
+local check_dirty = require('torch.lib').C.tocha_autograd_check_dirty
+local describe = require('torch.types').describe
 local function inplace(name, f, x, ...)
-  A.float(op(name), x)
-  if torch.isGradEnabled() and x:needsGrad() and x:isLeaf() then
-    fail(op(name), 'a leaf tensor that requires grad cannot be changed in place')
+  if int_ok[name] then A.tensor(op(name), x) else A.float(op(name), x) end
+  local tracked = torch.isGradEnabled() and x:needsGrad()
+  if tracked then
+    if x:isLeaf() then
+      fail(op(name), 'a leaf tensor that requires grad cannot be changed in place')
+    end
+    -- a non-leaf that requires grad fails this check exactly when it is a view (the C check of
+    -- ctx:markDirty, which refuses leaves and views)
+    if check_dirty(x.p, op(name)) ~= 0 then
+      fail(op(name), 'x (%s) is a view of a tensor that requires grad (a leaf, or a tensor with history) '
+        .. 'and cannot be changed in place; apply it out of place or to a clone', describe(x))
+    end
   end
   -- with history, f runs on a recorded clone: ops of f that save their input (clamp in elu_,
   -- selu_, hardtanh_) then keep the clone, which the copy below leaves intact (on x itself the
   -- copy was caught by the version counter at backward)
-  local y = f(torch.isGradEnabled() and x:needsGrad() and x:clone() or x, ...)
+  local y = f(tracked and x:clone() or x, ...)
+  if y.p.dtype ~= x.p.dtype then
+    fail(op(name), 'the result (%s) cannot be written into x (%s)', torch.typename(y), torch.typename(x))
+  end
   return x:copy(y)
 end
 A.inplace_helper = inplace  -- the inplace flags of F.relu, F.dropout... (Note [Inplace flags], functional_args.lua)

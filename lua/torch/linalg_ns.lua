@@ -430,6 +430,11 @@ function linalg.multiDot(list)
     if not (d == 2 or (edge and d == 1)) then
       fail(op, 'tensor %d must be 2D%s, got %dD', i, edge and ' (or 1D)' or '', d)
     end
+    local p1, p = list[1].p, t.p  -- here, so that the error names multiDot, not its matmul
+    if p.dtype ~= p1.dtype or p.device_type ~= p1.device_type or p.device_index ~= p1.device_index then
+      fail(op, 'all tensors must have one dtype and device, but tensor 1 is a %s (%s) and tensor %d a %s (%s)',
+        types.typename(list[1]), tostring(list[1]:device()), i, types.typename(t), tostring(t:device()))
+    end
   end
   local first_vec, last_vec = list[1].p.ndim == 1, list[#list].p.ndim == 1
   local r = first_vec and list[1]:view(1, -1) or list[1]

@@ -3,23 +3,67 @@
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
-local C, wrap, check = lib.C, lib.wrap, lib.check
+local C, wrap, check, fail = lib.C, lib.wrap, lib.check, lib.fail
+local describe = types.describe
 local is_tensor, cdim, check_tensor = types.is_tensor, types.cdim, types.check_tensor
 local methods = torch._tensor_methods
 local util = torch._reduce_util
 local check_number = util.check_number
 
+-- Note [cross broadcasts]: PyTorch 1.13's torch.cross is linalg.cross with Torch7's default dim:
+-- a and b have one number of dims and their sizes broadcast, except along dim, where both must
+-- have size 3; without dim it is a's first dim of size 3 (PyTorch warns that leaving dim out is
+-- deprecated; Torch7 code relies on it, so no warning here). Equal sizes go straight to C.
+local function cross_broadcast(a, b, dim)
+  local ap, bp = a.p, b.p
+  local n = ap.ndim
+  local same = n == bp.ndim
+  if same then
+    for i = 0, n - 1 do
+      if ap.size[i] ~= bp.size[i] then same = false break end
+    end
+  end
+  if same then return a, b, dim end
+  if n ~= bp.ndim then
+    fail('cross', 'a and b must have the same number of dims, got %s and %s', describe(a), describe(b))
+  end
+  local d = dim  -- 0-based (negative counts from the end)
+  if d ~= nil and d < 0 then d = d + n end
+  if d == nil then
+    for i = 0, n - 1 do
+      if ap.size[i] == 3 then d = i break end
+    end
+    if d == nil then fail('cross', 'no dimension of size 3 in a (%s)', describe(a)) end
+  end
+  if ap.size[d] ~= 3 or bp.size[d] ~= 3 then
+    fail('cross', 'dim %d must have size 3 in both inputs, got %s and %s', d + 1, describe(a), describe(b))
+  end
+  local shape = {}
+  for i = 0, n - 1 do
+    local sa, sb = tonumber(ap.size[i]), tonumber(bp.size[i])
+    if sa ~= sb and sa ~= 1 and sb ~= 1 then
+      fail('cross', 'the sizes of a (%s) and b (%s) do not broadcast (dim %d)', describe(a), describe(b), i + 1)
+    end
+    shape[i + 1] = sa == 1 and sb or sa
+  end
+  shape = torch.LongStorage(shape)
+  return a:expand(shape), b:expand(shape), d
+end
+
 local function cross_apply(res, a, b, dim)
-  check_tensor('cross', a, 1)
-  check_tensor('cross', b, 2)
-  local has, d = 0, 0
-  if dim ~= nil then has, d = 1, cdim('cross', dim, a.p.ndim) end
-  if res then check(C.tocha_cross_out(res.p, a.p, b.p, has, d)) return res end
-  return (wrap(C.tocha_cross(a.p, b.p, has, d)))
+  check_tensor('cross', a, res and 2 or 1)
+  check_tensor('cross', b, res and 3 or 2)
+  local d
+  if dim ~= nil then d = cdim('cross', dim, a.p.ndim) end
+  a, b, d = cross_broadcast(a, b, d)
+  local has = d == nil and 0 or 1
+  if res then check(C.tocha_cross_out(res.p, a.p, b.p, has, d or 0)) return res end
+  return (wrap(C.tocha_cross(a.p, b.p, has, d or 0)))
 end
 --- torch.cross([res,] a, b [, dim]): the cross product of the 3-vectors of a and b along dim
---- (1-based; by default the first dim of size 3), a new tensor of a's size, or res resized and
---- filled. a:cross(b [, dim]) is the same.
+--- (1-based; by default a's first dim of size 3), a new tensor, or res resized and filled. a and
+--- b have one number of dims and sizes that broadcast (both of size 3 along dim), as in PyTorch
+--- 1.13 (Note [cross broadcasts]). a:cross(b [, dim]) is the same.
 --- Example: torch.cross(torch.Tensor({1, 0, 0}), torch.Tensor({0, 1, 0}))
 function torch.cross(...)
   if util.leading_tensors(...) >= 3 then return (cross_apply(...)) end
