@@ -231,7 +231,23 @@ local function coarse_backward_at_forward(entry, grads, n)
   return res
 end
 local function coarse_backward(entry, grads, n)
+  -- Note [Torch7's backward lets go of the module]
+  if entry.module == nil then error('[backward] the module of this ' .. entry.label .. ' node was freed after its m:backward ran', 0) end
   return reuse.with_state(entry, coarse_backward_at_forward, entry, grads, n)
+end
+
+-- Note [Torch7's backward lets go of the module]: a node's entry holds its module, the module its
+-- output, the output the node: a cycle through C++. Autograd's backward drops the entry (autograd.lua);
+-- m:backward does not run the node, so after it the node holds m weakly (autograd through it works
+-- while m lives). A forward no backward ever reaches still keeps m (test_leak_regressions.lua).
+local latest_entry = setmetatable({}, { __mode = 'kv' })  -- module -> entry of its latest recorded forward
+local weak_module = setmetatable({}, { __mode = 'kv' })  -- entry -> module, once let go
+local let_go_mt = { __index = function(e, k) if k == 'module' then return weak_module[e] end end }
+local function let_go(module)
+  local entry = latest_entry[module]
+  if not (entry and rawget(entry, 'module') == module and getmetatable(entry) == nil) then return end
+  latest_entry[module], weak_module[entry], entry.module = nil, module, nil
+  setmetatable(entry, let_go_mt)
 end
 
 local function forward_as_node(self, input, inputNeedsGrad)
@@ -273,6 +289,7 @@ local function forward_as_node(self, input, inputNeedsGrad)
                   paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil }
   torch.autograd._record_lua_node(entry, inputs, outs)
   reuse.record(self, entry)
+  latest_entry[self] = entry
   return output
 end
 
@@ -320,6 +337,7 @@ function Module:backward(input, gradOutput, scale)
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
   if not self._frozen then torch.noGrad(self.accGradParameters, self, input, gradOutput, scale) end  -- Note [Freezing]
   reuse.consumed(self)  -- Note [A module used again before its backward]
+  let_go(self)  -- Note [Torch7's backward lets go of the module]
   return self.gradInput
 end
 

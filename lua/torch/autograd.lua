@@ -79,6 +79,18 @@ local function report(err)
   C.tocha_autograd_set_callback_error(tostring(err))
 end
 
+-- Note [Dropping the state of released nodes]: a backward without retainGraph frees the saved
+-- state of every node it runs (LuaNode::release_saved; a second backward through one is refused
+-- before reaching Lua), but the engine releases a node's key only when the node itself is freed,
+-- and the node lives as long as the outputs carrying it. The registry entry of a coarse nn node
+-- holds its module, and the module holds its output, which carries the node: a cycle through C++
+-- the collector cannot see, so every model that ran one autograd step (a fresh model per fit, a
+-- REPL session) stayed alive forever with its parameters. Each backward therefore lists the keys
+-- of the Lua nodes it ran (a stack: a node's backward may run a nested backward) and, without
+-- retainGraph, drops their entries afterwards (a Function's context and its saved tensors are
+-- freed at once, as PyTorch frees saved tensors); the key goes back to free_keys only when the
+-- engine releases it, so it is never given to two entries.
+local ran_stack = {}
 local node_cb = ffi.cast('tocha_lua_node_fn', function(key, ngrads, grads, nresults, results)
   local ok, err = pcall(function()
     local entry = registry[tonumber(key)]
@@ -100,6 +112,8 @@ local node_cb = ffi.cast('tocha_lua_node_fn', function(key, ngrads, grads, nresu
     end
   end)
   if not ok then report(err) return -1 end
+  local ran = ran_stack[#ran_stack]
+  if ran then ran[#ran + 1] = tonumber(key) end
   return 0
 end)
 
@@ -218,9 +232,23 @@ end
 local backward_c = C.tocha_backward
 local function backward_interpreted(n, o, g, retain, create) return backward_c(n, o, g, retain, create) end
 jit.off(backward_interpreted)
+-- Runs one backward (engine(...) returns its status) and, without retainGraph, drops the entries
+-- of the Lua nodes it ran (Note [Dropping the state of released nodes]), also when it failed: the
+-- nodes that ran before the failure were released all the same.
+local function with_ran_list(retain, engine, ...)
+  local ran = {}
+  ran_stack[#ran_stack + 1] = ran
+  local rc = engine(...)
+  ran_stack[#ran_stack] = nil
+  if retain == 0 then
+    for k = 1, #ran do registry[ran[k]] = nil end
+  end
+  return rc
+end
+jit.off(with_ran_list)  -- it calls the engine itself for torch.autograd.grad (Note [Callbacks and the JIT])
 local function call_backward(n, o, g, retain, create)
   if C.tocha_autograd_callbacks_live() == 0 then return (backward_c(n, o, g, retain, create)) end
-  return (backward_interpreted(n, o, g, retain, create))
+  return (with_ran_list(retain, backward_interpreted, n, o, g, retain, create))
 end
 
 -- Options are checked by name: a misspelt one (retain_graph, PyTorch's spelling) was ignored.
@@ -359,7 +387,7 @@ function autograd.grad(outputs, inputs, grad_outputs, opts)
   -- Note [Parameter gradients under torch.autograd.grad] (lua/nn/param_history.lua): the coarse
   -- nodes of Torch7 modules ask this depth whether to capture their parameters' gradients
   autograd._gradDepth = autograd._gradDepth + 1
-  local rc = C.tocha_autograd_grad(nout, o, g, nin, i, retain, create, opts.allowUnused and 1 or 0, res)
+  local rc = with_ran_list(retain, C.tocha_autograd_grad, nout, o, g, nin, i, retain, create, opts.allowUnused and 1 or 0, res)
   autograd._gradDepth = autograd._gradDepth - 1
   if rc ~= 0 then lib.raise() end
   local out = {}
@@ -391,6 +419,12 @@ end
 -- User-defined Functions (torch.autograd.Function): lua/torch/autograd_function.lua.
 autograd._new_key, autograd._tensor_array = new_key, tensor_array
 autograd._registry, autograd._borrow = registry, borrow  -- for lua/torch/autograd_graph.lua
+-- Gives back a key the engine never held (the saved-tensor hooks of one savedTensorsHooks call):
+-- no release would ever return it, and each call took a new number for good.
+function autograd._release_key(key)
+  registry[key] = nil
+  free_keys[#free_keys + 1] = key
+end
 require 'torch.autograd_function'
 require 'torch.autograd_graph'
 

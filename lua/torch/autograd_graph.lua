@@ -73,7 +73,7 @@ function graph.savedTensorsHooks(pack, unpack_hook, fn, ...)
   local res = { pcall(fn, ...) }
   C.tocha_autograd_set_saved_hooks(prev)
   if jit_on then jit.on() end
-  registry[hooks] = nil  -- the packed tensors keep their own unpack
+  autograd._release_key(hooks)  -- the packed tensors keep their own unpack; the engine never held this key
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, table.maxn(res))
 end
