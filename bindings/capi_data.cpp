@@ -105,6 +105,13 @@ int tocha_loader_next(tocha_loader* l) noexcept {
     l->loader.next();
   });
 }
+int tocha_loader_next_timeout(tocha_loader* l, double timeout_s) noexcept {
+  return guard_int([&] {
+    TOCHA_CHECK(l, "DataLoader", "loader is NULL");
+    TOCHA_CHECK(timeout_s >= 0, "DataLoader", "timeout must be >= 0 seconds, got ", timeout_s);
+    l->loader.next(timeout_s);
+  });
+}
 
 const char* tocha_loader_result(tocha_loader* l, int64_t* len, int* ntensors) noexcept {
   if (!l) return nullptr;

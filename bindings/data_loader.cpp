@@ -1,5 +1,6 @@
 // The data loader's worker threads and their Lua states. See data_loader.h.
 #include "data_loader.h"
+#include <chrono>
 #include <csignal>
 #include <omp.h>
 #include <pthread.h>
@@ -97,9 +98,18 @@ Loader::~Loader() {
     if (t.joinable()) t.join();
 }
 
-void Loader::next() {
+// Note [Loader timeout]: PyTorch's DataLoader(timeout = s) raises when a batch takes longer than s
+// seconds to come from the workers (a worker stuck on I/O or a deadlocked dataset would otherwise
+// hang the training loop). The task stays queued: the caller resets the epoch.
+void Loader::next(double timeout_s) {
+  const auto start = std::chrono::steady_clock::now();
   while (!queue_.wait_next(&current_, 20)) {
     if (interrupt_pending()) interrupt_check();
+    if (timeout_s > 0) {
+      double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      TOCHA_CHECK(waited < timeout_s, "DataLoader", "timed out after ", timeout_s,
+                  " s waiting for a batch from the workers (the timeout option)");
+    }
   }
   if (!current_.ok) throw Error(current_.payload);
 }

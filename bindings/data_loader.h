@@ -29,7 +29,8 @@ class Loader {
   TaskQueue& queue() { return queue_; }
   // Main thread: waits for the next result in order, polling the interrupt flag; throws the
   // worker's error (with its traceback) when the task failed.
-  void next();
+  // Waits for the next result; timeout_s > 0 bounds the wait (Note [Loader timeout]).
+  void next(double timeout_s = 0);
   const TaskResult& current() const { return current_; }
   const std::vector<Tensor>& inputs() const { return config_.inputs; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }

@@ -32,6 +32,8 @@ TOCHA_API int64_t tocha_loader_push(tocha_loader *l, const char *task, int64_t l
    interrupt) in tocha_last_error(). Then tocha_loader_result gives its encoded value and
    tocha_loader_result_tensor(i) its tensors (new references; i from 0 to count - 1). */
 TOCHA_API int tocha_loader_next(tocha_loader *l) TOCHA_NOEXCEPT;
+/* tocha_loader_next waiting at most timeout_s seconds (0: no limit); then -1 with a timeout error. */
+TOCHA_API int tocha_loader_next_timeout(tocha_loader *l, double timeout_s) TOCHA_NOEXCEPT;
 TOCHA_API const char *tocha_loader_result(tocha_loader *l, int64_t *len, int *ntensors) TOCHA_NOEXCEPT;
 TOCHA_API tocha_tensor *tocha_loader_result_tensor(tocha_loader *l, int i) TOCHA_NOEXCEPT;
 /* Drops queued tasks and undelivered results (an epoch abandoned early). */

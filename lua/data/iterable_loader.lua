@@ -79,7 +79,7 @@ function M.worker_iterator(loader, base, token)
       local task = fetch.encode_task(base, pushed, { epoch })
       if C.tocha_loader_push(h, task, #task) < 0 then lib.raise() end
     end
-    if C.tocha_loader_next(h) ~= 0 then
+    if C.tocha_loader_next_timeout(h, loader.timeout or 0) ~= 0 then
       local msg = ffi.string(C.tocha_last_error())
       C.tocha_loader_reset(h)
       loader._token = nil

@@ -15,7 +15,8 @@ local DataLoader = torch.class('data.DataLoader', data)
 
 local options = { batchSize = true, shuffle = true, seed = true, dropLast = true, workers = true, prefetch = true,
                   collate = true, sampler = true, pinMemory = true, batchSampler = true, collateFn = true,
-                  workerInitFn = true, generator = true, persistentWorkers = true, prefetchFactor = true }
+                  workerInitFn = true, generator = true, persistentWorkers = true, prefetchFactor = true,
+                  timeout = true }
 
 -- Note [Loader determinism]: everything random about epoch e comes from one base seed: the
 -- loader's seed mixed with e, or (no seed given) a draw from opts.generator or torch's default
@@ -95,7 +96,8 @@ end
 --- indices in that order instead of 1..n; shuffle must then be off), batchSampler (an object with
 --- size() and batches(epoch) or iter(epoch), e.g. data.BatchSampler: each list of indices is one
 --- batch), workerInitFn (function(id) run in each worker state before its first sample),
---- generator (a torch.Generator the base seeds are drawn from), persistentWorkers (true: the
+--- generator (a torch.Generator the base seeds are drawn from), timeout (seconds to wait for a
+--- batch from the workers before an error, 0: no limit; Note [Loader timeout]), persistentWorkers (true: the
 --- worker threads live as long as the loader; false: stopped after each epoch), pinMemory
 --- (false: true puts the batches' CPU tensors in pinned memory, for fast and asynchronous copies to the GPU with
 --- batch.input:cuda() or dst:copy(src, true); ignored without a CUDA device).
@@ -139,6 +141,14 @@ function DataLoader:__init(dataset, opts)
     util.fail('DataLoader', 'prefetch is too large: workers * prefetch must be at most 2^20, got %d * %d',
       workers, prefetch)
   end
+  local timeout = opts.timeout or 0
+  if type(timeout) ~= 'number' or not (timeout >= 0) or timeout == math.huge then
+    util.fail('DataLoader', 'timeout must be a number of seconds >= 0, got %s', tostring(timeout))
+  end
+  if timeout > 0 and workers == 0 then  -- PyTorch 1.13 asserts the same: no worker to wait for
+    util.fail('DataLoader', 'timeout needs workers > 0 (without workers the batch is made in this state)')
+  end
+  self.timeout = timeout
   if opts.collate ~= nil and type(opts.collate) ~= 'function' then
     util.fail('DataLoader', 'collate must be a function, got %s', type(opts.collate))
   end
@@ -368,7 +378,7 @@ local function worker_iterator(self, batches, base, token)
       local task = fetch.encode_task(util.mix_seed(base, pushed), pushed, task_indices(batches[pushed]))
       if C.tocha_loader_push(h, task, #task) < 0 then lib.raise() end
     end
-    if C.tocha_loader_next(h) ~= 0 then
+    if C.tocha_loader_next_timeout(h, self.timeout or 0) ~= 0 then
       local msg = ffi.string(C.tocha_last_error())
       C.tocha_loader_reset(h)
       self._token = nil

@@ -249,5 +249,31 @@ function tests.upsampleChecksSizeAndScale()
   tester:eq(nn.Upsample({ size = { 4, 4 } }):forward(torch.ones(1, 1, 2, 2)):size():totable(), { 1, 1, 4, 4 })
 end
 
+-- DataLoader's timeout (PyTorch's timeout=): a batch that takes longer than that to come from the
+-- workers raises instead of hanging the loop (Note [Loader timeout], bindings/data_loader.cpp).
+function tests.loaderTimeout()
+  local data = require 'data'
+  local x = torch.range(1, 8):view(8, 1)
+  local slow = data.ListDataset({ 1, 2, 3, 4, 5, 6, 7, 8 }, function(i)
+    if i == 5 then
+      local t = os.clock()
+      while os.clock() - t < 1.5 do end
+    end
+    return torch.Tensor({ i })
+  end)
+  local l = data.DataLoader(slow, { batchSize = 2, workers = 1, timeout = 0.3 })
+  local it = l:iter()
+  tester:asserteq(it():size(1), 2, 'the first batch comes in time')
+  tester:asserteq(it():size(1), 2)
+  tester:assertErrorPattern(it, 'timed out after 0.3 s waiting for a batch')
+  l:close()
+  local ok = pcall(data.DataLoader, slow, { timeout = 1 })
+  tester:assert(not ok, 'timeout without workers is refused, as PyTorch 1.13 asserts')
+  tester:assertErrorPattern(function() data.DataLoader(slow, { workers = 1, timeout = -1 }) end, 'timeout must be')
+  local n = 0
+  for _ in data.DataLoader(data.TensorDataset(x), { batchSize = 4, workers = 2, timeout = 30 }):iter() do n = n + 1 end
+  tester:asserteq(n, 2, 'a generous timeout changes nothing')
+end
+
 tester:add(tests)
 tester:run()
