@@ -362,8 +362,7 @@ function tests.einsumLayoutsAndDtypes()
   torch.einsum('ij->ij', m):fill(0)
   torch.einsum('ii->i', m:narrow(2, 1, 2)):fill(0)
   tester:assertTensorEq(m, m0, 0, 'identity and diagonal are copies')
-  -- dtypes: the operands' for products (integers too); a one-operand sum is a sum (int64 for
-  -- integers, PyTorch 1.13's einsum('ij->', int32) is int64); mixed dtypes are refused
+  -- dtypes: the operands' for products; a one-operand sum is int64 for integers (PyTorch's); mixed refused
   local li = torch.LongTensor({ { 1, 2 }, { 3, 4 } })
   local r = torch.einsum('ij,jk->ik', li, li)
   tester:asserteq(r:type(), 'torch.LongTensor')
