@@ -6,7 +6,7 @@ local AddConstant, parent = torch.class('nn.AddConstant', 'nn.Module')
 function AddConstant:__init(constant_scalar, ip)
   parent.__init(self)
   if type(constant_scalar) ~= 'number' and not torch.isTensor(constant_scalar) then
-    error('[nn.AddConstant] the constant must be a number or a tensor, got ' .. S.describe(constant_scalar), 2)
+    error('[nn.AddConstant] the constant must be a number or a tensor, got ' .. S.describe(constant_scalar), torch._lib.user_level())
   end
   self.constant_scalar = constant_scalar
   self.inplace = S.argBool('nn.AddConstant', 'inplace', ip)

@@ -11,7 +11,7 @@ function BCECriterion:__init(weights, sizeAverage)
   parent.__init(self)
   self.sizeAverage = sizeAverage == nil and true or sizeAverage
   if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
-    error('[nn.BCECriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), 2)
+    error('[nn.BCECriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), torch._lib.user_level())
   end
   self.weights = weights
 end
@@ -24,7 +24,7 @@ function BCECriterion:_weights(input)
   local n = input:dim() == 1 and input:nElement() or input:size(input:dim())
   if w:nElement() ~= n then
     error(string.format('[%s] %d weights for input %s (one per %s)', tostring(self), w:nElement(),
-      nn.utils.describe(input), input:dim() == 1 and 'element' or 'column'), 0)
+      nn.utils.describe(input), input:dim() == 1 and 'element' or 'column'), torch._lib.user_level())
   end
   if input:dim() == 1 then return w end
   local shape = {}
@@ -37,7 +37,7 @@ function BCECriterion:_check(input, target)
   target = nn.utils.targetAs(self, input, target)
   if input:nElement() > 0 and (input:min() < 0 or input:max() > 1) then
     error(string.format('[%s] input values must lie in [0, 1] (probabilities), got values in [%g, %g]',
-      tostring(self), input:min(), input:max()), 0)
+      tostring(self), input:min(), input:max()), torch._lib.user_level())
   end
   return target
 end

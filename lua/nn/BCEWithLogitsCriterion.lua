@@ -10,7 +10,7 @@ function BCEWithLogitsCriterion:__init(weights, posWeight, sizeAverage)
   parent.__init(self)
   for _, t in ipairs({ { 'weights', weights }, { 'posWeight', posWeight } }) do
     if t[2] ~= nil and not torch.isTensor(t[2]) then
-      error(string.format('[nn.BCEWithLogitsCriterion] %s must be a tensor, got %s', t[1], nn.utils.describe(t[2])), 2)
+      error(string.format('[nn.BCEWithLogitsCriterion] %s must be a tensor, got %s', t[1], nn.utils.describe(t[2])), torch._lib.user_level())
     end
   end
   self.weights = weights
@@ -30,7 +30,7 @@ function BCEWithLogitsCriterion:_broadcast(t, input, name)
   end
   if not ok then
     error(string.format('[%s] %s %s does not broadcast to the input %s', tostring(self), name,
-      nn.utils.describe(t), nn.utils.describe(input)), 0)
+      nn.utils.describe(t), nn.utils.describe(input)), torch._lib.user_level())
   end
   return t
 end

@@ -13,17 +13,17 @@ function BN:__init(nOutput, eps, momentum, affine)
   parent.__init(self)
   local name = torch.typename(self)
   if type(nOutput) ~= 'number' or nOutput < 1 or nOutput ~= math.floor(nOutput) then
-    error(string.format('[%s] expected a positive number of features, got %s', name, tostring(nOutput)), 2)
+    error(string.format('[%s] expected a positive number of features, got %s', name, tostring(nOutput)), torch._lib.user_level())
   end
   if affine ~= nil and type(affine) ~= 'boolean' then
-    error(string.format('[%s] affine must be true or false, got %s', name, tostring(affine)), 2)
+    error(string.format('[%s] affine must be true or false, got %s', name, tostring(affine)), torch._lib.user_level())
   end
   self.affine = affine ~= false
   self.eps = eps or 1e-5
   self.momentum = momentum or 0.1
   if type(self.eps) ~= 'number' or self.eps < 0 or type(self.momentum) ~= 'number' then
     error(string.format('[%s] expected eps >= 0 and a number momentum, got %s and %s', name, tostring(eps),
-      tostring(momentum)), 2)
+      tostring(momentum)), torch._lib.user_level())
   end
   self.running_mean = torch.zeros(nOutput)
   self.running_var = torch.ones(nOutput)
@@ -75,7 +75,7 @@ function BN:_batch(input, what)
     local want = nd == 2 and string.format('N x %d or N x %d x L', c, c)
       or string.format('N x %d%s', c, string.rep(' x ?', nd - 2))
     error(string.format('[%s] expected %s %s (a single sample without N in evaluation mode), got %s',
-      tostring(self), what or 'input', want, size_str(input)), 0)
+      tostring(self), what or 'input', want, size_str(input)), torch._lib.user_level())
   end
   return in_param_dtype(single and input:unsqueeze(1) or input, self.running_mean), single
 end
@@ -96,10 +96,10 @@ local function check_backward(self, input, gradOutput)
   local g = self:_batch(gradOutput, 'gradOutput')
   if not g:isSameSizeAs(x) then
     error(string.format('[%s] gradOutput is %s but the input is %s', tostring(self), size_str(gradOutput),
-      size_str(input)), 0)
+      size_str(input)), torch._lib.user_level())
   end
   if not self.save_mean or self.save_mean:nElement() == 0 then
-    error(string.format('[%s] backward needs a forward first', tostring(self)), 0)
+    error(string.format('[%s] backward needs a forward first', tostring(self)), torch._lib.user_level())
   end
   return x, g, single
 end
@@ -149,7 +149,7 @@ end
 function BN:read(file, version)
   local fields = file:readObject()
   if type(fields) ~= 'table' then
-    error(string.format('[%s] expected a table of fields in the file, got %s', torch.typename(self), type(fields)), 0)
+    error(string.format('[%s] expected a table of fields in the file, got %s', torch.typename(self), type(fields)), torch._lib.user_level())
   end
   for k, v in pairs(fields) do self[k] = v end
   if (version or 1) < 2 and torch.isTensor(self.running_std) then

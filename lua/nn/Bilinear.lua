@@ -13,12 +13,12 @@ function Bilinear:__init(inputSize1, inputSize2, outputSize, bias)
   -- (PyTorch-named modules take options tables); a table was once taken as bias = true.
   if type(bias) == 'table' and not torch.isTensor(bias) then
     for k in pairs(bias) do
-      if k ~= 'bias' then error(string.format('[nn.Bilinear] unknown option %s (expected bias)', tostring(k)), 2) end
+      if k ~= 'bias' then error(string.format('[nn.Bilinear] unknown option %s (expected bias)', tostring(k)), torch._lib.user_level()) end
     end
     bias = bias.bias
   end
   if bias ~= nil and type(bias) ~= 'boolean' then
-    error(string.format('[nn.Bilinear] bias must be true or false, got %s', tostring(bias)), 2)
+    error(string.format('[nn.Bilinear] bias must be true or false, got %s', tostring(bias)), torch._lib.user_level())
   end
   self.weight = torch.Tensor(outputSize, inputSize1, inputSize2)
   self.gradWeight = torch.Tensor(outputSize, inputSize1, inputSize2)
@@ -33,7 +33,7 @@ end
 --- b:reset([stdv]): uniform(-stdv, stdv) weight and bias, stdv = 1/sqrt(inputSize1) by default.
 function Bilinear:reset(stdv)
   if stdv ~= nil and (type(stdv) ~= 'number' or stdv <= 0) then
-    error('[' .. tostring(self) .. '] reset expects a positive standard deviation, got ' .. tostring(stdv), 2)
+    error('[' .. tostring(self) .. '] reset expects a positive standard deviation, got ' .. tostring(stdv), torch._lib.user_level())
   end
   stdv = stdv and stdv * math.sqrt(3) or 1 / math.sqrt(self.weight:size(2))
   self.weight:uniform(-stdv, stdv)

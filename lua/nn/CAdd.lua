@@ -9,7 +9,7 @@ function CAdd:__init(...)
   local arg = { ... }
   local sizes = arg
   if #arg == 1 and torch.typename(arg[1]) == 'torch.LongStorage' then sizes = arg[1]:totable() end
-  if #sizes == 0 then error('[nn.CAdd] expected the bias size, e.g. nn.CAdd(5) or nn.CAdd(1, 3, 1, 1)', 2) end
+  if #sizes == 0 then error('[nn.CAdd] expected the bias size, e.g. nn.CAdd(5) or nn.CAdd(1, 3, 1, 1)', torch._lib.user_level()) end
   for i, v in ipairs(sizes) do S.argInt('nn.CAdd', 'size ' .. i, v, 1) end
   self.size = torch.LongStorage(sizes)
   self.bias = torch.Tensor(self.size)

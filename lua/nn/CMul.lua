@@ -9,7 +9,7 @@ function CMul:__init(...)
   local arg = { ... }
   local sizes = arg
   if #arg == 1 and torch.typename(arg[1]) == 'torch.LongStorage' then sizes = arg[1]:totable() end
-  if #sizes == 0 then error('[nn.CMul] expected the weight size, e.g. nn.CMul(5) or nn.CMul(1, 3, 1, 1)', 2) end
+  if #sizes == 0 then error('[nn.CMul] expected the weight size, e.g. nn.CMul(5) or nn.CMul(1, 3, 1, 1)', torch._lib.user_level()) end
   for i, v in ipairs(sizes) do S.argInt('nn.CMul', 'size ' .. i, v, 1) end
   self.size = torch.LongStorage(sizes)
   self.weight = torch.Tensor(self.size)

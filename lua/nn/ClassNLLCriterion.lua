@@ -9,7 +9,7 @@ function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
   parent.__init(self)
   self.sizeAverage = sizeAverage == nil and true or sizeAverage
   if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
-    error('[' .. torch.typename(self) .. '] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), 2)
+    error('[' .. torch.typename(self) .. '] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), torch._lib.user_level())
   end
   self.weights = weights
   self.ignoreIndex = ignoreIndex or -100
@@ -21,7 +21,7 @@ end
 local function rethrow(self, ok, ...)
   if ok then return ... end
   local msg = tostring((...)):gsub('^.-%[(%a+)%] ', '')
-  error(string.format('[%s] %s', tostring(self), msg), 0)
+  error(string.format('[%s] %s', tostring(self), msg), torch._lib.user_level())
 end
 ClassNLLCriterion._rethrow = rethrow
 

@@ -27,7 +27,7 @@ function ClassSimplexCriterion:__init(nClasses)
   local ok, simp = pcall(torch.zeros, nClasses, nClasses)  -- absurd sizes: an error naming the criterion
   if not ok then
     error(string.format('[nn.ClassSimplexCriterion] cannot allocate a %.0fx%.0f simplex: %s', nClasses, nClasses,
-      (tostring(simp):gsub('^.-%] ', ''))), 2)
+      (tostring(simp):gsub('^.-%] ', ''))), torch._lib.user_level())
   end
   simp:narrow(2, 1, nClasses - 1):copy(regsplex(nClasses - 1))
   self.simplex = simp

@@ -8,7 +8,7 @@ local Concat, parent = torch.class('nn.Concat', 'nn.Container')
 function Concat:__init(dimension)
   parent.__init(self)
   self.dimension = S.argInt('nn.Concat', 'dimension', dimension)
-  if dimension == 0 then error('[nn.Concat] dimension 0 is out of range (dims are 1-based)', 2) end
+  if dimension == 0 then error('[nn.Concat] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
 end
 
 local function name(self) return string.format('nn.Concat(%d)', self.dimension) end

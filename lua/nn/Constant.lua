@@ -9,7 +9,7 @@ function Constant:__init(value, nInputDim)
   parent.__init(self)
   if type(value) == 'number' then value = torch.Tensor({ value }) end
   if not torch.isTensor(value) or value:dim() == 0 then
-    error('[nn.Constant] value must be a number or a tensor with at least one dim, got ' .. S.describe(value), 2)
+    error('[nn.Constant] value must be a number or a tensor with at least one dim, got ' .. S.describe(value), torch._lib.user_level())
   end
   if nInputDim ~= nil then S.argInt('nn.Constant', 'nInputDim', nInputDim, 0) end
   self.value = value

@@ -12,7 +12,7 @@ end
 --- c:add(module): appends a module; returns c.
 function Container:add(module)
   if type(module) ~= 'table' or not module.forward then
-    error(string.format('[%s] add expects a module, got %s', torch.typename(self), torch.type(module)), 2)
+    error(string.format('[%s] add expects a module, got %s', torch.typename(self), torch.type(module)), torch._lib.user_level())
   end
   table.insert(self.modules, module)
   return self

@@ -10,14 +10,14 @@ local function contiguous(self, key, x)
 end
 
 function Contiguous:updateOutput(input)
-  if not torch.isTensor(input) then error('[nn.Contiguous] expected a tensor, got ' .. torch.type(input), 0) end
+  if not torch.isTensor(input) then error('[nn.Contiguous] expected a tensor, got ' .. torch.type(input), torch._lib.user_level()) end
   self.output = contiguous(self, '_output', input)
   return self.output
 end
 
 function Contiguous:updateGradInput(input, gradOutput)
   if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= input:nElement() then
-    error('[nn.Contiguous] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
+    error('[nn.Contiguous] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), torch._lib.user_level())
   end
   self.gradInput = contiguous(self, '_gradInput', gradOutput)
   return self.gradInput

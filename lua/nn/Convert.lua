@@ -16,11 +16,11 @@ end
 
 function Convert:__init(inputShape, outputShape)
   parent.__init(self)
-  if outputShape ~= nil and inputShape == nil then error('[nn.Convert] expecting inputShape when outputShape is given', 2) end
+  if outputShape ~= nil and inputShape == nil then error('[nn.Convert] expecting inputShape when outputShape is given', torch._lib.user_level()) end
   inputShape = inputShape or 'b*'
   outputShape = outputShape or inputShape
   for _, s in ipairs({ inputShape, outputShape }) do
-    if bad_shape(s) then error('[nn.Convert] a shape is a string of distinct axis letters (bchw, bf...), got ' .. S.describe(s), 2) end
+    if bad_shape(s) then error('[nn.Convert] a shape is a string of distinct axis letters (bchw, bf...), got ' .. S.describe(s), torch._lib.user_level()) end
   end
   self.inputShape = inputShape:find('b', 1, true) and inputShape or ('b' .. inputShape)
   self.outputShape = outputShape:find('b', 1, true) and outputShape or ('b' .. outputShape)
@@ -28,7 +28,7 @@ function Convert:__init(inputShape, outputShape)
   self.outputBatchDim = self.outputShape:find('b', 1, true)
   local ins, outs = self.inputShape, self.outputShape
   if ins == 'b*' or outs == 'b*' then
-    if ins ~= outs then error('[nn.Convert] both or neither shapes must be b*, got ' .. ins .. ' and ' .. outs, 2) end
+    if ins ~= outs then error('[nn.Convert] both or neither shapes must be b*, got ' .. ins .. ' and ' .. outs, torch._lib.user_level()) end
     self.nInputDim, self.nOutputDim, self.transposition = -1, -1, true
   else
     self.nInputDim, self.nOutputDim = #ins, #outs
@@ -36,7 +36,7 @@ function Convert:__init(inputShape, outputShape)
   end
   local ok = self.transposition or (outs == 'bf' and ins ~= 'bt') or (outs == 'bt' and ins == 'b')
     or (outs == 'b' and (ins == 'bt' or ins == 'tb' or ins == 'bf' or ins == 'fb'))
-  if not ok then error(string.format('[nn.Convert] unrecognized conversion of shape %s to %s', ins, outs), 2) end
+  if not ok then error(string.format('[nn.Convert] unrecognized conversion of shape %s to %s', ins, outs), torch._lib.user_level()) end
 end
 
 local function name(self) return string.format("nn.Convert('%s', '%s')", self.inputShape, self.outputShape) end

@@ -7,7 +7,7 @@ local function empty(typename, argname)
   local ok, t = pcall(function() return torch.Tensor():type(typename) end)
   if not ok or type(typename) ~= 'string' then
     error(string.format('[nn.Copy] %s must be a tensor type name like torch.DoubleTensor, got %s', argname,
-      tostring(typename)), 3)
+      tostring(typename)), torch._lib.user_level())
   end
   return t
 end
@@ -24,7 +24,7 @@ function Copy:__init(intype, outtype, forceCopy, dontCast)
 end
 
 function Copy:updateOutput(input)
-  if not torch.isTensor(input) then error('[nn.Copy] expected a tensor, got ' .. torch.type(input), 0) end
+  if not torch.isTensor(input) then error('[nn.Copy] expected a tensor, got ' .. torch.type(input), torch._lib.user_level()) end
   if self.passthrough then
     self.output = input
   else
@@ -35,7 +35,7 @@ end
 
 function Copy:updateGradInput(input, gradOutput)
   if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= input:nElement() then
-    error('[nn.Copy] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
+    error('[nn.Copy] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), torch._lib.user_level())
   end
   if self.passthrough then
     self.gradInput = gradOutput

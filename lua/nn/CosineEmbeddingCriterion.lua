@@ -20,7 +20,7 @@ function CosineEmbeddingCriterion:_prepare(input, y)
   if not ok then
     error(string.format('[%s] expected {x1, x2}: two vectors or N x D batches of the same size, got %s',
       tostring(self), type(input) == 'table' and (nn.utils.describe(input[1]) .. ' and ' .. nn.utils.describe(input[2]))
-        or nn.utils.describe(input)), 0)
+        or nn.utils.describe(input)), torch._lib.user_level())
   end
   nn.utils.checkFloatInput(self, input[1])
   local x1, x2 = input[1], input[2]
@@ -31,10 +31,10 @@ function CosineEmbeddingCriterion:_prepare(input, y)
     y = self._y
   end
   if not torch.isTensor(y) or y:nElement() ~= x1:size(1) then
-    error(string.format('[%s] expected %d labels, got %s', tostring(self), x1:size(1), nn.utils.describe(y)), 0)
+    error(string.format('[%s] expected %d labels, got %s', tostring(self), x1:size(1), nn.utils.describe(y)), torch._lib.user_level())
   end
   y = y:typeAs(x1):contiguous():view(-1, 1)
-  if torch.ne(torch.abs(y), 1):sum() > 0 then error(string.format('[%s] labels must be 1 or -1', tostring(self)), 0) end
+  if torch.ne(torch.abs(y), 1):sum() > 0 then error(string.format('[%s] labels must be 1 or -1', tostring(self)), torch._lib.user_level()) end
   return x1, x2, y
 end
 

@@ -9,7 +9,7 @@ local CriterionTable, parent = torch.class('nn.CriterionTable', 'nn.Module')
 function CriterionTable:__init(criterion)
   parent.__init(self)
   if not torch.isTypeOf(criterion, 'nn.Criterion') then
-    error('[nn.CriterionTable] expects a criterion, got ' .. S.describe(criterion), 2)
+    error('[nn.CriterionTable] expects a criterion, got ' .. S.describe(criterion), torch._lib.user_level())
   end
   self.criterion = criterion
   self.gradInput = { criterion.gradInput }

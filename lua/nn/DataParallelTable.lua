@@ -33,7 +33,7 @@ function DPT:__init(dim, flattenParams, useNCCL)
   parent.__init(self)
   self._transparent = false  -- a coarse autograd node (Note [DataParallelTable replicas])
   if type(dim) ~= 'number' or dim % 1 ~= 0 or dim == 0 then
-    error(string.format('[%s] dim must be a non-zero integer, got %s', NAME, tostring(dim)), 2)
+    error(string.format('[%s] dim must be a non-zero integer, got %s', NAME, tostring(dim)), torch._lib.user_level())
   end
   self.dimension = dim
   self.flattenParams = flattenParams and true or false
@@ -70,12 +70,12 @@ end
 local function check_device(dev, i)
   if dev == 'cpu' then return end
   if type(dev) ~= 'number' or dev % 1 ~= 0 then
-    error(string.format("[%s] device %d must be a CUDA index (0-based) or 'cpu', got %s", NAME, i, tostring(dev)), 3)
+    error(string.format("[%s] device %d must be a CUDA index (0-based) or 'cpu', got %s", NAME, i, tostring(dev)), torch._lib.user_level())
   end
   local n = torch.cuda.deviceCount()
   if dev < 0 or dev >= n then
     error(string.format('[%s] device %s is not a CUDA device (%s)', NAME, tostring(dev),
-      n == 0 and torch.cuda.unavailableReason() or ('0..' .. (n - 1))), 3)
+      n == 0 and torch.cuda.unavailableReason() or ('0..' .. (n - 1))), torch._lib.user_level())
   end
 end
 
@@ -84,22 +84,22 @@ end
 --- A single device after the first add adds that device (Note [One add per device]).
 function DPT:add(module, gpus)
   if type(module) ~= 'table' or not module.forward then
-    error(string.format('[%s] add expects a module, got %s', NAME, torch.type(module)), 2)
+    error(string.format('[%s] add expects a module, got %s', NAME, torch.type(module)), torch._lib.user_level())
   end
   if #self.modules > 0 then
     if type(gpus) == 'number' or type(gpus) == 'string' then return self:_addDevice(gpus) end
-    error(string.format('[%s] add was already called: one module per table', NAME), 2)
+    error(string.format('[%s] add was already called: one module per table', NAME), torch._lib.user_level())
   end
   if type(gpus) == 'number' or type(gpus) == 'string' then gpus = { gpus } end
   if type(gpus) ~= 'table' or #gpus == 0 then
-    error(string.format('[%s] add expects a list of devices, got %s', NAME, tostring(gpus)), 2)
+    error(string.format('[%s] add expects a list of devices, got %s', NAME, tostring(gpus)), torch._lib.user_level())
   end
   local seen, cpu = {}, nil
   for i, dev in ipairs(gpus) do
     check_device(dev, i)
     if cpu == nil then cpu = not is_cuda(dev) end
-    if cpu ~= not is_cuda(dev) then error(string.format("[%s] mix of CUDA devices and 'cpu' in %s", NAME, 'the list'), 2) end
-    if is_cuda(dev) and seen[dev] then error(string.format('[%s] device %d is listed twice', NAME, dev), 2) end
+    if cpu ~= not is_cuda(dev) then error(string.format("[%s] mix of CUDA devices and 'cpu' in %s", NAME, 'the list'), torch._lib.user_level()) end
+    if is_cuda(dev) and seen[dev] then error(string.format('[%s] device %d is listed twice', NAME, dev), torch._lib.user_level()) end
     seen[dev] = true
   end
   -- Every replica starts as a CPU copy of the module (clone() works on CPU modules; a module

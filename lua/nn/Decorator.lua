@@ -8,7 +8,7 @@ local Decorator, parent = torch.class('nn.Decorator', 'nn.Container')
 function Decorator:__init(module)
   parent.__init(self)
   if not torch.isTypeOf(module, 'nn.Module') then
-    error(string.format('[%s] expects a module to decorate, got %s', torch.typename(self), S.describe(module)), 3)
+    error(string.format('[%s] expects a module to decorate, got %s', torch.typename(self), S.describe(module)), torch._lib.user_level())
   end
   self.module = module
   self.modules[1] = module

@@ -12,7 +12,7 @@ local DepthConcat, parent = torch.class('nn.DepthConcat', 'nn.Concat')
 function DepthConcat:__init(dimension)
   nn.Container.__init(self)
   self.dimension = S.argInt('nn.DepthConcat', 'dimension', dimension)
-  if dimension == 0 then error('[nn.DepthConcat] dimension 0 is out of range (dims are 1-based)', 2) end
+  if dimension == 0 then error('[nn.DepthConcat] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
 end
 
 local function name(self) return string.format('nn.DepthConcat(%d)', self.dimension) end

@@ -71,11 +71,11 @@ local function defines_backward(m) return m.updateGradInput ~= nn.Module.updateG
 function DDP:__init(model, opts)
   parent.__init(self)
   if type(model) ~= 'table' or not model.forward then
-    error('[nn.DistributedDataParallel] expected a module, got ' .. torch.type(model), 2)
+    error('[nn.DistributedDataParallel] expected a module, got ' .. torch.type(model), torch._lib.user_level())
   end
   if not dist.isInitialized() then
     error("[nn.DistributedDataParallel] torch.distributed is not initialized (call torch.distributed.init{backend='mpi'} "
-          .. "or {backend='nccl'} first)", 2)
+          .. "or {backend='nccl'} first)", torch._lib.user_level())
   end
   opts = opts or {}
   self.modules[1] = model
@@ -336,7 +336,7 @@ function DDP:updateOutput(input)
   self:_rebindIfCopied()
   if self._ready > 0 then
     error(string.format('[nn.DistributedDataParallel] the last backward gave gradients to %d of %d parameters, '
-      .. 'so they were not averaged across ranks: call ddp:syncGradients() after backward', self._ready, #self._slots), 2)
+      .. 'so they were not averaged across ranks: call ddp:syncGradients() after backward', self._ready, #self._slots), torch._lib.user_level())
   end
   if self.broadcastBuffers then self:_broadcastBuffers() end
   self.output = self.module:forward(input)
@@ -348,11 +348,11 @@ end
 --- them (PyTorch's no_sync(); Note [DDP noSync]).
 function DDP:noSync(fn, ...)
   if type(fn) ~= 'function' then
-    error('[nn.DistributedDataParallel.noSync] expected a function, got ' .. type(fn), 2)
+    error('[nn.DistributedDataParallel.noSync] expected a function, got ' .. type(fn), torch._lib.user_level())
   end
   if self._ready > 0 then
     error(string.format('[nn.DistributedDataParallel.noSync] the last backward gave gradients to %d of %d parameters '
-      .. 'and left them unaveraged: call ddp:syncGradients() first', self._ready, #self._slots), 2)
+      .. 'and left them unaveraged: call ddp:syncGradients() first', self._ready, #self._slots), torch._lib.user_level())
   end
   local was = self._noSync
   self._noSync = true

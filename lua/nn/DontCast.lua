@@ -36,7 +36,7 @@ function DontCast:__init(module, castin, castout, moduleType)
   if castout == nil then castout = self.castin end
   self.castout = S.argBool('nn.DontCast', 'castout', castout)
   if moduleType ~= nil and (type(moduleType) ~= 'string' or not torch.getmetatable(moduleType)) then
-    error('[nn.DontCast] moduleType must be a tensor type name, got ' .. S.describe(moduleType), 2)
+    error('[nn.DontCast] moduleType must be a tensor type name, got ' .. S.describe(moduleType), torch._lib.user_level())
   end
   self.moduleType = moduleType
   if (self.castin or self.castout) and not self.moduleType then
@@ -46,7 +46,7 @@ function DontCast:__init(module, castin, castout, moduleType)
       local pt, pfound = tensor_type(params)
       if pfound then t, found = pt, true end
     end
-    if not found then error('[nn.DontCast] cannot tell the module type: give moduleType (argument 4)', 2) end
+    if not found then error('[nn.DontCast] cannot tell the module type: give moduleType (argument 4)', torch._lib.user_level()) end
     self.moduleType = t
   end
 end

@@ -15,12 +15,12 @@ local function options(p, v1)
   if not o then return nil end
   for k in pairs(o) do
     if k ~= 'p' and k ~= 'inplace' then
-      error(string.format('[nn.Dropout] unknown option %s (expected p, inplace)', tostring(k)), 3)
+      error(string.format('[nn.Dropout] unknown option %s (expected p, inplace)', tostring(k)), torch._lib.user_level())
     end
   end
-  if p ~= nil and o.p ~= nil then error('[nn.Dropout] argument p given twice (positional and option)', 3) end
+  if p ~= nil and o.p ~= nil then error('[nn.Dropout] argument p given twice (positional and option)', torch._lib.user_level()) end
   if o.inplace ~= nil and type(o.inplace) ~= 'boolean' then
-    error(string.format('[nn.Dropout] inplace must be a boolean, got %s', tostring(o.inplace)), 3)
+    error(string.format('[nn.Dropout] inplace must be a boolean, got %s', tostring(o.inplace)), torch._lib.user_level())
   end
   return p == nil and o.p or p, o.inplace
 end
@@ -29,14 +29,14 @@ function Dropout:__init(p, v1, inplace, stochasticInference)
   parent.__init(self)
   if type(p) == 'table' or type(v1) == 'table' then
     if inplace ~= nil or stochasticInference ~= nil then
-      error('[nn.Dropout] expected (p [, v1, inplace, stochasticInference]) or (p, {inplace =}), got more arguments', 2)
+      error('[nn.Dropout] expected (p [, v1, inplace, stochasticInference]) or (p, {inplace =}), got more arguments', torch._lib.user_level())
     end
     p, inplace = options(p, v1)
     v1 = nil
   end
   self.p = p or 0.5
   if type(self.p) ~= 'number' or self.p < 0 or self.p >= 1 then
-    error(string.format('[%s] illegal percentage, must be 0 <= p < 1, got %s', torch.typename(self), tostring(p)), 2)
+    error(string.format('[%s] illegal percentage, must be 0 <= p < 1, got %s', torch.typename(self), tostring(p)), torch._lib.user_level())
   end
   self.train = true
   self.inplace = inplace or false
@@ -48,7 +48,7 @@ end
 local function check_input(self, input, what)
   if not nn.utils.isFloating(input) then
     error(string.format('[%s] expected a floating-point %s, got %s', tostring(self), what or 'input',
-      torch.isTensor(input) and torch.type(input) or type(input)), 0)
+      torch.isTensor(input) and torch.type(input) or type(input)), torch._lib.user_level())
   end
 end
 

@@ -10,10 +10,10 @@ function ELU:__init(alpha, inplace)
   self.inplace = inplace or false
   self._scale = 1
   if type(self.alpha) ~= 'number' then
-    error(string.format('[%s] alpha must be a number, got %s', torch.typename(self), type(alpha)), 2)
+    error(string.format('[%s] alpha must be a number, got %s', torch.typename(self), type(alpha)), torch._lib.user_level())
   end
   if type(self.inplace) ~= 'boolean' then
-    error(string.format('[%s] the in-place flag must be a boolean, got %s', torch.typename(self), type(inplace)), 2)
+    error(string.format('[%s] the in-place flag must be a boolean, got %s', torch.typename(self), type(inplace)), torch._lib.user_level())
   end
 end
 

@@ -120,7 +120,9 @@ end
 function EB:__init(num, dim, opts)
   parent.__init(self)
   local name = 'nn.EmbeddingBag'
-  for _, v in ipairs({ num, dim }) do
+  local checked = { num, dim }
+  for k = 1, 2 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
       A.fail(name, 'expected positive numEmbeddings and embeddingDim, got %s and %s', tostring(num), tostring(dim))
     end

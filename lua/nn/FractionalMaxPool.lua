@@ -57,7 +57,7 @@ for nd = 2, 3 do
       samples = torch.rand(b and input:size(1) or 1, input:size(b and 2 or 1), nd):typeAs(input)
     end
     local ok, y, idx = pcall(f, input, self.kernelSize, self.outputSize, self.outputRatio, true, samples)
-    if not ok then error('[' .. name .. '] ' .. tostring(y):gsub('^[^\n]-:%d+: ', ''), 0) end
+    if not ok then error('[' .. name .. '] ' .. tostring(y):gsub('^[^\n]-:%d+: ', ''), torch._lib.user_level()) end
     self.samples, self.indices, self._values = samples, idx, y
     self.output = self.returnIndices and { y, idx } or y
     return self.output

@@ -12,14 +12,14 @@ function GELU:__init(approximate)
   if type(approximate) == 'table' and not torch.isTensor(approximate) then
     for k in pairs(approximate) do
       if k ~= 'approximate' then
-        error(string.format('[nn.GELU] unknown option %s (expected approximate)', tostring(k)), 2)
+        error(string.format('[nn.GELU] unknown option %s (expected approximate)', tostring(k)), torch._lib.user_level())
       end
     end
     approximate = approximate.approximate
   end
   if approximate == nil then approximate = 'none' end
   if approximate ~= 'none' and approximate ~= 'tanh' then
-    error(string.format("[nn.GELU] approximate must be 'none' or 'tanh', got %s", tostring(approximate)), 2)
+    error(string.format("[nn.GELU] approximate must be 'none' or 'tanh', got %s", tostring(approximate)), torch._lib.user_level())
   end
   self.approximate = approximate
 end

@@ -6,7 +6,7 @@ local GatedLinearUnit, parent = torch.class('nn.GatedLinearUnit', 'nn.Module')
 function GatedLinearUnit:__init(dim)
   parent.__init(self)
   if dim ~= nil and (type(dim) ~= 'number' or dim < 1) then
-    error(string.format('[nn.GatedLinearUnit] dim must be a positive number, got %s', tostring(dim)), 2)
+    error(string.format('[nn.GatedLinearUnit] dim must be a positive number, got %s', tostring(dim)), torch._lib.user_level())
   end
   self.dim = dim
 end
@@ -17,7 +17,7 @@ function GatedLinearUnit:_halves(input)
   local dim = self.dim or input:dim()
   if dim > input:dim() or input:size(dim) % 2 ~= 0 then
     error(string.format('[%s] dim %d must exist and have an even size, got %s', tostring(self), dim,
-      nn.utils.describe(input)), 0)
+      nn.utils.describe(input)), torch._lib.user_level())
   end
   local h = input:size(dim) / 2
   return input:narrow(dim, 1, h), input:narrow(dim, h + 1, h), dim, h

@@ -7,7 +7,7 @@ function GradientReversal:__init(lambda)
   parent.__init(self)
   self.lambda = lambda or 1
   if type(self.lambda) ~= 'number' then
-    error(string.format('[nn.GradientReversal] expected a number lambda, got %s', type(lambda)), 2)
+    error(string.format('[nn.GradientReversal] expected a number lambda, got %s', type(lambda)), torch._lib.user_level())
   end
 end
 
@@ -18,7 +18,7 @@ end
 
 local function check_input(self, input, what)
   if not torch.isTensor(input) then
-    error(string.format('[%s] expected a tensor %s, got %s', tostring(self), what or 'input', type(input)), 0)
+    error(string.format('[%s] expected a tensor %s, got %s', tostring(self), what or 'input', type(input)), torch._lib.user_level())
   end
 end
 

@@ -10,12 +10,12 @@ function GN:__init(nGroups, nChannels, eps, affine)
   parent.__init(self)
   if not positive_int(nGroups) or not positive_int(nChannels) or nChannels % nGroups ~= 0 then
     error(string.format('[nn.GroupNormalization] expected positive nGroups dividing nChannels, got %s and %s',
-      tostring(nGroups), tostring(nChannels)), 2)
+      tostring(nGroups), tostring(nChannels)), torch._lib.user_level())
   end
   self.nGroups, self.nChannels = nGroups, nChannels
   self.eps = eps or 1e-5
   if type(self.eps) ~= 'number' or self.eps < 0 then
-    error(string.format('[nn.GroupNormalization] expected eps >= 0, got %s', tostring(eps)), 2)
+    error(string.format('[nn.GroupNormalization] expected eps >= 0, got %s', tostring(eps)), torch._lib.user_level())
   end
   self.affine = affine ~= false
   if self.affine then
@@ -43,7 +43,7 @@ function GN:updateOutput(input)
   if not torch.isTensor(input) or input:dim() < 2 or input:size(2) ~= self.nChannels then
     error(string.format('[%s] expected an input of N x %d x ..., got %s', tostring(self), self.nChannels,
       torch.isTensor(input) and (torch.type(input) .. ' of size '
-        .. (input:dim() == 0 and '[]' or table.concat(input:size():totable(), 'x'))) or type(input)), 0)
+        .. (input:dim() == 0 and '[]' or table.concat(input:size():totable(), 'x'))) or type(input)), torch._lib.user_level())
   end
   nn.utils.checkFloatInput(self, input)
   local d = input.p.dtype

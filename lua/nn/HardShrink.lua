@@ -7,7 +7,7 @@ function HardShrink:__init(lam)
   parent.__init(self)
   self.lambda = lam or 0.5
   if type(self.lambda) ~= 'number' or self.lambda < 0 then
-    error(string.format('[%s] lambda must be a non-negative number, got %s', torch.typename(self), tostring(lam)), 2)
+    error(string.format('[%s] lambda must be a non-negative number, got %s', torch.typename(self), tostring(lam)), torch._lib.user_level())
   end
 end
 

@@ -11,10 +11,10 @@ function HardTanh:__init(min_value, max_value, inplace)
   self.inplace = inplace or false
   if type(self.min_val) ~= 'number' or type(self.max_val) ~= 'number' or self.max_val <= self.min_val then
     error(string.format('[%s] max_value must be a number larger than min_value, got %s and %s',
-      torch.typename(self), tostring(min_value), tostring(max_value)), 2)
+      torch.typename(self), tostring(min_value), tostring(max_value)), torch._lib.user_level())
   end
   if type(self.inplace) ~= 'boolean' then
-    error(string.format('[%s] the in-place flag must be a boolean, got %s', torch.typename(self), type(inplace)), 2)
+    error(string.format('[%s] the in-place flag must be a boolean, got %s', torch.typename(self), type(inplace)), torch._lib.user_level())
   end
 end
 

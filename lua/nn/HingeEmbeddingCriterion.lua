@@ -18,7 +18,7 @@ function HingeEmbeddingCriterion:_target(input, y)
   end
   y = nn.utils.targetAs(self, input, y)
   if y:nElement() > 0 and torch.ne(torch.abs(y), 1):sum() > 0 then
-    error(string.format('[%s] labels must be 1 or -1', tostring(self)), 0)
+    error(string.format('[%s] labels must be 1 or -1', tostring(self)), torch._lib.user_level())
   end
   return y
 end

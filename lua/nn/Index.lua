@@ -9,7 +9,7 @@ local Index, parent = torch.class('nn.Index', 'nn.Module')
 function Index:__init(dimension)
   parent.__init(self)
   S.argInt('nn.Index', 'dimension', dimension)
-  if dimension == 0 then error('[nn.Index] dimension must be nonzero, got 0', 2) end
+  if dimension == 0 then error('[nn.Index] dimension must be nonzero, got 0', torch._lib.user_level()) end
   self.dimension = dimension
   self.gradInput = { self.gradInput, self.gradInput.new() }  -- Torch7's shape: {tensor's, indices'}
 end

@@ -6,7 +6,7 @@ local JoinTable, parent = torch.class('nn.JoinTable', 'nn.Module')
 function JoinTable:__init(dimension, nInputDims)
   parent.__init(self)
   self.dimension = S.argInt('nn.JoinTable', 'dimension', dimension)
-  if dimension == 0 then error('[nn.JoinTable] dimension 0 is out of range (dims are 1-based)', 2) end
+  if dimension == 0 then error('[nn.JoinTable] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
   self.nInputDims = nInputDims
   self.gradInput = {}
 end

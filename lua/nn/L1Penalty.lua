@@ -8,7 +8,7 @@ local L1Penalty, parent = torch.class('nn.L1Penalty', 'nn.Module')
 function L1Penalty:__init(l1weight, sizeAverage, provideOutput)
   parent.__init(self)
   if type(l1weight) ~= 'number' then
-    error(string.format('[nn.L1Penalty] expected a number l1weight, got %s', type(l1weight)), 2)
+    error(string.format('[nn.L1Penalty] expected a number l1weight, got %s', type(l1weight)), torch._lib.user_level())
   end
   self.l1weight = l1weight
   self.sizeAverage = sizeAverage or false
@@ -23,7 +23,7 @@ end
 
 local function check_input(self, input, what)
   if not torch.isTensor(input) then
-    error(string.format('[%s] expected a tensor %s, got %s', tostring(self), what or 'input', type(input)), 0)
+    error(string.format('[%s] expected a tensor %s, got %s', tostring(self), what or 'input', type(input)), torch._lib.user_level())
   end
 end
 

@@ -19,12 +19,12 @@ function LN:__init(normalizedShape, eps, elementwiseAffine)
   end
   if not ok then
     error(string.format('[nn.LayerNormalization] expected a normalized shape of positive sizes, got %s',
-      tostring(normalizedShape)), 2)
+      tostring(normalizedShape)), torch._lib.user_level())
   end
   self.normalizedShape = torch.LongStorage(shape)
   self.eps = eps or 1e-5
   if type(self.eps) ~= 'number' or self.eps < 0 then
-    error(string.format('[nn.LayerNormalization] expected eps >= 0, got %s', tostring(eps)), 2)
+    error(string.format('[nn.LayerNormalization] expected eps >= 0, got %s', tostring(eps)), torch._lib.user_level())
   end
   self.elementwiseAffine = elementwiseAffine ~= false
   if self.elementwiseAffine then
@@ -60,7 +60,7 @@ function LN:_check(input, what)
   if not ok then
     error(string.format('[%s] expected %s whose last dims are %s, got %s', tostring(self), what or 'an input',
       shape_str(self.normalizedShape), torch.isTensor(input)
-        and (torch.type(input) .. ' of size ' .. (input:dim() == 0 and '[]' or shape_str(input))) or type(input)), 0)
+        and (torch.type(input) .. ' of size ' .. (input:dim() == 0 and '[]' or shape_str(input))) or type(input)), torch._lib.user_level())
   end
   return n
 end
@@ -80,7 +80,7 @@ function LN:updateOutput(input)
   input = in_param_dtype(input, self.weight)
   if self.weight and input.p.dtype ~= self.weight.p.dtype then
     error(string.format('[%s] the input is a %s but the parameters are %s (convert one with :type())',
-      tostring(self), torch.type(input), torch.type(self.weight)), 0)
+      tostring(self), torch.type(input), torch.type(self.weight)), torch._lib.user_level())
   end
   self.save_mean = self.save_mean or input.new()
   self.save_std = self.save_std or input.new()
@@ -92,14 +92,14 @@ end
 local function check_backward(self, input, gradOutput)
   local n = self:_check(input)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
-    error(string.format('[%s] gradOutput must have the size of the input', tostring(self)), 0)
+    error(string.format('[%s] gradOutput must have the size of the input', tostring(self)), torch._lib.user_level())
   end
   -- one saved mean per normalized row of this input: none before a forward (or after
   -- clearState), and none either for an empty batch, whose backward is empty (not an error)
   local rows = input:nElement()
   for i = 1, n do rows = rows / self.normalizedShape[i] end
   if not self.save_mean or self.save_mean:nElement() ~= rows then
-    error(string.format('[%s] backward needs a forward first (of an input of this size)', tostring(self)), 0)
+    error(string.format('[%s] backward needs a forward first (of an input of this size)', tostring(self)), torch._lib.user_level())
   end
   return n
 end

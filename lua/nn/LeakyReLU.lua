@@ -9,10 +9,10 @@ function LeakyReLU:__init(negval, ip)
   self.negval = negval or 1 / 100
   self.inplace = ip or false
   if type(self.negval) ~= 'number' then
-    error(string.format('[nn.LeakyReLU] negval must be a number, got %s', type(negval)), 2)
+    error(string.format('[nn.LeakyReLU] negval must be a number, got %s', type(negval)), torch._lib.user_level())
   end
   if type(self.inplace) ~= 'boolean' then
-    error(string.format('[nn.LeakyReLU] the in-place flag must be a boolean, got %s', type(ip)), 2)
+    error(string.format('[nn.LeakyReLU] the in-place flag must be a boolean, got %s', type(ip)), torch._lib.user_level())
   end
 end
 

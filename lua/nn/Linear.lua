@@ -6,18 +6,18 @@ function Linear:__init(inputSize, outputSize, bias)
   parent.__init(self)
   if type(inputSize) ~= 'number' or type(outputSize) ~= 'number' or inputSize < 1 or outputSize < 1 then
     error(string.format('[nn.Linear] expected positive sizes, got %s and %s', tostring(inputSize),
-      tostring(outputSize)), 2)
+      tostring(outputSize)), torch._lib.user_level())
   end
   -- Note [bias as an option]: PyTorch's bias = False may come as a trailing {bias = false}
   -- (PyTorch-named modules take options tables); a table was once taken as bias = true.
   if type(bias) == 'table' and not torch.isTensor(bias) then
     for k in pairs(bias) do
-      if k ~= 'bias' then error(string.format('[nn.Linear] unknown option %s (expected bias)', tostring(k)), 2) end
+      if k ~= 'bias' then error(string.format('[nn.Linear] unknown option %s (expected bias)', tostring(k)), torch._lib.user_level()) end
     end
     bias = bias.bias
   end
   if bias ~= nil and type(bias) ~= 'boolean' then
-    error(string.format('[nn.Linear] bias must be true or false, got %s', tostring(bias)), 2)
+    error(string.format('[nn.Linear] bias must be true or false, got %s', tostring(bias)), torch._lib.user_level())
   end
   self.weight = torch.Tensor(outputSize, inputSize)
   self.gradWeight = torch.Tensor(outputSize, inputSize)
@@ -40,7 +40,7 @@ local function check_input(self, input)
     error(string.format('[%s] expected a vector of %d features or a batch (N x %d, or N1 x N2 x ... x %d), got %s',
       tostring(self), n, n, n,
       torch.isTensor(input) and (torch.type(input) .. ' of size ' .. table.concat(input:size():totable(), 'x'))
-        or torch.type(input)), 0)
+        or torch.type(input)), torch._lib.user_level())
   end
 end
 
@@ -93,7 +93,7 @@ end
 local function as_batch(t) return t:reshape(-1, t:size(t:dim())) end
 local function grad_as_batch(self, gradOutput)
   if not torch.isTensor(gradOutput) then
-    error(string.format('[%s] expected a gradOutput tensor, got %s', tostring(self), torch.type(gradOutput)), 0)
+    error(string.format('[%s] expected a gradOutput tensor, got %s', tostring(self), torch.type(gradOutput)), torch._lib.user_level())
   end
   return gradOutput:reshape(-1, self.weight:size(1))
 end

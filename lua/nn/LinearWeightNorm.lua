@@ -30,7 +30,7 @@ end
 --- LinearWeightNorm.fromLinear(linear): the same layer reparametrized (g = |w_j|, v = w_j / |w_j|).
 function LinearWeightNorm.fromLinear(linear)
   if torch.typename(linear) ~= 'nn.Linear' then
-    error('[nn.LinearWeightNorm] fromLinear expects an nn.Linear, got ' .. S.describe(linear), 2)
+    error('[nn.LinearWeightNorm] fromLinear expects an nn.Linear, got ' .. S.describe(linear), torch._lib.user_level())
   end
   local m = nn.LinearWeightNorm(linear.weight:size(2), linear.weight:size(1), linear.bias ~= nil)
   torch.noGrad(function()

@@ -8,7 +8,7 @@ local MapTable, parent = torch.class('nn.MapTable', 'nn.Container')
 function MapTable:__init(module, shared)
   parent.__init(self)
   if shared ~= nil and type(shared) ~= 'table' then
-    error('[nn.MapTable] shared must be a list of field names, got ' .. S.describe(shared), 2)
+    error('[nn.MapTable] shared must be a list of field names, got ' .. S.describe(shared), torch._lib.user_level())
   end
   self.shared = shared or { 'weight', 'bias', 'gradWeight', 'gradBias' }
   self.output = {}
@@ -18,7 +18,7 @@ end
 
 --- m:add(module): sets the mapped module (a MapTable holds exactly one).
 function MapTable:add(module)
-  if self.module then error('[nn.MapTable] holds a single module; it already has ' .. tostring(self.module), 2) end
+  if self.module then error('[nn.MapTable] holds a single module; it already has ' .. tostring(self.module), torch._lib.user_level()) end
   parent.add(self, module)
   self.module = module
   self.modules[1] = module

@@ -8,7 +8,7 @@ function MarginCriterion:__init(margin)
   self.margin = margin or 1
   self.sizeAverage = true
   if type(self.margin) ~= 'number' then
-    error(string.format('[nn.MarginCriterion] margin must be a number, got %s', type(margin)), 2)
+    error(string.format('[nn.MarginCriterion] margin must be a number, got %s', type(margin)), torch._lib.user_level())
   end
 end
 

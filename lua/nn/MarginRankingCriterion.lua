@@ -19,7 +19,7 @@ function MarginRankingCriterion:_prepare(input, y)
   if not ok then
     error(string.format('[%s] expected {x1, x2}: two tensors with as many elements, got %s', tostring(self),
       type(input) == 'table' and (nn.utils.describe(input[1]) .. ' and ' .. nn.utils.describe(input[2]))
-        or nn.utils.describe(input)), 0)
+        or nn.utils.describe(input)), torch._lib.user_level())
   end
   nn.utils.checkFloatInput(self, input[1])
   local x1, x2 = input[1]:contiguous():view(-1), input[2]:contiguous():view(-1)
@@ -29,7 +29,7 @@ function MarginRankingCriterion:_prepare(input, y)
     y = self._y
   end
   if not torch.isTensor(y) or y:nElement() ~= x1:nElement() then
-    error(string.format('[%s] expected %d labels, got %s', tostring(self), x1:nElement(), nn.utils.describe(y)), 0)
+    error(string.format('[%s] expected %d labels, got %s', tostring(self), x1:nElement(), nn.utils.describe(y)), torch._lib.user_level())
   end
   return x1, x2:typeAs(x1), y:typeAs(x1):contiguous():view(-1)
 end

@@ -11,7 +11,7 @@ function MaskedSelect:__init(mask)
   -- Torch7's first version took the mask here; the table input replaced it.
   if mask ~= nil then
     error('[nn.MaskedSelect] takes no arguments (the mask is the second input: {tensor, mask}), got '
-      .. S.describe(mask), 2)
+      .. S.describe(mask), torch._lib.user_level())
   end
 end
 

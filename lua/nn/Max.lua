@@ -9,7 +9,7 @@ function Max:__init(dimension, nInputDims)
   parent.__init(self)
   local class = torch.typename(self)
   self.dimension = S.argInt(class, 'dimension', dimension or 1)
-  if self.dimension == 0 then error('[' .. class .. '] dimension 0 is out of range (dims are 1-based)', 2) end
+  if self.dimension == 0 then error('[' .. class .. '] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
   self.nInputDims = nInputDims
 end
 

@@ -36,7 +36,7 @@ for nd = 1, 3 do
   cls.updateOutput = function(self, input)
     local x, idx, size = unpack_input(self, input)
     local ok, y = pcall(nn.functional['maxUnpool' .. nd .. 'd'], x, idx, self.kernelSize, self.stride, self.padding, size)
-    if not ok then error('[' .. name .. '] ' .. tostring(y):gsub('^[^\n]-:%d+: ', ''), 0) end
+    if not ok then error('[' .. name .. '] ' .. tostring(y):gsub('^[^\n]-:%d+: ', ''), torch._lib.user_level()) end
     self.output = y
     return y
   end

@@ -11,15 +11,15 @@ local function is_module(m) return torch.isTypeOf(m, 'nn.Module') end
 function ModuleCriterion:__init(criterion, inputModule, targetModule, castTarget)
   parent.__init(self)
   if not torch.isTypeOf(criterion, 'nn.Criterion') then
-    error('[nn.ModuleCriterion] criterion must be a criterion, got ' .. S.describe(criterion), 2)
+    error('[nn.ModuleCriterion] criterion must be a criterion, got ' .. S.describe(criterion), torch._lib.user_level())
   end
   for _, m in ipairs({ { 'inputModule', inputModule }, { 'targetModule', targetModule } }) do
     if m[2] ~= nil and not is_module(m[2]) then
-      error(string.format('[nn.ModuleCriterion] %s must be a module or nil, got %s', m[1], S.describe(m[2])), 2)
+      error(string.format('[nn.ModuleCriterion] %s must be a module or nil, got %s', m[1], S.describe(m[2])), torch._lib.user_level())
     end
   end
   if castTarget ~= nil and type(castTarget) ~= 'boolean' then
-    error('[nn.ModuleCriterion] castTarget must be true or false, got ' .. S.describe(castTarget), 2)
+    error('[nn.ModuleCriterion] castTarget must be true or false, got ' .. S.describe(castTarget), torch._lib.user_level())
   end
   self.criterion = criterion
   self.inputModule = inputModule

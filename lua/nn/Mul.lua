@@ -18,7 +18,7 @@ function Mul:reset(stdv)
 end
 
 local function check(input)
-  if not torch.isTensor(input) then error('[nn.Mul] expected a tensor input, got ' .. torch.type(input), 0) end
+  if not torch.isTensor(input) then error('[nn.Mul] expected a tensor input, got ' .. torch.type(input), torch._lib.user_level()) end
 end
 
 function Mul:updateOutput(input)
@@ -29,7 +29,7 @@ end
 
 function Mul:updateGradInput(input, gradOutput)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
-    error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
+    error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), torch._lib.user_level())
   end
   if torch.isGradEnabled() and (gradOutput:needsGrad() or self.weight:needsGrad()) then
     -- under createGraph: a product with the weight tensor, so the graph of the gradient reaches
@@ -45,7 +45,7 @@ end
 function Mul:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(input) then
-    error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), 0)
+    error('[nn.Mul] gradOutput does not match the input of size ' .. table.concat(input:size():totable(), 'x'), torch._lib.user_level())
   end
   self.gradWeight[1] = self.gradWeight[1] + scale * input:contiguous():view(-1):dot(gradOutput:contiguous():view(-1))
 end

@@ -8,7 +8,7 @@ function MulConstant:__init(constant_scalar, ip)
   self.constant_scalar = S.argNumber('nn.MulConstant', 'the constant', constant_scalar)
   self.inplace = S.argBool('nn.MulConstant', 'inplace', ip)
   if self.inplace and constant_scalar == 0 then
-    error('[nn.MulConstant] in place needs a non-zero constant (backward divides by it)', 2)
+    error('[nn.MulConstant] in place needs a non-zero constant (backward divides by it)', torch._lib.user_level())
   end
 end
 

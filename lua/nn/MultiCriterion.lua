@@ -11,7 +11,7 @@ end
 --- mc:add(criterion[, weight=1]): appends a criterion; returns mc.
 function MultiCriterion:add(criterion, weight)
   if type(criterion) ~= 'table' or not criterion.updateOutput then
-    error('[nn.MultiCriterion] add expects a criterion, got ' .. nn.utils.describe(criterion), 2)
+    error('[nn.MultiCriterion] add expects a criterion, got ' .. nn.utils.describe(criterion), torch._lib.user_level())
   end
   weight = weight or 1
   table.insert(self.criterions, criterion)

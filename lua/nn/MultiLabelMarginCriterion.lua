@@ -15,14 +15,14 @@ function MultiLabelMarginCriterion:_prepare(input, target)
   nn.utils.checkFloatInput(self, input)
   if (input:dim() ~= 1 and input:dim() ~= 2) or not torch.isTensor(target) or not target:isSameSizeAs(input) then
     error(string.format('[%s] expected a vector or N x C input and a target of the same size, got %s and %s',
-      tostring(self), nn.utils.describe(input), nn.utils.describe(target)), 0)
+      tostring(self), nn.utils.describe(input), nn.utils.describe(target)), torch._lib.user_level())
   end
   local x = input:dim() == 1 and input:view(1, -1) or input
   local n, c = x:size(1), x:size(2)
   local t = target:to('torch.LongTensor'):contiguous():view(n, c)
   if t:nElement() > 0 and (t:min() < 0 or t:max() > c) then
     error(string.format('[%s] target out of range: classes are 1..%d (0 ends the list), got %d..%d',
-      tostring(self), c, t:min(), t:max()), 0)
+      tostring(self), c, t:min(), t:max()), torch._lib.user_level())
   end
   -- a class counts until the first 0 of its row
   local valid = torch.gt(t, 0):to('torch.LongTensor'):cumprod(2)

@@ -9,7 +9,7 @@ local MultiLabelSoftMarginCriterion, parent = torch.class('nn.MultiLabelSoftMarg
 function MultiLabelSoftMarginCriterion:__init(weights, sizeAverage)
   parent.__init(self)
   if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
-    error('[nn.MultiLabelSoftMarginCriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), 2)
+    error('[nn.MultiLabelSoftMarginCriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), torch._lib.user_level())
   end
   self.weights = weights
   self.sizeAverage = sizeAverage == nil and true or sizeAverage

@@ -6,9 +6,9 @@ local MultiMarginCriterion, parent = torch.class('nn.MultiMarginCriterion', 'nn.
 --- nn.MultiMarginCriterion([p=1, weights, margin=1]); p is 1 or 2, weights one per class.
 function MultiMarginCriterion:__init(p, weights, margin)
   parent.__init(self)
-  if p ~= nil and p ~= 1 and p ~= 2 then error('[nn.MultiMarginCriterion] only p=1 and p=2 are supported, got ' .. tostring(p), 2) end
+  if p ~= nil and p ~= 1 and p ~= 2 then error('[nn.MultiMarginCriterion] only p=1 and p=2 are supported, got ' .. tostring(p), torch._lib.user_level()) end
   if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
-    error('[nn.MultiMarginCriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), 2)
+    error('[nn.MultiMarginCriterion] weights must be a 1-D tensor, got ' .. nn.utils.describe(weights), torch._lib.user_level())
   end
   self.p = p or 1
   self.margin = margin or 1
@@ -21,7 +21,7 @@ function MultiMarginCriterion:_prepare(input, target)
   nn.utils.checkFloatInput(self, input)
   if input:dim() ~= 1 and input:dim() ~= 2 then
     error(string.format('[%s] expected a vector or a batch (N x C) of scores, got %s', tostring(self),
-      nn.utils.describe(input)), 0)
+      nn.utils.describe(input)), torch._lib.user_level())
   end
   local x = input:dim() == 1 and input:view(1, -1) or input
   local n, c = x:size(1), x:size(2)
@@ -34,16 +34,16 @@ function MultiMarginCriterion:_prepare(input, target)
     t = target.p.dtype == 4 and target or target:to('torch.LongTensor')
   else
     error(string.format('[%s] target must be a class number or a tensor of them, got %s', tostring(self),
-      nn.utils.describe(target)), 0)
+      nn.utils.describe(target)), torch._lib.user_level())
   end
   if t:nElement() ~= n then
-    error(string.format('[%s] %d targets for a batch of %d', tostring(self), t:nElement(), n), 0)
+    error(string.format('[%s] %d targets for a batch of %d', tostring(self), t:nElement(), n), torch._lib.user_level())
   end
   if n > 0 and (t:min() < 1 or t:max() > c) then
-    error(string.format('[%s] target out of range: classes are 1..%d, got %d..%d', tostring(self), c, t:min(), t:max()), 0)
+    error(string.format('[%s] target out of range: classes are 1..%d, got %d..%d', tostring(self), c, t:min(), t:max()), torch._lib.user_level())
   end
   if self.weights and self.weights:nElement() ~= c then
-    error(string.format('[%s] %d weights for %d classes', tostring(self), self.weights:nElement(), c), 0)
+    error(string.format('[%s] %d weights for %d classes', tostring(self), self.weights:nElement(), c), torch._lib.user_level())
   end
   return x, t:contiguous():view(n, 1)
 end

@@ -27,7 +27,7 @@ end
 NaN.recursiveIsNaN = function(_, x) return has_nan(x) end  -- Torch7's method name
 
 local function fail(self, where)
-  error(string.format('[nn.NaN] NaN found in %s of module :\n%s', where, tostring(self)), 0)
+  error(string.format('[nn.NaN] NaN found in %s of module :\n%s', where, tostring(self)), torch._lib.user_level())
 end
 
 function NaN:updateOutput(input)

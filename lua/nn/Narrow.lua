@@ -6,7 +6,7 @@ local Narrow, parent = torch.class('nn.Narrow', 'nn.Module')
 
 function Narrow:__init(dimension, offset, length)
   parent.__init(self)
-  if dimension == nil or offset == nil then error('[nn.Narrow] usage: nn.Narrow(dimension, offset[, length])', 2) end
+  if dimension == nil or offset == nil then error('[nn.Narrow] usage: nn.Narrow(dimension, offset[, length])', torch._lib.user_level()) end
   self.dimension = S.argInt('nn.Narrow', 'dimension', dimension)
   self.index = S.argInt('nn.Narrow', 'offset', offset)
   self.length = S.argInt('nn.Narrow', 'length', length or 1)

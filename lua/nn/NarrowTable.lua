@@ -5,7 +5,7 @@ local NarrowTable, parent = torch.class('nn.NarrowTable', 'nn.Module')
 
 function NarrowTable:__init(offset, length)
   parent.__init(self)
-  if offset == nil then error('[nn.NarrowTable] usage: nn.NarrowTable(offset[, length])', 2) end
+  if offset == nil then error('[nn.NarrowTable] usage: nn.NarrowTable(offset[, length])', torch._lib.user_level()) end
   self.offset = S.argInt('nn.NarrowTable', 'offset', offset, 1)
   self.length = S.argInt('nn.NarrowTable', 'length', length or 1, 1)
   self.output = {}

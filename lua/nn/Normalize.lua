@@ -5,7 +5,7 @@ local Normalize, parent = torch.class('nn.Normalize', 'nn.Module')
 function Normalize:__init(p, eps)
   parent.__init(self)
   if type(p) ~= 'number' or not (p > 0) then
-    error('[nn.Normalize] p must be a positive number (math.huge for the max norm), got ' .. tostring(p), 2)
+    error('[nn.Normalize] p must be a positive number (math.huge for the max norm), got ' .. tostring(p), torch._lib.user_level())
   end
   self.p = p
   self.eps = eps or 1e-10
@@ -13,11 +13,11 @@ end
 
 local function rows(self, input)
   if torch.isTensor(input) and not nn.utils.isFloating(input) then  -- any float dtype, any device
-    error('[' .. tostring(self) .. '] expected a floating-point tensor, got ' .. input:type(), 0)
+    error('[' .. tostring(self) .. '] expected a floating-point tensor, got ' .. input:type(), torch._lib.user_level())
   end
   if not torch.isTensor(input) or input:dim() < 1 or input:dim() > 2 then
     error('[' .. tostring(self) .. '] expected a vector or a batch of vectors (2D), got '
-      .. (torch.isTensor(input) and ('size ' .. table.concat(input:size():totable(), 'x')) or torch.type(input)), 0)
+      .. (torch.isTensor(input) and ('size ' .. table.concat(input:size():totable(), 'x')) or torch.type(input)), torch._lib.user_level())
   end
   return input:dim() == 1 and input:view(1, -1) or input
 end
@@ -25,7 +25,7 @@ end
 function Normalize:updateOutput(input)
   local x = rows(self, input)
   if self.p == math.huge then
-    if x:size(2) == 0 then error('[' .. tostring(self) .. '] the max norm of an empty vector is undefined', 0) end
+    if x:size(2) == 0 then error('[' .. tostring(self) .. '] the max norm of an empty vector is undefined', torch._lib.user_level()) end
     self._indices = nn.utils.longBuffer(self._indices, x)
     self._norm = self._norm or x.new()
     torch.max(self._norm, self._indices, torch.abs(x), 2)
@@ -47,7 +47,7 @@ function Normalize:updateGradInput(input, gradOutput)
   local x = rows(self, input)
   if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= input:nElement() then
     error('[' .. tostring(self) .. '] gradOutput does not match the input of size '
-      .. table.concat(input:size():totable(), 'x'), 0)
+      .. table.concat(input:size():totable(), 'x'), torch._lib.user_level())
   end
   local g = gradOutput:contiguous():view(x:size())
   local n, d = x:size(1), x:size(2)

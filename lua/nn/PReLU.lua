@@ -15,20 +15,20 @@ function PReLU:__init(nOutputPlane, init)
   if o then
     for k in pairs(o) do
       if k ~= 'numParameters' and k ~= 'init' then
-        error(string.format('[nn.PReLU] unknown option %s (expected numParameters, init)', tostring(k)), 2)
+        error(string.format('[nn.PReLU] unknown option %s (expected numParameters, init)', tostring(k)), torch._lib.user_level())
       end
     end
     if o == nOutputPlane then nOutputPlane, init = o.numParameters, o.init
     elseif o.numParameters ~= nil or o.init == nil then
-      error('[nn.PReLU] expected (numParameters, {init =}) or ({numParameters =, init =})', 2)
+      error('[nn.PReLU] expected (numParameters, {init =}) or ({numParameters =, init =})', torch._lib.user_level())
     else init = o.init end
   end
   if nOutputPlane ~= nil and (type(nOutputPlane) ~= 'number' or nOutputPlane < 0
       or nOutputPlane ~= math.floor(nOutputPlane)) then
-    error(string.format('[nn.PReLU] nOutputPlane must be a non-negative integer, got %s', tostring(nOutputPlane)), 2)
+    error(string.format('[nn.PReLU] nOutputPlane must be a non-negative integer, got %s', tostring(nOutputPlane)), torch._lib.user_level())
   end
   if init ~= nil and type(init) ~= 'number' then
-    error(string.format('[nn.PReLU] init must be a number, got %s', tostring(init)), 2)
+    error(string.format('[nn.PReLU] init must be a number, got %s', tostring(init)), torch._lib.user_level())
   end
   self.nOutputPlane = nOutputPlane or 0
   local n = self.nOutputPlane > 0 and self.nOutputPlane or 1
@@ -48,7 +48,7 @@ function PReLU:_slopes(input)
   local cdim = input:dim() > 1 and 2 or 1
   if input:dim() < cdim or input:size(cdim) ~= n then
     error(string.format('[%s] expected %d input planes in dim %d, got %s', tostring(self), n, cdim,
-      nn.utils.describe(input)), 0)
+      nn.utils.describe(input)), torch._lib.user_level())
   end
   local shape = {}
   for d = 1, input:dim() do shape[d] = d == cdim and n or 1 end

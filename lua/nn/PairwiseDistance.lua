@@ -15,25 +15,25 @@ function PairwiseDistance:__init(p, opts)
   if type(p) == 'table' and opts == nil then p, opts = nil, p end
   if opts ~= nil then
     if type(opts) ~= 'table' then
-      error('[nn.PairwiseDistance] expected an options table {eps =, keepdim =}, got ' .. tostring(opts), 2)
+      error('[nn.PairwiseDistance] expected an options table {eps =, keepdim =}, got ' .. tostring(opts), torch._lib.user_level())
     end
     for k in pairs(opts) do
       if k ~= 'p' and k ~= 'eps' and k ~= 'keepdim' then
-        error(string.format('[nn.PairwiseDistance] unknown option %s (expected p, eps, keepdim)', tostring(k)), 2)
+        error(string.format('[nn.PairwiseDistance] unknown option %s (expected p, eps, keepdim)', tostring(k)), torch._lib.user_level())
       end
     end
-    if p ~= nil and opts.p ~= nil then error('[nn.PairwiseDistance] argument p given twice', 2) end
+    if p ~= nil and opts.p ~= nil then error('[nn.PairwiseDistance] argument p given twice', torch._lib.user_level()) end
     p = p or opts.p
     if opts.eps ~= nil and type(opts.eps) ~= 'number' then
-      error('[nn.PairwiseDistance] eps must be a number, got ' .. tostring(opts.eps), 2)
+      error('[nn.PairwiseDistance] eps must be a number, got ' .. tostring(opts.eps), torch._lib.user_level())
     end
     if opts.keepdim ~= nil and type(opts.keepdim) ~= 'boolean' then
-      error('[nn.PairwiseDistance] keepdim must be a boolean, got ' .. tostring(opts.keepdim), 2)
+      error('[nn.PairwiseDistance] keepdim must be a boolean, got ' .. tostring(opts.keepdim), torch._lib.user_level())
     end
     self.eps, self.keepdim = opts.eps, opts.keepdim
   end
   if p ~= nil and (type(p) ~= 'number' or not (p > 0)) then
-    error('[nn.PairwiseDistance] p must be a positive number, got ' .. tostring(p), 2)
+    error('[nn.PairwiseDistance] p must be a positive number, got ' .. tostring(p), torch._lib.user_level())
   end
   self.norm = p or 2
   self.gradInput = {}

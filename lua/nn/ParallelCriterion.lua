@@ -14,7 +14,7 @@ end
 --- pc:add(criterion[, weight=1]): appends a criterion; returns pc.
 function ParallelCriterion:add(criterion, weight)
   if type(criterion) ~= 'table' or not criterion.updateOutput then
-    error('[nn.ParallelCriterion] add expects a criterion, got ' .. nn.utils.describe(criterion), 2)
+    error('[nn.ParallelCriterion] add expects a criterion, got ' .. nn.utils.describe(criterion), torch._lib.user_level())
   end
   table.insert(self.criterions, criterion)
   table.insert(self.weights, weight or 1)
@@ -24,11 +24,11 @@ end
 function ParallelCriterion:_check(input, target)
   if type(input) ~= 'table' or #input < #self.criterions then
     error(string.format('[nn.ParallelCriterion] expected a table of %d inputs, got %s', #self.criterions,
-      type(input) == 'table' and ('a table of ' .. #input) or nn.utils.describe(input)), 0)
+      type(input) == 'table' and ('a table of ' .. #input) or nn.utils.describe(input)), torch._lib.user_level())
   end
   if not self.repeatTarget and (type(target) ~= 'table' or #target < #self.criterions) then
     error(string.format('[nn.ParallelCriterion] expected a table of %d targets (or repeatTarget), got %s',
-      #self.criterions, type(target) == 'table' and ('a table of ' .. #target) or nn.utils.describe(target)), 0)
+      #self.criterions, type(target) == 'table' and ('a table of ' .. #target) or nn.utils.describe(target)), torch._lib.user_level())
   end
 end
 

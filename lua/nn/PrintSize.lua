@@ -6,7 +6,7 @@ local PrintSize, parent = torch.class('nn.PrintSize', 'nn.Module')
 function PrintSize:__init(prefix)
   parent.__init(self)
   if prefix ~= nil and type(prefix) ~= 'string' then
-    error('[nn.PrintSize] prefix must be a string, got ' .. S.describe(prefix), 2)
+    error('[nn.PrintSize] prefix must be a string, got ' .. S.describe(prefix), torch._lib.user_level())
   end
   self.prefix = prefix or 'PrintSize'
 end

@@ -8,7 +8,7 @@ local Profile, parent = torch.class('nn.Profile', 'nn.Decorator')
 function Profile:__init(module, print_interval, name)
   parent.__init(self, module)
   if print_interval ~= nil then S.argInt('nn.Profile', 'print_interval', print_interval, 1) end
-  if name ~= nil and type(name) ~= 'string' then error('[nn.Profile] name must be a string, got ' .. S.describe(name), 2) end
+  if name ~= nil and type(name) ~= 'string' then error('[nn.Profile] name must be a string, got ' .. S.describe(name), torch._lib.user_level()) end
   self.print_interval = print_interval or 100
   self.name = name or torch.type(module)
   self.numFwds, self.numBwds = 0, 0

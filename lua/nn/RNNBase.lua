@@ -50,7 +50,9 @@ function RNNBase:__init(mode, inputSize, hiddenSize, a3, a4)
   end
   if type(a3) == 'number' then o.numLayers = a3 end
   local layers = o.numLayers or 1
-  for _, v in ipairs({ inputSize, hiddenSize, layers }) do
+  local sizes = { inputSize, hiddenSize, layers }
+  for i = 1, 3 do  -- not ipairs: it stops at a missing (nil) size
+    local v = sizes[i]
     if type(v) ~= 'number' or v < 1 or v % 1 ~= 0 then
       error(string.format('[%s] expected positive integer sizes (inputSize, hiddenSize, numLayers), got %s, %s, %s',
         cls, tostring(inputSize), tostring(hiddenSize), tostring(layers)), user_level())

@@ -10,7 +10,7 @@ function RReLU:__init(l, u, ip, cw)
   self.lower = l or 1 / 8
   self.upper = u or 1 / 3
   if type(self.lower) ~= 'number' or type(self.upper) ~= 'number' or self.lower > self.upper or self.lower < 0 then
-    error(string.format('[nn.RReLU] expected 0 <= l <= u, got l=%s, u=%s', tostring(l), tostring(u)), 2)
+    error(string.format('[nn.RReLU] expected 0 <= l <= u, got l=%s, u=%s', tostring(l), tostring(u)), torch._lib.user_level())
   end
   self.noise = torch.Tensor()
   self.train = true

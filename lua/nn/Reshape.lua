@@ -10,7 +10,7 @@ function Reshape:__init(...)
   if type(arg[#arg]) == 'boolean' then self.batchMode = table.remove(arg) end
   local sizes = arg
   if #arg == 1 and torch.typename(arg[1]) == 'torch.LongStorage' then sizes = arg[1]:totable() end
-  if #sizes == 0 then error('[nn.Reshape] expected sizes, e.g. nn.Reshape(2, 3)', 2) end
+  if #sizes == 0 then error('[nn.Reshape] expected sizes, e.g. nn.Reshape(2, 3)', torch._lib.user_level()) end
   self.nelement = 1
   for i, v in ipairs(sizes) do
     S.argInt('nn.Reshape', 'size ' .. i, v, 1)

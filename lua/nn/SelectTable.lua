@@ -5,7 +5,7 @@ local SelectTable, parent = torch.class('nn.SelectTable', 'nn.Module')
 
 function SelectTable:__init(index)
   parent.__init(self)
-  if index == nil then error('[nn.SelectTable] usage: nn.SelectTable(index)', 2) end
+  if index == nil then error('[nn.SelectTable] usage: nn.SelectTable(index)', torch._lib.user_level()) end
   self.index = index
   self.gradInput = {}
 end

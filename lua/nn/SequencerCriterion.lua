@@ -8,7 +8,7 @@ local SequencerCriterion, parent = torch.class('nn.SequencerCriterion', 'nn.Crit
 function SequencerCriterion:__init(criterion, sizeAverage)
   parent.__init(self)
   if type(criterion) ~= 'table' or not criterion.updateOutput then
-    error(string.format('[%s] expects a criterion, got %s', torch.typename(self), nn.utils.describe(criterion)), 2)
+    error(string.format('[%s] expects a criterion, got %s', torch.typename(self), nn.utils.describe(criterion)), torch._lib.user_level())
   end
   self.criterion = criterion
   self.sizeAverage = sizeAverage or false
@@ -31,18 +31,18 @@ function SequencerCriterion:_steps(input, target)
   if torch.isTensor(input) then
     if not torch.isTensor(target) or input:dim() < 1 or target:dim() < 1 or target:size(1) ~= input:size(1) then
       error(string.format('[%s] a %s input needs a target tensor with as many steps (dim 1), got %s', tostring(self),
-        nn.utils.describe(input), nn.utils.describe(target)), 0)
+        nn.utils.describe(input), nn.utils.describe(target)), torch._lib.user_level())
     end
     return input:size(1)
   elseif type(input) == 'table' then
     if type(target) ~= 'table' or #target ~= #input then
       error(string.format('[%s] a table of %d steps needs a table of as many targets, got %s', tostring(self), #input,
-        type(target) == 'table' and ('a table of ' .. #target) or nn.utils.describe(target)), 0)
+        type(target) == 'table' and ('a table of ' .. #target) or nn.utils.describe(target)), torch._lib.user_level())
     end
     return #input
   end
   error(string.format('[%s] expected a tensor (seqLen x batch x ...) or a table of steps, got %s', tostring(self),
-    nn.utils.describe(input)), 0)
+    nn.utils.describe(input)), torch._lib.user_level())
 end
 
 function SequencerCriterion:updateOutput(input, target)

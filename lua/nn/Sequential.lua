@@ -10,7 +10,7 @@ function Sequential:__init(...)
   for i = 1, select('#', ...) do
     local m = select(i, ...)
     if type(m) ~= 'table' or not m.forward then
-      error(string.format('[nn.Sequential] argument %d must be a module, got %s', i, torch.type(m)), 3)
+      error(string.format('[nn.Sequential] argument %d must be a module, got %s', i, torch.type(m)), torch._lib.user_level())
     end
     self:add(m)
   end
@@ -19,11 +19,11 @@ end
 --- s:insert(module[, index]) inserts a module (at the end by default).
 function Sequential:insert(module, index)
   if type(module) ~= 'table' or not module.forward then
-    error(string.format('[nn.Sequential] insert expects a module, got %s', torch.type(module)), 2)
+    error(string.format('[nn.Sequential] insert expects a module, got %s', torch.type(module)), torch._lib.user_level())
   end
   index = index or (#self.modules + 1)
   if index > #self.modules + 1 or index < 1 then
-    error(string.format('[nn.Sequential] index %d out of range for insert into %d modules', index, #self.modules), 2)
+    error(string.format('[nn.Sequential] index %d out of range for insert into %d modules', index, #self.modules), torch._lib.user_level())
   end
   table.insert(self.modules, index, module)
   self.output = self.modules[#self.modules].output
@@ -35,7 +35,7 @@ end
 function Sequential:remove(index)
   index = index or #self.modules
   if index > #self.modules or index < 1 then
-    error(string.format('[nn.Sequential] index %d out of range for remove from %d modules', index, #self.modules), 2)
+    error(string.format('[nn.Sequential] index %d out of range for remove from %d modules', index, #self.modules), torch._lib.user_level())
   end
   local removed = table.remove(self.modules, index)
   -- Torch7 re-points output and gradInput at the new last and first modules (they named the

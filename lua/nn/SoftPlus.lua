@@ -10,7 +10,7 @@ function SoftPlus:__init(beta, threshold)
   self.threshold = threshold or 20
   if type(self.beta) ~= 'number' or self.beta <= 0 or type(self.threshold) ~= 'number' then
     error(string.format('[nn.SoftPlus] expected beta > 0 and a numeric threshold, got %s and %s',
-      tostring(beta), tostring(threshold)), 2)
+      tostring(beta), tostring(threshold)), torch._lib.user_level())
   end
 end
 

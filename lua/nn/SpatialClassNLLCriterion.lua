@@ -10,7 +10,7 @@ local SpatialClassNLLCriterion, parent = torch.class('nn.SpatialClassNLLCriterio
 --- nn.SpatialClassNLLCriterion([weights, sizeAverage=true]).
 function SpatialClassNLLCriterion:__init(weights, sizeAverage)
   if weights ~= nil and (not torch.isTensor(weights) or weights:dim() ~= 1) then
-    error('[nn.SpatialClassNLLCriterion] weights must be a 1-D tensor, got ' .. S.describe(weights), 2)
+    error('[nn.SpatialClassNLLCriterion] weights must be a 1-D tensor, got ' .. S.describe(weights), torch._lib.user_level())
   end
   parent.__init(self, weights, sizeAverage)
 end

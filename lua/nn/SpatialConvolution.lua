@@ -16,20 +16,22 @@ function SpatialConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, pa
   local name = torch.typename(self)
   dW, dH, padW, groups = dW or 1, dH or 1, padW or 0, groups or 1
   padH = padH or padW
-  for _, v in ipairs({ nInputPlane, nOutputPlane, kW, kH, dW, dH, groups }) do
+  local checked = { nInputPlane, nOutputPlane, kW, kH, dW, dH, groups }
+  for k = 1, 7 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if not positive_int(v) then
       error(string.format('[%s] expected positive integer sizes (nInputPlane, nOutputPlane, kW, kH, dW, dH, groups), '
         .. 'got %s', name, table.concat({ tostring(nInputPlane), tostring(nOutputPlane), tostring(kW), tostring(kH),
-          tostring(dW), tostring(dH), tostring(groups) }, ', ')), 2)
+          tostring(dW), tostring(dH), tostring(groups) }, ', ')), torch._lib.user_level())
     end
   end
   if not natural(padW) or not natural(padH) then
     error(string.format('[%s] padding must be non-negative integers, got %s, %s', name, tostring(padW),
-      tostring(padH)), 2)
+      tostring(padH)), torch._lib.user_level())
   end
   if nInputPlane % groups ~= 0 or nOutputPlane % groups ~= 0 then
     error(string.format('[%s] nInputPlane (%d) and nOutputPlane (%d) must be divisible by groups (%d)', name,
-      nInputPlane, nOutputPlane, groups), 2)
+      nInputPlane, nOutputPlane, groups), torch._lib.user_level())
   end
   self.nInputPlane, self.nOutputPlane = nInputPlane, nOutputPlane
   self.kW, self.kH, self.dW, self.dH, self.padW, self.padH = kW, kH, dW, dH, padW, padH

@@ -25,7 +25,7 @@ function SpatialConvolutionLocal:__init(nInputPlane, nOutputPlane, iW, iH, kW, k
   self.oH = math.floor((self.padH * 2 + iH - kH) / self.dH) + 1
   if self.oW < 1 or self.oH < 1 then
     error(string.format('[%s] illegal configuration: a %dx%d input (padding %d,%d) is smaller than the %dx%d kernel',
-      NAME, iW, iH, self.padW, self.padH, kW, kH), 2)
+      NAME, iW, iH, self.padW, self.padH, kW, kH), torch._lib.user_level())
   end
   self.weight = torch.Tensor(self.oH, self.oW, nOutputPlane, nInputPlane, kH, kW)
   self.bias = torch.Tensor(nOutputPlane, self.oH, self.oW)

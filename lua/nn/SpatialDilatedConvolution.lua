@@ -8,10 +8,12 @@ function SpatialDilatedConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW,
   parent.__init(self, nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH)
   self.dilationW = dilationW or 1
   self.dilationH = dilationH or self.dilationW
-  for _, v in ipairs({ self.dilationW, self.dilationH }) do
+  local checked = { self.dilationW, self.dilationH }
+  for k = 1, 2 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
       error(string.format('[nn.SpatialDilatedConvolution] dilation must be positive integers, got %s, %s',
-        tostring(dilationW), tostring(dilationH)), 2)
+        tostring(dilationW), tostring(dilationH)), torch._lib.user_level())
     end
   end
 end

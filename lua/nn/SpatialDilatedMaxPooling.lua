@@ -12,7 +12,8 @@ local SpatialDilatedMaxPooling, parent = torch.class('nn.SpatialDilatedMaxPoolin
 
 -- Constructor checks (errors at the user's line, which F.init_error finds): integers, at least min.
 local function ints(name, names, values, min)
-  for i, v in ipairs(values) do
+  for i = 1, #names do  -- not ipairs(values): it stops at a missing (nil) size
+    local v = values[i]
     if not S.isint(v) or v < min then
       F.init_error(name, '%s must be an integer >= %d, got %s', names[i], min, type(v) == 'number' and tostring(v)
         or S.describe(v))

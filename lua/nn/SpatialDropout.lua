@@ -11,7 +11,7 @@ function SpatialDropout:__init(p, stochasticInference, inverted)
   parent.__init(self)
   self.p = p or 0.5
   if type(self.p) ~= 'number' or self.p < 0 or self.p >= 1 then
-    error(string.format('[%s] illegal percentage, must be 0 <= p < 1, got %s', torch.typename(self), tostring(p)), 2)
+    error(string.format('[%s] illegal percentage, must be 0 <= p < 1, got %s', torch.typename(self), tostring(p)), torch._lib.user_level())
   end
   self.train = true
   self.stochastic_inference = stochasticInference or false
@@ -30,7 +30,7 @@ function SpatialDropout:_noiseShape(input, what)
   if not torch.isTensor(input) or (input:dim() ~= nd and input:dim() ~= nd - 1) or input:type():find('Long')
       or input:type():find('Int') or input:type():find('Byte') or input:type():find('Bool') then
     error(string.format('[%s] expected a floating-point %s of %dD (N x C x ...) or %dD (C x ...), got %s',
-      tostring(self), what or 'input', nd, nd - 1, size_str(input)), 0)
+      tostring(self), what or 'input', nd, nd - 1, size_str(input)), torch._lib.user_level())
   end
   local shape = input:size()
   for d = (input:dim() == nd and 3 or 2), input:dim() do shape[d] = 1 end
@@ -62,7 +62,7 @@ function SpatialDropout:updateGradInput(input, gradOutput)
   -- the mask would broadcast over any H x W, giving a gradInput of the wrong size
   if not torch.isTensor(input) or not gradOutput:isSameSizeAs(input) then
     error(string.format('[%s] gradOutput (%s) must have the size of the input (%s)', tostring(self),
-      size_str(gradOutput), size_str(input)), 0)
+      size_str(gradOutput), size_str(input)), torch._lib.user_level())
   end
   self.gradInput:resizeAs(gradOutput)
   if self:_masking() then
@@ -79,7 +79,7 @@ end
 --- Example: nn.SpatialDropout(0.5):setp(0.2)
 function SpatialDropout:setp(p)
   if type(p) ~= 'number' or p < 0 or p >= 1 then
-    error(string.format('[%s] setp: illegal percentage, must be 0 <= p < 1, got %s', tostring(self), tostring(p)), 2)
+    error(string.format('[%s] setp: illegal percentage, must be 0 <= p < 1, got %s', tostring(self), tostring(p)), torch._lib.user_level())
   end
   self.p = p
   return self

@@ -15,14 +15,16 @@ function SpatialFullConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH
   self.dW, self.dH = dW or 1, dH or 1
   self.padW, self.padH = padW or 0, padH or 0
   self.adjW, self.adjH = adjW or 0, adjH or 0
-  for _, v in ipairs({ nInputPlane, nOutputPlane, kW, kH, self.dW, self.dH }) do
+  local checked = { nInputPlane, nOutputPlane, kW, kH, self.dW, self.dH }
+  for k = 1, 6 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
-      error(string.format('[nn.SpatialFullConvolution] expected positive integer sizes, got %s', tostring(v)), 2)
+      error(string.format('[nn.SpatialFullConvolution] expected positive integer sizes, got %s', tostring(v)), torch._lib.user_level())
     end
   end
   if self.adjW > self.dW - 1 or self.adjH > self.dH - 1 or self.adjW < 0 or self.adjH < 0 then
     error(string.format('[nn.SpatialFullConvolution] adjW and adjH must be in [0, dW - 1] and [0, dH - 1], got '
-      .. '%d, %d for strides %d, %d', self.adjW, self.adjH, self.dW, self.dH), 2)
+      .. '%d, %d for strides %d, %d', self.adjW, self.adjH, self.dW, self.dH), torch._lib.user_level())
   end
   self.weight = torch.Tensor(nInputPlane, nOutputPlane, kH, kW)
   self.gradWeight = torch.Tensor(nInputPlane, nOutputPlane, kH, kW)

@@ -11,7 +11,7 @@ function SpatialSoftMax:updateGradInput(input, gradOutput)
       return torch.isTensor(t) and (torch.typename(t) .. ' of size ' .. table.concat(t:size():totable(), 'x')) or type(t)
     end
     error(string.format('[nn.SpatialSoftMax] gradOutput (%s) must have the size of the output (%s)', str(gradOutput),
-      str(self.output)), 0)
+      str(self.output)), torch._lib.user_level())
   end
   return parent.updateGradInput(self, input, gradOutput)
 end

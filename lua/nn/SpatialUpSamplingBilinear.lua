@@ -11,7 +11,9 @@ function SpatialUpSamplingBilinear:__init(params)
   local name = 'nn.SpatialUpSamplingBilinear'
   if type(params) == 'table' then
     self.oheight, self.owidth = params.oheight, params.owidth
-    for _, v in ipairs({ self.oheight, self.owidth }) do
+    local checked = { self.oheight, self.owidth }
+    for k = 1, 2 do  -- not ipairs: it stops at a missing (nil) argument
+      local v = checked[k]
       if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
         F.init_error(name, 'oheight and owidth must be positive integers, got %s and %s', tostring(self.oheight),
           tostring(self.owidth))

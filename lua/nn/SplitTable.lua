@@ -6,7 +6,7 @@ local SplitTable, parent = torch.class('nn.SplitTable', 'nn.Module')
 function SplitTable:__init(dimension, nInputDims)
   parent.__init(self)
   self.dimension = S.argInt('nn.SplitTable', 'dimension', dimension)
-  if dimension == 0 then error('[nn.SplitTable] dimension 0 is out of range (dims are 1-based)', 2) end
+  if dimension == 0 then error('[nn.SplitTable] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
   self.nInputDims = nInputDims
   self.output = {}
 end

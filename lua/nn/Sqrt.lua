@@ -6,12 +6,12 @@ local Sqrt, parent = torch.class('nn.Sqrt', 'nn.Module')
 -- default 0 gives Torch7's results).
 function Sqrt:__init(b)
   parent.__init(self)
-  if b ~= nil and type(b) ~= 'number' then error('[nn.Sqrt] eps must be a number, got ' .. torch.type(b), 2) end
+  if b ~= nil and type(b) ~= 'number' then error('[nn.Sqrt] eps must be a number, got ' .. torch.type(b), torch._lib.user_level()) end
   self.eps = b or 0
 end
 
 function Sqrt:updateOutput(input)
-  if not torch.isTensor(input) then error('[nn.Sqrt] expected a tensor input, got ' .. torch.type(input), 0) end
+  if not torch.isTensor(input) then error('[nn.Sqrt] expected a tensor input, got ' .. torch.type(input), torch._lib.user_level()) end
   self.output:resizeAs(input):copy(input)
   if self.eps ~= 0 then self.output:add(self.eps) end
   self.output:sqrt()
@@ -20,7 +20,7 @@ end
 
 function Sqrt:updateGradInput(input, gradOutput)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(self.output) then
-    error('[nn.Sqrt] gradOutput does not match the output of size ' .. table.concat(self.output:size():totable(), 'x'), 0)
+    error('[nn.Sqrt] gradOutput does not match the output of size ' .. table.concat(self.output:size():totable(), 'x'), torch._lib.user_level())
   end
   local zero = torch.eq(self.output, 0)
   self.gradInput:resizeAs(input):copy(gradOutput):mul(0.5):cdiv(self.output)

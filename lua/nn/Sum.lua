@@ -7,11 +7,11 @@ local Sum, parent = torch.class('nn.Sum', 'nn.Module')
 function Sum:__init(dimension, nInputDims, sizeAverage, squeeze)
   parent.__init(self)
   self.dimension = S.argInt(torch.typename(self) or 'nn.Sum', 'dimension', dimension or 1)
-  if self.dimension == 0 then error('[nn.Sum] dimension 0 is out of range (dims are 1-based)', 2) end
+  if self.dimension == 0 then error('[nn.Sum] dimension 0 is out of range (dims are 1-based)', torch._lib.user_level()) end
   self.nInputDims = nInputDims
   self.sizeAverage = sizeAverage or false
   if squeeze ~= nil and type(squeeze) ~= 'boolean' then
-    error('[nn.Sum] squeeze must be true or false, got ' .. tostring(squeeze), 2)
+    error('[nn.Sum] squeeze must be true or false, got ' .. tostring(squeeze), torch._lib.user_level())
   end
   self.squeeze = squeeze == nil and true or squeeze
 end

@@ -14,11 +14,13 @@ local TemporalConvolution, parent = torch.class('nn.TemporalConvolution', 'nn.Mo
 function TemporalConvolution:__init(inputFrameSize, outputFrameSize, kW, dW)
   parent.__init(self)
   dW = dW or 1
-  for _, v in ipairs({ inputFrameSize, outputFrameSize, kW, dW }) do
+  local checked = { inputFrameSize, outputFrameSize, kW, dW }
+  for k = 1, 4 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
       error(string.format('[nn.TemporalConvolution] expected positive integer sizes (inputFrameSize, outputFrameSize, '
         .. 'kW, dW), got %s, %s, %s, %s', tostring(inputFrameSize), tostring(outputFrameSize), tostring(kW),
-        tostring(dW)), 2)
+        tostring(dW)), torch._lib.user_level())
     end
   end
   self.inputFrameSize, self.outputFrameSize, self.kW, self.dW = inputFrameSize, outputFrameSize, kW, dW

@@ -11,10 +11,10 @@ function Threshold:__init(th, v, ip)
   self.inplace = ip or false
   if type(self.threshold) ~= 'number' or type(self.val) ~= 'number' then
     error(string.format('[nn.Threshold] threshold and value must be numbers, got %s and %s', tostring(th),
-      tostring(v)), 2)
+      tostring(v)), torch._lib.user_level())
   end
   if self.inplace and self.val > self.threshold then
-    error(string.format('[nn.Threshold] in-place needs val (%g) <= threshold (%g)', self.val, self.threshold), 2)
+    error(string.format('[nn.Threshold] in-place needs val (%g) <= threshold (%g)', self.val, self.threshold), torch._lib.user_level())
   end
 end
 

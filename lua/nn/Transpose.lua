@@ -8,7 +8,7 @@ function Transpose:__init(...)
   self.permutations = { ... }
   for i, p in ipairs(self.permutations) do
     if type(p) ~= 'table' or not S.isint(p[1]) or not S.isint(p[2]) or p[1] < 1 or p[2] < 1 then
-      error(string.format('[nn.Transpose] permutation %d must be a pair of dims {d1, d2}, got %s', i, S.describe(p)), 2)
+      error(string.format('[nn.Transpose] permutation %d must be a pair of dims {d1, d2}, got %s', i, S.describe(p)), torch._lib.user_level())
     end
   end
   self.numInputDims = nil

@@ -8,15 +8,15 @@ local View, parent = torch.class('nn.View', 'nn.Module')
 function View:resetSize(...)
   local sizes = { ... }
   if select('#', ...) == 1 and torch.typename(sizes[1]) == 'torch.LongStorage' then sizes = sizes[1]:totable() end
-  if #sizes == 0 then error('[nn.View] expected sizes, e.g. nn.View(2, 3) or nn.View(-1)', 3) end
+  if #sizes == 0 then error('[nn.View] expected sizes, e.g. nn.View(2, 3) or nn.View(-1)', torch._lib.user_level()) end
   self.numElements = 1
   local infer = false
   for i, v in ipairs(sizes) do
     if not S.isint(v) or (v < 1 and v ~= -1) then
-      error(string.format('[nn.View] size %d must be a positive integer or -1, got %s', i, tostring(v)), 3)
+      error(string.format('[nn.View] size %d must be a positive integer or -1, got %s', i, tostring(v)), torch._lib.user_level())
     end
     if v == -1 then
-      if infer then error('[nn.View] only one size can be -1', 3) end
+      if infer then error('[nn.View] only one size can be -1', torch._lib.user_level()) end
       infer = true
     else
       self.numElements = self.numElements * v

@@ -14,9 +14,11 @@ function VolumetricConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH, dT,
   self.padT = padT or 0
   self.padW = padW or self.padT
   self.padH = padH or self.padW
-  for _, v in ipairs({ nInputPlane, nOutputPlane, kT, kW, kH, self.dT, self.dW, self.dH }) do
+  local checked = { nInputPlane, nOutputPlane, kT, kW, kH, self.dT, self.dW, self.dH }
+  for k = 1, 8 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
-      error(string.format('[nn.VolumetricConvolution] expected positive integer sizes, got %s', tostring(v)), 2)
+      error(string.format('[nn.VolumetricConvolution] expected positive integer sizes, got %s', tostring(v)), torch._lib.user_level())
     end
   end
   self.weight = torch.Tensor(nOutputPlane, nInputPlane, kT, kH, kW)

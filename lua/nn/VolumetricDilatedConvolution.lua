@@ -13,7 +13,9 @@ local NAME = 'nn.VolumetricDilatedConvolution'
 function VolumetricDilatedConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH, dT, dW, dH, padT, padW, padH,
                                              dilationT, dilationW, dilationH)
   -- checked here first so that errors name this class, not the parent
-  for i, v in ipairs({ nInputPlane, nOutputPlane, kT, kW, kH, dT or 1, dW or 1, dH or 1 }) do
+  local checked = { nInputPlane, nOutputPlane, kT, kW, kH, dT or 1, dW or 1, dH or 1 }
+  for i = 1, 8 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[i]
     S.argInt(NAME, ({ 'nInputPlane', 'nOutputPlane', 'kT', 'kW', 'kH', 'dT', 'dW', 'dH' })[i], v, 1)
   end
   -- missing pads follow VolumetricConvolution's (and Torch7's) rule: padW = padT, padH = padW

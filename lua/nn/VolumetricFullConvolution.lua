@@ -34,7 +34,7 @@ function VolumetricFullConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH,
   self.adjH = S.argInt(NAME, 'adjH', adjH or 0, 0)
   if self.adjT >= self.dT or self.adjW >= self.dW or self.adjH >= self.dH then
     error(string.format('[%s] adjT, adjW and adjH must be smaller than dT, dW and dH, got %d,%d,%d for strides '
-      .. '%d,%d,%d', NAME, self.adjT, self.adjW, self.adjH, self.dT, self.dW, self.dH), 2)
+      .. '%d,%d,%d', NAME, self.adjT, self.adjW, self.adjH, self.dT, self.dW, self.dH), torch._lib.user_level())
   end
   self.weight = torch.Tensor(nInputPlane, nOutputPlane, kT, kH, kW)
   self.gradWeight = torch.Tensor(nInputPlane, nOutputPlane, kT, kH, kW)

@@ -14,12 +14,12 @@ function WeightNorm:__init(module, outputDim)
   parent.__init(self)
   self._transparent = false
   if type(module) ~= 'table' or not torch.isTensor(module.weight) or not module.updateGradInput then
-    error('[nn.WeightNorm] expects a module with a weight', 2)
+    error('[nn.WeightNorm] expects a module with a weight', torch._lib.user_level())
   end
   local w = module.weight
   self.outputDim = outputDim or 1
   if type(self.outputDim) ~= 'number' or self.outputDim < 1 or self.outputDim > w:dim() then
-    error(string.format('[nn.WeightNorm] outputDim must be between 1 and %d, got %s', w:dim(), tostring(outputDim)), 2)
+    error(string.format('[nn.WeightNorm] outputDim must be between 1 and %d, got %s', w:dim(), tostring(outputDim)), torch._lib.user_level())
   end
   self.modules[1] = module
   self.weight = module.weight  -- the effective weight, recomputed by each forward

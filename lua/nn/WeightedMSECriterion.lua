@@ -8,7 +8,7 @@ local WeightedMSECriterion, parent = torch.class('nn.WeightedMSECriterion', 'nn.
 --- nn.WeightedMSECriterion(weight): weight is a tensor (copied).
 function WeightedMSECriterion:__init(w)
   if not torch.isTensor(w) or not nn.utils.isFloating(w) then
-    error('[nn.WeightedMSECriterion] weight must be a floating-point tensor, got ' .. S.describe(w), 2)
+    error('[nn.WeightedMSECriterion] weight must be a floating-point tensor, got ' .. S.describe(w), torch._lib.user_level())
   end
   parent.__init(self)
   self.weight = w:clone()

@@ -70,6 +70,7 @@ local EarlyStopping = torch.class('nn.EarlyStopping', 'nn.Callback')
 --- and .bestEpoch tell what happened.
 function EarlyStopping:__init(opts)
   opts = opts or {}
+  if type(opts) ~= 'table' then lib.fail('EarlyStopping', 'options must be a table {monitor=, patience=, minDelta=, mode=, restoreBest=}, got %s', torch.typename(opts) or type(opts)) end
   self.monitor, self.patience, self.minDelta = opts.monitor or 'val_loss', opts.patience or 0, opts.minDelta or 0
   if type(self.patience) ~= 'number' or not (self.patience >= 0) then lib.fail('EarlyStopping', 'patience must be >= 0, got %s', tostring(self.patience)) end
   if type(self.minDelta) ~= 'number' or not (self.minDelta >= 0) then lib.fail('EarlyStopping', 'minDelta must be >= 0, got %s', tostring(self.minDelta)) end

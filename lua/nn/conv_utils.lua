@@ -18,7 +18,7 @@ end
 
 --- nn.conv_utils.fail(module, fmt, ...): raises "[<module as printed>] message".
 function cu.fail(module, fmt, ...)
-  error(string.format('[%s] ' .. fmt, tostring(module), ...), 0)
+  error(string.format('[%s] ' .. fmt, tostring(module), ...), torch._lib.user_level())
 end
 
 --- nn.conv_utils.options(nd, groups, stride, padding, dilation[, outputPadding]): the shared
@@ -97,17 +97,19 @@ end
 --- module's window, strides and padding (shared by SpatialMaxPooling and SpatialAveragePooling);
 --- errors point at the line that called the constructor.
 function cu.initPool2d(m, kW, kH, dW, dH, padW, padH)
-  for _, v in ipairs({ kW, kH, dW, dH }) do
+  local checked = { kW, kH, dW, dH }
+  for k = 1, 4 do  -- not ipairs: it stops at a missing (nil) argument
+    local v = checked[k]
     if type(v) ~= 'number' or v < 1 or v ~= math.floor(v) then
       error(string.format('[%s] expected positive integer kernel sizes and strides, got %s, %s, %s, %s',
-        torch.typename(m), tostring(kW), tostring(kH), tostring(dW), tostring(dH)), 4)
+        torch.typename(m), tostring(kW), tostring(kH), tostring(dW), tostring(dH)), torch._lib.user_level())
     end
   end
   m.kW, m.kH, m.dW, m.dH = kW, kH, dW, dH
   m.padW, m.padH = padW or 0, padH or 0
   if m.padW > kW / 2 or m.padH > kH / 2 or m.padW < 0 or m.padH < 0 then
     error(string.format('[%s] padding %s,%s must be between 0 and half the kernel %dx%d', torch.typename(m),
-      tostring(m.padW), tostring(m.padH), kW, kH), 4)
+      tostring(m.padW), tostring(m.padH), kW, kH), torch._lib.user_level())
   end
 end
 

@@ -29,6 +29,11 @@ function A.int(op, v, what, default)
   if type(v) ~= 'number' or v ~= math.floor(v) then fail(op, 'expected %s (an integer), got %s', what, describe(v)) end
   return v
 end
+-- A required integer: nil is refused (A.int returns the default, nil, and the caller then compared it).
+function A.requiredInt(op, v, what)
+  if v == nil then fail(op, 'expected %s (an integer), got nil', what) end
+  return A.int(op, v, what)
+end
 function A.bool(op, v, what, default)
   if v == nil then return default end
   if type(v) ~= 'boolean' then fail(op, 'expected %s (a boolean), got %s', what, describe(v)) end

@@ -134,7 +134,7 @@ end
 function F.localResponseNorm(x, size, alpha, beta, k)
   local op = 'localResponseNorm'
   A.float(op, x)
-  size = A.int(op, size, 'size')
+  size = A.requiredInt(op, size, 'size')
   if size < 1 then fail(op, 'size must be positive, got %d', size) end
   alpha, beta, k = A.number(op, alpha, 'alpha', 1e-4), A.number(op, beta, 'beta', 0.75), A.number(op, k, 'k', 1)
   if x:dim() < 3 then fail(op, 'expected an N x C x ... input with at least one position dim, got size %s', A.shape(x)) end
@@ -167,7 +167,7 @@ function F.pixelShuffle(x, r)
     fail(op, 'expected a 3D or 4D (or more dims: * x C*r*r x H x W) tensor, got %s',
       x:dim() == 0 and 'a 0-dim tensor' or 'size ' .. A.shape(x))
   end
-  r = A.int(op, r, 'the upscale factor')
+  r = A.requiredInt(op, r, 'the upscale factor')
   if r < 1 then fail(op, 'upscale factor %d must be positive', r) end
   local n = x:dim()
   local c = x:size(n - 2)
@@ -194,7 +194,7 @@ function F.pixelUnshuffle(x, r)
   if x:dim() < 3 then
     fail(op, 'expected a 3D or 4D (or more dims: * x C x H*r x W*r) tensor, got size %s', A.shape(x))
   end
-  r = A.int(op, r, 'the downscale factor')
+  r = A.requiredInt(op, r, 'the downscale factor')
   if r < 1 then fail(op, 'downscale factor %d must be positive', r) end
   local n = x:dim()
   local c, h, w = x:size(n - 2), x:size(n - 1), x:size(n)
@@ -213,7 +213,7 @@ function F.channelShuffle(x, g)
   local op = 'channelShuffle'
   A.tensor(op, x, 'an input')
   if x:dim() < 3 then fail(op, 'expected an N x C x ... tensor with at least 3 dims, got size %s', A.shape(x)) end
-  g = A.int(op, g, 'groups')
+  g = A.requiredInt(op, g, 'groups')
   local C = x:size(2)
   if g < 1 or C % g ~= 0 then fail(op, 'groups %d does not divide the %d channels', g, C) end
   local rest = 1  -- the positions per channel (not nElement / (N * C): NaN for an empty batch)

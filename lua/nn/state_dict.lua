@@ -46,7 +46,7 @@ local function describe_size(t) return table.concat(t:size():totable(), 'x') end
 --- Returns the lists of missing and unexpected names.
 function Module:loadStateDict(tbl, strict)
   if type(tbl) ~= 'table' then
-    error('[nn.Module.loadStateDict] expected a table of tensors, got ' .. torch.type(tbl), 2)
+    error('[nn.Module.loadStateDict] expected a table of tensors, got ' .. torch.type(tbl), torch._lib.user_level())
   end
   strict = strict ~= false
   local own = self:stateDict()
@@ -58,17 +58,17 @@ function Module:loadStateDict(tbl, strict)
       -- PyTorch's counter (Note [State dict names]): nothing to load it into
     elseif own[name] == nil then unexpected[#unexpected + 1] = tostring(name)
     elseif not torch.isTensor(v) then
-      error(string.format('[nn.Module.loadStateDict] %s: expected a tensor, got %s', name, torch.type(v)), 2)
+      error(string.format('[nn.Module.loadStateDict] %s: expected a tensor, got %s', name, torch.type(v)), torch._lib.user_level())
     elseif not v:isSameSizeAs(own[name]) and not (v:nElement() == 1 and own[name]:nElement() == 1) then
       error(string.format('[nn.Module.loadStateDict] %s: size %s in the state dict, %s in the model', name,
-        describe_size(v), describe_size(own[name])), 2)
+        describe_size(v), describe_size(own[name])), torch._lib.user_level())
     end
   end
   table.sort(missing)
   table.sort(unexpected)
   if strict and (#missing > 0 or #unexpected > 0) then
     error(string.format('[nn.Module.loadStateDict] missing: {%s}; unexpected: {%s}', table.concat(missing, ', '),
-      table.concat(unexpected, ', ')), 2)
+      table.concat(unexpected, ', ')), torch._lib.user_level())
   end
   torch.noGrad(function()
     for name, v in pairs(tbl) do

@@ -30,7 +30,7 @@ local function make_input(model, ...)
   local sizes = type(first) == 'table' and first or torch.typename(first) == 'torch.LongStorage' and first:totable()
     or { ... }
   if #sizes == 0 then
-    error('[nn.Module.summary] expected an input tensor or its sizes, e.g. model:summary(1, 28, 28)', 3)
+    error('[nn.Module.summary] expected an input tensor or its sizes, e.g. model:summary(1, 28, 28)', torch._lib.user_level())
   end
   local params = model:parameters()
   local proto = params and params[1] or torch.Tensor()

@@ -35,7 +35,7 @@ end
 
 --- Raises '[name] message' (name: the module with its configuration).
 function S.fail(name, fmt, ...)
-  error('[' .. name .. '] ' .. string.format(fmt, ...), 0)
+  error('[' .. name .. '] ' .. string.format(fmt, ...), torch._lib.user_level())
 end
 
 --- Whether x is a finite integer.

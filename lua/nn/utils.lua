@@ -2,6 +2,10 @@
 -- deep copies that keep tensor sharing, type conversion, autograd backward of modules without a
 -- hand-written one, table-shaped outputs, and model:summary().
 local utils = {}
+-- Note [nn errors at the user's line]: nn's "[nn.X] ..." errors are raised at
+-- torch._lib.user_level() (the first frame outside lua/, Note [Error levels] in lua/torch/lib.lua).
+-- They used level 0 (no position at all) in forward/backward checks and level 2 in constructors,
+-- which from __init is torch.class's __call (the message said lua/torch/class.lua:105).
 local S = require 'nn.support'
 local lib_dtype = require('torch.lib').dtype
 local lib_dtype_i64, lib_dtype_u8 = lib_dtype.i64, lib_dtype.u8
@@ -58,7 +62,7 @@ function utils.softmaxDim(module, input)
   local n = input:dim()
   if n == 1 or n == 3 then return 1 elseif n == 2 or n == 4 then return 2 end
   error(string.format('[%s] expected a vector, a batch (N x C), C x H x W or N x C x H x W, got %s',
-    tostring(module), utils.describe(input)), 0)
+    tostring(module), utils.describe(input)), torch._lib.user_level())
 end
 
 --- utils.targetAs(criterion, input, target): target as a tensor of input's type and size, after
@@ -67,7 +71,7 @@ function utils.targetAs(crit, input, target)
   utils.checkFloatInput(crit, input, 'a floating-point input tensor')
   if not torch.isTensor(target) or target:nElement() ~= input:nElement() then
     error(string.format('[%s] input is %s but target is %s (they need as many elements)', tostring(crit),
-      utils.describe(input), utils.describe(target)), 0)
+      utils.describe(input), utils.describe(target)), torch._lib.user_level())
   end
   if target.p.dtype ~= input.p.dtype then target = target:typeAs(input) end
   if not target:isSameSizeAs(input) then target = target:contiguous():viewAs(input) end
@@ -130,7 +134,7 @@ end
 function utils.checkFloatInput(module, input, what)
   if not torch.isTensor(input) or input.p.dtype > 3 then  -- dtypes 0-3: f32, f64, f16, bf16
     error(string.format('[%s] expected %s, got %s', tostring(module), what or 'a floating-point tensor',
-      utils.describe(input)), 0)
+      utils.describe(input)), torch._lib.user_level())
   end
 end
 

@@ -113,7 +113,12 @@ end
 -- add/sub with Torch7's multiplier: add([res,] x, [value,] y) = x + value*y; csub likewise.
 local function install_scaled(name, plain, scaled, scaled_out)
   local function apply(res, a, alpha, b)
-    if alpha == nil then return (plain(res, a, b)) end
+    if alpha == nil then
+      -- a missing operand must not reach plain(res, a, nil): torch.add(res, a, nil) reads as the
+      -- two-operand form and x:add(nil) returned x + x
+      if b == nil then fail(name, 'expected a tensor or a number as the second operand, got nil') end
+      return (plain(res, a, b))
+    end
     if not is_tensor(a) or not is_tensor(b) or type(alpha) ~= 'number' then
       fail(name, 'expected (tensor, number, tensor), got (%s, %s, %s)', describe(a), describe(alpha), describe(b))
     end

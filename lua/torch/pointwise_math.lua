@@ -260,6 +260,10 @@ function torch.rsub(a, b, alpha)
   if not is_tensor(a) and not is_tensor(b) then
     fail('rsub', 'expected tensor or number operands, one a tensor, got %s and %s', describe(a), describe(b))
   end
+  -- checked here: torch.csub(b, a) named csub and listed the operands swapped
+  if not is_tensor(a) and type(a) ~= 'number' or not is_tensor(b) and type(b) ~= 'number' then
+    fail('rsub', 'expected tensor or number operands, got %s and %s', describe(a), describe(b))
+  end
   if alpha == nil or alpha == 1 then return (torch.csub(b, a)) end
   if is_tensor(a) and is_tensor(b) then return (torch.csub(b, alpha, a)) end
   if type(a) == 'number' then return (torch.csub(b, a * alpha)) end  -- torch.mul(2, 3) is no tensor op

@@ -111,11 +111,9 @@ local function binary_args(op, x, y, nx, ny)
   if not is_tensor(x) and not is_tensor(y) then
     fail(op, 'expected %s or %s to be a tensor, got %s and %s', nx, ny, describe(x), describe(y))
   end
-  for i, v in ipairs({ x, y }) do
-    if not is_tensor(v) and type(v) ~= 'number' then
-      fail(op, '%s must be a tensor or a number, got %s', i == 1 and nx or ny, describe(v))
-    end
-  end
+  -- both checked (ipairs({x, y}) stopped at a nil y, which then failed inside fullLike)
+  if not is_tensor(x) and type(x) ~= 'number' then fail(op, '%s must be a tensor or a number, got %s', nx, describe(x)) end
+  if not is_tensor(y) and type(y) ~= 'number' then fail(op, '%s must be a tensor or a number, got %s', ny, describe(y)) end
   local ref = is_tensor(x) and x or y
   local dt = ref.p.dtype
   if is_tensor(x) and is_tensor(y) then dt = float_promote(x.p.dtype, y.p.dtype) end

@@ -30,6 +30,13 @@ local function each_offset(p, f)
 end
 torch._each_offset = each_offset
 
+-- f must be callable: a number or nil met inside the element loop failed as a raw "attempt to call".
+local function require_function(op, f)
+  local mt = type(f) ~= 'function' and getmetatable(f)
+  if type(f) ~= 'function' and not (type(mt) == 'table' and mt.__call) then
+    fail(op, 'expected a function, got %s', torch.typename(f) or type(f))
+  end
+end
 local function require_cpu(op, t)
   if t.p.device_type ~= 0 then fail(op, 'needs a CPU tensor, got one on %s', methods.device(t)) end
 end
@@ -43,6 +50,7 @@ end
 --- Example: torch.Tensor({1, 2, 3}):apply(function(x) return x * x end)
 function methods.apply(t, f)
   require_cpu('apply', t)
+  require_function('apply', f)
   local p, i = t.p, 0
   each_offset(p, function(off)
     i = i + 1
@@ -55,6 +63,7 @@ end
 --- Example: torch.Tensor({1, 2}):map(torch.Tensor({10, 20}), function(a, b) return a + b end)
 function methods.map(t, u, f)
   require_cpu('map', t)
+  require_function('map', f)
   types.check_tensor('map', u, 1)
   if t:nElement() ~= u:nElement() then fail('map', 'tensors have %d and %d elements', t:nElement(), u:nElement()) end
   local p, q = t.p, u:contiguous().p
@@ -68,6 +77,7 @@ function methods.map(t, u, f)
 end
 function methods.map2(t, u, v, f)
   require_cpu('map2', t)
+  require_function('map2', f)
   types.check_tensor('map2', u, 1)
   types.check_tensor('map2', v, 2)
   if t:nElement() ~= u:nElement() or t:nElement() ~= v:nElement() then

@@ -38,6 +38,11 @@ end
 --- Optimizer.__init(self, name, params, options, kinds, defaults): shared constructor of the
 --- subclasses: name ('SGD'), the option kinds (see optim/config.lua) and their defaults.
 function Optimizer:__init(name, params, options, kinds, defaults)
+  -- optim.Optimizer is abstract: called directly, name was the user's params table
+  if type(name) ~= 'string' or type(defaults) ~= 'table' then
+    lib.fail('optim.Optimizer', 'is the base class of the optimizers (optim.SGD, optim.Adam...), not one itself; got %s',
+      torch.typename(name) or type(name))
+  end
   self._name = 'optim.' .. name
   self._kinds = kinds
   options = options or {}
