@@ -88,6 +88,9 @@ end
 --- Example: data.collate({torch.ones(2), torch.zeros(2)})
 function collate.default(samples, ctx)
   ctx = ctx or {}
+  if type(samples) ~= 'table' or getmetatable(samples) ~= nil then
+    error(string.format('[DataLoader] collate expects a list of samples, got %s', torch.type(samples)), 2)
+  end
   if #samples == 0 then error('[DataLoader] cannot collate an empty list of samples', 0) end
   return merge(samples, ctx, '')
 end

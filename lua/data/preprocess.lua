@@ -34,7 +34,10 @@ local StandardScaler = torch.class('data.StandardScaler', data)
 --- data.StandardScaler(): scales each column to mean 0 and standard deviation 1 (the population
 --- standard deviation, as scikit-learn; a constant column is only centered). Fit it on the
 --- training set, then transform every split with the same statistics.
-function StandardScaler:__init() self.fitted = false end
+function StandardScaler:__init(...)
+  if select('#', ...) > 0 then util.fail('StandardScaler', 'takes no arguments, got %s', torch.type((...))) end
+  self.fitted = false
+end
 
 --- s:fit(x): learns the mean and standard deviation of each column of x (n x features); returns s.
 function StandardScaler:fit(x)
@@ -127,7 +130,10 @@ local LabelEncoder = torch.class('data.LabelEncoder', data)
 
 --- data.LabelEncoder(): maps labels (strings or numbers) to class indices 1..K; .classes lists
 --- the labels in sorted order (numbers before strings).
-function LabelEncoder:__init() self.classes = nil end
+function LabelEncoder:__init(...)
+  if select('#', ...) > 0 then util.fail('LabelEncoder', 'takes no arguments, got %s', torch.type((...))) end
+  self.classes = nil
+end
 
 --- e:fit(values): learns the classes (a list or a 1D tensor); returns e.
 function LabelEncoder:fit(values)

@@ -123,6 +123,9 @@ end
 --- finished at i = n.
 --- Example: for i = 1, 3 do data.progress(i, 3) end
 function data.progress(i, n, info)
+  if type(i) ~= 'number' or type(n) ~= 'number' or n < 1 then
+    util.fail('progress', 'expected (i, n) with n >= 1, got (%s, %s)', tostring(i), tostring(n))
+  end
   if i <= 1 or not data._bar or data._bar.total ~= n then data._bar = data.ProgressBar{ total = n } end
   data._bar:update(i, info)
   if i >= n then

@@ -44,9 +44,16 @@ function torch.logSoftmax(x, dim, opts)
   x = softmax_input('logSoftmax', x, opts)
   return wrap(C.tocha_log_softmax(x.p, cdim('logSoftmax', dim or default_dim(x), x.p.ndim)))
 end
---- torch.gelu(x): x * Phi(x) (the erf form).
+--- torch.gelu(x [, approximate = 'none']): x * Phi(x) (the erf form); approximate = 'tanh' uses
+--- 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as PyTorch's gelu (the argument was ignored).
 --- Example: torch.gelu(torch.Tensor({-1, 0, 1}))
-function torch.gelu(x) return wrap(C.tocha_gelu(check_tensor('gelu', x).p)) end
+function torch.gelu(x, approximate)
+  check_tensor('gelu', x)
+  if approximate == nil or approximate == 'none' then return (wrap(C.tocha_gelu(x.p))) end
+  if approximate ~= 'tanh' then fail('gelu', "approximate must be 'none' or 'tanh', got %s", tostring(approximate)) end
+  local inner = torch.mul(torch.add(x, torch.mul(torch.pow(x, 3), 0.044715)), math.sqrt(2 / math.pi))
+  return torch.mul(torch.cmul(x, torch.add(torch.tanh(inner), 1)), 0.5)
+end
 --- torch.silu(x): x * sigmoid(x).
 --- Example: torch.silu(torch.Tensor({-1, 0, 1}))
 function torch.silu(x) return wrap(C.tocha_silu(check_tensor('silu', x).p)) end

@@ -132,9 +132,9 @@ end
 -- torch.gelu(x, 'tanh') ignored its second argument and returned the erf form.
 function tests.gelu_approximate_not_ignored()
   local x = torch.Tensor{-1, 0, 1}
-  -- Not fixed yet: lua/torch/functional.lua belongs to another helper this round (see report). The
-  -- check to enable once torch.gelu refuses an approximate other than 'none':
-  --   L = here(); expect(function() local y = torch.gelu(x, 'tanh') end, L, "%[gelu%]")
+  -- torch.gelu ignored its approximate argument: 'tanh' now computes the tanh form, others are refused
+  tester:assertErrorPattern(function() torch.gelu(x, 'fast') end, "%[gelu%] approximate must be 'none' or 'tanh'")
+  tester:assertlt(math.abs(torch.gelu(torch.DoubleTensor{1}, 'tanh')[1] - 0.8411919906082768), 1e-12)
   tester:eq(torch.gelu(x, 'none'), torch.gelu(x), 0)
   -- PyTorch 1.13: F.gelu(tensor([1.]), approximate='tanh') = 0.8411919906082768; erf form 0.8413447460685429
   tester:assertlt(math.abs(F.gelu(torch.DoubleTensor{1}, 'tanh')[1] - 0.8411919906082768), 1e-12)
@@ -209,6 +209,17 @@ io.write('END\n')
     tester:assert(out:find('\n' .. i .. ' ERR\n', 1, true) or (i == 1 and out:find('^1 ERR\n')),
       'call ' .. i .. ' did not raise: ' .. out)
   end
+end
+
+-- data: collate of a non-list, progress without numbers, constructors given stray arguments
+function tests.dataArgumentsChecked()
+  local data = require 'data'
+  tester:assertErrorPattern(function() data.collate(3) end, 'collate expects a list of samples, got number')
+  tester:assertErrorPattern(function() data.defaultCollate(nil) end, 'collate expects a list of samples, got nil')
+  tester:assertErrorPattern(function() data.progress({}) end, '%[progress%] expected %(i, n%)')
+  tester:assertErrorPattern(function() data.progress(-1) end, '%[progress%] expected %(i, n%)')
+  tester:assertErrorPattern(function() data.StandardScaler(-1) end, '%[StandardScaler%] takes no arguments')
+  tester:assertErrorPattern(function() data.LabelEncoder(-1) end, '%[LabelEncoder%] takes no arguments')
 end
 
 tester:add(tests)
