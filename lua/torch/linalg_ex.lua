@@ -75,7 +75,7 @@ local function first_failure(info, letter)
   end
   return nil
 end
-linalg._first_failure = first_failure  -- for lua/torch/linalg_ldl.lua
+torch._linalg_first_failure = first_failure  -- for lua/torch/linalg_ldl.lua (not in torch.linalg: public)
 
 --- torch.linalg.matmul(a, b): the matrix product with broadcasting, the same function as
 --- torch.matmul (PyTorch's alias).

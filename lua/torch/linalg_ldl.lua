@@ -29,7 +29,7 @@ local function factor(op, A)
   return wrap(ld), wrap(piv), wrap(info)
 end
 
-local function first_failure(info) return linalg._first_failure(info, 'D') end
+local function first_failure(info) return torch._linalg_first_failure(info, 'D') end
 
 --- torch.linalg.ldlFactorEx(A [, {hermitian = false, checkErrors = false}]): LD, pivots, info for
 --- a symmetric A (..., n, n) read from its lower triangle: A = P L D L^T P^T with Bunch-Kaufman
