@@ -34,14 +34,6 @@ struct InputMeta {
   Device device;
 };
 
-// A tensor saved for backward. Note [Saved tensors without their impl]: every saved tensor but a
-// leaf that requires grad is stored as a bare alias of its storage (the version counter lives
-// there), and one that had a grad_fn gets it back when unpacked. Holding the tensor's own impl
-// would hold whatever grad_fn it has later: a saved output's is this node, and an input written
-// in place afterwards (y:add_(y * y), or a plain buffer that buf:copy(x) gives x's history) may
-// get a grad_fn that leads back here. Either is a reference cycle, so the graph would never be
-// freed (the fuzzer found both; backward would refuse the stale input anyway). A leaf that
-// requires grad is never given a history by an in-place op (Note [In-place updates of leaves]).
 // Note [Saved-tensor hooks]: under torch.autograd.graph.savedTensorsHooks(pack, unpack, fn) a
 // saved tensor is handed to the Lua pack hook, which returns any Lua value, kept under a key; the
 // node keeps the key (and the tensor's metadata) instead of the tensor, and backward asks the
@@ -56,6 +48,14 @@ struct PackedSaved {
   ~PackedSaved();  // releases the key to the Lua state (node.cpp)
 };
 
+// A tensor saved for backward. Note [Saved tensors without their impl]: every saved tensor but a
+// leaf that requires grad is stored as a bare alias of its storage (the version counter lives
+// there), and one that had a grad_fn gets it back when unpacked. Holding the tensor's own impl
+// would hold whatever grad_fn it has later: a saved output's is this node, and an input written
+// in place afterwards (y:add_(y * y), or a plain buffer that buf:copy(x) gives x's history) may
+// get a grad_fn that leads back here. Either is a reference cycle, so the graph would never be
+// freed (the fuzzer found both; backward would refuse the stale input anyway). A leaf that
+// requires grad is never given a history by an in-place op (Note [In-place updates of leaves]).
 struct SavedTensor {
   Tensor data;
   std::shared_ptr<PackedSaved> packed;  // set when a pack hook took the tensor
