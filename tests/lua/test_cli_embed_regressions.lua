@@ -10,20 +10,9 @@ local traceback = require 'tocha.traceback'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
--- The interpreter running this test is the lowest entry of `arg` (arg[-1] for `tocha test.lua`).
-local function find_interpreter()
-  local lo = -1
-  while arg[lo - 1] do lo = lo - 1 end
-  local exe = arg[lo]
-  if exe and exe:find('/') then return exe end
-  pcall(ffi.cdef, 'long readlink(const char *path, char *buf, size_t size);')
-  local buf = ffi.new('char[4096]')
-  local n = ffi.C.readlink('/proc/self/exe', buf, 4095)
-  return n > 0 and ffi.string(buf, n) or exe
-end
+local I = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/interpreter.lua')
 
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-local TOCHA = quote(find_interpreter())
+local quote, TOCHA = I.quote, I.TOCHA
 local LUA_ROOT = torch._lib.lua_root
 
 local function read_file(path)

@@ -165,11 +165,7 @@ end
 
 -- No crash (signal) for the riskiest inputs of the audit: huge sizes, CUDA without a GPU, bad
 -- dims. Run in a child `tocha` so that a crash fails this test instead of killing the suite.
-local function find_interpreter()
-  local lo = -1
-  while arg[lo - 1] do lo = lo - 1 end
-  return arg[lo]
-end
+local function find_interpreter() return dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/interpreter.lua').path end
 function tests.risky_calls_raise_in_a_child_process()
   local exe = find_interpreter()
   if not exe or not exe:find('tocha') then return end  -- run through something else: nothing to spawn

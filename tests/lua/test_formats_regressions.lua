@@ -8,17 +8,8 @@ local tests = torch.TestSuite()
 local TMP = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/formats_regr_'
 local DATA = '../data/formats_review/'
 
-local function read_file(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-local function write_file(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read_file, write_file = FILES.read, FILES.write
 local function u64(n) return ffi.string(ffi.new('uint64_t[1]', n), 8) end
 local function st_file(header, data) return u64(#header) .. header .. data end
 local function load_bytes(s, opts)

@@ -23,12 +23,8 @@ local function raises(fn, patterns)
   end
 end
 
-local function read(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read = FILES.read
 
 -- ---- arrange.lua: unknown options ---------------------------------------------------------------
 

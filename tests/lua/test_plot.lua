@@ -9,12 +9,8 @@ local tests = torch.TestSuite()
 local tmp = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/plot'
 os.execute('rm -rf "' .. tmp .. '" && mkdir -p "' .. tmp .. '"')
 
-local function read(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read = FILES.read
 
 -- Pixels of a region of an image (3 x H x W bytes) equal to color.
 local function count_color(img, color, y0, y1, x0, x1)

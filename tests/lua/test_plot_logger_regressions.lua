@@ -14,12 +14,8 @@ local tests = torch.TestSuite()
 local tmp = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/plot_logger_regressions'
 os.execute('rm -rf "' .. tmp .. '" && mkdir -p "' .. tmp .. '"')
 
-local function read(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read = FILES.read
 
 local function fails(pattern, f, ...)
   local ok, err = pcall(f, ...)

@@ -14,17 +14,8 @@ local tests = torch.TestSuite()
 local DIR = (debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/../data/pt/'
 local TMP = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/pt_checkpoint_'
 
-local function read_file(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-local function write_file(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read_file, write_file = FILES.read, FILES.write
 local function values(t) return t:contiguous():view(-1):totable() end
 local function shares(a, b) return ffi.cast('void *', a.p.storage) == ffi.cast('void *', b.p.storage) end
 

@@ -5,18 +5,8 @@ local ffi = require 'ffi'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
-local function find_interpreter()
-  local lo = -1
-  while arg[lo - 1] do lo = lo - 1 end
-  local exe = arg[lo]
-  if exe and exe:find('/') then return exe end
-  pcall(ffi.cdef, 'long readlink(const char *path, char *buf, size_t size);')
-  local buf = ffi.new('char[4096]')
-  local n = ffi.C.readlink('/proc/self/exe', buf, 4095)
-  return n > 0 and ffi.string(buf, n) or exe
-end
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-local TOCHA = quote(find_interpreter())
+local I = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/interpreter.lua')
+local quote, TOCHA = I.quote, I.TOCHA
 
 local function read_file(path)
   local f = io.open(path)

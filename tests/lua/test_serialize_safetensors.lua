@@ -7,17 +7,8 @@ local tests = torch.TestSuite()
 
 local TMP = (os.getenv('TOCHA_TEST_TMP') or '/tmp') .. '/serialize_st_'
 
-local function read_file(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-local function write_file(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
-end
+local FILES = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/files.lua')
+local read_file, write_file = FILES.read, FILES.write
 local function raw(ct, values)
   return ffi.string(ffi.new(ct .. '[?]', #values, values), #values * ffi.sizeof(ct))
 end

@@ -20,19 +20,9 @@ local function write_file(path, s)
   f:write(s)
   f:close()
 end
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
--- The interpreter running this test (arg[-1] for `tocha test.lua`), as in test_cli.lua.
-local function interpreter()
-  local lo = -1
-  while arg[lo - 1] do lo = lo - 1 end
-  local exe = arg[lo]
-  if exe and exe:find('/') then return exe end
-  pcall(ffi.cdef, 'long readlink(const char *path, char *buf, size_t size);')
-  local buf = ffi.new('char[4096]')
-  local n = ffi.C.readlink('/proc/self/exe', buf, 4095)
-  return n > 0 and ffi.string(buf, n) or exe
-end
+local I = dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/helpers/interpreter.lua')
+local quote = I.quote
+local function interpreter() return I.path end
 local FIXTURES = (arg[0]:match('^(.*)/[^/]*$') or '.') .. '/fixtures'
 
 local function temp_files(path)
