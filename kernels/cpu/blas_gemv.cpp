@@ -94,6 +94,14 @@ template <class T> void ger_blas(const GerArgs& g) {
   blas_layout(g.m, g.n, g.a_rs, g.a_cs, &t, &lda);
   const T* x = static_cast<const T*>(g.x);
   const T* y = static_cast<const T*>(g.y);
+  // Note [addr with alpha 0]: BLAS's ger returns at once when alpha is 0, which dropped the NaN and
+  // inf of x and y; PyTorch computes beta * A + alpha * x y^T and gives NaN there. A rare case: a
+  // loop adds 0 * x[i] * y[j] (0 where both are finite).
+  if (g.alpha == 0) {
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) a[i * g.a_rs + j * g.a_cs] += T(0) * x[i * g.incx] * y[j * g.incy];
+    return;
+  }
   // A column-major A is the row-major A^T: A^T += alpha * y x^T.
   if (t) ger_call(g.n, g.m, g.alpha, y, g.incy, x, g.incx, a, lda);
   else ger_call(g.m, g.n, g.alpha, x, g.incx, y, g.incy, a, lda);

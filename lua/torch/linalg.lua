@@ -139,33 +139,18 @@ local function count(a1, a2, a3, a4, a5, a6, a7)
   return 0
 end
 
--- Note [addr with alpha 0]: OpenBLAS's ger returns early when alpha is 0, so the C addr left
--- NaN and inf of vec1 and vec2 out, where PyTorch 1.13's addr computes beta * M + alpha * vec1[i]
--- * vec2[j] and gives NaN there (its addmv ignores them too, through BLAS; addmm, addbmm and
--- baddbmm give NaN as the C ops do). Adding (0 * vec1) x vec2 puts those NaN back (0 elsewhere).
-local function addr_zero_alpha(r, vec1, vec2)
-  if r.p.dtype <= 3 then  -- floating dtypes (f32, f64, f16, bf16): integers hold no NaN
-    r:add(torch.ger(vec1 * 0, vec2))
-  end
-  return r
-end
 
 -- addmm, addmv, addr, addbmm, baddbmm.
 local function install_add_product(name, nm, na, nb)
   local f, f_out = C['tocha_' .. name], C['tocha_' .. name .. '_out']
-  local is_addr = name == 'addr'
   local usage = string.format('([res,] [v1,] %s, [v2,] %s, %s) or ([res,] %s, %s, %s, {beta =, alpha =})',
     nm, na, nb, nm, na, nb)
   local function apply(res, v1, M, v2, a, b)
-    local r
     if res then
       check(f_out(res.p, v1, M.p, v2, a.p, b.p))
-      r = res
-    else
-      r = wrap(f(v1, M.p, v2, a.p, b.p))
+      return res
     end
-    if v2 == 0 and is_addr then return addr_zero_alpha(r, a, b) end
-    return r
+    return (wrap(f(v1, M.p, v2, a.p, b.p)))
   end
   local function with_opts(res, M, a, b, o)
     local beta, alpha = read_opts(name, o)

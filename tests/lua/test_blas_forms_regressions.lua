@@ -145,7 +145,7 @@ function tests.betaZeroIgnoresM()
     { 1, 0, 0, 1, 1, 0, 0, 1 }, 'baddbmm')
 end
 
--- Note [addr with alpha 0]: alpha = 0 with NaN/inf in the factors, op by op as PyTorch 1.13 (its
+-- Note [addr with alpha 0] (kernels/cpu/blas_gemv.cpp): alpha = 0 with NaN/inf in the factors, op by op as PyTorch 1.13 (its
 -- addmv ignores them; addmm, addr, addbmm and baddbmm give NaN). addr ignored them (the bug).
 function tests.alphaZeroAsPyTorch()
   local one2 = torch.ones(2, 2):double()
