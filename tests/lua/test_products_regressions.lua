@@ -311,21 +311,15 @@ function tests.gradchecks()
   for _, c in ipairs(cases) do check_grad(c[1], c[2], c[3]) end
 end
 
--- ---- found in other files (skipped so the suite passes; see the report) ---------------------------
+-- ---- found in other files (fixed there since) ---------------------------------------------------
 
 function tests.otherFiles()
-  -- other file, see report: lua/torch/linalg.lua's addmm/addmv/addr/addbmm/baddbmm take Torch7's
-  -- positional multipliers only; PyTorch's trailing {beta=, alpha=} table is refused.
+  -- lua/torch/linalg.lua's addmm/addmv/addr/addbmm/baddbmm took Torch7's positional multipliers
+  -- only; PyTorch's trailing {beta=, alpha=} table was refused.
   -- PyTorch 1.13: torch.addmv(R(2), R(2,3), R(3), beta=2, alpha=0.5) = [2.03125, -0.125]
-  local SKIP = true
-  if not SKIP then
-    same(torch.addmv(R({ 2 }), R({ 2, 3 }), R({ 3 }), { beta = 2, alpha = 0.5 }), { 2 }, { 2.03125, -0.125 }, 1e-12, 'addmv opts')
-  end
-  -- other file, see report: torch.cross (reduce_cross_histc.lua) does not broadcast as PyTorch
-  -- 1.13's torch.cross does (torch.linalg.cross does).
-  if not SKIP then
-    same(torch.cross(R({ 1, 3 }), R({ 2, 3 })), { 2, 3 }, { 0, 0, 0, 0.4375, -0.1875, -0.25 }, 1e-12, 'cross broadcast')
-  end
+  same(torch.addmv(R({ 2 }), R({ 2, 3 }), R({ 3 }), { beta = 2, alpha = 0.5 }), { 2 }, { 2.03125, -0.125 }, 1e-12, 'addmv opts')
+  -- torch.cross (reduce_cross_histc.lua) did not broadcast as PyTorch 1.13's torch.cross does.
+  same(torch.cross(R({ 1, 3 }), R({ 2, 3 })), { 2, 3 }, { 0, 0, 0, 0.4375, -0.1875, -0.25 }, 1e-12, 'cross broadcast')
   -- A one-operand sum converted the i64 sum back to the operand's dtype, so a ByteTensor wrapped
   -- (einsum('ij->i', ByteTensor{{200, 100}}) was 44) where PyTorch 1.13 gives int64 300 (bool:
   -- int64 2); a product stays in the operands' dtype (uint8 'ij,ij->i' wraps to 80 in PyTorch too).
