@@ -4,7 +4,8 @@
 -- classes both ways keeping the parameters, and modules saved as cudnn.X load back once 'cudnn' is
 -- required. Needs cutorch, so it fails to load without a GPU as Torch7's did (Note [cutorch
 -- without a device] in lua/cutorch/init.lua).
-require 'cutorch'
+local ok, err = pcall(require, 'cutorch')
+if not ok then package.loaded.cudnn = nil error(err, 0) end
 require 'nn'
 
 local cudnn = rawget(_G, 'cudnn') or {}

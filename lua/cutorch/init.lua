@@ -14,7 +14,9 @@ local C, check = lib.C, lib.check
 -- `local ok = pcall(require, 'cunn')` takes the GPU path only when the require worked. Here too.
 -- TOCHA_CUTORCH_WITHOUT_GPU=1 loads the packages anyway (cutorch.getDeviceCount() is then 0): to
 -- convert a model saved with cudnn modules on a CPU machine, and for the tests.
+-- The failed require leaves no "loop or previous error" mark behind: a later require says why again.
 if torch.cuda.deviceCount() == 0 and os.getenv('TOCHA_CUTORCH_WITHOUT_GPU') ~= '1' then
+  package.loaded.cutorch = nil
   error(string.format("[cutorch] no CUDA device: %s (Torch7's cutorch needed one too; "
     .. 'TOCHA_CUTORCH_WITHOUT_GPU=1 loads it anyway)', torch.cuda.unavailableReason()), 2)
 end
