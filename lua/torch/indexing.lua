@@ -8,6 +8,7 @@ local is_tensor, is_storage = types.is_tensor, types.is_storage
 local methods = torch._tensor_methods
 local hooks = torch._tensor_hooks
 local read, write = types.read, types.write
+local index_rows, assign_rows  -- Note [Indexing with an index tensor]
 
 local function index_error(p, i, d)
   if p == lib.FREED then fail('index', 'tensor was freed (t:free() was called on it earlier)') end
@@ -77,6 +78,45 @@ local function is_mask(k)
   return dt == lib.dtype.u8 or dt == lib.dtype.bool
 end
 
+-- Note [Indexing with an index tensor]: PyTorch's x[idx] with an integer tensor (advanced indexing
+-- of the first dim) is x:index(1, idx), a copy, with 1-based entries as every index here; idx may
+-- have any shape (the result has idx's dims, then x's other dims) and a negative entry counts from
+-- the end, as in x[i]. x[idx] = v fills (a number) or copies (a tensor, broadcast to that shape)
+-- those rows, as PyTorch's index_put_: with a repeated index the last write wins. Torch7 refused
+-- these keys (an error), so no Torch7 program meant anything else by them.
+local INDEX_DTYPES = { [lib.dtype.i64] = true, [lib.dtype.i32] = true }
+local function flat_rows(op, t, k)
+  if not INDEX_DTYPES[tonumber(k.p.dtype)] then
+    fail(op, 'cannot index with a %s; use a LongTensor (or IntTensor) of indices or a ByteTensor mask', types.typename(k))
+  end
+  if t.p.ndim == 0 then fail(op, 'cannot index a 0-dim tensor with a %s; use t:item()', types.typename(k)) end
+  local flat = k:contiguous():view(k:nElement())
+  if k:nElement() > 0 and flat:min() < 0 then
+    flat = torch.add(flat, torch.lt(flat, 0):typeAs(flat):mul(t:size(1) + 1))
+  end
+  return flat
+end
+-- The shape of x[idx]: idx's sizes, then x's sizes after the first.
+local function rows_shape(t, k)
+  local shape = k:size():totable()
+  for d = 2, t:dim() do shape[#shape + 1] = t:size(d) end
+  return torch.LongStorage(shape)
+end
+index_rows = function(t, k)
+  local r = methods.index(t, 1, flat_rows('index', t, k))
+  if k:dim() == 1 then return r end
+  return (r:view(rows_shape(t, k)))
+end
+assign_rows = function(t, k, v)
+  local flat = flat_rows('newindex', t, k)
+  if type(v) == 'number' or type(v) == 'boolean' then return (methods.indexFill(t, 1, flat, v)) end
+  if not is_tensor(v) then fail('newindex', 'expected a number or a tensor to assign, got %s', types.describe(v)) end
+  local rows = t:size():totable()
+  rows[1] = flat:nElement()
+  local src = v:expand(rows_shape(t, k)):reshape(torch.LongStorage(rows))
+  return (methods.indexCopy(t, 1, flat, src))
+end
+
 hooks.index = function(t, k)
   local p = t.p
   if type(k) == 'number' then
@@ -92,7 +132,7 @@ hooks.index = function(t, k)
   end
   if is_storage(k) then return (hooks.index(t, k:totable())) end
   if is_mask(k) then return (methods.maskedSelect(t, k)) end
-  if is_tensor(k) then fail('index', 'cannot index with a %s; use index(dim, indices) or a ByteTensor mask', types.typename(k)) end
+  if is_tensor(k) then return (index_rows(t, k)) end
   if type(k) == 'boolean' then fail('index', 'cannot index a tensor with a boolean (%s)', tostring(k)) end  -- was nil
   return nil
 end
@@ -203,6 +243,7 @@ hooks.newindex = function(t, k, v)
     if type(v) == 'number' or type(v) == 'boolean' then return (methods.maskedFill(t, k, v)) end
     return (methods.maskedCopy(t, k, v))
   end
+  if is_tensor(k) then return (assign_rows(t, k, v)) end
   fail('newindex', 'cannot index a tensor with a %s', types.describe(k))
 end
 
