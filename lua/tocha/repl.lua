@@ -24,6 +24,7 @@ local function sigint_module(interactive)
 end
 
 function Session:show_error(err)
+  self.failed = true
   io.stdout:flush()
   local text = tostring(err)
   -- The terminal echoed ^C where the command's output stopped: start on a line of our own.
@@ -108,7 +109,11 @@ function M.run(opts)
       if interactive then io.stdout:write('\n') end
       -- Input that ends inside a statement is an error, not something to drop silently.
       if self.buffer then self:show_error(select(2, loadstring(self.buffer, '=stdin'))) end
-      return 0
+      -- Note [Piped REPL status]: `tocha < script.lua` runs the lines as typed ones and goes on
+      -- after an error, as at a terminal, but a shell or CI job must see that something failed:
+      -- the status is 1 when any line raised an error (sqlite3 < file does the same). At a
+      -- terminal the session ends with 0.
+      return (self.failed and not interactive) and 1 or 0
     end
     if line == false then  -- Ctrl-C: drop the line and any unfinished statement
       self.buffer = nil

@@ -196,7 +196,9 @@ function tests.replContinuesAfterError()
   local out, err, rc = run('-q', 'nosuch.field = 1\nprint("after")\n')
   tester:assert(has(err, "attempt to index global 'nosuch'"), err)
   tester:assert(has(out, 'after\n'), out)
-  tester:asserteq(rc, 0)
+  tester:asserteq(rc, 1, 'the piped session goes on, then reports the failure (Note [Piped REPL status])')
+  _, _, rc = run('-q', 'for i = 1, 2 do\n')
+  tester:asserteq(rc, 1, 'input that ends inside a statement')
 end
 
 function tests.replAfterScript()
