@@ -26,6 +26,17 @@ local ffi = require 'ffi'
 local is_tensor = torch.isTensor
 local is_storage = require('torch.types').is_storage
 
+-- The storage handle over exactly t's elements: a storage view (torch.FloatStorage(s, offset,
+-- size)) travels as a tensor over its window, and comes back as that window, not as the whole
+-- storage under it (the receiver saw the other elements, at the wrong indices).
+local function storage_over(t)
+  local whole = torch._storage_of(t)
+  if whole == nil then return nil end
+  local offset, n = t:storageOffset(), t:nElement()
+  if offset == 1 and n == whole:size() then return whole end
+  return torch[whole:type():match('^torch%.(.+)$')](whole, offset, n)
+end
+
 -- ---- names of known values (modules and their exported functions) ------------------------------
 
 local known, known_stamp = nil, -1
@@ -175,13 +186,19 @@ function Encoder:table(v, path)
   else
     out[#out + 1] = 't'
   end
+  -- Note [Keys of any kind]: a key is encoded like any value, so tables, functions and tensors
+  -- are keys too (graph nodes index their children by node: an nngraph gModule, a graph.Graph;
+  -- Torch7's serializer took any key). A key table seen before goes as a reference, and the
+  -- decoder numbers tables in the same order, so keys keep their identity.
   for k, x in pairs(v) do
     local kt = type(k)
-    if kt ~= 'string' and kt ~= 'number' and kt ~= 'boolean' then
-      self:fail(path, 'a table key of type ' .. kt)
+    if kt == 'string' or kt == 'number' or kt == 'boolean' then
+      self:value(k, path)
+      self:value(x, path .. (kt == 'string' and ('.' .. k) or ('[' .. tostring(k) .. ']')))
+    else
+      self:value(k, path .. '<key>')
+      self:value(x, path .. '[<' .. kt .. ' key>]')
     end
-    self:value(k, path)
-    self:value(x, path .. (kt == 'string' and ('.' .. k) or ('[' .. tostring(k) .. ']')))
   end
   out[#out + 1] = 'E'
 end
@@ -282,7 +299,7 @@ function Decoder:value()
     if tag == 'x' then return t end
     -- One storage handle per storage sent, as the sender had.
     self.storages = self.storages or {}
-    self.storages[t] = self.storages[t] or torch._storage_of(t)
+    self.storages[t] = self.storages[t] or storage_over(t)
     return self.storages[t]
   elseif tag == 'r' then return self.refs[self:int()]
   elseif tag == 'M' then return require_module(self:str())

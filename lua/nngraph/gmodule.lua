@@ -136,6 +136,36 @@ function gModule:map(other, fn)
   end
 end
 
+-- Note [Replacing modules in a graph]: nn.Module's replace(fn) (net:replace(function(m) ... end),
+-- to swap Dropout for Identity or one layer class for another) assigns self.modules[i]; a gModule
+-- runs the modules its nodes hold, so the list and the graph disagreed: forward ran the old
+-- modules while parameters() and training() saw the new ones (Torch7's nngraph did the same).
+-- A gModule's replace puts each replacement into every node that held the module.
+
+--- g:replace(fn): replaces every module of the graph (and inside them) by fn(module), in the
+--- nodes too; returns fn(g).
+--- Example: require 'nngraph'; local x = nn.Identity()(); local g = nn.gModule({x}, {nn.Dropout(0.5)(x)}); g:replace(function(m) return torch.type(m) == 'nn.Dropout' and nn.Identity() or m end)
+function gModule:replace(fn)
+  local out = fn(self)
+  local map, changed = {}, false
+  for _, m in ipairs(self.modules) do
+    local r = m:replace(fn)
+    if not (type(r) == 'table' and torch.isTypeOf(r, 'nn.Module')) then
+      fail('replace: the function returned %s for %s; expected an nn.Module', torch.type(r), torch.type(m))
+    end
+    if r ~= m then map[m], changed = r, true end
+  end
+  if changed then
+    for _, node in ipairs(self.forwardnodes) do
+      local d = node.data
+      if d.module and map[d.module] then d.module = map[d.module] end
+    end
+    self:_collectModules()
+    self:_clearNodes()  -- what the old modules left (inputs, snapshots) is not the new ones'
+  end
+  return out
+end
+
 -- Forgets what forward and backward left in the nodes (inputs seen, gradients, sum buffers).
 function gModule:_clearNodes()
   for _, node in ipairs(self.forwardnodes) do

@@ -19,5 +19,13 @@ threads.serialization = Threads.serialization
 
 -- Older Torch7 scripts used the module itself as the class: local Threads = require 'threads';
 -- Threads(4); Threads.serialization(...). Torch7's Mutex, Condition, Thread, Queue and safe
--- (its low-level layer) have no counterpart here.
+-- (its low-level layer) have no counterpart here: calling them is an error that says so (it
+-- was "attempt to call field 'Mutex' (a nil value)").
+for _, name in ipairs({ 'Mutex', 'Condition', 'Thread', 'Queue', 'safe' }) do
+  threads[name] = function()
+    error(string.format('[threads.%s] is not available in Tocha: only the pool (threads.Threads: addjob, '
+      .. 'synchronize, specific...) is; share data between jobs with threads.sharedserialize', name), 2)
+  end
+end
+
 return setmetatable(threads, getmetatable(threads.Threads))

@@ -25,9 +25,31 @@ function worker.start(spec)
   -- What a Torch7 thread state had: the torch global and its index (README of torch/threads).
   _G.torch = torch
   _G.__threadid = idx
-  -- The default tensor type the process has now (Note [Worker state defaults], data/worker.lua).
+  -- Note [Thread default tensor type]: as in Torch7, each thread has its own default tensor
+  -- type. It starts as the type the process has now (Note [Worker state defaults],
+  -- data/worker.lua), and torch.setdefaulttensortype (or setDefaultDtype) in a job or init
+  -- function sets this state's type only: the real one also sets the process-wide float type
+  -- that integer math promotes to, so a Torch7 donkey's init function changed the main state's
+  -- promotions (and the type of later pools' threads). Integer math in a thread promotes to the
+  -- process-wide type (the main state's).
+  local upname = debug.getupvalue(torch._default_dtype, 1)
+  if upname ~= 'default_dtype' then error('[threads] cannot find the default tensor type of the worker state', 0) end
+  local function set_state_default(dt)
+    debug.setupvalue(torch._default_dtype, 1, dt)
+    torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
+    torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage
+  end
+  local floating = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
+  -- torch.setdefaulttensortype(name) in this worker: this thread's type only.
+  torch.setdefaulttensortype = function(name)
+    local dt = types.dtype_of_name[name]
+    if not dt or not floating[dt] then
+      error(string.format('[setdefaulttensortype] expected a floating tensor type name, got %s', tostring(name)), 2)
+    end
+    set_state_default(dt)
+  end
   local dt = C.tocha_default_float_dtype()
-  if dt ~= torch._default_dtype() then torch.setdefaulttensortype(types.tensor_name[dt]) end
+  if dt ~= torch._default_dtype() then set_state_default(dt) end
   -- Note [Thread seeds]: every fresh state starts from the same seeds, so the threads would draw
   -- the same random crops. Each one seeds torch's generator (its own: Note [Worker generators],
   -- core/rng.h) and math.random from a base the main state drew from its generator when the
