@@ -50,22 +50,18 @@ function worker.start(spec, id)
   -- The main state's math.random (workers = 0) is the user's and is left alone, as PyTorch
   -- leaves the main process's random module alone. A math.randomseed in workerInitFn does not
   -- last past its batch, as a torch.manualSeed there does not (Note [Loader determinism]).
-  local types = require 'torch.types'
   local util = require 'data.util'
   local iterable = job.iterable
   local my_id = C.tocha_loader_worker_id()
   local stream_key
-  -- The Lua half of torch.setdefaulttensortype only: writing the process-wide value back (the
-  -- same value just read) could undo a change the main state made in between.
-  local function set_lua_default(dt)
-    local name = debug.getupvalue(torch._default_dtype, 1)
-    if name ~= 'default_dtype' then return torch.setdefaulttensortype(types.tensor_name[dt]) end
-    debug.setupvalue(torch._default_dtype, 1, dt)
-    torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
-  end
+  -- Only the state's own half of the default type: writing the process-wide value back (the same
+  -- value just read) could undo a change the main state made in between, and a workerInitFn's
+  -- setdefaulttensortype must not change the main state's promotions (Note [Default type in
+  -- worker states], torch/tensor.lua); it lasts until the next task follows the main state again.
+  torch._per_state_default = true
   local function follow_defaults(seed, indices)
     local dt = C.tocha_default_float_dtype()
-    if dt ~= torch._default_dtype() then set_lua_default(dt) end
+    if dt ~= torch._default_dtype() then torch._set_state_default(dt) end
     if not iterable then
       math.randomseed(seed)
     else

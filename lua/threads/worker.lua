@@ -15,7 +15,6 @@ function worker.start(spec)
   idx, seed = tonumber(idx), tonumber(seed)
   local torch = require 'torch'
   local lib = require 'torch.lib'
-  local types = require 'torch.types'
   local util = require 'data.util'
   local codec = require 'threads.codec'
   local C = lib.C
@@ -28,28 +27,11 @@ function worker.start(spec)
   -- Note [Thread default tensor type]: as in Torch7, each thread has its own default tensor
   -- type. It starts as the type the process has now (Note [Worker state defaults],
   -- data/worker.lua), and torch.setdefaulttensortype (or setDefaultDtype) in a job or init
-  -- function sets this state's type only: the real one also sets the process-wide float type
-  -- that integer math promotes to, so a Torch7 donkey's init function changed the main state's
-  -- promotions (and the type of later pools' threads). Integer math in a thread promotes to the
-  -- process-wide type (the main state's).
-  local upname = debug.getupvalue(torch._default_dtype, 1)
-  if upname ~= 'default_dtype' then error('[threads] cannot find the default tensor type of the worker state', 0) end
-  local function set_state_default(dt)
-    debug.setupvalue(torch._default_dtype, 1, dt)
-    torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
-    torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage
-  end
-  local floating = { [lib.dtype.f32] = true, [lib.dtype.f64] = true, [lib.dtype.f16] = true, [lib.dtype.bf16] = true }
-  -- torch.setdefaulttensortype(name) in this worker: this thread's type only.
-  torch.setdefaulttensortype = function(name)
-    local dt = types.dtype_of_name[name]
-    if not dt or not floating[dt] then
-      error(string.format('[setdefaulttensortype] expected a floating tensor type name, got %s', tostring(name)), 2)
-    end
-    set_state_default(dt)
-  end
+  -- function sets this state's type only (Note [Default type in worker states],
+  -- torch/tensor.lua). Integer math in a thread promotes to the process-wide type (the main state's).
+  torch._per_state_default = true
   local dt = C.tocha_default_float_dtype()
-  if dt ~= torch._default_dtype() then set_state_default(dt) end
+  if dt ~= torch._default_dtype() then torch._set_state_default(dt) end
   -- Note [Thread seeds]: every fresh state starts from the same seeds, so the threads would draw
   -- the same random crops. Each one seeds torch's generator (its own: Note [Worker generators],
   -- core/rng.h) and math.random from a base the main state drew from its generator when the

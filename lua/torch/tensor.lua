@@ -231,15 +231,25 @@ torch.Tensor = torch.FloatTensor
 --- type that integer math promotes to.
 --- Example: torch.setdefaulttensortype('torch.DoubleTensor'); local t = torch.Tensor(2)
 --- torch.setdefaulttensortype('torch.FloatTensor')
+-- Note [Default type in worker states]: the default type lives in two places, this Lua state
+-- (torch.Tensor) and the C library (the float type integer math promotes to), which is
+-- process-wide. A worker state (a data loader's, a threads pool's) sets torch._per_state_default:
+-- there setdefaulttensortype changes only the state's own type, as Torch7's per-thread states
+-- did; otherwise a worker's init function changed the main state's promotions (torch.sqrt of a
+-- LongTensor gave Doubles there). _set_state_default(dt) is that state-only half.
+local function set_state_default(dt)
+  default_dtype = dt
+  torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
+  torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage  -- as Torch7 (it stayed FloatStorage)
+end
+torch._set_state_default = set_state_default
 function torch.setdefaulttensortype(name)
   local dt = types.dtype_of_name[name]
   if not dt or (dt ~= lib.dtype.f32 and dt ~= lib.dtype.f64 and dt ~= lib.dtype.f16 and dt ~= lib.dtype.bf16) then
     fail('setdefaulttensortype', 'expected a floating tensor type name, got %s', tostring(name))
   end
-  check(C.tocha_set_default_float_dtype(dt))
-  default_dtype = dt
-  torch.Tensor = torch[types.suffix[dt] .. 'Tensor']
-  torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage  -- as Torch7 (it stayed FloatStorage)
+  if not torch._per_state_default then check(C.tocha_set_default_float_dtype(dt)) end
+  set_state_default(dt)
 end
 --- torch.getdefaulttensortype(): the name of the type torch.Tensor builds, 'torch.FloatTensor'
 --- unless changed with torch.setdefaulttensortype.

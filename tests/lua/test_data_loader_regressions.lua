@@ -386,6 +386,19 @@ function tests.errorObjectsThatAreNotStrings()
   tester:assert(err:find('custom error object', 1, true), err)
 end
 
+-- A workerInitFn that sets the default tensor type (a Torch7 habit) changed the process-wide float
+-- type, so the main state's integer math promoted to Double afterwards (Note [Default type in
+-- worker states], torch/tensor.lua).
+function tests.workerDefaultTypeStaysInTheWorker()
+  local ds = ints(4, function(i) return torch.Tensor(1):fill(i) end)
+  local loader = data.DataLoader(ds, { batchSize = 2, workers = 2,
+    workerInitFn = function() torch.setdefaulttensortype('torch.DoubleTensor') end })
+  for _ in loader:iter() do end
+  loader:close()
+  tester:asserteq(torch.getdefaulttensortype(), 'torch.FloatTensor')
+  tester:asserteq(torch.type(torch.sqrt(torch.LongTensor({ 4 }))), 'torch.FloatTensor')
+end
+
 tester:add(tests)
 tester:run()
 ffi.C.alarm(0)
