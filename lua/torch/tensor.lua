@@ -227,10 +227,6 @@ torch._construct = construct
 local default_dtype = lib.dtype.f32
 torch.Tensor = torch.FloatTensor
 
---- torch.setdefaulttensortype('torch.DoubleTensor'): the type torch.Tensor builds, and the float
---- type that integer math promotes to.
---- Example: torch.setdefaulttensortype('torch.DoubleTensor'); local t = torch.Tensor(2)
---- torch.setdefaulttensortype('torch.FloatTensor')
 -- Note [Default type in worker states]: the default type lives in two places, this Lua state
 -- (torch.Tensor) and the C library (the float type integer math promotes to), which is
 -- process-wide. A worker state (a data loader's, a threads pool's) sets torch._per_state_default:
@@ -243,6 +239,10 @@ local function set_state_default(dt)
   torch.Storage = torch[types.suffix[dt] .. 'Storage'] or torch.Storage  -- as Torch7 (it stayed FloatStorage)
 end
 torch._set_state_default = set_state_default
+--- torch.setdefaulttensortype('torch.DoubleTensor'): the type torch.Tensor builds, and the float
+--- type that integer math promotes to.
+--- Example: torch.setdefaulttensortype('torch.DoubleTensor'); local t = torch.Tensor(2)
+--- torch.setdefaulttensortype('torch.FloatTensor')
 function torch.setdefaulttensortype(name)
   local dt = types.dtype_of_name[name]
   if not dt or (dt ~= lib.dtype.f32 and dt ~= lib.dtype.f64 and dt ~= lib.dtype.f16 and dt ~= lib.dtype.bf16) then
