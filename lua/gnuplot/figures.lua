@@ -1,6 +1,6 @@
 -- gnuplot's figures: the numbered figures and the current one, each figure's settings (title,
 -- labels, ranges, key, log axes) and content, and writing a figure to its file through Tocha's
--- plot backends (plot/raster.lua for PNG, plot/svg.lua for SVG).
+-- plot backends (plot/raster.lua for PNG, plot/svg.lua for SVG) or gnuplot/ps.lua (EPS, PDF).
 local figures = { list = {}, current = nil }
 
 -- Note [Figures without a file]: Torch7 opened a window (wxt, qt, x11) for gnuplot.figure() and
@@ -96,8 +96,10 @@ function figures.draw(fig, who, path, term)
   if not fig.content then return end
   local window
   if not path then path, term, window = target(fig) end
-  local surf = term == 'svg' and require('plot.svg').new(fig.width, fig.height)
-    or require('plot.raster').new(fig.width, fig.height)
+  local surf
+  if term == 'svg' then surf = require('plot.svg').new(fig.width, fig.height)
+  elseif term == 'eps' or term == 'pdf' then surf = require('gnuplot.ps').new(term, fig.width, fig.height)
+  else surf = require('plot.raster').new(fig.width, fig.height) end
   if fig.content.kind == 'image' then
     require('gnuplot.heatmap').draw(surf, fig, who)
   else

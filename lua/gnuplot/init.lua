@@ -1,6 +1,7 @@
 -- Torch7's gnuplot package (require 'gnuplot' sets the global gnuplot) drawn by Tocha's own plot
--- backends instead of a gnuplot process: figures written as PNG or SVG files, line plots, bars,
--- histograms, heat maps, and the decorations (title, labels, axis ranges, grid, key, log scale).
+-- backends instead of a gnuplot process: figures written as PNG, SVG, EPS or PDF files, line
+-- plots, bars, histograms, heat maps, and the decorations (title, labels, axis ranges, grid, key,
+-- log scale).
 require 'torch'
 if rawget(_G, 'gnuplot') and gnuplot._tocha then return gnuplot end
 gnuplot = { _tocha = true }
@@ -56,29 +57,25 @@ function gnuplot.pngfigure(fname, n) return file_figure(fname, n, 'png', 'gnuplo
 --- Example: require 'gnuplot'; gnuplot.svgfigure('loss.svg'); gnuplot.plot(torch.Tensor{3, 2, 1.5})
 function gnuplot.svgfigure(fname, n) return file_figure(fname, n, 'svg', 'gnuplot.svgfigure') end
 
-local function no_backend(who, kind)
-  return function()
-    fail(who, "Tocha draws PNG and SVG files only (no %s backend): gnuplot.svgfigure('plot.svg') gives a vector "
-      .. 'file, which converters (rsvg-convert, inkscape) turn into %s', kind, kind)
-  end
-end
+--- gnuplot.epsfigure(fname[, n]): a figure drawn to the Encapsulated PostScript file fname (a
+--- vector page, text in Courier); returns its number.
+--- Example: require 'gnuplot'; gnuplot.epsfigure('loss.eps'); gnuplot.plot('loss', torch.Tensor{3, 2, 1.5}, '-'); gnuplot.plotflush()
+function gnuplot.epsfigure(fname, n) return file_figure(fname, n, 'eps', 'gnuplot.epsfigure') end
 
---- gnuplot.epsfigure(fname): an error: Tocha has no PostScript backend (use gnuplot.svgfigure).
---- Example: require 'gnuplot'; print(pcall(gnuplot.epsfigure, 'plot.eps'))
-gnuplot.epsfigure = no_backend('gnuplot.epsfigure', 'EPS')
+--- gnuplot.pdffigure(fname[, n]): a figure drawn to the one-page PDF file fname; returns its number.
+--- Example: require 'gnuplot'; gnuplot.pdffigure('loss.pdf'); gnuplot.plot(torch.Tensor{3, 2, 1.5}); gnuplot.plotflush()
+function gnuplot.pdffigure(fname, n) return file_figure(fname, n, 'pdf', 'gnuplot.pdffigure') end
 
---- gnuplot.pdffigure(fname): an error: Tocha has no PDF backend (use gnuplot.svgfigure).
---- Example: require 'gnuplot'; print(pcall(gnuplot.pdffigure, 'plot.pdf'))
-gnuplot.pdffigure = no_backend('gnuplot.pdffigure', 'PDF')
+local PRINTABLE = { png = true, svg = true, eps = true, pdf = true }
 
---- gnuplot.figprint(fname): writes the current figure to fname too (.png or .svg).
+--- gnuplot.figprint(fname): writes the current figure to fname too (.png, .svg, .eps or .pdf).
 --- Example: require 'gnuplot'; gnuplot.figure(); gnuplot.plot(torch.Tensor{1, 2}); gnuplot.figprint('copy.svg')
 function gnuplot.figprint(fname)
   local who = 'gnuplot.figprint'
   check_name(fname, who)
   local ext = (fname:match('%.([^./]+)$') or ''):lower()
-  if ext ~= 'png' and ext ~= 'svg' then
-    fail(who, '%s: Tocha prints figures to .png and .svg files only', fname)
+  if not PRINTABLE[ext] then
+    fail(who, '%s: Tocha prints figures to .png, .svg, .eps and .pdf files only', fname)
   end
   local fig = figures.current and figures.list[figures.current]
   if not fig or not fig.content then fail(who, 'no figure with a plot to print') end

@@ -3,6 +3,11 @@
 -- to the figure's settings; cosmetic ones ignored with a note; anything else is an error.
 local raw = {}
 
+-- The terminals Tocha draws, by gnuplot's names, and the format of an output file by extension.
+local TERMINALS = { png = 'png', pngcairo = 'png', svg = 'svg', postscript = 'eps', epscairo = 'eps',
+                    pdf = 'pdf', pdfcairo = 'pdf' }
+local EXTENSIONS = { png = 'png', svg = 'svg', eps = 'eps', ps = 'eps', pdf = 'pdf' }
+
 local WHO = 'gnuplot.raw'
 local function fail(msg, ...) error(string.format('[' .. WHO .. '] ' .. msg, ...), 0) end
 
@@ -132,9 +137,10 @@ local function apply(fig, text)
     elseif w[1] == 'nosquare' or w[1] == 'noratio' or not set then fig.ratio = nil end
   elseif what == 'term' or what == 'terminal' then
     local name = arg and arg.word
-    if name == 'png' or name == 'pngcairo' then fig.term = fig.path and 'png' or fig.term
-    elseif name == 'svg' then fig.term = fig.path and 'svg' or fig.term
-    elseif set and name then fail("'%s': Tocha writes PNG and SVG files only", text) end
+    local term = TERMINALS[name]
+    if name == 'postscript' and not text:find('%f[%w]eps%f[%W]') then term = nil end  -- only its eps mode
+    if term then fig.term = fig.path and term or fig.term
+    elseif set and name then fail("'%s': Tocha writes PNG, SVG, EPS and PDF files only", text) end
     local size = text:match('size%s+([%d.]+%s*,%s*[%d.]+)')
     if size then
       local w, h = size:match('([%d.]+)%s*,%s*([%d.]+)')
@@ -147,7 +153,7 @@ local function apply(fig, text)
       local path = arg and (arg.str or arg.word)
       if not path then fail("'%s': expected a file name", text) end
       fig.path = path
-      fig.term = fig.term or (path:lower():match('%.svg$') and 'svg' or 'png')
+      fig.term = fig.term or EXTENSIONS[(path:lower():match('%.(%w+)$'))] or 'png'
     end
   elseif COSMETIC[what] then
     if not noted[what] then

@@ -316,6 +316,80 @@ function tests.settingsChangeTheDrawing()
   tester:asserteq(read(path), before)
 end
 
+-- EPS and PDF (gnuplot/ps.lua) draw what the SVG backend draws: the same figure gives as many
+-- strokes and texts in each; the PDF's xref offsets, stream length and startxref are exact.
+local function occurrences(s, plain)
+  local n, i = 0, 1
+  while true do
+    local j = s:find(plain, i, true)
+    if not j then return n end
+    n, i = n + 1, j + #plain
+  end
+end
+
+local function vectorFigure(make, path)
+  gnuplot.closeall()
+  make(path)
+  gnuplot.title('Loss (train) \\ 100%')
+  local y = torch.Tensor({ 2.3, 1.1, 0.7, 0.5, 0.45 })
+  gnuplot.plot({ 'train', y, '-' }, { 'validation', y + 0.2, '+-' })
+  gnuplot.xlabel('epoch')
+  gnuplot.ylabel('loss')
+  gnuplot.grid(true)
+  gnuplot.plotflush()
+  return read(path)
+end
+
+function tests.epsAndPdfDrawWhatSvgDraws()
+  local els = parse_xml(vectorFigure(gnuplot.svgfigure, tmp .. '/v.svg'))
+  local strokes = count(els, 'line') + count(els, 'polyline')
+  local texts = count(els, 'text')
+  local eps = vectorFigure(gnuplot.epsfigure, tmp .. '/v.eps')
+  tester:asserteq(eps:sub(1, 51), '%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 640 480\n', 'EPS header')
+  tester:asserteq(eps:sub(-15), 'showpage\n%%EOF\n', 'EPS trailer')
+  tester:asserteq(occurrences(eps, '\nstroke\n'), strokes, 'a stroked path per SVG line or polyline')
+  tester:asserteq(occurrences(eps, ' show'), texts, 'a show per SVG text')
+  tester:asserteq(occurrences(eps, ' rotate '), 1, 'the y label is the vertical text')
+  tester:assert(eps:find('(Loss \\(train\\) \\\\ 100%) show', 1, true), 'the title, with ( ) and \\ escaped')
+  local pdf = vectorFigure(gnuplot.pdffigure, tmp .. '/v.pdf')
+  tester:asserteq(pdf:sub(1, 9), '%PDF-1.4\n', 'PDF header')
+  tester:asserteq(occurrences(pdf, '\nS\n'), strokes, 'PDF strokes')
+  tester:asserteq(occurrences(pdf, ' Tj ET'), texts, 'PDF texts')
+  tester:asserteq(occurrences(pdf, 'Tf 0 1 -1 0 '), 1, 'the y label is turned a quarter')
+  -- the cross references (Note [PDF cross references])
+  local xref = tonumber(pdf:match('startxref\n(%d+)\n%%%%EOF\n$'))
+  tester:asserteq(pdf:sub(xref + 1, xref + 4), 'xref', 'startxref points at the xref table')
+  local k = 0
+  for off in pdf:sub(xref + 1):gmatch('(%d%d%d%d%d%d%d%d%d%d) 00000 n \r\n') do
+    k = k + 1
+    tester:asserteq(pdf:sub(tonumber(off) + 1, tonumber(off) + #(k .. ' 0 obj')), k .. ' 0 obj', 'object ' .. k .. ' offset')
+  end
+  tester:asserteq(k, 5, 'five objects')
+  local len, body = pdf:match('/Length (%d+) >>\nstream\n(.-)\nendstream')
+  tester:asserteq(tonumber(len), #body, 'the stream length')
+end
+
+function tests.vectorFilesFromFigprintAndRaw()
+  gnuplot.closeall()
+  gnuplot.svgfigure(tmp .. '/p.svg')
+  gnuplot.plot(torch.Tensor({ 1, 3, 2 }))
+  gnuplot.figprint(tmp .. '/p.eps')
+  gnuplot.figprint(tmp .. '/p.pdf')
+  tester:asserteq(read(tmp .. '/p.eps'):sub(1, 4), '%!PS', 'figprint .eps')
+  tester:asserteq(read(tmp .. '/p.pdf'):sub(1, 5), '%PDF-', 'figprint .pdf')
+  -- gnuplot scripts' own way: the terminal and the output file
+  gnuplot.closeall()
+  gnuplot.raw('set terminal postscript eps enhanced color')
+  gnuplot.raw("set output '" .. tmp .. "/raw.eps'")
+  gnuplot.plot(torch.Tensor({ 1, 2 }))
+  tester:asserteq(read(tmp .. '/raw.eps'):sub(1, 4), '%!PS', 'set terminal postscript eps')
+  gnuplot.closeall()
+  gnuplot.raw("set output '" .. tmp .. "/raw.pdf'")
+  gnuplot.plot(torch.Tensor({ 1, 2 }))
+  tester:asserteq(read(tmp .. '/raw.pdf'):sub(1, 5), '%PDF-', 'set output *.pdf')
+  gnuplot.closeall()
+end
+
 tester:add(tests)
 tester:run()
 os.execute('rm -rf "' .. tmp .. '"')

@@ -1,5 +1,5 @@
 -- gnuplot's errors: bad input to every drawing and setting function raises an error naming the
--- function and what it got; what has no backend here (EPS, PDF, 3-D, gnuplot commands) says so.
+-- function and what it got; what has no backend here (3-D, JPEG, gnuplot commands) says so.
 require 'gnuplot'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
@@ -23,8 +23,8 @@ local function fresh(ext)
 end
 
 function tests.noSuchBackend()
-  raises('[gnuplot.epsfigure] Tocha draws PNG and SVG files only (no EPS backend)', gnuplot.epsfigure, 'a.eps')
-  raises('[gnuplot.pdffigure] Tocha draws PNG and SVG files only (no PDF backend)', gnuplot.pdffigure, 'a.pdf')
+  raises('[gnuplot.epsfigure] expected a file name, got nil', gnuplot.epsfigure)
+  raises('[gnuplot.pdffigure] expected a file name', gnuplot.pdffigure, '')
   raises('[gnuplot.scatter3] Tocha has no 3-D renderer', gnuplot.scatter3, torch.rand(3), torch.rand(3), torch.rand(3))
   raises('[gnuplot.setterm]', gnuplot.setterm, 'postscript')
   raises('[gnuplot.pngfigure] expected a file name, got nil', gnuplot.pngfigure)
@@ -34,7 +34,8 @@ function tests.noSuchBackend()
   fresh()
   raises('[gnuplot.figprint] no figure with a plot to print', gnuplot.figprint, tmp .. '/x.png')
   gnuplot.plot(torch.Tensor({ 1, 2 }))
-  raises('[gnuplot.figprint] ' .. tmp .. '/x.eps: Tocha prints figures to .png and .svg files only', gnuplot.figprint, tmp .. '/x.eps')
+  raises('[gnuplot.figprint] ' .. tmp .. '/x.jpg: Tocha prints figures to .png, .svg, .eps and .pdf files only',
+    gnuplot.figprint, tmp .. '/x.jpg')
 end
 
 function tests.badPlotInput()
@@ -111,7 +112,9 @@ function tests.rawWithoutGnuplot()
   raises("[gnuplot.raw] 'set multiplot': 'set multiplot' is not a setting Tocha's renderer knows", gnuplot.raw, 'set multiplot')
   raises("[gnuplot.raw] 'set xrange [2:1]': the range must run from low to high", gnuplot.raw, 'set xrange [2:1]')
   raises("[gnuplot.raw] 'set yrange [a:1]': a is not a number", gnuplot.raw, 'set yrange [a:1]')
-  raises("[gnuplot.raw] 'set terminal postscript eps': Tocha writes PNG and SVG files only", gnuplot.raw, 'set terminal postscript eps')
+  raises("[gnuplot.raw] 'set terminal postscript landscape': Tocha writes PNG, SVG, EPS and PDF files only", gnuplot.raw,
+    'set terminal postscript landscape')
+  raises("[gnuplot.raw] 'set terminal jpeg': Tocha writes PNG, SVG, EPS and PDF files only", gnuplot.raw, 'set terminal jpeg')
   raises('[gnuplot.raw] unterminated string', gnuplot.raw, 'set title "abc')
   raises('[gnuplot.raw] expected a gnuplot command string, got nil', gnuplot.raw)
   -- what it reads: ranges with autoscaled ends, log scale, size, output
