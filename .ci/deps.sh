@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake pkg-config g++ make libluajit2-5.1-dev luajit2 libopenblas-dev libopenblas-openmp-dev
           libreadline-dev catch2 zlib1g-dev libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist python3
-          libopenmpi-dev openmpi-bin libdnnl-dev libfftw3-dev)
+          libopenmpi-dev openmpi-bin libdnnl-dev libfftw3-dev libhdf5-103-1)
 # Optional extras (benchmark reference, REPL tests) are listed by `make deps-extra`.
 if [ "${1:-}" = "--extra" ]; then packages+=(python3-torch); fi
 missing=()
