@@ -41,12 +41,17 @@ function cudnn.convert(net, dst, exclude)
     error('[cudnn.convert] the exclusion argument must be a function(module) -> boolean, got ' .. type(exclude),
       torch._lib.user_level())
   end
+  -- Note [cudnn.convert and nngraph]: cudnn.torch raised on a gModule from inside the walk, after
+  -- the layers before it were converted; the whole net is checked first, so a refused net is
+  -- left as it was.
+  for _, m in ipairs(net:listModules()) do
+    if torch.typename(m) == 'nn.gModule' then
+      error('[cudnn.convert] does not work with nngraph (nn.gModule), as in cudnn.torch', torch._lib.user_level())
+    end
+  end
   local srcPrefix = dst == nn and 'cudnn.' or 'nn.'
   local dstPrefix = dst == nn and 'nn.' or 'cudnn.'
   return net:replace(function(x)
-    if torch.typename(x) == 'nn.gModule' then
-      error('[cudnn.convert] does not work with nngraph (nn.gModule), as in cudnn.torch', torch._lib.user_level())
-    end
     if exclude and exclude(x) then return x end
     local t = torch.typename(x)
     if t == 'nn.SpatialConvolutionMM' then return retype(x, dstPrefix, 'SpatialConvolution') end

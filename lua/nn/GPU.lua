@@ -96,13 +96,41 @@ function GPU:backward(input, gradOutput, scale)
   return self.gradInput
 end
 
+-- Note [nn.GPU moves CUDA tensors]: converting to the CUDA type leaves tensors that already are
+-- CUDA tensors where they are (nn.utils.convertTensors keeps a tensor of the target type), so a
+-- module already on the GPU given to nn.GPU, or m:setDevice(other), kept its parameters on the
+-- old device. As Torch7's recursiveModuleDevice, the CUDA tensors on another device are copied
+-- to the device (tensors that shared memory get separate copies, as there), nested nn.GPU keep
+-- theirs, and the copies become the module's parameters (their .grad relinked).
+local function move_to_device(obj, dev, seen)
+  seen[obj] = true
+  for k, v in pairs(obj) do
+    if torch.isTensor(v) then
+      if v:isCuda() and v:getDevice() ~= dev - 1 then obj[k] = v:detach():to('cuda:' .. (dev - 1)) end
+    elseif type(v) == 'table' and not seen[v] and not torch.isTypeOf(v, 'nn.GPU') then
+      move_to_device(v, dev, seen)
+    end
+  end
+  return obj
+end
+--- nn.GPU.moveToDevice(module, device): module's CUDA tensors on other devices copied to device
+--- (1-based), in place; returns module.
+--- Example: nn.GPU.moveToDevice(nn.Linear(2, 3), 1)  -- CPU tensors stay
+function GPU.moveToDevice(module, device)
+  S.argInt(NAME, 'device', device, 1)
+  torch.noGrad(function() move_to_device(module, device, {}) end)
+  if torch.isTypeOf(module, 'nn.Module') then nn.utils.linkGradients(module) end
+  return module
+end
+
 --- m:setDevice([device]): moves the decorated module's CUDA tensors to device (1-based; default:
 --- m.device) and makes it m's device; returns m.
 --- Example: nn.GPU(nn.Linear(2, 3), 1):setDevice(1)
 function GPU:setDevice(device)
   if device ~= nil then self.device = S.argInt(NAME, 'device', device, 1) end
   if on_cuda(self) then
-    with_device(self.device, function() parent.type(self, self._type, {}) end)
+    self._input, self._gradOutput = nil, nil
+    GPU.moveToDevice(self.modules[1], self.device)
   end
   return self
 end
@@ -113,7 +141,7 @@ function GPU:type(name, cache)
   self._input, self._gradOutput = nil, nil
   if type(name) == 'string' and name:match('^torch%.Cuda') then
     with_device(self.device, function() parent.type(self, name, cache) end)
-    return self
+    return self:setDevice()
   end
   return parent.type(self, name, cache)
 end

@@ -69,10 +69,10 @@ function StochasticGradient:train(dataset)
   local currentLearningRate = self.learningRate
   local module, criterion = self.module, self.criterion
 
-  local order
-  if self.shuffleIndices then
-    order = torch.randperm(n)
-  end
+  -- Torch7 drew the permutation also when it did not shuffle: the random numbers a script draws
+  -- afterwards are the same whatever shuffleIndices says.
+  local order = torch.randperm(n)
+  if not self.shuffleIndices then order = nil end
 
   print('# StochasticGradient: training')
 
