@@ -57,8 +57,11 @@ end
 --- cm:add(prediction, target): counts one sample: prediction is a class index or a vector of
 --- scores (its argmax counts), target a class index or a one-hot/score vector.
 function ConfusionMatrix:add(prediction, target)
-  if torch.isTensor(target) then target = argmax(target, 'target', self.nclasses) end
-  if torch.isTensor(prediction) then prediction = argmax(prediction, 'prediction', self.nclasses) end
+  -- a 0-dim tensor is a class index (Torch7's target:squeeze() of a one-element target was a number)
+  if torch.isTensor(target) then target = target:dim() == 0 and target:item() or argmax(target, 'target', self.nclasses) end
+  if torch.isTensor(prediction) then
+    prediction = prediction:dim() == 0 and prediction:item() or argmax(prediction, 'prediction', self.nclasses)
+  end
   self:_add(prediction, target)
 end
 

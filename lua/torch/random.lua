@@ -371,19 +371,30 @@ function methods.multinomial(x, a2, a3, ...)
   return torch.multinomial(x, a2, a3, ...)
 end
 
---- torch.randperm([res,] [gen,] n): a random permutation of 1..n (a LongTensor unless res).
+--- torch.randperm([res,] [gen,] n [, typename]): a random permutation of 1..n (a LongTensor
+--- unless res, or of the type typename names: Torch7's nn.StochasticGradient asks for
+--- torch.randperm(n, 'torch.LongTensor')).
 --- Example: torch.manualSeed(1); local p = torch.randperm(5)
 function torch.randperm(a1, a2, a3, a4)
   local res
   if is_tensor(a1) then res, a1, a2, a3 = a1, a2, a3, a4 end
+  local typename
+  if type(a3) == 'string' then typename, a3 = a3, nil
+  elseif a3 == nil and type(a2) == 'string' then typename, a2 = a2, nil end
   local g, n, extra = gen_and_args(a1, a2, a3)
   no_more('randperm', extra)
   n = integer('randperm', n, 'n')
   if res then
+    if typename then lib.fail('randperm', 'got a result tensor and a type name (%s)', typename) end
     check(C.tocha_randperm_out(res.p, n, g, 1))
     return res
   end
-  return wrap(C.tocha_randperm(n, g, lib.dtype.i64, 1))
+  local p = wrap(C.tocha_randperm(n, g, lib.dtype.i64, 1))
+  if typename then
+    if not types.dtype_of_name[typename] then lib.fail('randperm', 'unknown tensor type %s', typename) end
+    return p:type(typename)
+  end
+  return p
 end
 methods.randperm = torch.randperm
 

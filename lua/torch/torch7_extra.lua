@@ -1,6 +1,7 @@
 -- Torch7 functions built in Lua from existing ops: torch.tpow, torch.bhistc (per-row histc), the
 -- function forms Torch7 had of tensor methods (torch.zero, fill, totable) and torch.PipeFile, a
 -- torch.DiskFile over a command's pipe (io.popen) on the File machinery of file.lua.
+local ffi = require 'ffi'
 local torch = require 'torch.env'
 local lib = require 'torch.lib'
 local types = require 'torch.types'
@@ -113,6 +114,21 @@ function torch.totable(x)
   check_tensor('totable', x, 1)
   return (methods.totable(x))
 end
+--- torch.data(x[, asnumber]): Torch7's raw pointer to x's first element (x:data(), a typed cdata
+--- pointer; a Lua number holding the address when asnumber). Unsafe: valid while x lives.
+--- Example: local x = torch.Tensor({1, 2}); local p = torch.data(x); p[1] = 5
+function torch.data(x, asnumber)
+  check_tensor('data', x, 1)
+  local p = methods.data(x)
+  if asnumber then return tonumber(ffi.cast('intptr_t', p)) end
+  return p
+end
+
+-- Note [Lua 5.2 table functions]: Torch7's LuaJIT was built with LUAJIT_ENABLE_LUA52COMPAT, so
+-- scripts call table.unpack and table.pack (fb.resnet.torch's data loader does); Debian's LuaJIT
+-- is built without it. The two are added here, for every state that loads torch.
+table.unpack = table.unpack or unpack
+table.pack = table.pack or function(...) return { n = select('#', ...), ... } end
 
 -- ---- PipeFile ------------------------------------------------------------------------------------
 -- Note [PipeFile buffers]: the File methods work on a C byte stream, so a PipeFile keeps one in
@@ -169,7 +185,6 @@ File._quietConstructor(PipeFile, 'PipeFile')
 -- SIGPIPE, whose default action kills the process (Torch7 died so). Around our own pipe writes,
 -- flushes and closes SIGPIPE is ignored, so the write fails with EPIPE and becomes a Lua error;
 -- the previous handler comes back at once (a host embedding Tocha keeps its own).
-local ffi = require 'ffi'
 pcall(ffi.cdef, 'typedef void (*tocha_sighandler)(int); tocha_sighandler signal(int, tocha_sighandler);')
 local SIGPIPE, SIG_IGN = 13, ffi.cast('tocha_sighandler', 1)
 local function pack(...) return { n = select('#', ...), ... } end
