@@ -10,6 +10,7 @@ local transfer = {}
 -- decision 11) and copies tensor data, so the loader uses this codec instead, which only ever
 -- talks to states of the same process:
 --  * tensors go by reference (the C side retains them; workers share the dataset's memory);
+--  * storages (torch.FloatStorage...) too, as a tensor over their memory;
 --  * Lua functions go as bytecode (string.dump) plus their upvalues, encoded recursively, with
 --    shared upvalues kept shared; globals they read are the worker's globals;
 --  * loaded modules (package.loaded) and the functions they export go by name and are
@@ -23,6 +24,7 @@ local transfer = {}
 
 local ffi = require 'ffi'
 local is_tensor = torch.isTensor
+local is_storage = require('torch.types').is_storage
 
 -- ---- names of known values (modules and their exported functions) ------------------------------
 
@@ -123,14 +125,16 @@ function Encoder:value(v, path)
   elseif t == 'number' then out[#out + 1] = 'n' .. number_text(v) .. ';'
   elseif t == 'string' then out[#out + 1] = 's' self:str(v)
   elseif t == 'cdata' then
-    if not is_tensor(v) then self:fail(path, 'a cdata value (' .. tostring(ffi.typeof(v)) .. ')') end
+    -- A storage (torch.FloatStorage...) goes as a tensor over its memory ('y'): shared too.
+    local storage = is_storage(v)
+    if not storage and not is_tensor(v) then self:fail(path, 'a cdata value (' .. tostring(ffi.typeof(v)) .. ')') end
     local id = self.tensor_ids[v]
     if not id then
       id = #self.tensors + 1
-      self.tensors[id] = v
+      self.tensors[id] = storage and torch._tensor_of_storage(v) or v
       self.tensor_ids[v] = id
     end
-    out[#out + 1] = 'x' .. id .. ';'
+    out[#out + 1] = (storage and 'y' or 'x') .. id .. ';'
   elseif t == 'table' or t == 'function' then
     local ref = self.seen[v]
     if ref then out[#out + 1] = 'r' .. ref .. ';' return end
@@ -205,9 +209,10 @@ function Encoder:func(f, path)
   end
   -- Note [Function environments]: a function whose environment is not the globals table (setfenv,
   -- or a Lua 5.1 module(...) file's local functions) read its free names from that table; sent
-  -- without it, the worker's globals answered nil for them. The environment goes along ('e').
+  -- without it, the worker's globals answered nil for them. The environment goes along ('e'),
+  -- unless the sender asks for the receiver's globals (threads: Torch7 jobs read the thread's).
   local env = getfenv(f)
-  if rawequal(env, _G) then
+  if rawequal(env, _G) or self.globals then
     out[#out + 1] = 'g'
   else
     out[#out + 1] = 'e'
@@ -218,9 +223,11 @@ end
 --- transfer.encode(value[, root[, direction]]): a string and the list of tensors it refers to, for
 --- transfer.decode in another state of this process. root names the value in error messages;
 --- direction is 'from' when a worker state sends it back (the messages say so), else 'to'.
-function transfer.encode(value, root, direction)
+--- opts.globals = true: every function runs with the receiving state's globals as environment.
+function transfer.encode(value, root, direction, opts)
   local e = setmetatable({ out = {}, tensors = {}, tensor_ids = {}, seen = {}, nrefs = 0, upvalues = {},
-                           known = known_values(), from = direction == 'from' }, Encoder)
+                           known = known_values(), from = direction == 'from',
+                           globals = opts ~= nil and opts.globals == true }, Encoder)
   e:value(value, root or 'value')
   return table.concat(e.out), e.tensors
 end
@@ -269,10 +276,14 @@ function Decoder:value()
     local text = self:until_char(';')
     return special[text] or tonumber(text)
   elseif tag == 's' then return self:str()
-  elseif tag == 'x' then
+  elseif tag == 'x' or tag == 'y' then
     local t = self.tensors[self:int()]
     if t == nil then self:fail('unknown tensor') end
-    return t
+    if tag == 'x' then return t end
+    -- One storage handle per storage sent, as the sender had.
+    self.storages = self.storages or {}
+    self.storages[t] = self.storages[t] or torch._storage_of(t)
+    return self.storages[t]
   elseif tag == 'r' then return self.refs[self:int()]
   elseif tag == 'M' then return require_module(self:str())
   elseif tag == 'G' then

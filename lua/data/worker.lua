@@ -5,6 +5,8 @@ local worker = {}
 --- worker.start(spec, id): rebuilds the loader's job from spec (Note [Shipping datasets],
 --- data/transfer.lua) and returns the function that turns a task string into an encoded item.
 function worker.start(spec, id)
+  -- A threads.Threads pool's worker (threads/pool.lua) runs on this machinery too.
+  if spec:sub(1, 8) == 'threads;' then return require('threads.worker').start(spec) end
   local torch = require 'torch'
   local lib = require 'torch.lib'
   local C = lib.C

@@ -70,4 +70,6 @@ end
 
 torch._loaded = true
 _G.torch = torch
+-- Torch7's torch/init.lua loaded its paths package: scripts call paths.concat after require 'torch'.
+require 'paths'
 return torch

@@ -103,15 +103,70 @@ function torch.tensordot(a, b, dims)
   return (wrap(C.tocha_tensordot_dims(a.p, b.p, na, dims_a, dims_b)))
 end
 
+-- Note [einsum sublists]: PyTorch's torch.einsum(op1, sublist1, op2, sublist2, ..., [sublistOut])
+-- names each operand's dims by a list of integers in 0..51 (and Ellipsis, here the string '...').
+-- They are labels, not dims or indices, so they stay 0-based as PyTorch's (a sublist written for
+-- PyTorch means the same here); they become the equation's letters as PyTorch maps them, 0..25 to
+-- A..Z and 26..51 to a..z, so an implicit output (no sublistOut) has the same order: ascending
+-- numbers. The equation then runs as any other.
+local function sublist_terms(list, what)
+  if type(list) ~= 'table' or getmetatable(list) ~= nil then
+    fail('einsum', "expected %s (a table of integers in 0..51 or '...'), got %s", what, describe(list))
+  end
+  local n, term = table.maxn(list), {}
+  for j = 1, n do
+    local v = list[j]
+    if v == '...' then
+      term[j] = '...'
+    elseif type(v) == 'number' and v == math.floor(v) and v >= 0 and v < 52 then
+      term[j] = string.char(v < 26 and 65 + v or 71 + v)  -- 'A' + v, 'a' + v - 26
+    else
+      fail('einsum', "%s: entry %d must be an integer in 0..51 or '...', got %s", what, j,
+        type(v) == 'number' and tostring(v) or describe(v))
+    end
+  end
+  return table.concat(term)
+end
+
+-- (equation, operands) of torch.einsum(op1, sublist1, ..., [sublistOut]) (Note [einsum sublists]).
+local function sublist_equation(...)
+  local n, args = select('#', ...), { ... }
+  local terms, ops = {}, {}
+  local i = 1
+  while i <= n do
+    local k = #ops + 1
+    if not is_tensor(args[i]) then
+      if i == n and k > 1 then break end  -- the output's sublist
+      fail('einsum', 'sublist form: argument %d should be operand %d (a tensor), got %s', i, k, describe(args[i]))
+    end
+    if i == n then fail('einsum', 'sublist form: operand %d has no sublist after it', k) end
+    ops[k] = args[i]
+    terms[k] = sublist_terms(args[i + 1], 'the sublist of operand ' .. k)
+    i = i + 2
+  end
+  local eq = table.concat(terms, ',')
+  if i == n then eq = eq .. '->' .. sublist_terms(args[n], 'the output sublist') end
+  return eq, ops
+end
+
 --- torch.einsum(equation, a, b, ...): Einstein summation as PyTorch's: one comma-separated term
 --- of labels (a-z, A-Z) per operand, '->' before the output's labels (without it: the labels
 --- used once, in alphabetical order); labels absent from the output are summed, a label repeated
 --- in a term takes the diagonal ('ii->i'), '...' stands for broadcast dims, and a label's size
 --- broadcasts from 1. The operands may also come as one table: torch.einsum(equation, {a, b}).
 --- They are contracted left to right, one mm or bmm per pair; the result has the operands' dtype
---- and never shares their storage. Differentiable.
+--- and never shares their storage. Differentiable. PyTorch's sublist form works too:
+--- torch.einsum(a, {0, 1}, b, {1, 2}[, {0, 2}]) (Note [einsum sublists]).
 --- Example: torch.einsum('bij,bjk->bik', torch.ones(2, 3, 4), torch.ones(2, 4, 5)):size()
 function torch.einsum(equation, ...)
+  if is_tensor(equation) then
+    local second = ...
+    if type(second) ~= 'table' or getmetatable(second) ~= nil then  -- a forgotten equation, most likely
+      fail('einsum', 'expected an equation (a string) first, got %s (or a sublist after it: torch.einsum(a, {0, 1}, ...))',
+        describe(equation))
+    end
+    return torch.einsum(sublist_equation(equation, ...))
+  end
   if type(equation) ~= 'string' then
     fail('einsum', 'expected an equation (a string) first, got %s', describe(equation))
   end

@@ -1,7 +1,8 @@
 -- Every `--- Example:` line in lua/ runs without error. test_repl_doc.lua checks that each public
 -- function has a doc comment and runs the op table's examples (doc_ops.lua); this suite runs the
 -- examples written above the functions themselves, one test per source file, each example in its
--- own environment (a fresh table over _G, with `data` and `plot` as a user would require them).
+-- own environment (a fresh table over _G, with `data` and `plot` as a user would require them, and
+-- the file's own package required first when it is one of Torch7's: paths, xlua, nngraph...).
 -- Examples are self-contained; the few that read a file named in their text (iris.csv,
 -- model.pth) get it from CONTEXT; one that cannot run here is in SKIP with its reason. The examples
 -- run in a temporary folder, so the files some of them write (loss.png) do not land in the tree.
@@ -137,6 +138,10 @@ local function run_example(file, code, where)
   if not ok then return tostring(err) end
 end
 
+local PRELOADED = { torch = true, nn = true, optim = true, data = true, plot = true, tocha = true }
+-- cutorch, cunn and cudnn refuse to load without a GPU unless told (Note [cutorch without a device]).
+pcall(ffi.cdef, 'int setenv(const char *name, const char *value, int overwrite);')
+ffi.C.setenv('TOCHA_CUTORCH_WITHOUT_GPU', '1', 1)
 local used = {}
 local count = 0
 local seen = {}  -- example texts found in the sources
@@ -146,6 +151,10 @@ for _, file in ipairs(lua_files()) do
   if #examples > 0 then
     tests[file] = function()
       local failed = {}
+      -- The Torch7 packages (paths, xlua, nngraph, image...) set their global when required, as a
+      -- user's script does before it calls them; their examples take that for granted.
+      local package_name = file:match('^([^/]+)/')
+      if package_name and not PRELOADED[package_name] then require(package_name) end
       ffi.C.chdir(WORK)
       for _, ex in ipairs(examples) do
         local where = file .. ':' .. ex.line

@@ -26,7 +26,8 @@ local tests = torch.TestSuite()
 local GPU = torch.cuda.isAvailable()
 local HERE = arg and arg[0] and arg[0]:match('^(.*)/[^/]*$') or '.'
 local ROOT = HERE .. '/../..'
-local DOCS = { 'README.md', 'docs/coming_from_pytorch.md', 'docs/pytorch_functions.md', 'docs/cuda.md' }
+local DOCS = { 'README.md', 'docs/coming_from_pytorch.md', 'docs/pytorch_functions.md', 'docs/cuda.md',
+  'docs/torch7_packages.md' }
 
 pcall(ffi.cdef, [[
   char *getcwd(char *buf, size_t size);

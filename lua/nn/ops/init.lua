@@ -10,4 +10,6 @@ local ops = rawget(nn, 'ops')
 for _, area in ipairs({ 'boxes', 'losses', 'nms', 'roi', 'roi_ps', 'poolers', 'layers', 'fpn' }) do
   if package.searchpath('nn.ops.' .. area, package.path) then require('nn.ops.' .. area) end
 end
+require 'nn.ops.deform_conv'  -- deformConv2d, DeformConv2d
+require 'nn.ops.frozen_bn'  -- FrozenBatchNorm2d
 return ops
