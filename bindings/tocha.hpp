@@ -36,6 +36,8 @@ template <> struct DTypeOf<float> { static constexpr int value = TOCHA_DTYPE_F32
 template <> struct DTypeOf<double> { static constexpr int value = TOCHA_DTYPE_F64; };
 template <> struct DTypeOf<int64_t> { static constexpr int value = TOCHA_DTYPE_I64; };
 template <> struct DTypeOf<int32_t> { static constexpr int value = TOCHA_DTYPE_I32; };
+template <> struct DTypeOf<int16_t> { static constexpr int value = TOCHA_DTYPE_I16; };
+template <> struct DTypeOf<int8_t> { static constexpr int value = TOCHA_DTYPE_I8; };
 template <> struct DTypeOf<uint8_t> { static constexpr int value = TOCHA_DTYPE_U8; };
 
 // One reference to a tensor (copying adds a reference; the tensor's data is shared).

@@ -7,7 +7,7 @@
 /* A file's bytes as a 1D u8 tensor, decompressed when it is gzip (*gzip set to 1 then; may be
    NULL). Errors name the file: missing, unreadable, truncated gzip. */
 TOCHA_API tocha_tensor *tocha_data_read_file(const char *path, int *gzip) TOCHA_NOEXCEPT;
-/* An IDX file (MNIST format, gzip or not) as a tensor: u8, i32 (signed byte, short, int), f32 or
+/* An IDX file (MNIST format, gzip or not) as a tensor: u8, i8, i16, i32 (unsigned byte, signed byte, short, int), f32 or
    f64. Truncation, a bad magic or trailing bytes are errors naming the file and byte offset. */
 TOCHA_API tocha_tensor *tocha_data_read_idx(const char *path) TOCHA_NOEXCEPT;
 

@@ -16,19 +16,22 @@ const DTypeInfo kInfo[kNumDTypes] = {
     {2, "f16", "torch.HalfTensor"},      {2, "bf16", "torch.BFloat16Tensor"},
     {8, "i64", "torch.LongTensor"},      {4, "i32", "torch.IntTensor"},
     {1, "u8", "torch.ByteTensor"},       {1, "bool", "torch.BoolTensor"},
+    {1, "i8", "torch.CharTensor"},       {2, "i16", "torch.ShortTensor"},
 };
 std::atomic<int> g_default_float{int(DType::f32)};
 
 bool valid(DType t) { return int(t) >= 0 && int(t) < kNumDTypes; }
 
-// Rank inside a category; -1 marks the bf16/f16 pair that promotes to f32.
+// Rank inside a category; the pairs of equal rank and different types (f16/bf16, u8/i8) promote
+// to the next rank (f32, i16).
 int category(DType t) { return t == DType::b8 ? 0 : is_floating(t) ? 2 : 1; }
 int width_rank(DType t) {
   switch (t) {
     case DType::b8: return 0;
-    case DType::u8: return 1;
-    case DType::i32: return 2;
-    case DType::i64: return 3;
+    case DType::u8: case DType::i8: return 1;
+    case DType::i16: return 2;
+    case DType::i32: return 3;
+    case DType::i64: return 4;
     case DType::f16: case DType::bf16: return 1;
     case DType::f32: return 2;
     case DType::f64: return 3;
@@ -50,6 +53,8 @@ bool parse_dtype(const std::string& s, DType* out) {
       {"i64", DType::i64}, {"long", DType::i64}, {"int64", DType::i64}, {"torch.LongTensor", DType::i64},
       {"i32", DType::i32}, {"int", DType::i32}, {"int32", DType::i32}, {"torch.IntTensor", DType::i32},
       {"u8", DType::u8}, {"byte", DType::u8}, {"uint8", DType::u8}, {"torch.ByteTensor", DType::u8},
+      {"i16", DType::i16}, {"short", DType::i16}, {"int16", DType::i16}, {"torch.ShortTensor", DType::i16},
+      {"i8", DType::i8}, {"char", DType::i8}, {"int8", DType::i8}, {"torch.CharTensor", DType::i8},
       {"bool", DType::b8}, {"b8", DType::b8}, {"torch.BoolTensor", DType::b8},
   };
   for (auto& a : aliases)
@@ -62,6 +67,7 @@ DType promote_types(DType a, DType b) {
   int ca = category(a), cb = category(b);
   if (ca != cb) return ca > cb ? a : b;
   if ((a == DType::f16 && b == DType::bf16) || (a == DType::bf16 && b == DType::f16)) return DType::f32;
+  if ((a == DType::u8 && b == DType::i8) || (a == DType::i8 && b == DType::u8)) return DType::i16;
   return width_rank(a) >= width_rank(b) ? a : b;
 }
 

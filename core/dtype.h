@@ -7,7 +7,8 @@
 namespace tocha {
 
 // The order is part of the C ABI (TOCHA_DTYPE_* in bindings/tocha.h).
-enum class DType : int32_t { f32 = 0, f64, f16, bf16, i64, i32, u8, b8, COUNT };
+// i8 and i16 came later (Torch7's CharTensor and ShortTensor) and sit after b8 to keep the ABI.
+enum class DType : int32_t { f32 = 0, f64, f16, bf16, i64, i32, u8, b8, i8, i16, COUNT };
 constexpr int kNumDTypes = int(DType::COUNT);
 
 size_t dtype_size(DType t);
@@ -17,15 +18,16 @@ bool parse_dtype(const std::string& name, DType* out);  // accepts "f32", "float
 
 inline bool is_floating(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16; }
 inline bool is_integral(DType t, bool include_bool) {
-  return t == DType::i64 || t == DType::i32 || t == DType::u8 || (include_bool && t == DType::b8);
+  return t == DType::i64 || t == DType::i32 || t == DType::i16 || t == DType::i8 || t == DType::u8 ||
+         (include_bool && t == DType::b8);
 }
 inline bool is_reduced_float(DType t) { return t == DType::f16 || t == DType::bf16; }
 
 // Note [Type promotion]
 // One place decides the result dtype of an op with several operands (PyTorch's rules):
 //  - categories rank bool < integer < floating; the result takes the highest category present;
-//  - among tensors of one category the wider type wins (u8 < i32 < i64; f16,bf16 < f32 < f64;
-//    f16 with bf16 gives f32);
+//  - among tensors of one category the wider type wins (u8,i8 < i16 < i32 < i64; f16,bf16 < f32 <
+//    f64; f16 with bf16 gives f32 and u8 with i8 gives i16, the smallest type holding both);
 //  - a Lua number only matters when its category is higher than every tensor's: an integral
 //    number with a bool tensor gives i64, a non-integral number with an integer tensor gives the
 //    default float dtype (torch.setdefaulttensortype); otherwise the tensor dtype is kept
@@ -61,10 +63,19 @@ template <> struct DTypeOf<Half> { static constexpr DType value = DType::f16; };
 template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::bf16; };
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::i64; };
 template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::i32; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::i16; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::i8; };
 template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::u8; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::b8; };
 
 [[noreturn]] void throw_bad_dtype(const char* op, DType t);
+
+// The C types kernels register over, as X-macro lists: M(T) for each type. One list for every
+// kernel file, so a new dtype reaches every kernel family that takes all (or all integer) types.
+#define TOCHA_FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
+#define TOCHA_FOR_INT_TYPES(M) M(int64_t) M(int32_t) M(int16_t) M(int8_t) M(uint8_t)
+#define TOCHA_FOR_NUMERIC_TYPES(M) TOCHA_FOR_FLOAT_TYPES(M) TOCHA_FOR_INT_TYPES(M)
+#define TOCHA_FOR_ALL_TYPES(M) TOCHA_FOR_NUMERIC_TYPES(M) M(bool)
 
 // Calls f(T{}) with T the C type of dtype t. Kernels are written once as generic lambdas.
 template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
@@ -75,6 +86,8 @@ template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::bf16: return f(BFloat16{});
     case DType::i64: return f(int64_t{});
     case DType::i32: return f(int32_t{});
+    case DType::i16: return f(int16_t{});
+    case DType::i8: return f(int8_t{});
     case DType::u8: return f(uint8_t{});
     case DType::b8: return f(bool{});
     default: throw_bad_dtype("dispatch", t);

@@ -19,18 +19,18 @@ struct IdxType {
   size_t bytes;
   DType dtype;
 };
-const IdxType kTypes[] = {{0x08, "unsigned byte", 1, DType::u8}, {0x09, "signed byte", 1, DType::i32},
-                          {0x0B, "short", 2, DType::i32},         {0x0C, "int", 4, DType::i32},
+const IdxType kTypes[] = {{0x08, "unsigned byte", 1, DType::u8}, {0x09, "signed byte", 1, DType::i8},
+                          {0x0B, "short", 2, DType::i16},         {0x0C, "int", 4, DType::i32},
                           {0x0D, "float", 4, DType::f32},         {0x0E, "double", 8, DType::f64}};
 
 // Copies n big-endian values of `bytes` each into dst of dtype, converting.
 void convert(const unsigned char* src, int64_t n, const IdxType& t, void* dst) {
   switch (t.code) {
     case 0x08: std::memcpy(dst, src, size_t(n)); break;
-    case 0x09: for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(dst)[i] = int8_t(src[i]); break;
+    case 0x09: for (int64_t i = 0; i < n; ++i) static_cast<int8_t*>(dst)[i] = int8_t(src[i]); break;
     case 0x0B:
       for (int64_t i = 0; i < n; ++i)
-        static_cast<int32_t*>(dst)[i] = int16_t(uint16_t((src[2 * i] << 8) | src[2 * i + 1]));
+        static_cast<int16_t*>(dst)[i] = int16_t(uint16_t((src[2 * i] << 8) | src[2 * i + 1]));
       break;
     case 0x0C: for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(dst)[i] = int32_t(be32(src + 4 * i)); break;
     case 0x0D:

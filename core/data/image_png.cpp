@@ -62,8 +62,18 @@ int stored_channels(png_structp png, png_infop info) {
   return c;
 }
 
+// libpng takes a damaged first chunk's length as a size to allocate and reports "out of memory";
+// the format puts IHDR (13 bytes of data) right after the signature, so that is checked first.
+bool ihdr_follows_signature(const unsigned char* src, size_t n, char* msg) {
+  static const unsigned char ihdr[8] = {0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+  if (n >= 16 && std::memcmp(src + 8, ihdr, 8) == 0) return true;
+  std::snprintf(msg, kMessage, "the IHDR chunk does not follow the signature (a damaged or truncated file)");
+  return false;
+}
+
 // Reads the header: width, height and the stored channels. 0, or -1 with the message.
 int png_header(const unsigned char* src, size_t n, png_uint_32* w, png_uint_32* h, int* channels, char* msg) {
+  if (!ihdr_follows_signature(src, n, msg)) return -1;
   Source s{src, n, 0, {}, {0}};
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning);
   if (!png) { std::snprintf(msg, kMessage, "out of memory"); return -1; }
@@ -84,6 +94,7 @@ int png_header(const unsigned char* src, size_t n, png_uint_32* w, png_uint_32* 
 
 // Decodes into out (h rows of w * wanted bytes). 0, or -1 with the message.
 int png_decode_into(const unsigned char* src, size_t n, int wanted, unsigned char* out, char* msg) {
+  if (!ihdr_follows_signature(src, n, msg)) return -1;
   Source s{src, n, 0, {}, {0}};
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning);
   if (!png) { std::snprintf(msg, kMessage, "out of memory"); return -1; }

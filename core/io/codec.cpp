@@ -180,6 +180,8 @@ Kind native_kind(DType t) {
     case DType::bf16: return Kind::bf16;
     case DType::i64: return Kind::i64;
     case DType::i32: return Kind::i32;
+    case DType::i16: return Kind::i16;
+    case DType::i8: return Kind::i8;
     case DType::u8: return Kind::u8;
     case DType::b8: return Kind::b8;
     default: throw_bad_dtype("io", t);

@@ -14,8 +14,14 @@ namespace {
 void check_sequence_dtype(const char* op, DType dt, double first, double last) {
   TOCHA_CHECK(dt != DType::b8, op, "cannot fill a torch.BoolTensor with a sequence");
   if (is_floating(dt)) return;
-  double lo = dt == DType::u8 ? 0.0 : dt == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
-  double hi = dt == DType::u8 ? 255.0 : dt == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
+  double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+  switch (dt) {
+    case DType::u8: lo = 0, hi = 255; break;
+    case DType::i8: lo = -128, hi = 127; break;
+    case DType::i16: lo = -32768, hi = 32767; break;
+    case DType::i32: lo = -2147483648.0, hi = 2147483647.0; break;
+    default: break;
+  }
   double a = std::fmin(first, last), b = std::fmax(first, last);
   TOCHA_CHECK(a >= lo && b <= hi, op, "values from ", first, " to ", last, " do not fit a ", dtype_tensor_name(dt));
 }

@@ -108,6 +108,8 @@ void dtype_int_range(DType dt, int64_t* lo, int64_t* hi) {
     case DType::u8: *lo = 0; *hi = 255; return;
     case DType::b8: *lo = 0; *hi = 1; return;
     case DType::i32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case DType::i16: *lo = INT16_MIN; *hi = INT16_MAX; return;
+    case DType::i8: *lo = INT8_MIN; *hi = INT8_MAX; return;
     case DType::i64: *lo = INT64_MIN; *hi = INT64_MAX; return;
     case DType::f32: *lo = -(int64_t(1) << 24); *hi = int64_t(1) << 24; return;
     case DType::f64: *lo = -(int64_t(1) << 53); *hi = int64_t(1) << 53; return;

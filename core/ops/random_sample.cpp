@@ -17,6 +17,8 @@ int64_t exact_int_max(DType dt) {
   switch (dt) {
     case DType::u8: return 255;
     case DType::i32: return INT32_MAX;
+    case DType::i16: return INT16_MAX;
+    case DType::i8: return INT8_MAX;
     case DType::i64: return INT64_MAX;
     case DType::f32: return int64_t(1) << 24;
     case DType::f64: return int64_t(1) << 53;

@@ -139,6 +139,8 @@ template <class T> void gemm_loops(const GemmArgs& g) {
   TOCHA_REGISTER_KERNEL(op, cpu, DType::bf16, &gemm_reduced<BFloat16>);     \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::i64, &gemm_loops<int64_t>);         \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::i32, &gemm_loops<int32_t>);         \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i16, &gemm_loops<int16_t>);         \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i8, &gemm_loops<int8_t>);           \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::u8, &gemm_loops<uint8_t>);
 
 REG_GEMM(mm)

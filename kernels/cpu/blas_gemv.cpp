@@ -131,6 +131,8 @@ template <class T> void ger_loop(const GerArgs& g) {
   TOCHA_REGISTER_KERNEL(op, cpu, DType::bf16, &fn<BFloat16>);         \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::i64, &fn<int64_t>);           \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::i32, &fn<int32_t>);           \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i16, &fn<int16_t>);           \
+  TOCHA_REGISTER_KERNEL(op, cpu, DType::i8, &fn<int8_t>);             \
   TOCHA_REGISTER_KERNEL(op, cpu, DType::u8, &fn<uint8_t>);
 
 TOCHA_REGISTER_KERNEL(dot, cpu, DType::f32, &dot_blas_f32);

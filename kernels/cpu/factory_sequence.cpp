@@ -59,13 +59,7 @@ template <class T> void logspace_kernel(void* out_, int64_t n, const double* p) 
   TOCHA_REGISTER_KERNEL(range, cpu, DTypeOf<T>::value, &range_kernel<T>);           \
   TOCHA_REGISTER_KERNEL(linspace, cpu, DTypeOf<T>::value, &linspace_kernel<T>);     \
   TOCHA_REGISTER_KERNEL(logspace, cpu, DTypeOf<T>::value, &logspace_kernel<T>);
-REG_SEQUENCE(float)
-REG_SEQUENCE(double)
-REG_SEQUENCE(Half)
-REG_SEQUENCE(BFloat16)
-REG_SEQUENCE(int64_t)
-REG_SEQUENCE(int32_t)
-REG_SEQUENCE(uint8_t)
+TOCHA_FOR_NUMERIC_TYPES(REG_SEQUENCE)
 
 }  // namespace
 }  // namespace cpu

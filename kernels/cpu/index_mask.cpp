@@ -178,14 +178,13 @@ template <class T> void masked_fill_kernel(const PointwiseIter& it) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_MASK(T)                                                                            \
   TOCHA_REGISTER_KERNEL(nonzero, cpu, DTypeOf<T>::value, &nonzero_kernel<T>);                \
   TOCHA_REGISTER_KERNEL(maskedSelect, cpu, DTypeOf<T>::value, &masked_select_kernel<T>);     \
   TOCHA_REGISTER_KERNEL(maskedCopy, cpu, DTypeOf<T>::value, &masked_copy_kernel<T>);         \
   TOCHA_REGISTER_KERNEL(maskedFill, cpu, DTypeOf<T>::value, &masked_fill_kernel<T>);
 
-FOR_ALL_TYPES(REG_MASK)
+TOCHA_FOR_ALL_TYPES(REG_MASK)
 
 }  // namespace
 }  // namespace cpu

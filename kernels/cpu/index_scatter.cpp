@@ -212,7 +212,6 @@ template <class T, class Op> void index_kernel(const IndexIter& it) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_INDEX(T)                                                                        \
   TOCHA_REGISTER_KERNEL(index, cpu, DTypeOf<T>::value, (&index_kernel<T, ReadOp>));        \
   TOCHA_REGISTER_KERNEL(gather, cpu, DTypeOf<T>::value, (&index_kernel<T, ReadOp>));       \
@@ -222,7 +221,7 @@ template <class T, class Op> void index_kernel(const IndexIter& it) {
   TOCHA_REGISTER_KERNEL(indexAdd, cpu, DTypeOf<T>::value, (&index_kernel<T, AddOp>));      \
   TOCHA_REGISTER_KERNEL(scatterAdd, cpu, DTypeOf<T>::value, (&index_kernel<T, AddOp>));
 
-FOR_ALL_TYPES(REG_INDEX)
+TOCHA_FOR_ALL_TYPES(REG_INDEX)
 
 }  // namespace
 }  // namespace cpu

@@ -34,10 +34,9 @@ template <class T> void cat_kernel(const CatArgs& a) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_CAT(T) TOCHA_REGISTER_KERNEL(cat, cpu, DTypeOf<T>::value, &cat_kernel<T>);
 
-FOR_ALL_TYPES(REG_CAT)
+TOCHA_FOR_ALL_TYPES(REG_CAT)
 
 }  // namespace
 }  // namespace cpu

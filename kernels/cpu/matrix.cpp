@@ -47,12 +47,11 @@ template <class T, bool Lower> void triangle_kernel(const TriangleArgs& a) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_TRIANGLE(T)                                                                  \
   TOCHA_REGISTER_KERNEL(tril, cpu, DTypeOf<T>::value, (&triangle_kernel<T, true>));     \
   TOCHA_REGISTER_KERNEL(triu, cpu, DTypeOf<T>::value, (&triangle_kernel<T, false>));
 
-FOR_ALL_TYPES(REG_TRIANGLE)
+TOCHA_FOR_ALL_TYPES(REG_TRIANGLE)
 
 }  // namespace
 }  // namespace cpu

@@ -96,8 +96,7 @@ template <class T> void pad_backward(const PadArgs& a) {
 
 #define REG_PAD(T) TOCHA_REGISTER_KERNEL(pad, cpu, DTypeOf<T>::value, &pad_forward<T>);
 #define REG_PAD_BACKWARD(T) TOCHA_REGISTER_KERNEL(padBackward, cpu, DTypeOf<T>::value, &pad_backward<T>);
-REG_PAD(float) REG_PAD(double) REG_PAD(Half) REG_PAD(BFloat16)
-REG_PAD(int64_t) REG_PAD(int32_t) REG_PAD(uint8_t) REG_PAD(bool)
+TOCHA_FOR_ALL_TYPES(REG_PAD)
 REG_PAD_BACKWARD(float) REG_PAD_BACKWARD(double) REG_PAD_BACKWARD(Half) REG_PAD_BACKWARD(BFloat16)
 
 }  // namespace

@@ -153,9 +153,6 @@ template <class T> void where_kernel(const PointwiseIter& it) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_NUMERIC_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 
 #define REG_COPY(T) TOCHA_REGISTER_KERNEL(copy, cpu, DTypeOf<T>::value, &copy_kernel<T>);
 #define REG_FILL(T) TOCHA_REGISTER_KERNEL(fill, cpu, DTypeOf<T>::value, &fill_kernel<T>);
@@ -165,13 +162,13 @@ template <class T> void where_kernel(const PointwiseIter& it) {
 #define REG_ADDCDIV(T) TOCHA_REGISTER_KERNEL(addcdiv, cpu, DTypeOf<T>::value, (&ternary_kernel<scalar::addcdiv_op, T>));
 #define REG_LERP(T) TOCHA_REGISTER_KERNEL(lerp, cpu, DTypeOf<T>::value, (&ternary_kernel<scalar::lerp_op, T>));
 
-FOR_ALL_TYPES(REG_COPY)
-FOR_ALL_TYPES(REG_FILL)
-FOR_ALL_TYPES(REG_WHERE)
-FOR_NUMERIC_TYPES(REG_CLAMP)
-FOR_NUMERIC_TYPES(REG_ADDCMUL)
-FOR_FLOAT_TYPES(REG_ADDCDIV)
-FOR_FLOAT_TYPES(REG_LERP)
+TOCHA_FOR_ALL_TYPES(REG_COPY)
+TOCHA_FOR_ALL_TYPES(REG_FILL)
+TOCHA_FOR_ALL_TYPES(REG_WHERE)
+TOCHA_FOR_NUMERIC_TYPES(REG_CLAMP)
+TOCHA_FOR_NUMERIC_TYPES(REG_ADDCMUL)
+TOCHA_FOR_FLOAT_TYPES(REG_ADDCDIV)
+TOCHA_FOR_FLOAT_TYPES(REG_LERP)
 
 }  // namespace
 }  // namespace cpu

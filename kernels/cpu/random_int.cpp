@@ -114,13 +114,7 @@ void multinomial_kernel(int64_t* out, const void* probs_, int64_t rows, int64_t 
   TOCHA_REGISTER_KERNEL(randperm, cpu, DTypeOf<T>::value, &randperm_kernel<T>);
 #define REG_MULTINOMIAL(T) TOCHA_REGISTER_KERNEL(multinomial, cpu, DTypeOf<T>::value, &multinomial_kernel<T>);
 
-REG_INDEX_TYPES(float)
-REG_INDEX_TYPES(double)
-REG_INDEX_TYPES(Half)
-REG_INDEX_TYPES(BFloat16)
-REG_INDEX_TYPES(int64_t)
-REG_INDEX_TYPES(int32_t)
-REG_INDEX_TYPES(uint8_t)
+TOCHA_FOR_NUMERIC_TYPES(REG_INDEX_TYPES)
 TOCHA_REGISTER_KERNEL(random, cpu, DType::b8, &random_kernel<bool>);
 REG_MULTINOMIAL(float)
 REG_MULTINOMIAL(double)

@@ -127,16 +127,14 @@ template <class T> void histc_kernel(const ReduceIter& it) {
   for (int64_t j = 0; j < nbins; ++j) hist[j] = cast_result<T>(double(total[size_t(j)]));
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_MAX(T) REG(max, T)
 #define REG_MIN(T) REG(min, T)
 #define REG_HISTC(T) REG(histc, T)
 
-FOR_ALL_TYPES(REG_MAX)
-FOR_ALL_TYPES(REG_MIN)
-FOR_FLOAT_TYPES(REG_HISTC)
+TOCHA_FOR_ALL_TYPES(REG_MAX)
+TOCHA_FOR_ALL_TYPES(REG_MIN)
+TOCHA_FOR_FLOAT_TYPES(REG_HISTC)
 
 }  // namespace
 }  // namespace cpu

@@ -189,17 +189,16 @@ template <class T> void logsumexp_kernel(const ReduceIter& it) {
   reduce_kernel<LogSumExpOp<T, A>, T, T>(it, LogSumExpOp<T, A>{});
 }
 
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_NORM(T) REG(norm, T)
 #define REG_VAR(T) REG(var, T)
 #define REG_STD(T) REG(std, T)
 #define REG_LSE(T) REG(logsumexp, T)
 
-FOR_FLOAT_TYPES(REG_NORM)
-FOR_FLOAT_TYPES(REG_VAR)
-FOR_FLOAT_TYPES(REG_STD)
-FOR_FLOAT_TYPES(REG_LSE)
+TOCHA_FOR_FLOAT_TYPES(REG_NORM)
+TOCHA_FOR_FLOAT_TYPES(REG_VAR)
+TOCHA_FOR_FLOAT_TYPES(REG_STD)
+TOCHA_FOR_FLOAT_TYPES(REG_LSE)
 
 }  // namespace
 }  // namespace cpu

@@ -53,8 +53,6 @@ template <class T, bool kAll> void logical_kernel(const ReduceIter& it) {
 template <class T> void all_kernel(const ReduceIter& it) { logical_kernel<T, true>(it); }
 template <class T> void any_kernel(const ReduceIter& it) { logical_kernel<T, false>(it); }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_SUM(T) REG(sum, T)
 #define REG_PROD(T) REG(prod, T)
@@ -62,11 +60,11 @@ template <class T> void any_kernel(const ReduceIter& it) { logical_kernel<T, fal
 #define REG_ALL(T) REG(all, T)
 #define REG_ANY(T) REG(any, T)
 
-FOR_ALL_TYPES(REG_SUM)
-FOR_ALL_TYPES(REG_PROD)
-FOR_FLOAT_TYPES(REG_MEAN)
-FOR_ALL_TYPES(REG_ALL)
-FOR_ALL_TYPES(REG_ANY)
+TOCHA_FOR_ALL_TYPES(REG_SUM)
+TOCHA_FOR_ALL_TYPES(REG_PROD)
+TOCHA_FOR_FLOAT_TYPES(REG_MEAN)
+TOCHA_FOR_ALL_TYPES(REG_ALL)
+TOCHA_FOR_ALL_TYPES(REG_ANY)
 
 }  // namespace
 }  // namespace cpu

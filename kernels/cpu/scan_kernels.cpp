@@ -80,14 +80,12 @@ template <class T> void cross_kernel(const ReduceIter& it) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_NUMERIC_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_SCAN(T) REG(cumsum, T) REG(cumprod, T)
 #define REG_CROSS(T) REG(cross, T)
 
-FOR_ALL_TYPES(REG_SCAN)
-FOR_NUMERIC_TYPES(REG_CROSS)
+TOCHA_FOR_ALL_TYPES(REG_SCAN)
+TOCHA_FOR_NUMERIC_TYPES(REG_CROSS)
 
 }  // namespace
 }  // namespace cpu

@@ -191,11 +191,10 @@ template <class T> void mode_kernel(const ReduceIter& it) {
   });
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cpu, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_ALL(T) REG(sort, T) REG(topk, T) REG(kthvalue, T) REG(median, T) REG(mode, T)
 
-FOR_ALL_TYPES(REG_ALL)
+TOCHA_FOR_ALL_TYPES(REG_ALL)
 
 }  // namespace
 }  // namespace cpu

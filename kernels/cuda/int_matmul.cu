@@ -324,9 +324,7 @@ template <class T> void int_dot_cuda(int64_t n, const void* x, int64_t incx, con
   TOCHA_REGISTER_KERNEL(mv, cuda, DTypeOf<T>::value, &int_gemv_cuda<T>);      \
   TOCHA_REGISTER_KERNEL(addmv, cuda, DTypeOf<T>::value, &int_gemv_cuda<T>);   \
   TOCHA_REGISTER_KERNEL(dot, cuda, DTypeOf<T>::value, &int_dot_cuda<T>);
-REG_INT_MATMUL(int64_t)
-REG_INT_MATMUL(int32_t)
-REG_INT_MATMUL(uint8_t)
+TOCHA_FOR_INT_TYPES(REG_INT_MATMUL)
 
 }  // namespace
 }  // namespace cuda

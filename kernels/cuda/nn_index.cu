@@ -162,7 +162,6 @@ template <class T> void cat_cuda(const CatArgs& a) {
   }
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_INDEX(T)                                                                          \
   TOCHA_REGISTER_KERNEL(index, cuda, DTypeOf<T>::value, (&index_read_cuda<T>));              \
   TOCHA_REGISTER_KERNEL(gather, cuda, DTypeOf<T>::value, (&index_read_cuda<T>));             \
@@ -173,7 +172,7 @@ template <class T> void cat_cuda(const CatArgs& a) {
   TOCHA_REGISTER_KERNEL(scatterAdd, cuda, DTypeOf<T>::value, (&index_write_cuda<T, true>));  \
   TOCHA_REGISTER_KERNEL(maskedFill, cuda, DTypeOf<T>::value, (&masked_fill_cuda<T>));            \
   TOCHA_REGISTER_KERNEL(cat, cuda, DTypeOf<T>::value, (&cat_cuda<T>));
-FOR_ALL_TYPES(REG_INDEX)
+TOCHA_FOR_ALL_TYPES(REG_INDEX)
 
 }  // namespace
 }  // namespace cuda

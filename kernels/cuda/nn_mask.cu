@@ -91,12 +91,11 @@ template <class T> void masked_copy_cuda(const PointwiseIter& it, const MaskScan
   run_scan<T, 3>("maskedCopy", it, sc);
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_MASK(T)                                                                          \
   TOCHA_REGISTER_KERNEL(nonzero, cuda, DTypeOf<T>::value, &nonzero_cuda<T>);                  \
   TOCHA_REGISTER_KERNEL(maskedSelect, cuda, DTypeOf<T>::value, &masked_select_cuda<T>);       \
   TOCHA_REGISTER_KERNEL(maskedCopy, cuda, DTypeOf<T>::value, &masked_copy_cuda<T>);
-FOR_ALL_TYPES(REG_MASK)
+TOCHA_FOR_ALL_TYPES(REG_MASK)
 
 }  // namespace
 }  // namespace cuda

@@ -63,11 +63,10 @@ template <class T> void ger_cuda(const GerArgs& g) {
   check_launch("ger");
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_TRIANGLE(T)                                                                   \
   TOCHA_REGISTER_KERNEL(tril, cuda, DTypeOf<T>::value, (&triangle_cuda<T, true>));        \
   TOCHA_REGISTER_KERNEL(triu, cuda, DTypeOf<T>::value, (&triangle_cuda<T, false>));
-FOR_ALL_TYPES(REG_TRIANGLE)
+TOCHA_FOR_ALL_TYPES(REG_TRIANGLE)
 
 #define REG_GER(T)                                                    \
   TOCHA_REGISTER_KERNEL(ger, cuda, DTypeOf<T>::value, &ger_cuda<T>);  \

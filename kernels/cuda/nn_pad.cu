@@ -149,8 +149,7 @@ template <class T> void pad_backward_cuda(const PadArgs& a) {
 
 #define REG_PAD(T) TOCHA_REGISTER_KERNEL(pad, cuda, DTypeOf<T>::value, &pad_cuda<T>);
 #define REG_PAD_BACKWARD(T) TOCHA_REGISTER_KERNEL(padBackward, cuda, DTypeOf<T>::value, &pad_backward_cuda<T>);
-REG_PAD(float) REG_PAD(double) REG_PAD(Half) REG_PAD(BFloat16)
-REG_PAD(int64_t) REG_PAD(int32_t) REG_PAD(uint8_t) REG_PAD(bool)
+TOCHA_FOR_ALL_TYPES(REG_PAD)
 REG_PAD_BACKWARD(float) REG_PAD_BACKWARD(double) REG_PAD_BACKWARD(Half) REG_PAD_BACKWARD(BFloat16)
 
 }  // namespace

@@ -211,13 +211,11 @@ template <class T> void kthvalue_cuda(const ReduceIter& it) { select_cuda<T, Sel
 template <class T> void median_cuda(const ReduceIter& it) { select_cuda<T, Select::median>(it); }
 template <class T> void mode_cuda(const ReduceIter& it) { select_cuda<T, Select::mode>(it); }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_NUMERIC_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cuda, DTypeOf<T>::value, &op##_cuda<T>);
 #define REG_SLICE(T) REG(cumsum, T) REG(cumprod, T) REG(sort, T) REG(topk, T) REG(kthvalue, T) REG(median, T) REG(mode, T)
 #define REG_CROSS(T) REG(cross, T)
-FOR_ALL_TYPES(REG_SLICE)
-FOR_NUMERIC_TYPES(REG_CROSS)
+TOCHA_FOR_ALL_TYPES(REG_SLICE)
+TOCHA_FOR_NUMERIC_TYPES(REG_CROSS)
 
 }  // namespace
 }  // namespace cuda

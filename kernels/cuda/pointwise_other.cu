@@ -73,9 +73,6 @@ template <class T> void where_cuda(const PointwiseIter& it) {
   check_launch("where");
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_NUMERIC_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 
 #define REG_COPY(T) TOCHA_REGISTER_KERNEL(copy, cuda, DTypeOf<T>::value, &copy_cuda<T>);
 #define REG_FILL(T) TOCHA_REGISTER_KERNEL(fill, cuda, DTypeOf<T>::value, &fill_cuda<T>);
@@ -88,13 +85,13 @@ template <class T> void where_cuda(const PointwiseIter& it) {
 #define REG_ADDCDIV(T) REG_TERNARY(addcdiv, T)
 #define REG_LERP(T) REG_TERNARY(lerp, T)
 
-FOR_ALL_TYPES(REG_COPY)
-FOR_ALL_TYPES(REG_FILL)
-FOR_ALL_TYPES(REG_WHERE)
-FOR_NUMERIC_TYPES(REG_CLAMP)
-FOR_NUMERIC_TYPES(REG_ADDCMUL)
-FOR_FLOAT_TYPES(REG_ADDCDIV)
-FOR_FLOAT_TYPES(REG_LERP)
+TOCHA_FOR_ALL_TYPES(REG_COPY)
+TOCHA_FOR_ALL_TYPES(REG_FILL)
+TOCHA_FOR_ALL_TYPES(REG_WHERE)
+TOCHA_FOR_NUMERIC_TYPES(REG_CLAMP)
+TOCHA_FOR_NUMERIC_TYPES(REG_ADDCMUL)
+TOCHA_FOR_FLOAT_TYPES(REG_ADDCDIV)
+TOCHA_FOR_FLOAT_TYPES(REG_LERP)
 
 }  // namespace
 }  // namespace cuda

@@ -34,14 +34,7 @@ template <class T> void bernoulli_cuda(void* out, int64_t n, int device, const d
 }
 
 #define REG(T) TOCHA_REGISTER_KERNEL(bernoulli, cuda, DTypeOf<T>::value, &bernoulli_cuda<T>);
-REG(float)
-REG(double)
-REG(Half)
-REG(BFloat16)
-REG(int64_t)
-REG(int32_t)
-REG(uint8_t)
-REG(bool)
+TOCHA_FOR_ALL_TYPES(REG)
 
 }  // namespace
 }  // namespace cuda

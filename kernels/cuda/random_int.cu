@@ -50,14 +50,7 @@ template <class T> void random_cuda(void* out_, int64_t n, int device, int64_t l
 }
 
 #define REG(T) TOCHA_REGISTER_KERNEL(random, cuda, DTypeOf<T>::value, &random_cuda<T>);
-REG(float)
-REG(double)
-REG(Half)
-REG(BFloat16)
-REG(int64_t)
-REG(int32_t)
-REG(uint8_t)
-REG(bool)
+TOCHA_FOR_ALL_TYPES(REG)
 
 }  // namespace
 }  // namespace cuda

@@ -73,13 +73,7 @@ template <class T> bool randperm_cuda(void* out, int64_t n, int device, int64_t 
 }
 
 #define REG(T) TOCHA_REGISTER_KERNEL(randperm, cuda, DTypeOf<T>::value, &randperm_cuda<T>);
-REG(float)
-REG(double)
-REG(Half)
-REG(BFloat16)
-REG(int64_t)
-REG(int32_t)
-REG(uint8_t)
+TOCHA_FOR_NUMERIC_TYPES(REG)
 
 }  // namespace
 }  // namespace cuda

@@ -245,8 +245,6 @@ template <class T> void logsumexp_kernel(const ReduceIter& it) {
   reduce_cuda<LogSumExpOp<T, A>, T, T>(it, LogSumExpOp<T, A>{});
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cuda, DTypeOf<T>::value, &op##_kernel<T>);
 #define REG_SUM(T) REG(sum, T)
 #define REG_PROD(T) REG(prod, T)
@@ -260,17 +258,17 @@ template <class T> void logsumexp_kernel(const ReduceIter& it) {
 #define REG_STD(T) REG(std, T)
 #define REG_LSE(T) REG(logsumexp, T)
 
-FOR_ALL_TYPES(REG_SUM)
-FOR_ALL_TYPES(REG_PROD)
-FOR_FLOAT_TYPES(REG_MEAN)
-FOR_ALL_TYPES(REG_ALL)
-FOR_ALL_TYPES(REG_ANY)
-FOR_ALL_TYPES(REG_MAX)
-FOR_ALL_TYPES(REG_MIN)
-FOR_FLOAT_TYPES(REG_NORM)
-FOR_FLOAT_TYPES(REG_VAR)
-FOR_FLOAT_TYPES(REG_STD)
-FOR_FLOAT_TYPES(REG_LSE)
+TOCHA_FOR_ALL_TYPES(REG_SUM)
+TOCHA_FOR_ALL_TYPES(REG_PROD)
+TOCHA_FOR_FLOAT_TYPES(REG_MEAN)
+TOCHA_FOR_ALL_TYPES(REG_ALL)
+TOCHA_FOR_ALL_TYPES(REG_ANY)
+TOCHA_FOR_ALL_TYPES(REG_MAX)
+TOCHA_FOR_ALL_TYPES(REG_MIN)
+TOCHA_FOR_FLOAT_TYPES(REG_NORM)
+TOCHA_FOR_FLOAT_TYPES(REG_VAR)
+TOCHA_FOR_FLOAT_TYPES(REG_STD)
+TOCHA_FOR_FLOAT_TYPES(REG_LSE)
 
 }  // namespace
 }  // namespace cuda

@@ -89,10 +89,9 @@ template <class T> void scatter_reduce_cuda(const IndexIter& h) {
   check_launch("scatterReduce");
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
 #define REG_SCATTER_REDUCE(T) \
   TOCHA_REGISTER_KERNEL(scatterReduce, cuda, DTypeOf<T>::value, (&scatter_reduce_cuda<T>));
-FOR_ALL_TYPES(REG_SCATTER_REDUCE)
+TOCHA_FOR_ALL_TYPES(REG_SCATTER_REDUCE)
 
 }  // namespace
 }  // namespace cuda

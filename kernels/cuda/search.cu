@@ -39,14 +39,7 @@ template <class T> void searchsorted_cuda(const SearchArgs& a) {
 }
 
 #define REG(T) TOCHA_REGISTER_KERNEL(searchsorted, cuda, DTypeOf<T>::value, &searchsorted_cuda<T>);
-REG(float)
-REG(double)
-REG(Half)
-REG(BFloat16)
-REG(int64_t)
-REG(int32_t)
-REG(uint8_t)
-REG(bool)
+TOCHA_FOR_ALL_TYPES(REG)
 
 }  // namespace
 }  // namespace cuda

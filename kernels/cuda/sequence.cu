@@ -84,13 +84,7 @@ template <class T, bool kLog> void linspace_cuda(void* out_, int64_t n, const do
   TOCHA_REGISTER_KERNEL(range, cuda, DTypeOf<T>::value, &range_cuda<T>);                  \
   TOCHA_REGISTER_KERNEL(linspace, cuda, DTypeOf<T>::value, (&linspace_cuda<T, false>));   \
   TOCHA_REGISTER_KERNEL(logspace, cuda, DTypeOf<T>::value, (&linspace_cuda<T, true>));
-REG_SEQUENCE(float)
-REG_SEQUENCE(double)
-REG_SEQUENCE(Half)
-REG_SEQUENCE(BFloat16)
-REG_SEQUENCE(int64_t)
-REG_SEQUENCE(int32_t)
-REG_SEQUENCE(uint8_t)
+TOCHA_FOR_NUMERIC_TYPES(REG_SEQUENCE)
 
 }  // namespace
 }  // namespace cuda

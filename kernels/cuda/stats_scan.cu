@@ -51,13 +51,11 @@ template <class T> void logcumsumexp_cuda(const ReduceIter& it) {
   check_launch("logcumsumexp");
 }
 
-#define FOR_ALL_TYPES(M) M(float) M(double) M(Half) M(BFloat16) M(int64_t) M(int32_t) M(uint8_t) M(bool)
-#define FOR_FLOAT_TYPES(M) M(float) M(double) M(Half) M(BFloat16)
 #define REG(op, T) TOCHA_REGISTER_KERNEL(op, cuda, DTypeOf<T>::value, &op##_cuda<T>);
 #define REG_EXTREME(T) REG(cummax, T) REG(cummin, T)
 #define REG_LCSE(T) REG(logcumsumexp, T)
-FOR_ALL_TYPES(REG_EXTREME)
-FOR_FLOAT_TYPES(REG_LCSE)
+TOCHA_FOR_ALL_TYPES(REG_EXTREME)
+TOCHA_FOR_FLOAT_TYPES(REG_LCSE)
 
 }  // namespace
 }  // namespace cuda

@@ -8,7 +8,7 @@ local files = require 'data.files'
 require 'data.datasets'
 
 --- data.readIDX(path): the array an IDX file holds (gzip or not), as a tensor: a ByteTensor for
---- unsigned bytes, an IntTensor for signed bytes, shorts and ints, a Float/DoubleTensor for
+--- unsigned bytes, a CharTensor, ShortTensor or IntTensor for signed bytes, shorts and ints, a Float/DoubleTensor for
 --- floats/doubles. A truncated file, a bad header or trailing bytes are errors naming the file
 --- and the byte offset.
 --- Example: local p = os.tmpname(); local f = io.open(p, 'wb')

@@ -13,9 +13,8 @@ local File = torch.class('torch.File', torch)
 -- Per element type: the file kind of scalars, the kind and dtype of storages.
 local elem = {
   Byte = { kind = KIND.u8, skind = KIND.u8, dtype = lib.dtype.u8, ct = 'uint8_t[1]' },
-  -- Chars are bytes: storages round-trip strings unchanged; a scalar reads back signed (C char).
-  Char = { kind = KIND.i8, skind = KIND.u8, dtype = lib.dtype.u8, ct = 'int8_t[1]' },
-  Short = { kind = KIND.i16, skind = KIND.i16, dtype = lib.dtype.i32, ct = 'int16_t[1]' },
+  Char = { kind = KIND.i8, skind = KIND.i8, dtype = lib.dtype.i8, ct = 'int8_t[1]' },
+  Short = { kind = KIND.i16, skind = KIND.i16, dtype = lib.dtype.i16, ct = 'int16_t[1]' },
   Int = { kind = KIND.i32, skind = KIND.i32, dtype = lib.dtype.i32, ct = 'int32_t[1]' },
   Long = { kind = KIND.i64, skind = KIND.i64, dtype = lib.dtype.i64, ct = 'int64_t[1]' },
   Float = { kind = KIND.f32, skind = KIND.f32, dtype = lib.dtype.f32, ct = 'float[1]' },
@@ -134,7 +133,7 @@ end
 -- ---- typed values -----------------------------------------------------------------------------------
 
 -- Torch7 takes only the storage type of the method (writeInt: an IntStorage); converting another
--- type silently lost data (writeInt(FloatStorage{1.5}) wrote 1). Short storages are IntStorages here.
+-- type silently lost data (writeInt(FloatStorage{1.5}) wrote 1).
 local function check_storage(op, e, s)
   if s.p.dtype ~= e.dtype then
     lib.fail(op, 'expected a number or a %s, got %s', types.storage_name[e.dtype], types.describe(s))
@@ -172,7 +171,7 @@ for name in pairs(elem) do
     local st, e, flags = self:_s(), self:_elem(name), self:_flags()
     if type(v) == 'number' then
       e.scratch[0] = v
-      st:write_values(e.scratch, name == 'Char' and KIND.i8 or e.kind, 1, flags)
+      st:write_values(e.scratch, e.kind, 1, flags)
       return 1
     elseif types.is_storage(v) then
       check_storage('write' .. name, e, v)

@@ -118,7 +118,7 @@ install_slice_update('indexAdd', C.tocha_index_add_, C.tocha_index_add, 4, funct
   if alpha == nil then return src end
   alpha = number_arg('indexAdd', alpha, 'alpha')
   local dt = x.p.dtype
-  if dt == lib.dtype.i64 or dt == lib.dtype.i32 or dt == lib.dtype.u8 then
+  if types.int_range[dt] then
     alpha = alpha < 0 and math.ceil(alpha) or math.floor(alpha)  -- PyTorch truncates alpha for integer tensors
   end
   if alpha == 1 then return src end

@@ -156,8 +156,8 @@ function lib.check(status)
   if status ~= 0 then lib.raise() end
 end
 
-lib.dtype = { f32 = 0, f64 = 1, f16 = 2, bf16 = 3, i64 = 4, i32 = 5, u8 = 6, bool = 7 }
-lib.dtype_count = 8
+lib.dtype = { f32 = 0, f64 = 1, f16 = 2, bf16 = 3, i64 = 4, i32 = 5, u8 = 6, bool = 7, i8 = 8, i16 = 9 }
+lib.dtype_count = 10
 lib.FREED = C.tocha_freed_tensor()
 
 -- Scratch int64 arrays for passing sizes/strides to C without allocating per call.

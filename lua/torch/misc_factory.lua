@@ -15,11 +15,12 @@ local is_tensor, describe = types.is_tensor, types.describe
 local PYTORCH_NAMES = {
   float32 = dt_ids.f32, float = dt_ids.f32, float64 = dt_ids.f64, double = dt_ids.f64,
   float16 = dt_ids.f16, half = dt_ids.f16, bfloat16 = dt_ids.bf16, int64 = dt_ids.i64, long = dt_ids.i64,
-  int32 = dt_ids.i32, int = dt_ids.i32, uint8 = dt_ids.u8, bool = dt_ids.bool,
+  int32 = dt_ids.i32, int = dt_ids.i32, int16 = dt_ids.i16, short = dt_ids.i16, int8 = dt_ids.i8,
+  char = dt_ids.i8, uint8 = dt_ids.u8, bool = dt_ids.bool,
 }
 local CANONICAL = { [dt_ids.f32] = 'float32', [dt_ids.f64] = 'float64', [dt_ids.f16] = 'float16',
-  [dt_ids.bf16] = 'bfloat16', [dt_ids.i64] = 'int64', [dt_ids.i32] = 'int32', [dt_ids.u8] = 'uint8',
-  [dt_ids.bool] = 'bool' }
+  [dt_ids.bf16] = 'bfloat16', [dt_ids.i64] = 'int64', [dt_ids.i32] = 'int32', [dt_ids.i16] = 'int16',
+  [dt_ids.i8] = 'int8', [dt_ids.u8] = 'uint8', [dt_ids.bool] = 'bool' }
 
 -- A dtype name (nil gives nil) as a dtype id; a Cuda type name also returns 'cuda'.
 local function dtype_arg(op, v)
@@ -107,7 +108,7 @@ local function flatten(op, data, depth, sizes, flat, info)
   end
 end
 
-local INT_RANGE = { [dt_ids.i64] = { -2 ^ 63, 2 ^ 63 }, [dt_ids.i32] = { -2 ^ 31, 2 ^ 31 }, [dt_ids.u8] = { 0, 256 } }
+local INT_RANGE = types.int_range
 
 local function shape_of(sizes)
   local shape = torch.LongStorage(#sizes)

@@ -11,8 +11,8 @@ Graph.__index = Graph
 local M = {}
 
 local TYPES = { FloatTensor = P.FLOAT, DoubleTensor = P.DOUBLE, LongTensor = P.INT64, IntTensor = P.INT32,
-  ByteTensor = P.UINT8, CharTensor = P.INT8, HalfTensor = P.FLOAT16, BoolTensor = P.BOOL }
-local SIZES = { [P.FLOAT] = 4, [P.DOUBLE] = 8, [P.INT64] = 8, [P.INT32] = 4, [P.UINT8] = 1, [P.INT8] = 1,
+  ShortTensor = P.INT16, ByteTensor = P.UINT8, CharTensor = P.INT8, HalfTensor = P.FLOAT16, BoolTensor = P.BOOL }
+local SIZES = { [P.FLOAT] = 4, [P.DOUBLE] = 8, [P.INT64] = 8, [P.INT32] = 4, [P.INT16] = 2, [P.UINT8] = 1, [P.INT8] = 1,
   [P.FLOAT16] = 2, [P.BOOL] = 1 }
 
 --- onnx_graph.elemType(t): the ONNX TensorProto.DataType of tensor t (CUDA ones as their host type).

@@ -7,9 +7,9 @@ local concat = table.concat
 
 local M = {}
 
--- TensorProto.DataType (onnx.proto): FLOAT = 1, UINT8 = 2, INT8 = 3, INT32 = 6, INT64 = 7,
+-- TensorProto.DataType (onnx.proto): FLOAT = 1, UINT8 = 2, INT8 = 3, INT16 = 5, INT32 = 6, INT64 = 7,
 -- BOOL = 9, FLOAT16 = 10, DOUBLE = 11.
-M.FLOAT, M.UINT8, M.INT8, M.INT32, M.INT64, M.BOOL, M.FLOAT16, M.DOUBLE = 1, 2, 3, 6, 7, 9, 10, 11
+M.FLOAT, M.UINT8, M.INT8, M.INT16, M.INT32, M.INT64, M.BOOL, M.FLOAT16, M.DOUBLE = 1, 2, 3, 5, 6, 7, 9, 10, 11
 
 -- AttributeProto.AttributeType: FLOAT = 1, INT = 2, STRING = 3, TENSOR = 4, FLOATS = 6, INTS = 7,
 -- STRINGS = 8 (strings = 9: the RNN operator's activations).
@@ -106,7 +106,7 @@ end
 
 local LE = ffi.abi('le')
 local CTYPE = { [M.FLOAT] = 'float', [M.DOUBLE] = 'double', [M.INT64] = 'int64_t', [M.INT32] = 'int32_t',
-  [M.UINT8] = 'uint8_t', [M.INT8] = 'int8_t' }
+  [M.UINT8] = 'uint8_t', [M.INT8] = 'int8_t', [M.INT16] = 'int16_t' }
 
 --- onnx_proto.pack(data_type, list): the little-endian bytes of a Lua list of numbers.
 function M.pack(data_type, list)

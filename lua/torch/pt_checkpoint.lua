@@ -7,8 +7,8 @@
 -- block in a legacy file) and every tensor as (storage, offset, sizes, strides). Each storage
 -- becomes one 1D base tensor and every tensor a view of it, so tensors sharing a storage in
 -- PyTorch share memory in Tocha; in the other direction every Tocha storage is written whole,
--- once, and each tensor as a view of it. int16 and int8 storages, which Tocha lacks, are
--- widened to int32 (as safetensors.lua does); other dtypes Tocha lacks are errors naming them.
+-- once, and each tensor as a view of it. Dtypes Tocha lacks (complex, quantized) are errors
+-- naming them.
 local ffi = require 'ffi'
 local bit = require 'bit'
 local lib = require 'torch.lib'
@@ -18,22 +18,23 @@ local Z = require 'torch.pt_zip'
 local U = require 'torch.pt_unpickle'
 local P = require 'torch.pt_pickle'
 local torch = require 'torch.env'
-local D, KIND = lib.dtype, S.KIND
+local D = lib.dtype
 
 local M = {}
 
--- PyTorch dtype name -> Tocha dtype, element size in the file, conversion kind when widened.
+-- PyTorch dtype name -> Tocha dtype, element size in the file.
 local dtypes = {
   float32 = { dtype = D.f32, size = 4 }, float64 = { dtype = D.f64, size = 8 },
   float16 = { dtype = D.f16, size = 2 }, bfloat16 = { dtype = D.bf16, size = 2 },
   int64 = { dtype = D.i64, size = 8 }, int32 = { dtype = D.i32, size = 4 },
-  int16 = { dtype = D.i32, size = 2, kind = KIND.i16 }, int8 = { dtype = D.i32, size = 1, kind = KIND.i8 },
+  int16 = { dtype = D.i16, size = 2 }, int8 = { dtype = D.i8, size = 1 },
   uint8 = { dtype = D.u8, size = 1 }, bool = { dtype = D.bool, size = 1 },
 }
 -- Tocha dtype -> PyTorch storage type.
 local storage_types = { [D.f32] = 'FloatStorage', [D.f64] = 'DoubleStorage', [D.f16] = 'HalfStorage',
                         [D.bf16] = 'BFloat16Storage', [D.i64] = 'LongStorage', [D.i32] = 'IntStorage',
-                        [D.u8] = 'ByteStorage', [D.bool] = 'BoolStorage' }
+                        [D.i16] = 'ShortStorage', [D.i8] = 'CharStorage', [D.u8] = 'ByteStorage',
+                        [D.bool] = 'BoolStorage' }
 
 -- The legacy format starts with the pickle of this number (torch/serialization.py MAGIC_NUMBER)
 -- in the protocol torch.save was given (pickle_protocol, 2 by default): protocols 4 and 5 put it
@@ -77,9 +78,7 @@ end
 local function base_from_bytes(s, st, op)
   local ms = S.borrow_string(s, op)
   local info = st.info
-  local t
-  if info.kind then t = ms:read_storage(st.numel, info.kind, info.dtype, 0)
-  else t = ms:read_blob(0, #s, #s, info.dtype, false, false, 0) end
+  local t = ms:read_blob(0, #s, #s, info.dtype, false, false, 0)
   ms:free()
   return t
 end
@@ -178,7 +177,7 @@ local function read_zip(stream, opts, op)
       stream:fail("storage '%s' holds %d bytes but %d %s values need %d", st.key, e.usize, st.numel, st.dtype, nbytes)
     end
     local at = Z.data_offset(zip, e)
-    if e.method == 0 and not big and not st.info.kind then
+    if e.method == 0 and not big then
       return stream:read_blob(at, nbytes, nbytes, st.info.dtype, opts.mmap, opts.verify ~= false, e.crc)
     end
     local s = Z.read(zip, e)
@@ -237,7 +236,7 @@ local function read_legacy(stream, opts, op, head)
     end
     if not st.base then st.base = alloc(st) end
     if st.numel > 0 then
-      local got = stream:read_tensor(st.base, st.info.kind or S.native_kind[st.info.dtype], 0)
+      local got = stream:read_tensor(st.base, S.native_kind[st.info.dtype], 0)
       if got ~= st.numel then stream:fail("storage '%s' is truncated", key) end
     end
   end

@@ -11,21 +11,21 @@ local types = require 'torch.types'
 local common = require 'torch.serialize_common'
 local S = require 'torch.serialize_stream'
 local J = require 'torch.safetensors_json'
-local D, KIND = lib.dtype, S.KIND
+local D = lib.dtype
 
 local M = {}
 
 local MAX_HEADER = 100 * 1024 * 1024  -- the reference implementation's limit
 
--- File dtype -> Tocha dtype, element size, and the file kind when the data must be converted.
+-- File dtype -> Tocha dtype and element size.
 local file_dtypes = {
   F64 = { dtype = D.f64, size = 8 }, F32 = { dtype = D.f32, size = 4 }, F16 = { dtype = D.f16, size = 2 },
   BF16 = { dtype = D.bf16, size = 2 }, I64 = { dtype = D.i64, size = 8 }, I32 = { dtype = D.i32, size = 4 },
   U8 = { dtype = D.u8, size = 1 }, BOOL = { dtype = D.bool, size = 1 },
-  I16 = { dtype = D.i32, size = 2, kind = KIND.i16 }, I8 = { dtype = D.i32, size = 1, kind = KIND.i8 },
+  I16 = { dtype = D.i16, size = 2 }, I8 = { dtype = D.i8, size = 1 },
 }
 local dtype_names = { [D.f64] = 'F64', [D.f32] = 'F32', [D.f16] = 'F16', [D.bf16] = 'BF16', [D.i64] = 'I64',
-                      [D.i32] = 'I32', [D.u8] = 'U8', [D.bool] = 'BOOL' }
+                      [D.i32] = 'I32', [D.i16] = 'I16', [D.i8] = 'I8', [D.u8] = 'U8', [D.bool] = 'BOOL' }
 
 local function is_int(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) and v < 2 ^ 53 end
 
@@ -102,13 +102,7 @@ function M.read(stream, opts, op)
   if at ~= data_len then stream:fail('%d data bytes belong to no tensor', data_len - at) end
   local tensors = {}
   for _, x in ipairs(entries) do
-    local base
-    if x.info.kind then  -- stored narrower than any Tocha dtype: convert
-      stream:seek(data_start + x.b)
-      base = stream:read_storage(x.numel, x.info.kind, x.info.dtype, 0)
-    else
-      base = stream:read_blob(data_start + x.b, x.e - x.b, x.e - x.b, x.info.dtype, opts.mmap, false, 0)
-    end
+    local base = stream:read_blob(data_start + x.b, x.e - x.b, x.e - x.b, x.info.dtype, opts.mmap, false, 0)
     tensors[x.name] = S.view(base, 0, x.shape, contiguous_strides(x.shape),
                                stream.name .. ": tensor '" .. x.name .. "'", op)
   end

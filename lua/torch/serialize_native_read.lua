@@ -200,9 +200,10 @@ end
 function Reader:readObject() return self:value() end
 local scalar_readers = { Byte = 'u8', Char = 'i8', Short = 'i16', Int = 'i32', Long = 'i64', Float = 'f32',
                          Double = 'f64' }
--- Short storages are IntStorages written raw (serialize_native_write.lua), as in torch.File.
-local storage_dtype = { Byte = 6, Char = 6, Short = 5, Int = 5, Long = 4, Float = 0, Double = 1 }
-local storage_elsize = { Byte = 1, Char = 1, Short = 4, Int = 4, Long = 8, Float = 4, Double = 8 }
+local D = lib.dtype
+local storage_dtype = { Byte = D.u8, Char = D.i8, Short = D.i16, Int = D.i32, Long = D.i64, Float = D.f32,
+                        Double = D.f64 }
+local storage_elsize = { Byte = 1, Char = 1, Short = 2, Int = 4, Long = 8, Float = 4, Double = 8 }
 for name, method in pairs(scalar_readers) do
   Reader['read' .. name] = function(self, n)
     if n == nil then return tonumber(self.r[method](self.r)) end

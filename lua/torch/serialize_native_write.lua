@@ -180,8 +180,10 @@ end
 function Writer:writeObject(v) self:value(v) end
 local scalar_writers = { Byte = 'u8', Char = 'i8', Short = 'i16', Int = 'i32', Long = 'i64', Float = 'f32',
                          Double = 'f64' }
--- Storages of each method's type; Short storages are IntStorages (Tocha has no int16), as in torch.File.
-local storage_dtype = { Byte = 6, Char = 6, Short = 5, Int = 5, Long = 4, Float = 0, Double = 1 }
+-- Storages of each method's type, as in torch.File.
+local D = lib.dtype
+local storage_dtype = { Byte = D.u8, Char = D.i8, Short = D.i16, Int = D.i32, Long = D.i64, Float = D.f32,
+                        Double = D.f64 }
 for name, method in pairs(scalar_writers) do
   Writer['write' .. name] = function(self, v)
     if types.is_storage(v) then  -- raw values; the reader asks for the same count

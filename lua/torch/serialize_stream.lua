@@ -12,7 +12,7 @@ local S = {}
 S.KIND = { u8 = 0, i8 = 1, i16 = 2, i32 = 3, i64 = 4, f32 = 5, f64 = 6, f16 = 7, bf16 = 8, bool = 9 }
 S.ASCII, S.AUTOSPACE = 1, 2
 -- The element kind holding each dtype bit for bit (dtype ids from lib.dtype).
-S.native_kind = { [0] = 5, 6, 7, 8, 4, 3, 0, 9 }
+S.native_kind = { [0] = 5, 6, 7, 8, 4, 3, 0, 9, 1, 2 }
 
 local free_stream = C.tocha_stream_free
 local release_storage = types.release_storage

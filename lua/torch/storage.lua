@@ -158,7 +158,7 @@ function smethods.totable(s)
   for i = 1, sizeof(s) do t[i] = s[i] end
   return t
 end
---- A ByteStorage's bytes as a Lua string (or, given a string, sets the storage to its bytes).
+--- A storage's bytes as a Lua string (Torch7: Byte and CharStorage), or, given a string, sets the storage to its bytes.
 function smethods.string(s, str)
   local p = s.p
   -- the bytes are read and written through host pointers

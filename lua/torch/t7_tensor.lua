@@ -12,8 +12,8 @@ local T = {}
 
 -- Torch7 type suffix -> file kind and the dtype it loads as.
 local t7types = {
-  Byte = { kind = KIND.u8, dtype = D.u8 }, Char = { kind = KIND.i8, dtype = D.i32 },
-  Short = { kind = KIND.i16, dtype = D.i32 }, Int = { kind = KIND.i32, dtype = D.i32 },
+  Byte = { kind = KIND.u8, dtype = D.u8 }, Char = { kind = KIND.i8, dtype = D.i8 },
+  Short = { kind = KIND.i16, dtype = D.i16 }, Int = { kind = KIND.i32, dtype = D.i32 },
   Long = { kind = KIND.i64, dtype = D.i64 }, Float = { kind = KIND.f32, dtype = D.f32 },
   Double = { kind = KIND.f64, dtype = D.f64 }, Half = { kind = KIND.f16, dtype = D.f16 },
 }
@@ -35,7 +35,8 @@ end
 
 -- The Torch7 type a Tocha dtype is written as (bool as Byte, bf16 converted to Float).
 local write_suffix = { [D.f32] = 'Float', [D.f64] = 'Double', [D.f16] = 'Half', [D.bf16] = 'Float',
-                       [D.i64] = 'Long', [D.i32] = 'Int', [D.u8] = 'Byte', [D.bool] = 'Byte' }
+                       [D.i64] = 'Long', [D.i32] = 'Int', [D.i16] = 'Short', [D.i8] = 'Char', [D.u8] = 'Byte',
+                       [D.bool] = 'Byte' }
 --- The Torch7 class name a tensor (or storage, `what`) of this dtype is written as.
 function T.write_name(dtype, what) return 'torch.' .. write_suffix[dtype] .. what end
 

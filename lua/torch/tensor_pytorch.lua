@@ -12,9 +12,10 @@ local methods, hooks = torch._tensor_methods, torch._tensor_hooks
 local props = hooks.properties
 
 local DTYPE_NAME = { [dt.f32] = 'float32', [dt.f64] = 'float64', [dt.f16] = 'float16',
-  [dt.bf16] = 'bfloat16', [dt.i64] = 'int64', [dt.i32] = 'int32', [dt.u8] = 'uint8', [dt.bool] = 'bool' }
+  [dt.bf16] = 'bfloat16', [dt.i64] = 'int64', [dt.i32] = 'int32', [dt.i16] = 'int16', [dt.i8] = 'int8',
+  [dt.u8] = 'uint8', [dt.bool] = 'bool' }
 local ITEMSIZE = { [dt.f32] = 4, [dt.f64] = 8, [dt.f16] = 2, [dt.bf16] = 2, [dt.i64] = 8, [dt.i32] = 4,
-  [dt.u8] = 1, [dt.bool] = 1 }
+  [dt.i16] = 2, [dt.i8] = 1, [dt.u8] = 1, [dt.bool] = 1 }
 local function is_floating(id) return id == dt.f32 or id == dt.f64 or id == dt.f16 or id == dt.bf16 end
 
 -- Note [PyTorch properties]: a Tocha tensor is a cdata whose methods come first in __index, so

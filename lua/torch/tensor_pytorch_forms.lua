@@ -163,8 +163,8 @@ function torch.setAnomalyEnabled(on)
 end
 
 -- ---- resultType --------------------------------------------------------------------------------
-local CAT = { [dt.bool] = 0, [dt.u8] = 1, [dt.i32] = 1, [dt.i64] = 1, [dt.f16] = 2, [dt.bf16] = 2, [dt.f32] = 2,
-  [dt.f64] = 2 }
+local CAT = { [dt.bool] = 0, [dt.u8] = 1, [dt.i8] = 1, [dt.i16] = 1, [dt.i32] = 1, [dt.i64] = 1, [dt.f16] = 2,
+  [dt.bf16] = 2, [dt.f32] = 2, [dt.f64] = 2 }
 local function promote(a, b)
   if a == nil then return b end
   if b == nil then return a end

@@ -221,8 +221,9 @@ end
 -- ---- dtypes and RNG names --------------------------------------------------------------------
 
 local NAMES = torch._pytorch_dtype_name
-local RANK = { [dt.bool] = 0, [dt.u8] = 1, [dt.i32] = 2, [dt.i64] = 3, [dt.f16] = 4, [dt.bf16] = 4, [dt.f32] = 5,
-  [dt.f64] = 6 }
+-- Categories of Note [Type promotion] (core/dtype.h): bool 0, integers 1, floating 2.
+local CATEGORY = { [dt.bool] = 0, [dt.u8] = 1, [dt.i8] = 1, [dt.i16] = 1, [dt.i32] = 1, [dt.i64] = 1,
+  [dt.f16] = 2, [dt.bf16] = 2, [dt.f32] = 2, [dt.f64] = 2 }
 local function dtype_of(op, v)
   if is_tensor(v) then return tonumber(v.p.dtype) end
   local id = torch._pytorch_dtype_id(op, v)
@@ -230,21 +231,20 @@ local function dtype_of(op, v)
 end
 --- torch.promoteTypes(a, b): the dtype name ('float32'...) of PyTorch's promotion of dtypes a and b
 --- (names such as 'int64' or 'torch.DoubleTensor', or tensors whose dtype is taken): the larger of
---- the two in bool < uint8 < int32 < int64 < float16, bfloat16 < float32 < float64, float16 with
---- bfloat16 giving float32.
+--- the two in bool < uint8, int8 < int16 < int32 < int64 < float16, bfloat16 < float32 < float64,
+--- float16 with bfloat16 giving float32 and uint8 with int8 giving int16 (the C library's rule).
 --- Example: torch.promoteTypes('int64', 'float16')
 function torch.promoteTypes(a, b)
   local x, y = dtype_of('promoteTypes', a), dtype_of('promoteTypes', b)
-  if RANK[x] == 4 and RANK[y] == 4 and x ~= y then return 'float32' end
-  return NAMES[RANK[x] >= RANK[y] and x or y]
+  return NAMES[tonumber(lib.C.tocha_promote_types(x, y))]
 end
 --- torch.canCast(from, to): whether PyTorch's casting rules allow from -> to in an in-place op or
 --- an out= result: floating point to an integer type, or a number type to bool, is refused.
 --- Example: torch.canCast('float64', 'int32'), torch.canCast('int32', 'float64')
 function torch.canCast(from, to)
   local x, y = dtype_of('canCast', from), dtype_of('canCast', to)
-  if RANK[x] >= 4 and RANK[y] < 4 then return false end
-  if RANK[x] >= 1 and RANK[y] == 0 then return false end
+  if CATEGORY[x] == 2 and CATEGORY[y] < 2 then return false end
+  if CATEGORY[x] >= 1 and CATEGORY[y] == 0 then return false end
   return true
 end
 --- torch.scalarTensor(value [, {dtype=, device=, requiresGrad=}]): a 0-dim tensor holding value, of

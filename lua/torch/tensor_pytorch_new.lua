@@ -10,7 +10,8 @@ local methods = torch._tensor_methods
 
 local PYTORCH_NAMES = {
   float32 = dt.f32, float = dt.f32, float64 = dt.f64, double = dt.f64, float16 = dt.f16, half = dt.f16,
-  bfloat16 = dt.bf16, int64 = dt.i64, long = dt.i64, int32 = dt.i32, int = dt.i32, uint8 = dt.u8, bool = dt.bool,
+  bfloat16 = dt.bf16, int64 = dt.i64, long = dt.i64, int32 = dt.i32, int = dt.i32, int16 = dt.i16, short = dt.i16,
+  int8 = dt.i8, char = dt.i8, uint8 = dt.u8, bool = dt.bool,
 }
 local sizes_buf = ffi.new('int64_t[16]')
 local strides_buf = ffi.new('int64_t[16]')

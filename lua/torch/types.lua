@@ -22,7 +22,7 @@ function types.is_storage(x) return (ffi.istype(StorageHandle, x)) end
 local is_tensor, is_storage = types.is_tensor, types.is_storage
 
 -- dtype id -> Torch7 class suffix ("Float" ...), in the order of core/dtype.h.
-types.suffix = { [0] = 'Float', 'Double', 'Half', 'BFloat16', 'Long', 'Int', 'Byte', 'Bool' }
+types.suffix = { [0] = 'Float', 'Double', 'Half', 'BFloat16', 'Long', 'Int', 'Byte', 'Bool', 'Char', 'Short' }
 types.tensor_name, types.storage_name, types.cuda_tensor_name = {}, {}, {}
 types.dtype_of_name = {}
 for id = 0, lib.dtype_count - 1 do
@@ -45,6 +45,7 @@ end
 local ptr_ct = {
   [0] = ffi.typeof('float *'), ffi.typeof('double *'), false, false,
   ffi.typeof('int64_t *'), ffi.typeof('int32_t *'), ffi.typeof('uint8_t *'), ffi.typeof('uint8_t *'),
+  ffi.typeof('int8_t *'), ffi.typeof('int16_t *'),
 }
 types.ptr_ct = ptr_ct
 local BOOL, F32, F64 = lib.dtype.bool, lib.dtype.f32, lib.dtype.f64
@@ -90,7 +91,7 @@ end
 
 -- The integer dtypes' ranges, [lo, hi).
 types.int_range = { [lib.dtype.i64] = { -2 ^ 63, 2 ^ 63 }, [lib.dtype.i32] = { -2 ^ 31, 2 ^ 31 },
-  [lib.dtype.u8] = { 0, 256 } }
+  [lib.dtype.i16] = { -2 ^ 15, 2 ^ 15 }, [lib.dtype.i8] = { -2 ^ 7, 2 ^ 7 }, [lib.dtype.u8] = { 0, 256 } }
 
 -- Checks that the Lua number v can fill a tensor of dtype id and returns it: an integer dtype takes
 -- v truncated toward zero and refuses NaN, infinities and values out of its range, as PyTorch's

@@ -23,9 +23,13 @@ TEST_CASE("IDX arrays decode with their sizes and big-endian values", "[data]") 
   CHECK(t.size(0) == 2);
   CHECK(t.data<uint8_t>()[5] == 'f');
   Tensor s = data::decode_idx(idx(0x0B, {2}, std::string("\xff\xfe\x01\x00", 4)), "s");
-  CHECK(s.dtype() == DType::i32);
-  CHECK(s.data<int32_t>()[0] == -2);
-  CHECK(s.data<int32_t>()[1] == 256);
+  CHECK(s.dtype() == DType::i16);
+  CHECK(s.data<int16_t>()[0] == -2);
+  CHECK(s.data<int16_t>()[1] == 256);
+  Tensor c = data::decode_idx(idx(0x09, {2}, std::string("\xfe\x7f", 2)), "c");
+  CHECK(c.dtype() == DType::i8);
+  CHECK(c.data<int8_t>()[0] == -2);
+  CHECK(c.data<int8_t>()[1] == 127);
   Tensor d = data::decode_idx(idx(0x0E, {1}, std::string("\x3f\xf8\0\0\0\0\0\0", 8)), "d");
   CHECK(d.data<double>()[0] == 1.5);
 }

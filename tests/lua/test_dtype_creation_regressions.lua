@@ -261,7 +261,8 @@ function tests.factoryOptions()
   err('[zeros] only floating-point tensors can require gradients', torch.zeros, 2, { dtype = 'int64', requiresGrad = true })
   -- bad options name the function
   err("[zeros] unknown option 'dtyp'", torch.zeros, 2, { dtyp = 'int64' })
-  err("[arange] expected a dtype such as", torch.arange, 3, { dtype = 'int8' })
+  err("[arange] expected a dtype such as", torch.arange, 3, { dtype = 'uint16' })
+  tester:asserteq(torch.arange(3, { dtype = 'int8' }):type(), 'torch.CharTensor')
   err('[rand] expected a floating dtype', torch.rand, 2, { dtype = 'int64' })  -- PyTorch refuses too
   err('[zeros] got a result tensor and options', torch.zeros, torch.LongTensor(), 2, { dtype = 'int64' })
   if not torch.cuda.isAvailable() then err('[zeros]', torch.zeros, 2, { device = 'cuda' }) end

@@ -25,7 +25,7 @@ end
 
 -- ---- safetensors -------------------------------------------------------------------------------
 
--- The fixture's values, as PyTorch 1.13 stored them (little-endian bytes; I16 and I8 widen to int32).
+-- The fixture's values, as PyTorch 1.13 stored them (little-endian bytes).
 local FIXTURE = {
   f64 = { 'torch.DoubleTensor', { 2, 2 }, '000000000000f83f00000000000000802be6708b68120000ffffffffffffef7f' },
   f32 = { 'torch.FloatTensor', { 4 }, 'cdcccc3d000080ff01000000ffff7f7f' },
@@ -33,8 +33,8 @@ local FIXTURE = {
   bf16 = { 'torch.BFloat16Tensor', { 3 }, 'cd3d62ff0100' },
   i64 = { 'torch.LongTensor', { 3 }, '0000000000000080ffffffffffffff7f0100000000002000' },
   i32 = { 'torch.IntTensor', { 2 }, '00000080ffffff7f' },
-  i16 = { 'torch.IntTensor', { 2 }, '0080ffffff7f0000' },
-  i8 = { 'torch.IntTensor', { 2 }, '80ffffff7f000000' },
+  i16 = { 'torch.ShortTensor', { 2 }, '0080ff7f' },
+  i8 = { 'torch.CharTensor', { 2 }, '807f' },
   u8 = { 'torch.ByteTensor', { 2 }, '00ff' },
   b = { 'torch.BoolTensor', { 3 }, '010001' },
   scalar = { 'torch.FloatTensor', {}, '00002040' },

@@ -376,5 +376,17 @@ function tests.fuzzByteFlips()
   tester:assertgt(refused, 0, 'some flips are caught')
 end
 
+-- A PNG signature followed by anything but the IHDR chunk: libpng took the damaged chunk length as
+-- an allocation and the error read "not a valid PNG: out of memory".
+function tests.damagedFirstChunkNamesTheFile()
+  local blob = '\137PNG\r\n\26\n' .. string.rep('garbage', 20)
+  local ok, err = pcall(data.image.decode, blob, { name = 'bad.png' })
+  tester:assert(not ok and tostring(err):find('bad.png', 1, true) ~= nil, tostring(err))
+  tester:assert(tostring(err):find('IHDR chunk does not follow the signature', 1, true) ~= nil, tostring(err))
+  tester:assert(tostring(err):find('out of memory', 1, true) == nil, tostring(err))
+  ok, err = pcall(data.image.decode, '\137PNG\r\n\26\n\0\0\0\13IHD', { name = 'cut.png' })
+  tester:assert(not ok and tostring(err):find('IHDR chunk does not follow', 1, true) ~= nil, tostring(err))
+end
+
 tester:add(tests)
 tester:run()

@@ -60,8 +60,8 @@ local DTYPES = {
   { 'bfloat16', 'torch.BFloat16Tensor', { 3.3895313892515355e+38, -1.1754943508222875e-38, 1.5 } },
   { 'float32', 'torch.FloatTensor', { 3.4028234663852886e+38, 1.401298464324817e-45, -0.0 } },
   { 'float64', 'torch.DoubleTensor', { 1.7976931348623157e+308, 5e-324, -1 / 3 } },
-  { 'int8', 'torch.IntTensor', { -128, 127, 0 } },       -- int8 and int16 widen to int32
-  { 'int16', 'torch.IntTensor', { -32768, 32767, -1 } },
+  { 'int8', 'torch.CharTensor', { -128, 127, 0 } },
+  { 'int16', 'torch.ShortTensor', { -32768, 32767, -1 } },
   { 'int32', 'torch.IntTensor', { -2147483648, 2147483647, -1 } },
   { 'uint8', 'torch.ByteTensor', { 0, 255, 128 } },
   { 'bool', 'torch.BoolTensor', { true, false, true } },
@@ -90,7 +90,7 @@ function tests.everyDtypeFromPyTorch()
   check_dtypes(torch.load(DIR .. 'dtypes.pt'), 'zip')
   check_dtypes(torch.load(DIR .. 'dtypes.pt', { mmap = true }), 'zip mmap')
   check_dtypes(torch.load(DIR .. 'dtypes_legacy.pt'), 'legacy')
-  -- and back through Tocha's writer (int8/int16 come back as int32, as loaded)
+  -- and back through Tocha's writer
   check_dtypes(torch.deserialize(torch.serialize(torch.load(DIR .. 'dtypes.pt'), 'pytorch')), 'rewritten')
 end
 

@@ -213,15 +213,16 @@ function tests.freedTensorRefusedByT7()
 end
 
 -- file:writeInt(storage) took any storage and converted it (writeInt(FloatStorage{1.5}) wrote 1);
--- Torch7 takes only the method's own storage type. Short and Char use Int and Byte storages here.
+-- Torch7 takes only the method's own storage type.
 function tests.fileStorageTypesMustMatch()
   local f = torch.MemoryFile():binary()
   tester:assertErrorPattern(function() f:writeInt(torch.FloatStorage({ 1.5 })) end,
     '%[writeInt%] expected a number or a torch%.IntStorage, got torch%.FloatStorage')
   tester:assertErrorPattern(function() f:writeByte(torch.DoubleStorage({ 300 })) end, '%[writeByte%]')
   tester:asserteq(f:writeInt(torch.IntStorage({ 1, 2 })), 2)
-  tester:asserteq(f:writeShort(torch.IntStorage({ -3 })), 1)
-  tester:asserteq(f:writeChar(torch.ByteStorage({ 65 })), 1)
+  tester:asserteq(f:writeShort(torch.ShortStorage({ -3 })), 1)
+  tester:asserteq(f:writeChar(torch.CharStorage({ 65 })), 1)
+  tester:assertErrorPattern(function() f:writeShort(torch.IntStorage({ 1 })) end, '%[writeShort%] expected a number or a torch%.ShortStorage')
   tester:asserteq(f:writeLong(torch.LongStorage({ 2 ^ 40 })), 1)
   f:seek(1)
   tester:assertErrorPattern(function() f:readInt(torch.FloatStorage(2)) end, '%[readInt%] expected a number or a torch%.IntStorage')
@@ -235,15 +236,15 @@ function tests.fileStorageTypesMustMatch()
 end
 
 -- A class's write/read methods get the same File protocol in every format: in Tocha's checkpoints
--- writeShort(IntStorage) failed with "expected a CPU torch.ByteStorage" and readFloat(storage)
+-- writeShort(storage) failed with "expected a CPU torch.ByteStorage" and readFloat(storage)
 -- (fill a storage, as torch.File does) with "expected nothing or a count".
 function tests.classHooksSameFileProtocolEveryFormat()
   local Packed = torch.class('serializeregr.Packed')
   function Packed:write(f)
-    f:writeShort(torch.IntStorage({ -3, 4 }))
+    f:writeShort(torch.ShortStorage({ -3, 4 }))
     f:writeShort(-7)
     f:writeFloat(torch.FloatStorage({ 1.5, 2.5 }))
-    f:writeChar(torch.ByteStorage({ 65, 66 }))
+    f:writeChar(torch.CharStorage({ 65, 66 }))
     f:writeLong(torch.LongStorage({ 2 ^ 40 }))
   end
   function Packed:read(f)
@@ -267,7 +268,7 @@ function tests.classHooksSameFileProtocolEveryFormat()
   function Packed:read(f) f:readShort(torch.FloatStorage(2)) end
   for _, fmt in ipairs(formats) do
     tester:assertErrorPattern(function() torch.deserialize(torch.serialize({ serializeregr.Packed() }, fmt)) end,
-      '%[deserialize%] <memory>: .*readShort.*torch%.IntStorage')
+      '%[deserialize%] <memory>: .*readShort.*torch%.ShortStorage')
   end
   Packed = nil
 end

@@ -93,8 +93,8 @@ end
 function tests.allTorch7Types()
   local cases = {
     { 'Byte', 'uint8_t', { 0, 200, 255 }, 'torch.ByteTensor' },
-    { 'Char', 'int8_t', { -128, 5, 127 }, 'torch.IntTensor' },
-    { 'Short', 'int16_t', { -30000, 0, 30000 }, 'torch.IntTensor' },
+    { 'Char', 'int8_t', { -128, 5, 127 }, 'torch.CharTensor' },
+    { 'Short', 'int16_t', { -30000, 0, 30000 }, 'torch.ShortTensor' },
     { 'Int', 'int32_t', { -5, 0, 2147483647 }, 'torch.IntTensor' },
     { 'Long', 'int64_t', { -1, 2 ^ 40, 3 }, 'torch.LongTensor' },
     { 'Float', 'float', { 0.5, -1.25, 3 }, 'torch.FloatTensor' },
