@@ -213,10 +213,15 @@ function image.rgb2nrgb(...)
   return result('rgb2nrgb', output, input, r:clone():cdiv(sum), g:clone():cdiv(sum), b:clone():cdiv(sum), false)
 end
 
+-- Colour maps are built colour by colour in Lua: past MAX_COLORS (a map of levels 1..1e9 from a
+-- stray value in y2jet's input) they are refused rather than looped over (Note [Image sizes]).
+local MAX_COLORS = 2 ^ 24
+
 local function count(fn, n)
   if type(n) ~= 'number' or n % 1 ~= 0 or n < 1 then
     U.fail(fn, 'nbColor must be a positive integer, got %s', U.describe(n))
   end
+  if n > MAX_COLORS then U.fail(fn, 'nbColor must be at most %d, got %.0f (Note [Image sizes])', MAX_COLORS, n) end
   return n
 end
 
@@ -272,6 +277,9 @@ function image.y2jet(...)
   local levels = x:double():trunc()
   local L = levels:max()
   if levels:min() < 1 then U.fail('y2jet', 'levels must be at least 1, got %s', tostring(levels:min())) end
+  if L > MAX_COLORS then
+    U.fail('y2jet', 'levels must be at most %d (one colour each), got %.0f (Note [Image sizes])', MAX_COLORS, L)
+  end
   local map = image.jetColormap(L)
   if U.isByte(input) then map = map:mul(255):round():clamp(0, 255):byte() else map = map:typeAs(input) end
   local h, w = x:size(1), x:size(2)

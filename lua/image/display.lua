@@ -16,6 +16,12 @@ function image.minmax(args)
     U.fail('minmax', 'expected a table {tensor = ..., min =, max =, ...}, got %s', U.describe(args))
   end
   local tensor = args.tensor
+  if args.tensorOut ~= nil and not torch.isTensor(args.tensorOut) then
+    U.fail('minmax', 'tensorOut must be a tensor, got %s', U.describe(args.tensorOut))
+  end
+  if tensor:nElement() == 0 and (args.min == nil or args.max == nil) then
+    U.fail('minmax', 'tensor is empty (%s): it has no minimum or maximum', U.describe(tensor))
+  end
   local min, max = args.min, args.max
   local saturate = args.saturate or false
   local out
@@ -56,6 +62,9 @@ local function display_args(fn, ...)
   if n == 1 and type(first) == 'table' and not torch.isTensor(first) and first.input ~= nil then
     for k, v in pairs(first) do a[k] = v end
   else
+    if n > #DISPLAY_ARGS then
+      U.fail(fn, 'too many arguments (%d; expected at most %d: %s)', n, #DISPLAY_ARGS, table.concat(DISPLAY_ARGS, ', '))
+    end
     local v = { ... }
     for i = 1, n do a[DISPLAY_ARGS[i]] = v[i] end
   end
@@ -87,6 +96,9 @@ function image.toDisplayTensor(...)
     end
     local nd = input[1]:dim()
     local c = nd == 2 and 1 or input[1]:size(1)
+    if nd < 2 or nd > 3 or input[1]:nElement() == 0 then
+      U.fail('toDisplayTensor', 'input[1] must be a non-empty H x W or C x H x W image, got %s', U.describe(input[1]))
+    end
     local h, w = input[1]:size(nd - 1), input[1]:size(nd)
     packed:resize(#input, c, h, w)
     for i, img in ipairs(input) do
@@ -97,6 +109,7 @@ function image.toDisplayTensor(...)
       packed[i]:copy(img:contiguous():view(c, h, w))
     end
   elseif torch.isTensor(input) then
+    if input:nElement() == 0 then U.fail('toDisplayTensor', 'input is empty (%s)', U.describe(input)) end
     packed:resize(input:size()):copy(input)
   else
     U.fail('toDisplayTensor', 'unknown or incompatible type of input: %s', U.describe(input))
@@ -146,7 +159,8 @@ end
 --- image.drawRect(src, x1, y1, x2, y2[, opts]): src with the outline of the rectangle from (x1, y1)
 --- to (x2, y2) (1-based pixel columns and rows, corners included) drawn on it; opts.lineWidth (1),
 --- opts.color ({255, 0, 0}: 0..255, scaled to [0, 1] for floating images), opts.inplace (false: a
---- copy is drawn on). src is a 3 x H x W tensor; lines are clipped to it.
+--- copy is drawn on). src is a 3 x H x W tensor; corners outside it are clamped to its border, as
+--- Torch7 (Note [Rectangle corners]).
 --- Example: local image = require 'image'; image.drawRect(torch.zeros(3, 8, 8), 2, 2, 6, 5, {color = {0, 255, 0}})
 function image.drawRect(src, x1, y1, x2, y2, opts)
   if not torch.isTensor(src) or src:dim() ~= 3 or src:size(1) ~= 3 then
@@ -166,22 +180,24 @@ function image.drawRect(src, x1, y1, x2, y2, opts)
   end
   if type(color) ~= 'table' or #color < 3 then U.fail('drawRect', 'opts.color must be {r, g, b} in 0..255') end
   local h, w = out:size(2), out:size(3)
-  -- generic/image.c's drawRect: bands of lineWidth pixels centred on each side
-  local lo = math.floor(lw / 2) + 1
-  local up = lw - lo - 1
-  local x1l, y1l = math.max(0, x1 - lo), math.max(0, y1 - lo)
-  local x1u, y1u = math.min(w, x1 + up + 1), math.min(h, y1 + up + 1)
-  local x2l, y2l = math.max(0, x2 - lo), math.max(0, y2 - lo)
-  local x2u, y2u = math.min(w, x2 + up + 1), math.min(h, y2 + up + 1)
+  -- Note [Rectangle corners]: generic/image.c's drawRect: with offset = floor(lineWidth / 2), the
+  -- corners move to (x - offset - 1) (0-based) and are clamped into the image (so a box reaching
+  -- past the image outlines its border there); bands lineWidth pixels wide start at each clamped
+  -- corner. Pixels past the right or bottom edge, which Torch7 wrote out of bounds (an error), are
+  -- skipped.
+  local off = math.floor(lw / 2)
+  local cx1, cy1 = math.max(0, x1 - off - 1), math.max(0, y1 - off - 1)
+  local cx2, cy2 = math.min(w - 1, x2 - off - 1), math.min(h - 1, y2 - off - 1)
   local scale = out:isFloatingPoint() and 1 / 255 or 1
-  local function fill(r0, r1, c0, c1)  -- rows r0..r1-1, columns c0..c1-1 (0-based)
+  local function fill(r0, r1, c0, c1)  -- rows r0..r1-1, columns c0..c1-1 (0-based), clipped
+    r0, c0, r1, c1 = math.max(r0, 0), math.max(c0, 0), math.min(r1, h), math.min(c1, w)
     if r1 <= r0 or c1 <= c0 then return end
     for k = 1, 3 do out[k]:narrow(1, r0 + 1, r1 - r0):narrow(2, c0 + 1, c1 - c0):fill(color[k] * scale) end
   end
-  fill(y1l, y2u, x1l, x1u)
-  fill(y1l, y2u, x2l, x2u)
-  fill(y1l, y1u, x1l, x2u)
-  fill(y2l, y2u, x1l, x2u)
+  fill(cy1, cy2 + lw, cx1, cx1 + lw)
+  fill(cy1, cy2 + lw, cx2, cx2 + lw)
+  fill(cy1, cy1 + lw, cx1, cx2 + lw)
+  fill(cy2, cy2 + lw, cx1, cx2 + lw)
   return out
 end
 

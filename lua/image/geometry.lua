@@ -123,7 +123,8 @@ local function rotate(src, theta, mode)
   local xc, yc = U.f32((w - 1) / 2), U.f32((h - 1) / 2)
   local y
   if mode == 'simple' then
-    local ct, st = U.f32(math.cos(theta)), U.f32(math.sin(theta))
+    local t32 = U.f32(theta)  -- luaL_checknumber into a float, as generic/image.c
+    local ct, st = U.f32(math.cos(t32)), U.f32(math.sin(t32))
     local fi, fj = i:float():add(-xc), j:float():add(-yc)
     local ii = torch.round(fi:clone():mul(ct):add(-1, fj:clone():mul(st)):add(xc)):double()
     local jj = torch.round(fj:clone():mul(ct):add(fi:clone():mul(st)):add(yc)):double()
@@ -131,7 +132,7 @@ local function rotate(src, theta, mode)
     y = pick(s3, ii:clamp(0, w - 1), jj:clamp(0, h - 1))
     y = zero_outside(y:clone(), keep)
   else
-    local ct, st = math.cos(theta), math.sin(theta)
+    local ct, st = math.cos(U.f32(theta)), math.sin(U.f32(theta))
     local di, dj = i:add(-xc), j:add(-yc)
     local rx = di:clone():mul(ct):add(-st, dj):add(xc)
     local ry = dj:clone():mul(ct):add(st, di):add(yc)

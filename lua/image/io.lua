@@ -176,7 +176,11 @@ local function compressor(fn, ext)
     end
     local path = tmp_path(ext)
     local ok, err = pcall(save_as, fn, path, tensor, ext == '.jpg' and 'jpg' or 'png', quality)
-    if not ok then os.remove(path) error(err, 0) end
+    if not ok then
+      os.remove(path)
+      -- the temporary file's name means nothing to the caller
+      U.fail(fn, '%s', (tostring(err):gsub('^.-%[image%.%a+%] ', ''):gsub(path:gsub('%p', '%%%0') .. ': ', '')))
+    end
     local f = assert(io.open(path, 'rb'))
     local s = f:read('*a')
     f:close()
@@ -222,7 +226,11 @@ function image.saveJPG(filename, tensor)
   if type(filename) ~= 'string' then U.fail('saveJPG', 'expected a file name, got %s', U.describe(filename)) end
   local path = filename
   local lower = filename:lower()
-  if lower:sub(-4) ~= '.jpg' and lower:sub(-5) ~= '.jpeg' then path = tmp_path('.jpg') end
+  if lower:sub(-4) ~= '.jpg' and lower:sub(-5) ~= '.jpeg' then
+    -- beside the file, so that the rename stays on its file system (/tmp may be another one)
+    tmp_count = tmp_count + 1
+    path = filename .. '.' .. tmp_count .. '.tocha-tmp.jpg'
+  end
   save_as('saveJPG', path, tensor, 'jpg')
   if path ~= filename then
     local ok, err = os.rename(path, filename)

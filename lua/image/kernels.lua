@@ -69,6 +69,7 @@ function image.gaussian(...)
   end
   int_size('gaussian', width, 'width')
   int_size('gaussian', height, 'height')
+  U.checkSize('gaussian', width, height, 'the kernel')
   local sh = positive('gaussian', a.sigma_horz or sigma, 'sigma_horz')
   local sv = positive('gaussian', a.sigma_vert or sigma, 'sigma_vert')
   local mh = U.number('gaussian', a.mean_horz or 0.5, 'mean_horz')
@@ -95,6 +96,7 @@ function image.gaussian1D(...)
     size = a.tensor:size(1)
   end
   int_size('gaussian1D', size, 'size')
+  U.checkSize('gaussian1D', size, 1, 'the kernel')
   local sigma = positive('gaussian1D', a.sigma or 0.25, 'sigma')
   local mean = U.number('gaussian1D', a.mean or 0.5, 'mean')
   local g = bell(size, mean * size + 0.5, sigma * size):mul(U.number('gaussian1D', a.amplitude or 1, 'amplitude'))
@@ -115,6 +117,7 @@ function image.laplacian(...)
   local sigma = positive('laplacian', a.sigma or 0.1, 'sigma')
   local width = int_size('laplacian', a.width or size, 'width')
   local height = int_size('laplacian', a.height or size, 'height')
+  U.checkSize('laplacian', width, height, 'the kernel')
   local sh = positive('laplacian', a.sigma_horz or sigma, 'sigma_horz')
   local sv = positive('laplacian', a.sigma_vert or sigma, 'sigma_vert')
   local cx = U.number('laplacian', a.mean_horz or 0.5, 'mean_horz') * width + 0.5
@@ -153,6 +156,17 @@ function image.convolve(...)
   end
   if mode ~= nil and not CONV_MODES[mode] then
     U.fail('convolve', 'mode has to be one of: full | valid | same, got %s', U.describe(mode))
+  end
+  -- the shapes torch.conv2 takes, checked here so that errors name image.convolve
+  if kernel:dim() == 3 and (src:dim() ~= 3 or kernel:size(1) ~= src:size(1)) then
+    U.fail('convolve', 'a 3-D kernel needs a C x H x W image with one plane per kernel, got src %s and kernel %s',
+      U.describe(src), U.describe(kernel))
+  end
+  local kh, kw = kernel:size(kernel:dim() - 1), kernel:size(kernel:dim())
+  if kh == 0 or kw == 0 then U.fail('convolve', 'kernel is empty (%s)', U.describe(kernel)) end
+  if (mode or 'valid') == 'valid' and (kh > src:size(src:dim() - 1) or kw > src:size(src:dim())) then
+    U.fail('convolve', "the kernel (%s) is larger than the image (%s) in 'valid' mode", U.describe(kernel),
+      U.describe(src))
   end
   kernel = kernel:typeAs(src)
   if kernel:dim() == 2 and src:dim() == 3 then
@@ -197,8 +211,14 @@ function image.lcn(im, ker)
   return d:add(-1, lmn):cdiv(lstd)
 end
 
+-- Note [Integer pyramids]: Torch7 built a ByteTensor's pyramid with a byte kernel (the normalized
+-- 3 x 3 Gaussian truncated to zeros) and byte convolutions; here an integer image's levels are
+-- computed in float, from the previous level as stored, and stored in its type (bytes rounded and
+-- clamped, Note [Byte results]), so each level keeps the image's type as in Torch7 and its values.
+
 --- image.gaussianpyramid([dst,] src, scales): a list of src scaled ('simple') by each factor of
---- scales, each level made from the Gaussian-smoothed previous one (3 x 3, normalized), as Torch7.
+--- scales, each level made from the Gaussian-smoothed previous one (3 x 3, normalized), as Torch7;
+--- levels have src's type (Note [Integer pyramids]).
 --- Example: local image = require 'image'; local p = image.gaussianpyramid(torch.rand(3, 16, 16), {1, 0.5, 0.25})
 function image.gaussianpyramid(...)
   local n = select('#', ...)
@@ -211,16 +231,20 @@ function image.gaussianpyramid(...)
   if type(dst) ~= 'table' or torch.isTensor(dst) then U.fail('gaussianpyramid', 'dst must be a list of tensors') end
   if type(scales) ~= 'table' or #scales == 0 then U.fail('gaussianpyramid', 'scales must be a list of numbers') end
   local d = src:dim()
-  local k = image.gaussian({ width = 3, normalize = true }):typeAs(src)
-  local tmp = src
+  local floating = src:isFloatingPoint()
+  local k = image.gaussian({ width = 3, normalize = true })
+  k = floating and k:typeAs(src) or k:float()
+  local tmp = floating and src or src:float()
   for i, s in ipairs(scales) do
     positive('gaussianpyramid', s, 'scales[' .. i .. ']')
     local h, w = U.trunc(src:size(d - 1) * s), U.trunc(src:size(d) * s)
     if h < 1 or w < 1 then U.fail('gaussianpyramid', 'scale %s makes an empty image', tostring(s)) end
+    U.checkSize('gaussianpyramid', w, h, 'level ' .. i)
     dst[i] = dst[i] or src.new()
     if d == 3 then dst[i]:resize(src:size(1), h, w) else dst[i]:resize(h, w) end
-    if s == 1 then dst[i]:copy(tmp) else image.scale(dst[i], tmp, 'simple') end
-    tmp = image.convolve(dst[i], k, 'same')
+    local level = s == 1 and tmp or image.scale(tmp, w, h, 'simple')
+    if floating then dst[i]:copy(level) else dst[i]:copy(U.finish(level:clone(), src)) end
+    tmp = image.convolve(floating and dst[i] or dst[i]:float(), k, 'same')
   end
   return dst
 end

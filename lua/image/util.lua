@@ -114,6 +114,23 @@ function U.into(fn, dst, y)
   return dst
 end
 
+-- Note [Image sizes]: Torch7 handed any size to the allocator; a typo (image.scale(x, 1e6, 1e6),
+-- image.gaussian{width = 1e5, height = 1e5}) then asked for terabytes, or built weights in Lua
+-- loops for minutes, and failed with an "[alloc]" message naming no image function. Results are
+-- refused first when a side exceeds MAX_SIDE pixels or width x height exceeds data.image.maxPixels
+-- (PIL's decompression-bomb limit, the decoders' own; raise it there for larger images).
+U.MAX_SIDE = 2 ^ 20
+
+--- U.checkSize(fn, w, h[, what]): refuses a w x h result past the limits of Note [Image sizes].
+--- Example: require('image.util').checkSize('scale', 640, 480)
+function U.checkSize(fn, w, h, what)
+  local limit = require('data.image').maxPixels
+  if w > U.MAX_SIDE or h > U.MAX_SIDE or w * h > limit then
+    U.fail(fn, '%s would be %.0f x %.0f pixels (width x height), over the limit of %.0f pixels (at most %d a '
+      .. 'side; data.image.maxPixels; Note [Image sizes])', what or 'the result', w, h, limit, U.MAX_SIDE)
+  end
+end
+
 --- U.default(): an empty tensor of the default type (Torch7's torch.Tensor()).
 --- Example: require('image.util').default()
 function U.default()

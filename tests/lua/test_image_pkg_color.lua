@@ -3,7 +3,8 @@
 -- formulas; float64), rgb2lab against generic/image.c's formulas evaluated in Python, yuv and luma
 -- in closed form, byte ranges, Torch7's gaussian/gaussian1D closed forms (computed in Python),
 -- laplacian, convolve's modes, lcn, minmax, toDisplayTensor, drawRect, y2jet; and that every
--- public image function has a `---` doc with an example.
+-- public image function has a `---` doc with an example; and values shared with torchvision 0.14
+-- (_rgb2hsv/_hsv2rgb, the Gaussian kernel) and PyTorch 1.13 (conv2d), computed in float64.
 require 'image'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
@@ -255,6 +256,63 @@ function tests.everyFunctionHasADocWithAnExample()
   end
   table.sort(missing)
   tester:asserteq(#missing, 0, 'image functions without a doc and example: ' .. table.concat(missing, ', '))
+end
+
+---------------------------------------------------------------------------------------------------
+-- torchvision 0.14's _rgb2hsv / _hsv2rgb (the same formulas as generic/image.c), float64.
+local TV = {
+  RGB = { { { 0.2, 0.9, 0.5, 0.4 }, { 1.0, 0.0, 0.3, 0.7 } }, { { 0.2, 0.9, 0.5, 0.1 }, { 0.0, 1.0, 0.3, 0.7 } },
+    { { 0.6, 0.1, 0.5, 0.4 }, { 1.0, 0.0, 0.8, 0.2 } } },
+  HSV = { { { 0.6666666666666665, 0.16666666666666674, 0.0, 0.8333333333333334 }, { 0.8333333333333334,
+    0.33333333333333326, 0.6666666666666665, 0.16666666666666674 } }, { { 0.6666666666666666, 0.888888888888889,
+    0.0, 0.7500000000000001 }, { 1.0, 1.0, 0.625, 0.7142857142857143 } }, { { 0.6, 0.9, 0.5, 0.4 },
+    { 1.0, 1.0, 0.8, 0.7 } } },
+  HSV_IN = { { { 0.0, 0.1, 0.35, 0.999 }, { 0.5, 0.66, 0.8, 1.0 } }, { { 0.0, 0.5, 1.0, 0.3 }, { 0.7, 0.2, 1.0, 0.9 } },
+    { { 0.4, 0.8, 1.0, 0.6 }, { 0.3, 0.9, 0.5, 1.0 } } },
+  RGB_OUT = { { { 0.4, 0.8, 0.0, 0.6 }, { 0.09000000000000001, 0.7200000000000001, 0.40000000000000036, 1.0 } },
+    { { 0.4, 0.6400000000000001, 1.0, 0.42 }, { 0.3, 0.7272000000000001, 0.0, 0.09999999999999998 } },
+    { { 0.4, 0.4, 0.09999999999999964, 0.42108000000000007 }, { 0.3, 0.9, 0.5, 0.09999999999999998 } } },
+  -- exp(-x^2 / (2 sigma^2)) normalized, torchvision's _get_gaussian_kernel1d(5, 1.3) / 2d([5, 3], [1.3, 0.7])
+  K1 = { 0.09877498815325954, 0.23994707564005802, 0.32255587241336486, 0.23994707564005802, 0.09877498815325954 },
+  K2 = { { 0.020688777704128396, 0.05025778085612481, 0.0675604914390576, 0.05025778085612481, 0.020688777704128396 },
+    { 0.057397432745002745, 0.1394315139278084, 0.18743488953524967, 0.1394315139278084, 0.057397432745002745 },
+    { 0.020688777704128396, 0.05025778085612481, 0.0675604914390576, 0.05025778085612481, 0.020688777704128396 } },
+}
+
+function tests.colourAndKernelsAgreeWithTorchvision()
+  local T = torch.DoubleTensor
+  tester:assertTensorEq(image.rgb2hsv(T(TV.RGB)), T(TV.HSV), 1e-12)
+  tester:assertTensorEq(image.hsv2rgb(T(TV.HSV_IN)), T(TV.RGB_OUT), 1e-12)
+  -- Torch7's sigma is relative to the size, its centre mean * size + 0.5
+  tester:assertTensorEq(image.gaussian1D{ size = 5, sigma = 1.3 / 5, normalize = true }:double(), T(TV.K1), 1e-7)
+  tester:assertTensorEq(image.gaussian{ width = 5, height = 3, sigma_horz = 1.3 / 5, sigma_vert = 0.7 / 3,
+    normalize = true }:double(), T(TV.K2), 1e-7)
+end
+
+-- PyTorch 1.13's conv2d with the kernel flipped (image.convolve convolves, as Torch7's torch.conv2).
+local CONV = {
+  X = { { 1.0, 2.8284271247461903, 5.196152422706632, 1.0, 4.180339887498949 }, { 0.6969384566990691,
+    4.520259177452132, 1.6274169979695223, 6.0, 3.6227766016837926 }, { 1.4828726939093997, 6.569219381653056,
+    4.872166581031863, 3.3832034148351795, 2.0947501931112527 }, { 1.0, 0.09279563550022374, 6.367532368147138,
+    5.819079927272796, 5.442719099991592 }, { 5.234089594072643, 5.189146716115445, 5.304125036192545,
+    5.5755076535925525, 6.0 } },
+  K = { { 1, 2, 0 }, { 0, -1, 3 }, { 4, 0, -2 } },
+  VALID = { { 34.365771227809574, 23.4040428617934, 14.07246272127271 }, { 9.54831341770268, 48.349117872590114,
+    39.55044769359372 }, { 35.11254376923186, 10.488987160365781, 29.06920009473501 } },
+  FULL_ROW1 = { 1.0, 4.82842712474619, 10.853006672199012, 11.392304845413264, 6.180339887498949,
+    8.360679774997898, 0.0 },
+}
+
+function tests.convolveFlipsTheKernel()
+  local T = torch.DoubleTensor
+  local x, k = T(CONV.X), T(CONV.K)
+  tester:assertTensorEq(image.convolve(x, k), T(CONV.VALID), 1e-10)
+  local full = image.convolve(x, k, 'full')
+  tester:assertTensorEq(full[1], T(CONV.FULL_ROW1), 1e-10)
+  tester:assertTensorEq(image.convolve(x, k, 'same'), full:narrow(1, 2, 5):narrow(2, 2, 5), 0)
+  -- 3-D images: each plane with the 2-D kernel
+  local x3 = torch.cat({ x:view(1, 5, 5), (x * 2):view(1, 5, 5) }, 1)
+  tester:assertTensorEq(image.convolve(x3, k)[2], T(CONV.VALID) * 2, 1e-9)
 end
 
 tester:add(tests)

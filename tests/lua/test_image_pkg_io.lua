@@ -3,7 +3,10 @@
 -- tensortype ('byte' 0..255, 'float'/'double' in [0, 1], default type), depth conversions (Torch7's
 -- luma weights, its shapes), compress/decompress through ByteTensors, header sizes, and errors.
 -- Expected values are closed forms of the saved bytes (PNG is lossless; JPEG within a bound).
+-- PNG variants (palette, tRNS, gray + alpha, 1-bit, 16-bit) are written by a tiny PNG encoder
+-- (stored deflate blocks) against Torch7's test/test.lua values.
 require 'image'
+local bit = require 'bit'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
@@ -159,6 +162,116 @@ function tests.noGuiNoSamples()
   errors(function() image.window() end, '%[image%.window%] Tocha has no GUI')
   errors(function() image.lena() end, '%[image%.lena%] Tocha ships no sample images')
   errors(function() image.fabio() end, '%[image%.fabio%]')
+end
+
+---------------------------------------------------------------------------------------------------
+-- A tiny PNG encoder: one stored (uncompressed) deflate block, so any bit depth and colour type
+-- can be written without zlib.
+local CRC = {}
+for n = 0, 255 do
+  local c = n
+  for _ = 1, 8 do c = bit.band(c, 1) == 1 and bit.bxor(0xEDB88320, bit.rshift(c, 1)) or bit.rshift(c, 1) end
+  CRC[n] = c
+end
+local function crc32(s)
+  local c = 0xFFFFFFFF
+  for i = 1, #s do c = bit.bxor(CRC[bit.band(bit.bxor(c, s:byte(i)), 0xFF)], bit.rshift(c, 8)) end
+  return bit.bxor(c, 0xFFFFFFFF)
+end
+local function be32(n)
+  return string.char(bit.band(bit.rshift(n, 24), 255), bit.band(bit.rshift(n, 16), 255),
+    bit.band(bit.rshift(n, 8), 255), bit.band(n, 255))
+end
+local function chunk(tag, data) return be32(#data) .. tag .. data .. be32(crc32(tag .. data)) end
+local function adler32(s)
+  local a, b = 1, 0
+  for i = 1, #s do a = (a + s:byte(i)) % 65521 b = (b + a) % 65521 end
+  return b * 65536 + a
+end
+local function zlib_stored(raw)
+  local n = #raw
+  return '\120\1\1' .. string.char(n % 256, math.floor(n / 256), (65535 - n) % 256, math.floor((65535 - n) / 256))
+    .. raw .. be32(adler32(raw))
+end
+-- rows: the raw bytes of each scanline (no filter byte); extra: chunks before IDAT (PLTE, tRNS).
+local function png(w, h, depth, ctype, rows, extra)
+  local raw = {}
+  for i, r in ipairs(rows) do raw[i] = '\0' .. r end
+  local ihdr = be32(w) .. be32(h) .. string.char(depth, ctype, 0, 0, 0)
+  return '\137PNG\r\n\26\n' .. chunk('IHDR', ihdr) .. (extra or '') .. chunk('IDAT', zlib_stored(table.concat(raw)))
+    .. chunk('IEND', '')
+end
+local function bytes(s) return torch.ByteTensor(torch.ByteStorage():string(s)) end
+local function u16(v) return string.char(math.floor(v / 256), v % 256) end
+
+function tests.pngVariants()
+  -- palette (3 entries), no transparency: RGB, as Torch7's png_set_expand
+  local plte = chunk('PLTE', string.char(255, 0, 0, 0, 255, 0, 0, 0, 255))
+  local pal = png(3, 2, 8, 3, { string.char(0, 1, 2), string.char(2, 1, 0) }, plte)
+  local p = image.decompressPNG(bytes(pal), nil, 'byte')
+  tester:assertTensorEq(p:double(), torch.Tensor({ { { 255, 0, 0 }, { 0, 0, 255 } }, { { 0, 255, 0 }, { 0, 255, 0 } },
+    { { 0, 0, 255 }, { 255, 0, 0 } } }), 0)
+  -- depth 1 of a palette image: luma, rounded (0.299 * 255 = 76.245 -> 76)
+  tester:assertTensorEq(image.decompressPNG(bytes(pal), 1, 'byte'):double(),
+    torch.Tensor({ { 76, 150, 29 }, { 29, 150, 76 } }), 0)
+  -- a tRNS chunk adds alpha (entry 1 transparent)
+  local palt = png(3, 2, 8, 3, { string.char(0, 1, 2), string.char(2, 1, 0) },
+    plte .. chunk('tRNS', string.char(255, 0)))
+  local pt = image.decompressPNG(bytes(palt), nil, 'byte')
+  tester:assertTableEq(pt:size():totable(), { 4, 2, 3 })
+  tester:assertTensorEq(pt[4]:double(), torch.Tensor({ { 255, 0, 255 }, { 255, 0, 255 } }), 0)
+  tester:assertTableEq(image.decompressPNG(bytes(palt), 3):size():totable(), { 3, 2, 3 })
+  -- gray + alpha: 2 planes; depth 1 keeps the gray plane (1 x H x W, Torch7's narrow)
+  local ga = png(2, 1, 8, 4, { string.char(10, 200, 20, 100) })
+  tester:assertTensorEq(image.decompressPNG(bytes(ga), nil, 'byte'):double(),
+    torch.Tensor({ { { 10, 20 } }, { { 200, 100 } } }), 0)
+  tester:assertTensorEq(image.decompressPNG(bytes(ga), 1, 'byte'):double(), torch.Tensor({ { { 10, 20 } } }), 0)
+  tester:assertTensorEq(image.decompressPNG(bytes(ga), nil, 'double'),
+    torch.DoubleTensor({ { { 10, 20 } }, { { 200, 100 } } }):div(255), 1e-12)
+  -- 1-bit gray expands to 0 / 255
+  local g1 = png(8, 1, 1, 0, { string.char(0xA5) })
+  tester:assertTensorEq(image.decompressPNG(bytes(g1), nil, 'byte'):double(),
+    torch.Tensor({ { { 255, 0, 255, 0, 0, 255, 0, 255 } } }), 0)
+  -- 16-bit gray: Torch7 gives floats v / 65535 and bytes v >> 8 (test/test.lua LoadPNG); the
+  -- decoder (core/data/image_png.cpp, png_set_scale_16) keeps 8 bits, round(v / 257): within
+  -- 1/255 of Torch7's values, not equal to them. -- C++ bug, see report
+  local v16 = { 0, 65534, 32767, 16383 }
+  local g16 = png(4, 1, 16, 0, { u16(v16[1]) .. u16(v16[2]) .. u16(v16[3]) .. u16(v16[4]) })
+  local f = image.decompressPNG(bytes(g16), nil, 'double')
+  local torch7 = torch.DoubleTensor({ { v16 } }):div(65535)
+  tester:assertTensorEq(f, torch7, 1 / 255 + 1e-9)
+  local bt = image.decompressPNG(bytes(g16), nil, 'byte'):double()
+  tester:assertTensorEq(bt, torch.Tensor({ { { 0, 255, 127, 63 } } }), 1)
+  -- 16-bit RGB: Torch7's rgb16-2x1.png (65535, 0, 0), (32767, 16383, 0)
+  local rgb16 = png(2, 1, 16, 2, { u16(65535) .. u16(0) .. u16(0) .. u16(32767) .. u16(16383) .. u16(0) })
+  tester:assertTensorEq(image.decompressPNG(bytes(rgb16), 3, 'float'):double(),
+    torch.DoubleTensor({ { { 65535, 32767 } }, { { 0, 16383 } }, { { 0, 0 } } }):div(65535), 1 / 255 + 1e-6)
+  -- the sizes from the header, as load returns them
+  local file = path('palt.png')
+  local fh = assert(io.open(file, 'wb'))
+  fh:write(palt)
+  fh:close()
+  tester:assertTableEq({ image.getPNGsize(file) }, { 4, 2, 3 })
+  tester:assertTableEq(image.load(file):size():totable(), { 4, 2, 3 })
+end
+
+-- PNG keeps bytes exactly, and floats at their 8-bit values (a second round trip changes nothing).
+function tests.pngRoundTripIsExact()
+  torch.manualSeed(11)
+  for c = 1, 4 do
+    local b = torch.ByteTensor(c, 5, 7):random(0, 255)
+    local back = image.decompressPNG(image.compressPNG(b), nil, 'byte')
+    tester:assertTensorEq(back:double(), b:double(), 0, c .. ' channels')
+    local f = torch.rand(c, 5, 7):float()
+    local once = image.decompressPNG(image.compressPNG(f), nil, 'float')
+    tester:assertTensorEq(once, f, 0.5 / 255 + 1e-6)
+    local twice = image.decompressPNG(image.compressPNG(once), nil, 'float')
+    tester:assertTensorEq(twice, once, 0, c .. ' channels, second round trip')
+  end
+  -- a non-contiguous image is saved as it reads
+  local b = torch.ByteTensor(3, 6, 4):random(0, 255)
+  local t = b:transpose(2, 3)
+  tester:assertTensorEq(image.decompressPNG(image.compressPNG(t), nil, 'byte'):double(), t:double(), 0)
 end
 
 tester:add(tests)
