@@ -95,7 +95,7 @@ function tests.errorObjectsThatAreNotStrings()
     out, err, rc = run('-q', c[1] .. '\nprint("alive")\n')
     tester:assert(has(err, c[2]) and not has(err, 'error in error handling'), 'REPL: ' .. err)
     tester:asserteq(out, 'alive\n')
-    tester:asserteq(rc, 0)
+    tester:asserteq(rc, 1, 'and exits 1 (Note [Piped REPL status])')
   end
   -- the handler itself, as the embedding API's host handler calls it
   local bad = setmetatable({}, { __tostring = function() error('nope', 0) end })

@@ -49,7 +49,7 @@ function tests.unfinishedInputAtTheEnd()
   local out, err, rc = repl('1\nfor i = 1, 2 do\n')
   tester:asserteq(out, '1\n')
   tester:assert(has(err, "stdin:1: 'end' expected"), err)
-  tester:asserteq(rc, 0)
+  tester:asserteq(rc, 1, 'a piped session that failed exits 1 (Note [Piped REPL status])')
 end
 
 function tests.lastValue()
@@ -65,7 +65,7 @@ function tests.errorsKeepState()
   tester:assert(has(err, "stdin:1: attempt to index local 't'"), err)
   tester:assert(has(err, "stdin:1: in function 'f'"), err)
   tester:assert(not has(err, torch._lib.lua_root), 'no Tocha frames:\n' .. err)
-  tester:asserteq(rc, 0)
+  tester:asserteq(rc, 1, 'the session went on, and its status says a line failed')
 end
 
 function tests.libraryErrorsNameTheLine()
