@@ -19,13 +19,31 @@ local function node_name(node)
   return string.format('%s, node made at %s', what, nngraph.Node.where(node))
 end
 
--- Runs fn(...) for node; an error names the node (its annotation name and where it was made) and,
--- with nngraph.setDebug(true), writes the graph with the node in red (nngraph/inspect.lua).
-local function call_node(self, node, what, fn, ...)
-  local ok, res = pcall(fn, ...)
-  if ok then return res end
+-- An error raised at node: names the node (its annotation name and where it was made) and, with
+-- nngraph.setDebug(true), writes the graph with the node in red (nngraph/inspect.lua).
+local function node_failed(self, node, what, res)
   if nngraph._onError then nngraph._onError(self, node) end
   error(string.format('%s\n  (in %s (%s) of %s)', tostring(res), what, node_name(node), self.name or 'nn.gModule'), 0)
+end
+
+-- Note [Fixed-argument node calls]: the walks run once per node per call (a char-rnn step: 50
+-- clones x 54 nodes, forward and backward), so the calls into the modules take fixed arguments
+-- and no closure is made per call (LuaJIT's traces aborted on the backward's closure, "NYI:
+-- bytecode 51"), and a node with no snapshot calls the module's method without reuse.with. The
+-- walk itself was already small next to the modules: bench/torch7_nngraph.lua measures it (the
+-- numbers are in bench/README.md, 2026-11-28).
+local function call_forward(self, node, call, m, x)
+  local ok, res = pcall(call, m, x)
+  if ok then return res end
+  return node_failed(self, node, 'forward', res)
+end
+
+local function call_backward(self, node, what, snaps, fn, m, x, go, scale)
+  local ok, res
+  if snaps then ok, res = pcall(snapshot.with, snaps, fn, m, x, go, scale)
+  else ok, res = pcall(fn, m, x, go, scale) end
+  if ok then return res end
+  return node_failed(self, node, what, res)
 end
 
 local function forward_call(m, x) return m:forward(x) end
@@ -76,7 +94,7 @@ function gModule:runForwardFunction(func, input)
           if last[m] then st[last[m]] = snapshot.take(m) end
           last[m] = d
         end
-        out = call_node(self, node, 'forward', call, m, x)
+        out = call_forward(self, node, call, m, x)
       end
       local n = d.nSplitOutputs
       if n and (type(out) ~= 'table' or torch.typename(out) or #out ~= n) then
@@ -124,6 +142,41 @@ local function module_input(d)
   return x
 end
 
+-- The walk of run_backward, under torch.noGrad (Note [Fixed-argument node calls]).
+local function backward_walk(self, method, scale, st)
+  local nodes = self.backwardnodes
+  for k = 1, #nodes do
+    local node = nodes[k]
+    local d = node.data
+    local go = total_grad(d)
+    if d.selectindex then
+      local cg = node.children[1].data.gradOutput
+      cg[1] = cg[1] or {}
+      cg[1][d.selectindex] = go
+    else
+      local gi = go
+      local m = d.module
+      if m then
+        gi = call_backward(self, node, method, st and st[d], m[method], m, module_input(d), go, scale)
+      end
+      local children = node.children
+      local n = #children
+      for c = 1, n do
+        local cd = children[c].data
+        local g = gi
+        if n > 1 then g = type(gi) == 'table' and gi[d.mapindex[cd]] or nil end
+        if g == nil then
+          fail('%s of %s gave no gradient for its input %d (got %s)', method, node_name(node),
+            d.mapindex[cd], torch.type(gi))
+        end
+        local list = cd.gradOutput
+        list[#list + 1] = g
+      end
+    end
+    if self.verbose then print(' V : ' .. node:label()) end
+  end
+end
+
 -- The backward walk: method is 'updateGradInput' (Torch7's first half) or 'backward' (both halves
 -- in one pass, as nn.Sequential's backward does).
 local function run_backward(self, gradOutput, method, scale)
@@ -133,38 +186,10 @@ local function run_backward(self, gradOutput, method, scale)
       (type(gradOutput) == 'table' and not torch.typename(gradOutput)) and ('a table of ' .. #gradOutput) or torch.type(gradOutput))
   end
   if not ran[self] then fail('%s called before forward (or after clearState/type)', method) end
-  for _, node in ipairs(self.backwardnodes) do node.data.gradOutput = {} end
+  local nodes = self.backwardnodes
+  for k = 1, #nodes do nodes[k].data.gradOutput = {} end
   self.outnode.data.gradOutput[1] = gradOutput
-  local st = states[self]
-  torch.noGrad(function()
-    for _, node in ipairs(self.backwardnodes) do
-      local d = node.data
-      local go = total_grad(d)
-      if d.selectindex then
-        local cg = node.children[1].data.gradOutput
-        cg[1] = cg[1] or {}
-        cg[1][d.selectindex] = go
-      else
-        local gi = go
-        local m = d.module
-        if m then
-          gi = call_node(self, node, method, snapshot.with, st and st[d], m[method], m, module_input(d), go, scale)
-        end
-        local n = #node.children
-        for _, child in ipairs(node.children) do
-          local g = gi
-          if n > 1 then g = type(gi) == 'table' and gi[d.mapindex[child.data]] or nil end
-          if g == nil then
-            fail('%s of %s gave no gradient for its input %d (got %s)', method, node_name(node),
-              d.mapindex[child.data], torch.type(gi))
-          end
-          local list = child.data.gradOutput
-          list[#list + 1] = g
-        end
-      end
-      if self.verbose then print(' V : ' .. node:label()) end
-    end
-  end)
+  torch.noGrad(backward_walk, self, method, scale, states[self])
   self.gradInput = self.innode.data.gradOutput[1]
   return self.gradInput
 end
@@ -182,39 +207,33 @@ function gModule:backward(input, gradOutput, scale)
   return run_backward(self, gradOutput, 'backward', scale or 1)
 end
 
+-- The walk of accGradParameters (under torch.noGrad) and accUpdateGradParameters: method at each
+-- module node, with the gradients the last updateGradInput left there.
+local function acc_walk(self, method, scale, st)
+  local nodes = self.backwardnodes
+  for k = 1, #nodes do
+    local node = nodes[k]
+    local d, m = node.data, node.data.module
+    if m then
+      local list = d.gradOutput
+      if not list or #list == 0 then fail('%s called before updateGradInput', method) end
+      local go = #list > 1 and d.gradOutputBuffer or list[1]
+      call_backward(self, node, method, st and st[d], m[method], m, module_input(d), go, scale)
+    end
+  end
+end
+
 --- g:accGradParameters(input, gradOutput[, scale]): accumulates the parameter gradients, from
 --- the gradients the last updateGradInput left at each node.
 --- Example: require 'nngraph'; local x = nn.Identity()(); local g = nn.gModule({x}, {nn.Linear(2, 1)(x)}); g:forward(torch.ones(2)); g:updateGradInput(torch.ones(2), torch.ones(1)); g:accGradParameters(torch.ones(2), torch.ones(1))
 function gModule:accGradParameters(input, gradOutput, scale)
-  local st = states[self]
-  torch.noGrad(function()
-    for _, node in ipairs(self.backwardnodes) do
-      local d, m = node.data, node.data.module
-      if m then
-        local list = d.gradOutput
-        if not list or #list == 0 then fail('accGradParameters called before updateGradInput') end
-        local go = #list > 1 and d.gradOutputBuffer or list[1]
-        call_node(self, node, 'accGradParameters', snapshot.with, st and st[d], m.accGradParameters, m,
-          module_input(d), go, scale or 1)
-      end
-    end
-  end)
+  torch.noGrad(acc_walk, self, 'accGradParameters', scale or 1, states[self])
 end
 
 --- g:accUpdateGradParameters(input, gradOutput, lr): Torch7's in-place update, node by node.
 --- Example: require 'nngraph'; local x = nn.Identity()(); local g = nn.gModule({x}, {nn.Linear(2, 1)(x)}); g:forward(torch.ones(2)); g:updateGradInput(torch.ones(2), torch.ones(1)); g:accUpdateGradParameters(torch.ones(2), torch.ones(1), 0.1)
 function gModule:accUpdateGradParameters(input, gradOutput, lr)
-  local st = states[self]
-  for _, node in ipairs(self.backwardnodes) do
-    local d, m = node.data, node.data.module
-    if m then
-      local list = d.gradOutput
-      if not list or #list == 0 then fail('accUpdateGradParameters called before updateGradInput') end
-      local go = #list > 1 and d.gradOutputBuffer or list[1]
-      call_node(self, node, 'accUpdateGradParameters', snapshot.with, st and st[d], m.accUpdateGradParameters, m,
-        module_input(d), go, lr)
-    end
-  end
+  acc_walk(self, 'accUpdateGradParameters', lr, states[self])
 end
 
 -- The per-application state of a gModule applied at several nodes of an enclosing gModule
