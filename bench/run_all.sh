@@ -19,6 +19,7 @@ run "$here/mm.lua" "$build/bench/bench_mm_ref"
 for t in 1 2; do run "$here/mm_bf16.lua" "$t"; done
 for t in 1 2; do run "$here/cnn_epoch.lua" "$t" 0 12800; run "$here/cnn_epoch.lua" "$t" 1 12800; done
 [ -f "$here/loader.lua" ] && run "$here/loader.lua"
+for b in torch7_nngraph torch7_threads torch7_image; do [ -f "$here/$b.lua" ] && run "$here/$b.lua"; done
 [ -x "$build/bench/bench_allreduce_ref" ] && run "$here/distributed.lua" "$build"
 if [ "${BENCH_CORETYPE_UNSET:-0}" = 1 ]; then
   echo "### OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset"
