@@ -27,7 +27,15 @@ local REQUIRES_GRAD = 2
 local registry, owner, next_key, free_keys = {}, 0, 0, {}
 local OWNER_UNIT = 4294967296  -- 2^32
 local drain_buf = ffi.new('int64_t[64]')
+-- Note [Draining is not reentrant]: growing free_keys may run a collection step, whose sentinel
+-- (Note [Draining at each collection]) drained again into the same buffer while this loop was
+-- still reading it: keys went into free_keys twice, and two live nodes then shared one key, one
+-- of them running the other's backward (a Linear given a convolution's input, now and then,
+-- depending on when the collector ran). One drain at a time; the sentinel's skips its turn.
+local draining = false
 local function drain()
+  if draining then return end
+  draining = true
   while true do
     local n = C.tocha_autograd_drain_released(owner, drain_buf, 64)
     for i = 0, n - 1 do
@@ -35,8 +43,9 @@ local function drain()
       registry[key] = nil
       free_keys[#free_keys + 1] = key
     end
-    if n < 64 then return end
+    if n < 64 then break end
   end
+  draining = false
 end
 -- Note [Draining at each collection]: the engine releases a key when it frees the node holding it
 -- (from C++, where it cannot call Lua), and new_key drains the released ones. A forward-only loop
