@@ -2,6 +2,27 @@
 -- own thread and calls start, then the function start returns once per task).
 local worker = {}
 
+-- Note [Worker collections]: the GC-pressure flag is the main state's to clear (Note [GC pressure
+-- in worker states], torch/lib.lua), and the main state usually clears it before a worker looks,
+-- so a worker cannot wait for it: its temporaries would pile up until LuaJIT's own collector
+-- noticed the small handles. A worker collects fully after a task whenever that keeps collections
+-- under a tenth of its time (a worker state is small: well under a millisecond), and always when
+-- the flag is up. worker.collector() returns the function a worker calls after each task (the
+-- data loader's workers and threads.Threads' both).
+function worker.collector()
+  local torch = require 'torch'
+  local C = require('torch.lib').C
+  local since, gc_cost = torch.tic(), 0
+  return function()
+    if C.tocha_memory_gc_pending() == 1 or torch.toc(since) >= 10 * gc_cost then
+      local t = torch.tic()
+      collectgarbage('collect')
+      gc_cost = torch.toc(t)
+      since = torch.tic()
+    end
+  end
+end
+
 --- worker.start(spec, id): rebuilds the loader's job from spec (Note [Shipping datasets],
 --- data/transfer.lua) and returns the function that turns a task string into an encoded item.
 function worker.start(spec, id)
@@ -22,21 +43,7 @@ function worker.start(spec, id)
   local job = build.resolve(transfer.decode(body, shared))
   local function stopping() return C.tocha_loader_worker_stopping() ~= 0 end
 
-  -- Note [Worker collections]: the GC-pressure flag is the main state's to clear (Note [GC
-  -- pressure in worker states], torch/lib.lua), and the main state usually clears it before a
-  -- worker looks, so a worker cannot wait for it: its temporaries would pile up until LuaJIT's
-  -- own collector noticed the small handles. A worker collects fully after a task whenever
-  -- that keeps collections under a tenth of its time (a worker state is small: well under a
-  -- millisecond), and always when the flag is up.
-  local since, gc_cost = torch.tic(), 0
-  local function maybe_collect()
-    if C.tocha_memory_gc_pending() == 1 or torch.toc(since) >= 10 * gc_cost then
-      local t = torch.tic()
-      collectgarbage('collect')
-      gc_cost = torch.toc(t)
-      since = torch.tic()
-    end
-  end
+  local maybe_collect = worker.collector()  -- Note [Worker collections]
 
   -- Note [Worker state defaults]: a worker state is a fresh Lua state, so what the main state
   -- set in its own Lua state is not there unless copied. The default tensor type lives in both

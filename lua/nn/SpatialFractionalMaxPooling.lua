@@ -51,20 +51,7 @@ local function outSizes(self, input)
   return oW, oH
 end
 
--- Torch7's window starts (P x out, 0-based) from the samples u (P): floor((i + u) * alpha) -
--- floor(u * alpha), alpha = (in - pool) / (out - 1), and in - pool for the last window.
-local function intervals(u, inSize, outSize, pool, like)
-  local P = u:size(1)
-  local seq = nn.utils.longBuffer(nil, like):resize(P, outSize)
-  if outSize > 1 then
-    local alpha = (inSize - pool) / (outSize - 1)
-    local i = torch.range(0, outSize - 2):typeAs(u):view(1, outSize - 1)
-    local starts = torch.add(i, u:view(P, 1)):mul(alpha):floor():csub(torch.mul(u, alpha):floor():view(P, 1))
-    seq:narrow(2, 1, outSize - 1):copy(starts)
-  end
-  seq:select(2, outSize):fill(inSize - pool)
-  return seq
-end
+local intervals = require('nn.fractional_pool').intervals
 
 function SFMP:updateOutput(input)
   F.check_input(self, input, 3, 'N x C x H x W')

@@ -40,16 +40,7 @@ function worker.start(spec)
   torch.manualSeed(util.mix_seed(seed, idx))
   math.randomseed(util.mix_seed(seed, idx, 1) % 2147483647)
 
-  -- Collections as in Note [Worker collections], data/worker.lua.
-  local since, gc_cost = torch.tic(), 0
-  local function maybe_collect()
-    if C.tocha_memory_gc_pending() == 1 or torch.toc(since) >= 10 * gc_cost then
-      local t = torch.tic()
-      collectgarbage('collect')
-      gc_cost = torch.toc(t)
-      since = torch.tic()
-    end
-  end
+  local maybe_collect = require('data.worker').collector()  -- Note [Worker collections]
 
   local function pack(...) return { n = select('#', ...), ... } end
   local function call(task)
