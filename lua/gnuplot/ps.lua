@@ -173,21 +173,7 @@ end
 --- errors name who.
 --- Example: local page = require('gnuplot.ps').new('pdf', 200, 100); page:text(10, 10, 'hi', {0, 0, 0}); page:save('hi.pdf')
 function Surface:save(path, who)
-  local function fail(err) error('[' .. (who or 'gnuplot') .. '] ' .. path .. ': cannot write: ' .. tostring(err), 0) end
-  local tmp = path .. '.tmp' .. tostring(os.time()) .. tostring(math.random(1, 1e9))
-  local f, err = io.open(tmp, 'wb')
-  if not f then fail(err) end
-  local ok, werr = f:write(self:document())
-  local closed, cerr = f:close()
-  if not ok or not closed then
-    os.remove(tmp)
-    fail(werr or cerr)
-  end
-  local renamed, rerr = os.rename(tmp, path)
-  if not renamed then
-    os.remove(tmp)
-    fail(rerr)
-  end
+  require('plot.svg').write_atomic(path, self:document(), who or 'gnuplot')
 end
 
 return ps

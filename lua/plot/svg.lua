@@ -97,13 +97,15 @@ end
 
 --- drawing:save(path[, who]): writes the SVG file (atomically: a temporary file renamed over
 --- path); errors name who (the plot function).
-function Svg:save(path, who)
+-- Writes text to path through a temporary file beside it (also used by gnuplot's EPS/PDF
+-- figures): a full disk fails the write or the close, and then no half file is renamed over path.
+-- Errors name `who` ('plot' by default) and the path.
+function svg.write_atomic(path, text, who)
   local function fail(err) error('[' .. (who or 'plot') .. '] ' .. path .. ': cannot write: ' .. tostring(err), 0) end
-  local tmp = path .. '.tmp' .. tostring(os.time())
-  local f, err = io.open(tmp, 'w')
+  local tmp = path .. '.tmp' .. tostring(os.time()) .. tostring(math.random(1, 1e9))
+  local f, err = io.open(tmp, 'wb')
   if not f then fail(err) end
-  -- a full disk fails the write or the close: then no half file is renamed over path
-  local ok, werr = f:write(table.concat(self.out, '\n'), '\n</svg>\n')
+  local ok, werr = f:write(text)
   local closed, cerr = f:close()
   if not ok or not closed then
     os.remove(tmp)
@@ -114,6 +116,10 @@ function Svg:save(path, who)
     os.remove(tmp)
     fail(rerr)
   end
+end
+
+function Svg:save(path, who)
+  svg.write_atomic(path, table.concat(self.out, '\n') .. '\n</svg>\n', who)
 end
 
 return svg
