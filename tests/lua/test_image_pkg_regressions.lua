@@ -394,7 +394,9 @@ function tests.errorsNameTheImageFunction()
   errors(function() image.minmax{ tensor = x, tensorOut = 'q' } end, '%[image%.minmax%] tensorOut must be a tensor')
   local ok, err = pcall(image.compressJPG, torch.rand(2, 4, 4))
   tester:assert(not ok and err:find('[image.compressJPG] cannot save a JPEG image of size 2x4x4', 1, true), err)
-  tester:assert(not err:find('tmp', 1, true), 'no temporary file name: ' .. err)
+  -- the message after the function's name (the position before it may hold /tmp: a CI checkout)
+  local message = err:match('%[image%.compressJPG%].*$') or err
+  tester:assert(not message:find('tmp', 1, true), 'no temporary file name: ' .. err)
 end
 
 -- Bug: saveJPG with another extension wrote a temporary file under /tmp and renamed it, which

@@ -255,7 +255,9 @@ function tests.typeAndDeviceMoves()
   tester:assertTensorEq(m.modules[1].weight:float(), w, 2 ^ -11 * amax_or_sum(torch.abs(w), 'max'))
   m:bfloat16()
   tester:asserteq(m.modules[1].weight:type(), 'torch.BFloat16Tensor')
-  tester:assertTensorEq(m.modules[1].weight:float(), w, 2 ^ -8 * amax_or_sum(torch.abs(w), 'max'))
+  -- bfloat16 keeps 8 significant bits, rounded from the float16 values: both roundings add up
+  -- (2^-8 alone failed now and then by 0.5%)
+  tester:assertTensorEq(m.modules[1].weight:float(), w, (2 ^ -8 + 2 ^ -11) * amax_or_sum(torch.abs(w), 'max'))
   -- parameters stay linked to their gradients, and frozen ones stay frozen
   m:float()
   m.modules[1]:requiresGrad(false)
