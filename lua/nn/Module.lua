@@ -178,35 +178,10 @@ end
 -- The backward of a coarse node (shared by all of them; the entry holds the call's state).
 local history = require 'nn.param_history'  -- Note [Parameters with a history]
 
--- Note [Inputs written after the forward]: a coarse node keeps its input tensors themselves (the
--- module's updateGradInput and accGradParameters read them), so a write into them between the
--- forward and the backward changed the gradients silently: a module with no backward of its own
--- (char-rnn's OneHot) fills the same output buffer at every call, and with the module used twice
--- in one graph the first call's Linear computed its weight gradient from the second call's
--- input. The node notes the versions of its inputs' storages (every in-place write bumps them:
--- Note [Version counter]) and its backward refuses to run on changed inputs, as PyTorch refuses a
--- saved tensor modified in place.
-local tensor_version = torch._lib.C.tocha_tensor_version
-local function input_versions(inputs)
-  local v = {}
-  for i = 1, #inputs do v[i] = tensor_version(inputs[i].p) end
-  return v
-end
-local function check_input_versions(entry)
-  local inputs = flat_tensors(entry.input)
-  for i, v in ipairs(entry.versions) do
-    local t = inputs[i]
-    if t and tensor_version(t.p) ~= v then
-      error(string.format('[backward] input %d of %s was modified in place after its forward (version %d, now %d): '
-        .. 'its gradients would be wrong. A module that defines no backward (or any in-place write) reused the '
-        .. 'tensor; clone() it, or give each use its own module', i, entry.label, v, tensor_version(t.p)), 0)
-    end
-  end
-end
-
+local input_versions = require 'nn.input_versions'  -- Note [Inputs written after the forward]
 local function coarse_backward_body(entry, grads, n)
   local module, input = entry.module, entry.input
-  if entry.versions then check_input_versions(entry) end
+  if entry.versions then input_versions.check(flat_tensors(input), entry.versions, entry.label) end
   local gradOutput = entry.single and grads[1] or utils.rebuild(entry.shape, grads, true)
   -- Note [Skipping gradInput]: under autograd nothing reads the gradInput of an input that needs
   -- no gradient (the data going into the first layer), so a module whose accGradParameters does
@@ -264,25 +239,12 @@ local function coarse_backward(entry, grads, n)
   return reuse.with_state(entry, coarse_backward_at_forward, entry, grads, n)
 end
 
--- Note [Torch7's backward lets go of the module]: a node's entry holds its module, the module its
--- output, the output the node: a cycle through C++. Autograd's backward drops the entry (autograd.lua);
--- m:backward does not run the node, so after it the node holds m weakly (autograd through it works
--- while m lives). A forward no backward ever reaches still keeps m (test_leak_regressions.lua).
-local latest_entry = setmetatable({}, { __mode = 'kv' })  -- module -> entry of its latest recorded forward
-local weak_module = setmetatable({}, { __mode = 'kv' })  -- entry -> module, once let go
-local let_go_mt = { __index = function(e, k) if k == 'module' then return weak_module[e] end end }
-local function let_go(module)
-  local entry = latest_entry[module]
-  if not (entry and rawget(entry, 'module') == module and getmetatable(entry) == nil) then return end
-  latest_entry[module], weak_module[entry], entry.module = nil, module, nil
-  setmetatable(entry, let_go_mt)
-end
 
 local function forward_as_node(self, input, inputNeedsGrad)
   local output = torch.noGrad(self.updateOutput, self, input)
   local inputs = flat_tensors(input)
   local outs = flat_tensors(output)
-  local versions = input_versions(inputs)  -- Note [Inputs written after the forward]
+  local versions = input_versions.capture(inputs)  -- Note [Inputs written after the forward]
   -- Note [Replays reaching Torch7-style children]: in a replay that wants parameter gradients the
   -- parameters are inputs of the node too (they get no gradient from it: accGradParameters
   -- accumulates into gradWeight), so autograd runs it when no input needs a gradient (indices)
@@ -319,7 +281,6 @@ local function forward_as_node(self, input, inputNeedsGrad)
                   paramsAtForward = (hist or self._substitutedParams) and history.capture(self) or nil }
   torch.autograd._record_lua_node(entry, inputs, outs)
   reuse.record(self, entry)
-  latest_entry[self] = entry
   return output
 end
 
@@ -367,7 +328,7 @@ function Module:backward(input, gradOutput, scale)
   torch.noGrad(self.updateGradInput, self, input, gradOutput)
   if not self._frozen then torch.noGrad(self.accGradParameters, self, input, gradOutput, scale) end  -- Note [Freezing]
   reuse.consumed(self)  -- Note [A module used again before its backward]
-  let_go(self)  -- Note [Torch7's backward lets go of the module]
+  reuse.let_go(self)  -- Note [Torch7's backward lets go of the module]
   return self.gradInput
 end
 

@@ -29,7 +29,25 @@ local M = {}
 -- the entry refers to its module, and only the node (from C++) may keep an entry alive.
 local pending_of = setmetatable({}, { __mode = 'kv' })
 
-function M.record(module, entry) pending_of[module] = entry end
+-- Note [Torch7's backward lets go of the module]: a node's entry holds its module, the module its
+-- output, the output the node: a cycle through C++. Autograd's backward drops the entry (autograd.lua);
+-- m:backward does not run the node, so after it the node holds m weakly (autograd through it works
+-- while m lives). A forward no backward ever reaches still keeps m (test_leak_regressions.lua).
+local latest_entry = setmetatable({}, { __mode = 'kv' })  -- module -> entry of its latest recorded forward
+local weak_module = setmetatable({}, { __mode = 'kv' })  -- entry -> module, once let go
+local let_go_mt = { __index = function(e, k) if k == 'module' then return weak_module[e] end end }
+function M.let_go(module)
+  local entry = latest_entry[module]
+  if not (entry and rawget(entry, 'module') == module and getmetatable(entry) == nil) then return end
+  latest_entry[module], weak_module[entry], entry.module = nil, module, nil
+  setmetatable(entry, let_go_mt)
+end
+
+-- Notes a module's latest recorded forward: pending until its backward, and let go by m:backward.
+function M.record(module, entry)
+  pending_of[module] = entry
+  latest_entry[module] = entry
+end
 
 -- Whether a forward of module must first protect a pending entry.
 function M.has_pending(module) return pending_of[module] ~= nil end
