@@ -3,6 +3,7 @@
 -- torchnet wrote them), to the console or a file.
 local torch = require 'torch'
 local argcheck = require 'torchnet.argcheck'
+local output = require 'torchnet.log.view.output'
 
 local args = argcheck.parser{ name = 'torchnet.log.view.json', noordered = true,
   { name = 'file', type = 'torch.File', opt = true },
@@ -28,12 +29,7 @@ end
 ---   log:set{loss = 0.5}; log:flush()  -- log.json holds {"loss": "0.5"}
 local function json(...)
   local file, filename, keys, format, append = args(...)
-  if file and filename then error('[torchnet.log.view.json] file or filename expected (not both)', 2) end
-  if filename then
-    local f = io.open(filename, append and 'a' or 'w')
-    if not f then error(string.format('[torchnet.log.view.json] could not open file <%s> for writing', filename), 2) end
-    f:close()
-  end
+  local write = output.writer('torchnet.log.view.json', file, filename, append)
   local fmts = {}
   for idx, key in ipairs(keys) do
     local f = format and format[idx]
@@ -57,16 +53,7 @@ local function json(...)
       txt[#txt + 1] = string.format('%s: %s', quote(key.name), quote(s))
     end
     local line = string.format('{%s}', table.concat(txt, ', '))
-    if file then
-      file:seekEnd()
-      file:writeString(line .. '\n')
-    elseif filename then
-      local f = assert(io.open(filename, 'a'))
-      f:write(line, '\n')
-      f:close()
-    else
-      print(line)
-    end
+    write(line)
   end
 end
 

@@ -1,6 +1,7 @@
 -- torchnet.log.view.status (Torch7 torchnet's log/view/status.lua): an onSet viewer writing the
 -- tnt.Log's status messages (log:status(...)) to the console or a file.
 local argcheck = require 'torchnet.argcheck'
+local output = require 'torchnet.log.view.output'
 
 local args = argcheck.parser{ name = 'torchnet.log.view.status', noordered = true,
   { name = 'file', type = 'torch.File', opt = true },
@@ -14,25 +15,11 @@ local args = argcheck.parser{ name = 'torchnet.log.view.status', noordered = tru
 ---   local log = tnt.Log{keys = {}, onSet = {logstatus{filename = 'status.txt'}}}; log:status('started')
 local function status(...)
   local file, filename, append = args(...)
-  if file and filename then error('[torchnet.log.view.status] file or filename expected (not both)', 2) end
-  if filename then
-    local f = io.open(filename, append and 'a' or 'w')
-    if not f then error(string.format('[torchnet.log.view.status] could not open file <%s> for writing', filename), 2) end
-    f:close()
-  end
+  local write = output.writer('torchnet.log.view.status', file, filename, append)
   return function(_, key, value)
     if key ~= '__status__' then return end
     local line = tostring(value)
-    if file then
-      file:seekEnd()
-      file:writeString(line .. '\n')
-    elseif filename then
-      local f = assert(io.open(filename, 'a'))
-      f:write(line, '\n')
-      f:close()
-    else
-      print(line)
-    end
+    write(line)
   end
 end
 
