@@ -37,7 +37,10 @@ function H.newState(id, name, mode)
 end
 
 -- Closes the files whose finalizer was deferred (hdf5.open calls it first).
+-- Inside an HDF5 callback nothing is closed (close_all would defer the file again: the loop never
+-- ended); the files wait for the next drain.
 function H.drain()
+  if L.inCallback then return end
   while #deferred > 0 do close_all(table.remove(deferred)) end
 end
 
