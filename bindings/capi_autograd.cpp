@@ -1,5 +1,6 @@
 // C ABI of autograd. See tocha_autograd.h.
 #include "capi.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include <unordered_set>
 #include "core/autograd/engine.h"
@@ -31,7 +32,7 @@ int tocha_tensor_set_requires_grad(tocha_tensor* t, int flag) noexcept {
       return;
     }
     TOCHA_CHECK(!flag || is_floating(a.dtype()), "requiresGrad", "only floating-point tensors can require grad, got a ",
-                dtype_tensor_name(a.dtype()));
+                tensor_type_name(a));
     if (!flag && !m) return;
     autograd::meta(a).requires_grad = flag != 0;
     autograd::refresh_flag(a);
@@ -69,8 +70,8 @@ int tocha_tensor_set_grad(tocha_tensor* t, const tocha_tensor* grad) noexcept {
     Tensor g = arg(grad, "grad");
     TOCHA_CHECK(g.sizes() == a.sizes(), "grad", "gradient of size ", shape_str(g.sizes()), " for a tensor of size ",
                 shape_str(a.sizes()));
-    TOCHA_CHECK(g.dtype() == a.dtype(), "grad", "gradient of type ", dtype_tensor_name(g.dtype()), " for a ",
-                dtype_tensor_name(a.dtype()));
+    TOCHA_CHECK(g.dtype() == a.dtype(), "grad", "gradient of type ", tensor_type_name(g), " for a ",
+                tensor_type_name(a));
     TOCHA_CHECK(g.device() == a.device(), "grad", "gradient on ", g.device().str(), " for a tensor on ", a.device().str());
     autograd::meta(a).grad = g;
   });

@@ -1,5 +1,6 @@
 // C ABI of generators, scalar draws, random fills, sampling and the computed factories.
 #include "capi.h"
+#include "core/type_name.h"
 #include <cstring>
 #include "core/ops/factory.h"
 #include "core/ops/pointwise.h"
@@ -69,7 +70,7 @@ int tocha_generator_set_state(tocha_generator* g, const tocha_tensor* state) noe
   return guard_int([&] {
     Tensor t = arg(state, "setRNGState");
     TOCHA_CHECK(t.dtype() == DType::u8, "setRNGState", "expected a torch.ByteTensor (from getRNGState), got a ",
-                dtype_tensor_name(t.dtype()));
+                tensor_type_name(t));
     Tensor c = t;
     if (!c.is_cpu() || !c.is_contiguous()) { c = empty(t.sizes(), DType::u8); copy_(c, t); }
     gen_arg(g).set_state(c.raw_data(), size_t(c.numel()), "setRNGState");

@@ -12,13 +12,28 @@ struct Counters {
   std::atomic<int64_t> live{0}, peak{0}, allocations{0}, gc_requests{0};
 };
 Counters g_counters[kNumDeviceTypes];
+// Note [Pressure is growth]: the flag is raised when live tensor bytes have grown past the
+// threshold since the last collection (g_since_gc: allocations minus frees since then; it goes
+// below 0 when incremental steps free older tensors), not when that many bytes were allocated.
+// Memory freed without Lua's help (cuDNN, cuBLAS and cuSOLVER workspaces, a kernel's scratch, the
+// tensors a finished backward saved) is no garbage Lua could collect: counted as allocations, the
+// workspaces of a batch-1024 CNN step on the GPU (hundreds of MB for cuDNN's FFT algorithms) asked
+// for a full collection every second step, ~4 ms of host time each with the GPU idle (bench/README.md,
+// GPU session of 2026-11-28). Dead tensors held by Lua handles stay live until collected, so they
+// still raise the flag as before. The growth is judged when Lua polls (memory_gc_pending).
 std::atomic<int64_t> g_since_gc{0};
-// Live bytes right after the last collection: the baseline the next trigger is measured against
-// (like Lua's own pause). Live bytes themselves include the garbage a collection would free, so
-// comparing against them would never trigger.
+// Live bytes right after the last collection: the threshold is at least that (like Lua's own
+// pause, a collection when live bytes have doubled).
 std::atomic<int64_t> g_live_after_gc{0};
 std::atomic<int64_t> g_min_threshold{int64_t(256) << 20};
 std::atomic<int> g_gc_pending{0};
+std::atomic<int> g_growth_device{0};  // the device whose allocation last passed the threshold
+
+int64_t gc_threshold_now() {
+  int64_t threshold = g_min_threshold.load(std::memory_order_relaxed);
+  int64_t baseline = g_live_after_gc.load(std::memory_order_relaxed);
+  return baseline > threshold ? baseline : threshold;
+}
 }  // namespace
 
 namespace {
@@ -28,27 +43,21 @@ namespace {
 // the calling thread's deltas first, so single-threaded numbers are exact.
 constexpr int64_t kBatchBytes = 256 << 10;
 
-void publish(DeviceType dev, int64_t live_delta, int64_t allocated, int64_t count) {
+void publish(DeviceType dev, int64_t live_delta, int64_t count) {
   Counters& c = g_counters[int(dev)];
   int64_t live = c.live.fetch_add(live_delta, std::memory_order_relaxed) + live_delta;
   if (count) c.allocations.fetch_add(count, std::memory_order_relaxed);
   int64_t peak = c.peak.load(std::memory_order_relaxed);
   while (live > peak && !c.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
-  if (!allocated) return;
-  int64_t since = g_since_gc.fetch_add(allocated, std::memory_order_relaxed) + allocated;
-  int64_t threshold = g_min_threshold.load(std::memory_order_relaxed);
-  int64_t baseline = g_live_after_gc.load(std::memory_order_relaxed);
-  if (baseline > threshold) threshold = baseline;
-  if (since > threshold && !g_gc_pending.load(std::memory_order_relaxed)) {
-    g_gc_pending.store(1, std::memory_order_relaxed);
-    c.gc_requests.fetch_add(1, std::memory_order_relaxed);
-  }
+  if (!live_delta) return;
+  int64_t since = g_since_gc.fetch_add(live_delta, std::memory_order_relaxed) + live_delta;
+  if (live_delta > 0 && since > gc_threshold_now()) g_growth_device.store(int(dev), std::memory_order_relaxed);
 }
 
 struct LocalDeltas {
-  int64_t live = 0, allocated = 0, count = 0, since_step = 0;
+  int64_t live = 0, allocated = 0, count = 0, since_step = 0;  // (allocated: only to publish often)
   void flush() {
-    if (live || allocated || count) publish(DeviceType::cpu, live, allocated, count);
+    if (live || allocated || count) publish(DeviceType::cpu, live, count);
     live = allocated = count = 0;
   }
   ~LocalDeltas() { flush(); }
@@ -88,7 +97,7 @@ void owe_basic_steps(int steps) {
 
 void memory_on_alloc(DeviceType dev, size_t nbytes) {
   if (dev != DeviceType::cpu) {
-    publish(dev, int64_t(nbytes), int64_t(nbytes), 1);
+    publish(dev, int64_t(nbytes), 1);
     return;
   }
   LocalDeltas& d = t_cpu;
@@ -105,7 +114,7 @@ void memory_on_alloc(DeviceType dev, size_t nbytes) {
 
 void memory_on_free(DeviceType dev, size_t nbytes) {
   if (dev != DeviceType::cpu) {
-    g_counters[int(dev)].live.fetch_sub(int64_t(nbytes), std::memory_order_relaxed);
+    publish(dev, -int64_t(nbytes), 0);
     return;
   }
   LocalDeltas& d = t_cpu;
@@ -130,7 +139,15 @@ void memory_reset_peak(DeviceType dev) {
   c.peak.store(c.live.load());
 }
 
-bool memory_gc_pending() { return g_gc_pending.load(std::memory_order_relaxed) != 0; }
+// The growth is judged when Lua polls (after each op), not at each allocation: an op whose scratch
+// passed the threshold for a moment and was freed before it returned asks for nothing.
+bool memory_gc_pending() {
+  if (g_gc_pending.load(std::memory_order_relaxed)) return true;
+  if (g_since_gc.load(std::memory_order_relaxed) <= gc_threshold_now()) return false;
+  if (!g_gc_pending.exchange(1, std::memory_order_relaxed))
+    g_counters[g_growth_device.load(std::memory_order_relaxed)].gc_requests.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
 
 // Note [Graph-driven GC steps]: a dead autograd graph (nodes, saved tensors, gradients) is freed
 // only when Lua collects the handles that hold it, and Lua paces its collector by its own heap,

@@ -1,8 +1,8 @@
 // Memory accounting and the CPU allocator (DESIGN.md decision 9).
-// Every storage allocation is counted per device type. Past a threshold of bytes allocated since
-// the last Lua collection (max(min_threshold, live bytes after that collection), like Torch7's heap
-// tracking) a flag is raised that the Lua side polls to run collectgarbage(); Lua's GC cannot see
-// tensor memory.
+// Every storage allocation is counted per device type. When live bytes have grown past a threshold
+// since the last Lua collection (max(min_threshold, live bytes after that collection), like Torch7's
+// heap tracking; Note [Pressure is growth]) a flag is raised that the Lua side polls to run
+// collectgarbage(); Lua's GC cannot see tensor memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
 // Node bookkeeping: saving and unpacking tensors with version checks, the vjp dispatch, and the
 // leaf accumulator.
 #include "core/autograd/node.h"
+#include "core/type_name.h"
 #include <atomic>
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/meta.h"
@@ -66,7 +67,7 @@ Tensor Node::saved_tensor(int k) {
     Tensor d = autograd::lua_unpack(s.packed->key);
     const InputMeta& m = s.packed->meta;
     TOCHA_CHECK(d.sizes() == m.shape && d.dtype() == m.dtype && d.device() == m.device, "backward",
-                "the unpack hook of a saved-tensor hook returned a ", dtype_tensor_name(d.dtype()), " of size ",
+                "the unpack hook of a saved-tensor hook returned a ", tensor_type_name(d), " of size ",
                 shape_str(d.sizes()), " on ", d.device().str(), " for a saved ", dtype_tensor_name(m.dtype),
                 " of size ", shape_str(m.shape), " on ", m.device.str(), " (", name(), " needs it back as it was)");
     if ((!s.is_output && !s.grad_fn) || !autograd::grad_enabled()) return d;

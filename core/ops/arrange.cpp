@@ -1,6 +1,7 @@
 // roll, tile, movedim, meshgrid and diff front-ends (see arrange.h): checks that name the op, then
 // recorded primitives only, so autograd and every device come with them.
 #include "core/ops/arrange.h"
+#include "core/type_name.h"
 #include "core/error.h"
 #include "core/ops/join.h"
 #include "core/ops/pointwise.h"
@@ -120,7 +121,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy) {
     TOCHA_CHECK(t.dim() <= 1, op, "expected 0-dim or 1D tensors, got a tensor of size ", shape_str(t.sizes()),
                 " as tensor ", i + 1);
     TOCHA_CHECK(t.dtype() == tensors[0].dtype(), op, "expected tensors of one type, got a ",
-                dtype_tensor_name(tensors[0].dtype()), " (tensor 1) and a ", dtype_tensor_name(t.dtype()),
+                tensor_type_name(tensors[0]), " (tensor 1) and a ", tensor_type_name(t),
                 " (tensor ", i + 1, ")");
     check_same_device(op, tensors[0], t);
     shape.push_back(t.numel());

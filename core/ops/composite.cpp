@@ -1,5 +1,6 @@
 // Composite ops. See composite.h. Every step is a recorded front-end, so autograd follows them.
 #include "core/ops/composite.h"
+#include "core/type_name.h"
 #include "core/autocast.h"
 #include <cmath>
 #include "core/autograd/record.h"
@@ -16,7 +17,7 @@ Tensor mul(const Tensor& a, double s) { return binary(OpId::mul, a, Scalar(s)); 
 Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::add, a, b); }
 
 void check_float(const char* op, const Tensor& x) {
-  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", tensor_type_name(x));
 }
 
 }  // namespace

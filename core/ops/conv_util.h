@@ -2,6 +2,7 @@
 // formulas: argument checks with messages that name the op, the sizes and the options received.
 #pragma once
 #include "core/autograd/node.h"
+#include "core/type_name.h"
 #include "core/ops/conv.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/pool2d.h"
@@ -49,10 +50,10 @@ inline bool check_input(const char* op, const Tensor& x, const ConvOptions& o, c
 
 // Same floating dtype and device.
 inline void check_operand(const char* op, const char* na, const Tensor& a, const char* nb, const Tensor& b) {
-  TOCHA_CHECK(is_floating(a.dtype()), op, "expected floating-point tensors, got a ", dtype_tensor_name(a.dtype()),
+  TOCHA_CHECK(is_floating(a.dtype()), op, "expected floating-point tensors, got a ", tensor_type_name(a),
               " as ", na);
-  TOCHA_CHECK(a.dtype() == b.dtype(), op, na, " is a ", dtype_tensor_name(a.dtype()), " but ", nb, " is a ",
-              dtype_tensor_name(b.dtype()));
+  TOCHA_CHECK(a.dtype() == b.dtype(), op, na, " is a ", tensor_type_name(a), " but ", nb, " is a ",
+              tensor_type_name(b));
   TOCHA_CHECK(a.device() == b.device(), op, na, " is on ", a.device().str(), " but ", nb, " is on ",
               b.device().str());
 }
@@ -66,8 +67,8 @@ inline void check_bias(const char* op, const Tensor* bias, const Tensor& like, i
 
 // A result tensor given by the caller: dtype and device of `like`, no overlapping elements.
 inline void check_result(const char* op, const Tensor& out, const Tensor& like) {
-  TOCHA_CHECK(out.dtype() == like.dtype(), op, "result is a ", dtype_tensor_name(out.dtype()),
-              " but the input is a ", dtype_tensor_name(like.dtype()));
+  TOCHA_CHECK(out.dtype() == like.dtype(), op, "result is a ", tensor_type_name(out),
+              " but the input is a ", tensor_type_name(like));
   TOCHA_CHECK(out.device() == like.device(), op, "result is on ", out.device().str(), " but the input is on ",
               like.device().str());
   check_writable(op, out);

@@ -1,6 +1,7 @@
 // det, slogdet and logdet front-ends (see det.h): checks, one LU factorization per matrix through
 // the det kernel, and the determinant read from U's diagonal with the pointwise and reduce ops.
 #include "core/ops/det.h"
+#include "core/type_name.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/error.h"
@@ -34,7 +35,7 @@ void check_square_batch(const char* op, const Tensor& A) {
   TOCHA_CHECK(A.dim() >= 2, op, "expected a square matrix or a batch of them (..., n, n), got ",
               A.dim() == 0 ? std::string("a 0-dim tensor") : "size " + shape_str(A.sizes()));
   TOCHA_CHECK(A.dtype() == DType::f32 || A.dtype() == DType::f64, op,
-              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(A.dtype()));
+              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(A));
   const int64_t n = A.size(A.dim() - 1);
   TOCHA_CHECK(A.size(A.dim() - 2) == n, op, "A must be square in its last two dims, got size ", shape_str(A.sizes()));
   linalg::check_blas_size(op, n);

@@ -1,6 +1,7 @@
 // fft_c2c, fft_r2c and fft_c2r front-ends (see fft.h): checks, the transformed dims moved last and
 // made contiguous, kernel calls of rank at most 3, the scale, the dims moved back, and the node.
 #include "core/ops/fft.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -32,7 +33,7 @@ const char* op_label(FftKind k) { return k == FftKind::c2c ? "fft" : k == FftKin
 void check_dtype(const char* op, const Tensor& x) {
   TOCHA_CHECK(x.dtype() == DType::f32 || x.dtype() == DType::f64, op,
               "expected a torch.FloatTensor or torch.DoubleTensor (torch.fft converts other types), got a ",
-              dtype_tensor_name(x.dtype()));
+              tensor_type_name(x));
 }
 
 // The complex view's dim count: x without its trailing 2.

@@ -1,6 +1,7 @@
 // bincount and histogram front-ends (see histogram.h): checks that name the op, then index_add
 // of ones or weights into zeros, so every device with index_add runs them.
 #include "core/ops/histogram.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/error.h"
 #include "core/ops/factory.h"
@@ -20,7 +21,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
   const char* op = "bincount";
   TOCHA_CHECK(x.dim() == 1, op, "expected a 1-D tensor, got a tensor of size ", shape_str(x.sizes()));
   TOCHA_CHECK(!is_floating(x.dtype()) && x.dtype() != DType::b8, op,
-              "expected an integer tensor (Long, Int or Byte), got a ", dtype_tensor_name(x.dtype()));
+              "expected an integer tensor (Long, Int or Byte), got a ", tensor_type_name(x));
   TOCHA_CHECK(minlength >= 0, op, "minlength must not be negative, got ", minlength);
   if (weights.defined()) {
     TOCHA_CHECK(weights.dim() == 1 && weights.size(0) == x.size(0), op, "weights of size ",
@@ -52,7 +53,7 @@ Histogram histogram(const Tensor& x, int64_t bins, const Tensor& edges_in, std::
                     std::optional<double> hi, const Tensor& weight, bool density) {
   const char* op = "histogram";
   TOCHA_CHECK(x.dtype() == DType::f32 || x.dtype() == DType::f64, op,
-              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(x.dtype()));
+              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(x));
   if (weight.defined()) {
     TOCHA_CHECK(weight.sizes() == x.sizes(), op, "weight of size ", shape_str(weight.sizes()),
                 " does not match the input of size ", shape_str(x.sizes()));

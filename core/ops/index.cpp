@@ -1,6 +1,7 @@
 // index / indexCopy / indexAdd / indexFill front-ends: checks, then one IndexIter kernel call
 // (Note [Index iteration]). See index.h.
 #include "core/ops/index.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
@@ -37,7 +38,7 @@ Tensor index_select_compute(const Tensor* out, const Tensor& src_, int64_t dim, 
     target = *out;
   } else {
     if (out) {
-      TOCHA_CHECK(can_cast(src.dtype(), out->dtype()), op, "result of type ", dtype_tensor_name(src.dtype()),
+      TOCHA_CHECK(can_cast(src.dtype(), out->dtype()), op, "result of type ", tensor_type_name(src),
                   " cannot be written into a ", dtype_tensor_name(out->dtype()));
       check_same_device(op, *out, src);
     }
@@ -71,8 +72,8 @@ Tensor check_index_source(const char* op, const Tensor& self, int64_t dim, const
   }
   TOCHA_CHECK(src.size(d) == idx.numel(), op, "source has ", src.size(d), " slices along dimension ", d + 1, " but ",
               idx.numel(), " indices were given");
-  TOCHA_CHECK(can_cast(src.dtype(), self.dtype()), op, "cannot write a ", dtype_tensor_name(src.dtype()), " into a ",
-              dtype_tensor_name(self.dtype()));
+  TOCHA_CHECK(can_cast(src.dtype(), self.dtype()), op, "cannot write a ", tensor_type_name(src), " into a ",
+              tensor_type_name(self));
   Tensor s = to_dtype(src, self.dtype());
   if (s.shares_storage(self)) s = clone(s);
   *dim_out = d;

@@ -1,6 +1,7 @@
 // take, take_along_dim, put, index_put, masked_scatter and isin (see index_extra.h): checks that
 // name the op, then recorded index ops on flattened views, so autograd and CUDA come with them.
 #include "core/ops/index_extra.h"
+#include "core/type_name.h"
 #include "core/error.h"
 #include "core/ops/index.h"
 #include "core/ops/index_geometry.h"
@@ -24,7 +25,7 @@ namespace tocha {
 // offending index names the first bad value (check_index_values) in the error.
 Tensor normalize_index(const char* op, const Tensor& index, int64_t size, int64_t base, int dim) {
   TOCHA_CHECK(index.dtype() == DType::i64 || index.dtype() == DType::i32, op,
-              "expected indices as a LongTensor, got a ", dtype_tensor_name(index.dtype()));
+              "expected indices as a LongTensor, got a ", tensor_type_name(index));
   Tensor idx = to_dtype(index, DType::i64);
   if (idx.numel() == 0) return contiguous(idx);
   Tensor neg = to_dtype(binary(OpId::lt, idx, Scalar(0.0)), DType::i64);
@@ -64,7 +65,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& index, bool has_dim, int64_
   const char* op = "takeAlongDim";
   check_same_device(op, x, index);
   TOCHA_CHECK(index.dtype() == DType::i64 || index.dtype() == DType::i32, op,
-              "expected indices as a LongTensor, got a ", dtype_tensor_name(index.dtype()));
+              "expected indices as a LongTensor, got a ", tensor_type_name(index));
   if (!has_dim) return take(reshape(x, DimVec{x.numel()}), reshape(index, DimVec{index.numel()}), base);
   TOCHA_CHECK(x.dim() == index.dim(), op, "x has ", x.dim(), " dimensions (size ", shape_str(x.sizes()),
               ") but the indices have ", index.dim(), " (size ", shape_str(index.sizes()), "); expected as many");
@@ -90,8 +91,8 @@ Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accu
   check_same_device(op, x, source);
   TOCHA_CHECK(index.numel() == source.numel(), op, "index has ", index.numel(), " elements but source has ",
               source.numel(), "; expected as many");
-  TOCHA_CHECK(can_cast(source.dtype(), x.dtype()), op, "cannot write a ", dtype_tensor_name(source.dtype()),
-              " into a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(can_cast(source.dtype(), x.dtype()), op, "cannot write a ", tensor_type_name(source),
+              " into a ", tensor_type_name(x));
   Tensor idx = reshape(normalize_index(op, index, x.numel(), base, 0), DimVec{index.numel()});
   Tensor flat = reshape(x, DimVec{x.numel()});
   Tensor src = reshape(to_dtype(source, x.dtype()), DimVec{source.numel()});
@@ -110,8 +111,8 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices_, const Ten
   const char* op = "indexPut";
   TOCHA_CHECK(!indices_.empty(), op, "expected at least one index tensor");
   check_same_device(op, x, values);
-  TOCHA_CHECK(can_cast(values.dtype(), x.dtype()), op, "cannot write a ", dtype_tensor_name(values.dtype()),
-              " into a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(can_cast(values.dtype(), x.dtype()), op, "cannot write a ", tensor_type_name(values),
+              " into a ", tensor_type_name(x));
   std::vector<Tensor> idx;  // one LongTensor per addressed dim, still in the user's base
   std::vector<bool> zero_based;
   for (size_t i = 0; i < indices_.size(); ++i) {
@@ -132,7 +133,7 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices_, const Ten
       }
     } else {
       TOCHA_CHECK(t.dtype() == DType::i64 || t.dtype() == DType::i32, op, "index ", i + 1,
-                  " must be a LongTensor or a mask (Byte/BoolTensor), got a ", dtype_tensor_name(t.dtype()));
+                  " must be a LongTensor or a mask (Byte/BoolTensor), got a ", tensor_type_name(t));
       idx.push_back(t);
       zero_based.push_back(false);
     }
@@ -176,8 +177,8 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
   const char* op = "maskedScatter";
   check_mask(op, mask, x);
   check_same_device(op, x, source);
-  TOCHA_CHECK(source.dtype() == x.dtype(), op, "source is a ", dtype_tensor_name(source.dtype()), " but the tensor is a ",
-              dtype_tensor_name(x.dtype()), "; expected one type");
+  TOCHA_CHECK(source.dtype() == x.dtype(), op, "source is a ", tensor_type_name(source), " but the tensor is a ",
+              tensor_type_name(x), "; expected one type");
   DimVec s;
   TOCHA_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), &s), op, "mask of size ", shape_str(mask.sizes()),
               " does not broadcast with the tensor of size ", shape_str(x.sizes()));

@@ -1,5 +1,6 @@
 // Building IndexIters and checking index and mask arguments. See index_geometry.h.
 #include "core/ops/index_geometry.h"
+#include "core/type_name.h"
 #include "core/ops/pointwise.h"
 
 namespace tocha {
@@ -107,7 +108,7 @@ Tensor as_vector_if_scalar(const Tensor& t) {
 
 void check_mask(const char* op, const Tensor& mask, const Tensor& self) {
   TOCHA_CHECK(mask.dtype() == DType::u8 || mask.dtype() == DType::b8, op,
-              "mask must be a torch.ByteTensor or torch.BoolTensor, got a ", dtype_tensor_name(mask.dtype()));
+              "mask must be a torch.ByteTensor or torch.BoolTensor, got a ", tensor_type_name(mask));
   check_same_device(op, self, mask);
 }
 

@@ -1,6 +1,7 @@
 // maskedFill / maskedCopy / maskedSelect / nonzero front-ends. The last three run the two-pass
 // scan of Note [Mask scan]. See index_mask.h.
 #include "core/ops/index_mask.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include <algorithm>
 #include <vector>
@@ -170,8 +171,8 @@ static void masked_copy_compute(const Tensor& self, const Tensor& mask_, const T
   check_writable(op, self);
   check_same_device(op, self, src);
   Tensor mask = mask_like(op, mask_, self);
-  TOCHA_CHECK(can_cast(src.dtype(), self.dtype()), op, "cannot write a ", dtype_tensor_name(src.dtype()), " into a ",
-              dtype_tensor_name(self.dtype()));
+  TOCHA_CHECK(can_cast(src.dtype(), self.dtype()), op, "cannot write a ", tensor_type_name(src), " into a ",
+              tensor_type_name(self));
   if (self.numel() == 0) return;
   if (mask.shares_storage(self)) mask = clone(mask);
   PointwiseIter it;

@@ -1,6 +1,7 @@
 // gather / scatter / scatterAdd front-ends: shape and index checks, then one IndexIter kernel
 // call over the index's shape (Note [Index iteration]). See index_scatter.h.
 #include "core/ops/index_scatter.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/index_geometry.h"
@@ -53,7 +54,7 @@ Tensor gather_compute(const Tensor* out, const Tensor& input_, int64_t dim, cons
     target = *out;
   } else {
     if (out) {
-      TOCHA_CHECK(can_cast(input.dtype(), out->dtype()), op, "result of type ", dtype_tensor_name(input.dtype()),
+      TOCHA_CHECK(can_cast(input.dtype(), out->dtype()), op, "result of type ", tensor_type_name(input),
                   " cannot be written into a ", dtype_tensor_name(out->dtype()));
       check_same_device(op, *out, input);
     }
@@ -85,7 +86,7 @@ void scatter_compute(OpId opid, const Tensor& self_, int64_t dim, const Tensor& 
     TOCHA_CHECK(src_->dim() == self_.dim(), op, "src has ", src_->dim(), " dimensions (size ",
                 shape_str(src_->sizes()), ") but the tensor has ", self_.dim(), " (size ", shape_str(self_.sizes()), ")");
     TOCHA_CHECK(can_cast(src_->dtype(), self.dtype()), op, "cannot write a ", dtype_tensor_name(src_->dtype()),
-                " into a ", dtype_tensor_name(self.dtype()));
+                " into a ", tensor_type_name(self));
     src = as_vector_if_scalar(to_dtype(*src_, self.dtype()));
     check_not_larger(op, idx, src, -1, "src");
     if (src.shares_storage(self)) src = clone(src);

@@ -8,6 +8,7 @@
 // is copied, into a column-major working block (its own storage, since the kernel writes X there).
 #include <algorithm>
 #include "core/autograd/record.h"
+#include "core/type_name.h"
 #include "core/kernel_registry.h"
 #include "core/ops/lapack.h"
 #include "core/ops/lapack_kernels.h"
@@ -25,7 +26,7 @@ void check_trtrs(const char* op, const Tensor& B, const Tensor& A) {
   TOCHA_CHECK(A.dim() >= 2, op, "A must be a matrix or a batch of them (..., n, n), got ",
               A.dim() == 0 ? std::string("a 0-dim tensor") : "size " + shape_str(A.sizes()));
   TOCHA_CHECK(A.dtype() == DType::f32 || A.dtype() == DType::f64, op,
-              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(A.dtype()));
+              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(A));
   const int64_t n = A.size(A.dim() - 1);
   TOCHA_CHECK(A.size(A.dim() - 2) == n, op, "A must be square in its last two dims, got size ", shape_str(A.sizes()));
   linalg::check_same_type(op, "A", A, "B", B);

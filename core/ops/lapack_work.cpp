@@ -1,5 +1,6 @@
 // The LAPACK front-ends' working matrices and checks (lapack_work.h).
 #include "core/ops/lapack_work.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include "core/error.h"
 #include "core/ops/linalg_util.h"
@@ -30,7 +31,7 @@ ColMajor col_major_copy(const Tensor& a, Device dev, int64_t ld) {
 
 void check_lapack_dtype(const char* op, const char* name, const Tensor& t) {
   TOCHA_CHECK(t.dtype() == DType::f32 || t.dtype() == DType::f64, op, name,
-              " must be a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(t.dtype()));
+              " must be a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(t));
 }
 
 void check_matrix(const char* op, const char* name, const Tensor& a, bool square) {

@@ -9,6 +9,7 @@
 // for the whole batch, whose formula is written with batched matmul; inv and solve are
 // compositions of the differentiable inverse and gesv ops.
 #include "core/ops/linalg_decomp.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include "core/autograd/record.h"
 #include "core/error.h"
@@ -37,7 +38,7 @@ void check_batch(const char* op, const Tensor& A, bool square) {
   TOCHA_CHECK(A.dim() >= 2, op, "expected a matrix or a batch of them (..., m, n), got ",
               A.dim() == 0 ? std::string("a 0-dim tensor") : "size " + shape_str(A.sizes()));
   TOCHA_CHECK(A.dtype() == DType::f32 || A.dtype() == DType::f64, op,
-              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(A.dtype()));
+              "A must be a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(A));
   if (square)
     TOCHA_CHECK(A.size(A.dim() - 2) == A.size(A.dim() - 1), op, "A must be square in its last two dims, got size ",
                 shape_str(A.sizes()));
@@ -219,8 +220,8 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B) {
   const char* op = "linalg.solve";
   check_batch(op, A, true);
   TOCHA_CHECK(B.dim() >= 1, op, "B must have at least one dim, got a 0-dim tensor");
-  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", dtype_tensor_name(A.dtype()),
-              " on ", A.device().str(), " but B is a ", dtype_tensor_name(B.dtype()), " on ", B.device().str());
+  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", tensor_type_name(A),
+              " on ", A.device().str(), " but B is a ", tensor_type_name(B), " on ", B.device().str());
   const int64_t n = A.size(A.dim() - 1);
   const bool vec = linalg::is_vector_rhs(A, B);
   Tensor Bm = vec ? unsqueeze(B, B.dim()) : B;

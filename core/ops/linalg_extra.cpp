@@ -1,6 +1,7 @@
 // torch.linalg's composite functions (see linalg_extra.h): each one is a few recorded ops over
 // the batched decompositions of linalg_decomp.cpp, so autograd and devices come with them.
 #include "core/ops/linalg_extra.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -36,7 +37,7 @@ int wrap(const char* op, int64_t d, int ndim) {
 }
 void check_float(const char* op, const Tensor& x) {
   TOCHA_CHECK(x.dtype() == DType::f32 || x.dtype() == DType::f64, op,
-              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(x.dtype()));
+              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(x));
 }
 // max (or min) over several dims, one at a time (kept), then squeezed unless keepdim.
 Tensor extreme(const Tensor& x, const std::vector<int>& dims, bool is_max, bool keepdim) {
@@ -253,8 +254,8 @@ Tensor linalg_matrix_exp(const Tensor& A) {
 LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, double rcond) {
   const char* op = "linalg.lstsq";
   check_batch(op, A, false);
-  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", dtype_tensor_name(A.dtype()),
-              " but B is a ", dtype_tensor_name(B.dtype()));
+  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", tensor_type_name(A),
+              " but B is a ", tensor_type_name(B));
   const int64_t m = A.size(A.dim() - 2), n = A.size(A.dim() - 1);
   const bool vec = linalg::is_vector_rhs(A, B);
   Tensor Bm = vec ? unsqueeze(B, -1) : B;
@@ -284,8 +285,8 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   const char* op = "linalg.solveTriangular";
   check_batch(op, A, true);
   TOCHA_CHECK(B.dim() >= 2, op, "B must be a matrix or a batch of them, got size ", shape_str(B.sizes()));
-  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", dtype_tensor_name(A.dtype()),
-              " on ", A.device().str(), " but B is a ", dtype_tensor_name(B.dtype()), " on ", B.device().str());
+  TOCHA_CHECK(B.dtype() == A.dtype() && B.device() == A.device(), op, "A is a ", tensor_type_name(A),
+              " on ", A.device().str(), " but B is a ", tensor_type_name(B), " on ", B.device().str());
   const int64_t n = A.size(A.dim() - 1), rows = B.size(B.dim() - 2), cols = B.size(B.dim() - 1);
   TOCHA_CHECK((left ? rows : cols) == n, op, "A is ", shape_str(A.sizes()), " but B is ", shape_str(B.sizes()),
               left ? " (B needs " : " (X A = B: B needs ", n, left ? " rows)" : " columns)");

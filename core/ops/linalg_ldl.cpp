@@ -3,6 +3,7 @@
 // version we build against) on column-major copies: a row-major matrix's transpose, copied, is
 // its column-major layout, so A's lower triangle is what sytrf reads as its own lower triangle.
 #include "core/ops/linalg_ldl.h"
+#include "core/type_name.h"
 #include <cstring>
 #include "core/autograd/grad_mode.h"
 #include "core/error.h"
@@ -112,10 +113,10 @@ Tensor linalg_ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& B)
   const char* op = "linalg.ldlSolve";
   check_batched_square(op, "LD", ld);
   TOCHA_CHECK(pivots.dtype() == DType::i32, op, "pivots must be a torch.IntTensor, got a ",
-              dtype_tensor_name(pivots.dtype()));
+              tensor_type_name(pivots));
   TOCHA_CHECK(B.dim() >= 2, op, "B must be a matrix or a batch of matrices, got size ", shape_str(B.sizes()));
-  TOCHA_CHECK(B.dtype() == ld.dtype(), op, "LD is a ", dtype_tensor_name(ld.dtype()), " but B is a ",
-              dtype_tensor_name(B.dtype()));
+  TOCHA_CHECK(B.dtype() == ld.dtype(), op, "LD is a ", tensor_type_name(ld), " but B is a ",
+              tensor_type_name(B));
   TOCHA_CHECK(ld.device() == B.device() && ld.device() == pivots.device(), op,
               "expected LD, pivots and B on the same device, got ", ld.device().str(), ", ",
               pivots.device().str(), " and ", B.device().str());

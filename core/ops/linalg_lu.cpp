@@ -8,6 +8,7 @@
 // rounding, on every device those ops run on; min(m, n) small steps per matrix, so it suits the
 // small and medium matrices it is used on (one read-back per column on CUDA).
 #include "core/ops/linalg_lu.h"
+#include "core/type_name.h"
 #include <algorithm>
 #include <vector>
 #include "core/autograd/grad_mode.h"
@@ -87,7 +88,7 @@ LuResult linalg_lu_unpack(const Tensor& LU, const Tensor& pivots) {
   linalg::check_batch(op, LU, false);
   const int64_t m = LU.size(LU.dim() - 2), n = LU.size(LU.dim() - 1), k = std::min(m, n);
   TOCHA_CHECK(pivots.dtype() == DType::i32 || pivots.dtype() == DType::i64, op,
-              "pivots must be a torch.IntTensor or torch.LongTensor, got a ", dtype_tensor_name(pivots.dtype()));
+              "pivots must be a torch.IntTensor or torch.LongTensor, got a ", tensor_type_name(pivots));
   DimVec want = batch_of(LU);
   want.push_back(k);
   TOCHA_CHECK(pivots.sizes() == want, op, "LU is ", shape_str(LU.sizes()), " so pivots must be ", shape_str(want),
@@ -137,7 +138,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B) 
   const char* op = "linalg.luSolve";
   linalg::check_batch(op, LU, true);
   TOCHA_CHECK(B.dim() >= 2 && B.dtype() == LU.dtype(), op, "B must be a matrix or a batch of them of LU's type, got ",
-              dtype_tensor_name(B.dtype()), " of size ", shape_str(B.sizes()));
+              tensor_type_name(B), " of size ", shape_str(B.sizes()));
   TOCHA_CHECK(B.size(B.dim() - 2) == LU.size(LU.dim() - 1), op, "LU is ", shape_str(LU.sizes()), " but B is ",
               shape_str(B.sizes()));
   LuResult f = linalg::renamed(op, [&] { return linalg_lu_unpack(LU, pivots); });  // its pivot checks

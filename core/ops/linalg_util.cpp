@@ -1,5 +1,6 @@
 // Shared checks and operand preparation of the BLAS and LAPACK front-ends. See linalg_util.h.
 #include "core/ops/linalg_util.h"
+#include "core/type_name.h"
 #include <cmath>
 
 namespace tocha {
@@ -11,8 +12,8 @@ void check_dim(const char* op, const char* name, const Tensor& t, int ndim) {
 }
 
 void check_same_type(const char* op, const char* na, const Tensor& a, const char* nb, const Tensor& b) {
-  TOCHA_CHECK(a.dtype() == b.dtype(), op, na, " is a ", dtype_tensor_name(a.dtype()), " but ", nb, " is a ",
-              dtype_tensor_name(b.dtype()));
+  TOCHA_CHECK(a.dtype() == b.dtype(), op, na, " is a ", tensor_type_name(a), " but ", nb, " is a ",
+              tensor_type_name(b));
   TOCHA_CHECK(a.device() == b.device(), op, na, " is on ", a.device().str(), " but ", nb, " is on ",
               b.device().str());
 }
@@ -28,7 +29,7 @@ void check_blas_size(const char* op, int64_t v) {
 }
 
 void check_out(const char* op, const Tensor& out, DType dt, Device dev) {
-  TOCHA_CHECK(out.dtype() == dt, op, "result is a ", dtype_tensor_name(out.dtype()), " but the operands are ",
+  TOCHA_CHECK(out.dtype() == dt, op, "result is a ", tensor_type_name(out), " but the operands are ",
               dtype_tensor_name(dt), "s");
   TOCHA_CHECK(out.device() == dev, op, "result is on ", out.device().str(), " but the operands are on ",
               dev.str());

@@ -7,6 +7,7 @@
 // gradient another. The first-order gradient uses the same kernel; under createGraph the formula
 // rebuilds it from recorded ops (softmax, onehot) so it can be differentiated again.
 #include "core/ops/loss.h"
+#include "core/type_name.h"
 #include "core/autocast.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -28,21 +29,21 @@ struct Prepared {
 Prepared prepare(OpId id, const Tensor& input, const Tensor& target, const ClassLossOptions& o) {
   const char* op = op_name(id);
   TOCHA_CHECK(is_floating(input.dtype()), op, "expected floating-point scores, got a ",
-              dtype_tensor_name(input.dtype()));
+              tensor_type_name(input));
   TOCHA_CHECK(input.dim() == 1 || input.dim() == 2, op,
               "expected a vector of class scores or a batch of them (N x C), got size ", shape_str(input.sizes()));
   const int64_t n = input.dim() == 2 ? input.size(0) : 1, c = input.size(input.dim() - 1);
   TOCHA_CHECK(c > 0, op, "expected at least one class, got size ", shape_str(input.sizes()));
   TOCHA_CHECK(is_integral(target.dtype(), false), op,
-              "targets must be integer class numbers (a LongTensor), got a ", dtype_tensor_name(target.dtype()));
+              "targets must be integer class numbers (a LongTensor), got a ", tensor_type_name(target));
   TOCHA_CHECK(target.numel() == n, op, target.numel(), " targets for a batch of ", n, " (target size ",
               shape_str(target.sizes()), ", input size ", shape_str(input.sizes()), ")");
   check_same_device(op, input, target);
   if (o.weight.defined()) {
     TOCHA_CHECK(o.weight.dim() == 1 && o.weight.numel() == c, op, "weights must be a vector of ", c,
                 " elements (one per class), got size ", shape_str(o.weight.sizes()));
-    TOCHA_CHECK(o.weight.dtype() == input.dtype(), op, "weights are a ", dtype_tensor_name(o.weight.dtype()),
-                " but the input is a ", dtype_tensor_name(input.dtype()));
+    TOCHA_CHECK(o.weight.dtype() == input.dtype(), op, "weights are a ", tensor_type_name(o.weight),
+                " but the input is a ", tensor_type_name(input));
     check_same_device(op, input, o.weight);
   }
   Prepared p;
@@ -108,7 +109,7 @@ Tensor class_loss_backward(OpId id, double grad, const Tensor& input, const Tens
   if (out) {
     TOCHA_CHECK(out->dtype() == input.dtype() && out->device() == input.device(), op, "gradient tensor is a ",
                 dtype_tensor_name(out->dtype()), " on ", out->device().str(), " but the input is a ",
-                dtype_tensor_name(input.dtype()), " on ", input.device().str());
+                tensor_type_name(input), " on ", input.device().str());
     resize_(*out, input.sizes());
   }
   const bool direct = out && out->is_contiguous() && !out->shares_storage(p.input) &&

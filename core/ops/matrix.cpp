@@ -1,6 +1,7 @@
 // diag, tril and triu front-ends. diag is a strided diagonal view plus a copy; tril/triu run the
 // triangle kernel. See matrix.h.
 #include "core/ops/matrix.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include <algorithm>
 #include "core/kernel_registry.h"
@@ -26,7 +27,7 @@ Tensor diagonal_view(const Tensor& t, int64_t k) {
 Tensor target_for(const char* op, const Tensor* out, const Tensor& x, const DimVec& shape) {
   if (!out) return empty(shape, x.dtype(), x.device());
   check_same_device(op, *out, x);
-  TOCHA_CHECK(can_cast(x.dtype(), out->dtype()), op, "result of type ", dtype_tensor_name(x.dtype()),
+  TOCHA_CHECK(can_cast(x.dtype(), out->dtype()), op, "result of type ", tensor_type_name(x),
               " cannot be written into a ", dtype_tensor_name(out->dtype()));
   bool in_place = out->shares_storage(x) && out->sizes() == shape && !needs_temporary(*out, x);
   if (out->dtype() == x.dtype() && (!out->shares_storage(x) || in_place)) {

@@ -1,5 +1,6 @@
 // Result tensors and shared checks of the nn op front-ends; see nn_result.h.
 #include "core/ops/nn_result.h"
+#include "core/type_name.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/tensor_ops.h"
 
@@ -30,7 +31,7 @@ Tensor result_finish(const Tensor* out, const Tensor& target) {
 }
 
 void check_floating(const char* op, const Tensor& x) {
-  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", tensor_type_name(x));
 }
 
 void check_positive(const char* op, const char* what, int64_t v) {

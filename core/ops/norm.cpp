@@ -1,6 +1,7 @@
 // Batch normalization front-ends: checks naming the op and what it received, contiguous operands
 // for the fused kernels, results copied back into strided or aliasing outputs, and recording.
 #include "core/ops/norm.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/autocast.h"
 #include "core/autograd/record.h"
@@ -22,7 +23,7 @@ const char* const kBwd = "batchNormBackward";
 void check_input(const char* op, const char* name, const Tensor& x) {
   TOCHA_CHECK(x.defined(), op, "expected a tensor for ", name);
   TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point ", name, ", got a ",
-              dtype_tensor_name(x.dtype()));
+              tensor_type_name(x));
   TOCHA_CHECK(x.dim() >= 2, op, "expected ", name, " of N x C or N x C x ... (at least 2 dims), got ", describe(x));
 }
 
@@ -31,8 +32,8 @@ void check_channels(const char* op, const char* name, const Tensor& v, const Ten
   if (!v.defined()) return;
   TOCHA_CHECK(v.dim() == 1 && v.size(0) == x.size(1), op, name, " must be a vector of ", x.size(1),
               " elements (one per channel of an input of size ", shape_str(x.sizes()), "), got ", describe(v));
-  TOCHA_CHECK(v.dtype() == x.dtype(), op, name, " is a ", dtype_tensor_name(v.dtype()), " but the input is a ",
-              dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(v.dtype() == x.dtype(), op, name, " is a ", tensor_type_name(v), " but the input is a ",
+              tensor_type_name(x));
   check_same_device(op, v, x);
 }
 
@@ -175,8 +176,8 @@ void check_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weigh
   check_input(kBwd, "input", x);
   TOCHA_CHECK(grad_out.defined() && grad_out.sizes() == x.sizes(), kBwd, "gradOutput must have the input's size ",
               shape_str(x.sizes()), ", got ", grad_out.defined() ? describe(grad_out) : std::string("none"));
-  TOCHA_CHECK(grad_out.dtype() == x.dtype(), kBwd, "gradOutput is a ", dtype_tensor_name(grad_out.dtype()),
-              " but the input is a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(grad_out.dtype() == x.dtype(), kBwd, "gradOutput is a ", tensor_type_name(grad_out),
+              " but the input is a ", tensor_type_name(x));
   check_same_device(kBwd, grad_out, x);
   check_channels(kBwd, "weight", weight, x);
   TOCHA_CHECK(save_mean.defined() && save_invstd.defined(), kBwd,

@@ -2,6 +2,7 @@
 // over its last ndims dims, viewed as M rows of K values; weight and bias have those dims' shape.
 #include <cmath>
 #include "core/autocast.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/norm.h"
@@ -21,7 +22,7 @@ const char* const kBwd = "layerNormBackward";
 // The number of normalized values per row (K), after checking x, ndims, weight and bias.
 int64_t check_layer(const char* op, const Tensor& x, int ndims, const Tensor& weight, const Tensor& bias) {
   TOCHA_CHECK(x.defined(), op, "expected an input tensor");
-  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor, got a ", tensor_type_name(x));
   TOCHA_CHECK(ndims >= 1 && ndims <= x.dim(), op, "cannot normalize over the last ", ndims,
               " dims of a tensor of size ", shape_str(x.sizes()));
   DimVec norm_shape(x.sizes().data() + (x.dim() - ndims), ndims);
@@ -30,7 +31,7 @@ int64_t check_layer(const char* op, const Tensor& x, int ndims, const Tensor& we
     TOCHA_CHECK(p->sizes() == norm_shape, op, "weight and bias must have size ", shape_str(norm_shape), ", got ",
                 shape_str(p->sizes()));
     TOCHA_CHECK(p->dtype() == x.dtype(), op, p == &weight ? "weight" : "bias", " is a ",
-                dtype_tensor_name(p->dtype()), " but the input is a ", dtype_tensor_name(x.dtype()));
+                dtype_tensor_name(p->dtype()), " but the input is a ", tensor_type_name(x));
     check_same_device(op, *p, x);
   }
   return shape_numel(norm_shape);
@@ -163,15 +164,15 @@ int64_t check_backward(const Tensor& grad_out, const Tensor& x, int ndims, const
   int64_t k = check_layer(kBwd, x, ndims, weight, Tensor());
   TOCHA_CHECK(grad_out.defined() && grad_out.sizes() == x.sizes(), kBwd, "gradOutput must have the input's size ",
               shape_str(x.sizes()), ", got ", grad_out.defined() ? describe(grad_out) : std::string("none"));
-  TOCHA_CHECK(grad_out.dtype() == x.dtype(), kBwd, "gradOutput is a ", dtype_tensor_name(grad_out.dtype()),
-              " but the input is a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(grad_out.dtype() == x.dtype(), kBwd, "gradOutput is a ", tensor_type_name(grad_out),
+              " but the input is a ", tensor_type_name(x));
   check_same_device(kBwd, grad_out, x);
   int64_t m = rows_of(x, ndims);
   check_stats(kBwd, "save_mean", mean, m);
   check_stats(kBwd, "save_invstd", invstd, m);
   for (const Tensor* s : {&mean, &invstd}) {
     TOCHA_CHECK(s->dtype() == x.dtype(), kBwd, "the saved statistics are ", dtype_tensor_name(s->dtype()),
-                "s but the input is a ", dtype_tensor_name(x.dtype()));
+                "s but the input is a ", tensor_type_name(x));
     check_same_device(kBwd, *s, x);
   }
   return k;

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string>
 #include "core/ops/pointwise.h"
+#include "core/type_name.h"
 #include "core/tensor.h"
 
 namespace tocha {
@@ -16,8 +17,8 @@ inline std::string describe(const Tensor& t) {
 // A tensor the op writes into: x's dtype and device, elements that do not overlap.
 inline void check_result(const char* op, const char* name, const Tensor& r, const Tensor& x) {
   TOCHA_CHECK(r.defined(), op, "expected a tensor for ", name);
-  TOCHA_CHECK(r.dtype() == x.dtype(), op, name, " is a ", dtype_tensor_name(r.dtype()), " but the input is a ",
-              dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(r.dtype() == x.dtype(), op, name, " is a ", tensor_type_name(r), " but the input is a ",
+              tensor_type_name(x));
   check_same_device(op, r, x);
   check_writable(op, r);
 }

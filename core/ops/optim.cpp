@@ -1,6 +1,7 @@
 // Front-ends of the fused optimizer updates (see optim.h): option checks, operand checks, staging
 // of operands the kernels cannot read directly, and dispatch to the (op, device, dtype) kernel.
 #include "core/ops/optim.h"
+#include "core/type_name.h"
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -67,7 +68,7 @@ void check_operands(const char* op, const Operand* ops, int n) {
     const Tensor& t = *ops[i].t;
     TOCHA_CHECK(t.defined(), op, ops[i].name, " is undefined");
     TOCHA_CHECK(is_floating(t.dtype()), op, ops[i].name, " must be a floating-point tensor, got a ",
-                dtype_tensor_name(t.dtype()));
+                tensor_type_name(t));
     TOCHA_CHECK(t.device() == param.device(), op, ops[i].name, " is on ", t.device().str(), " but param is on ",
                 param.device().str());
     TOCHA_CHECK(t.numel() == param.numel(), op, ops[i].name, " has ", t.numel(), " elements but param has ",

@@ -1,6 +1,7 @@
 // Pointwise op front-ends: every check, promotion and allocation of the pointwise families.
 // See pointwise.h and Note [Type promotion] in core/dtype.h.
 #include "core/ops/pointwise.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/autocast.h"
 #include "core/autograd/grad_mode.h"
@@ -326,7 +327,7 @@ static Tensor binary_scalar_impl(OpId op, const Tensor* out, const Tensor& a, Sc
   // PyTorch's rule: an integer tensor to a negative integer power would be 0 or +-1 silently
   TOCHA_CHECK(!(op == OpId::pow && !scalar_first && b.integral && b.v < 0 && !is_floating(a.dtype()) &&
                 a.dtype() != DType::b8),
-              "pow", "integers to negative integer powers are not allowed (", dtype_tensor_name(a.dtype()), " to the ",
+              "pow", "integers to negative integer powers are not allowed (", tensor_type_name(a), " to the ",
               b.v, "): convert the tensor to a floating type first");
   // Fast path: a number that keeps the tensor's dtype (Note [Pointwise fast paths]).
   if (!out && !scalar_first && op_kind(op) == OpKind::BINARY && !is_integer_division(op) &&
@@ -388,7 +389,7 @@ static Tensor clamp_impl(const Tensor* out, const Tensor& a, std::optional<doubl
     return clamp_impl(nullptr, to_dtype(a, default_float_dtype()), lo, hi);
   const bool nan_bound = (lo && std::isnan(*lo)) || (hi && std::isnan(*hi));
   TOCHA_CHECK(!nan_bound || is_floating(a.dtype()), "clamp", "a NaN bound cannot clamp a ",
-              dtype_tensor_name(a.dtype()), " in place (its elements cannot hold NaN)");
+              tensor_type_name(a), " in place (its elements cannot hold NaN)");
   double params[3] = {lo.value_or(0), hi.value_or(0), double((lo ? 1 : 0) | (hi ? 2 : 0))};
   Recorder rec(OpId::clamp, out, {&a}, 0);
   Tensor r;
@@ -473,7 +474,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", cond, a);
   check_same_device("where", a, b);
   TOCHA_CHECK(cond.dtype() == DType::u8 || cond.dtype() == DType::b8, "where",
-              "condition must be a ByteTensor or BoolTensor, got a ", dtype_tensor_name(cond.dtype()));
+              "condition must be a ByteTensor or BoolTensor, got a ", tensor_type_name(cond));
   DType kt = result_dtype({&a, &b});
   DimVec s1, shape;
   TOCHA_CHECK(broadcast_shapes(cond.sizes(), a.sizes(), &s1) && broadcast_shapes(s1, b.sizes(), &shape), "where",

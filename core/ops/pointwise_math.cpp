@@ -4,6 +4,7 @@
 // the comparisons), so they are differentiable, run on every device and dtype the primitives do,
 // and need no kernels. Masks and exponents are computed with grad mode off.
 #include "core/ops/pointwise_math.h"
+#include "core/type_name.h"
 #include <cmath>
 #include <cstring>
 #include "core/autograd/grad_mode.h"
@@ -33,7 +34,7 @@ Tensor float_power(const Tensor& a, Scalar b) { return binary(OpId::pow, as_f64(
 Tensor float_power(Scalar a, const Tensor& b) { return binary(OpId::pow, Scalar(a.v), as_f64(b)); }
 static void check_f64_out(const Tensor& out) {
   TOCHA_CHECK(out.dtype() == DType::f64, "floatPower", "computes in double: the result must be a ",
-              dtype_tensor_name(DType::f64), ", got a ", dtype_tensor_name(out.dtype()));
+              dtype_tensor_name(DType::f64), ", got a ", tensor_type_name(out));
 }
 void float_power_out(const Tensor& out, const Tensor& a, const Tensor& b) {
   check_f64_out(out);
@@ -72,7 +73,7 @@ Tensor ldexp(const Tensor& x, Scalar e) {
 // across a power of two; the mantissa is x scaled by 2^-e in two halves, so that neither factor
 // overflows for subnormal x (2^1074 does not fit a double).
 std::pair<Tensor, Tensor> frexp(const Tensor& x) {
-  TOCHA_CHECK(is_floating(x.dtype()), "frexp", "expects a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(is_floating(x.dtype()), "frexp", "expects a floating-point tensor, got a ", tensor_type_name(x));
   Tensor s1, s2, e;
   {
     GradModeGuard off(false);

@@ -1,6 +1,7 @@
 // Pooling front-ends: checks naming the op and what it received, output sizes, a (N, C, T, H, W)
 // description of input and result for the shared pool kernels, and recording. See pool.h.
 #include "core/ops/pool.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/index_scatter.h"
@@ -334,7 +335,7 @@ static Tensor max_backward(const Tensor& grad, const Tensor& indices, const DimV
   TOCHA_CHECK(first >= 0 && count >= 1 && first + count <= n, op, "pooled dims ", first + 1, "..", first + count,
               " do not fit an input of size ", shape_str(input_shape));
   TOCHA_CHECK(indices.dtype() == DType::i64, op, "indices must be a torch.LongTensor, got a ",
-              dtype_tensor_name(indices.dtype()));
+              tensor_type_name(indices));
   check_floating(op, grad);
   check_same_device(op, grad, indices);
   TOCHA_CHECK(grad.sizes() == indices.sizes(), op, "grad is ", shape_str(grad.sizes()), " but indices are ",

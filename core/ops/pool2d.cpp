@@ -2,6 +2,7 @@
 // Torch7's output sizes (Note [Pooling output size]), contiguous operands, the kernel call and the
 // autograd record. See pool2d.h.
 #include "core/ops/pool2d.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/conv_util.h"
@@ -66,7 +67,7 @@ DimVec pooled_shape(const char* op, const DimVec& in, const Pool2dOptions& o) {
 
 void check_float(const char* op, const char* name, const Tensor& t) {
   TOCHA_CHECK(is_floating(t.dtype()), op, "expected a floating-point ", name, ", got a ",
-              dtype_tensor_name(t.dtype()));
+              tensor_type_name(t));
 }
 
 Pool2dArgs args_for(const DimVec& in, const DimVec& out, const Pool2dOptions& o) {
@@ -165,7 +166,7 @@ Tensor max_pool_backward_compute(const Tensor* out, const Tensor& grad_output, c
               in.empty() ? std::string("none") : shape_str(in));
   check_float(op, "grad_output", grad_output);
   TOCHA_CHECK(indices.dtype() == DType::i64, op, "indices must be a torch.LongTensor, got a ",
-              dtype_tensor_name(indices.dtype()));
+              tensor_type_name(indices));
   TOCHA_CHECK(indices.device() == grad_output.device(), op, "indices are on ", indices.device().str(),
               " but grad_output is on ", grad_output.device().str());
   const int hd = in.size() - 2;

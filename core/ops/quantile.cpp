@@ -2,6 +2,7 @@
 // of each probability among the k elements used, and a gather of the neighbouring order
 // statistics; lerp interpolates, so the gradient flows back through gather and sort.
 #include "core/ops/quantile.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/error.h"
 #include "core/ops/index_scatter.h"
@@ -51,7 +52,7 @@ Tensor quantile(const Tensor& x, const Tensor& q, bool has_dim, int64_t dim, boo
   const char* op = skip_nan ? "nanquantile" : "quantile";
   const Interp how = parse_interp(op, interpolation);
   TOCHA_CHECK(x.dtype() == DType::f32 || x.dtype() == DType::f64, op,
-              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", dtype_tensor_name(x.dtype()));
+              "expected a torch.FloatTensor or torch.DoubleTensor, got a ", tensor_type_name(x));
   TOCHA_CHECK(q.dim() <= 1, op, "q must be a number or a 1-D tensor, got a tensor of size ", shape_str(q.sizes()));
   check_same_device(op, x, q);
   Tensor qf = to_dtype(q, x.dtype());

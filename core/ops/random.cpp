@@ -2,6 +2,7 @@
 // random fills]) or the contiguous CPU buffer the CPU kernel fills, copied back into strided or
 // device tensors. See random.h.
 #include "core/ops/random.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -44,7 +45,7 @@ void check_probability(const char* op, double p, bool open_interval) {
 namespace {
 
 void check_floating(const char* op, const Tensor& t) {
-  TOCHA_CHECK(is_floating(t.dtype()), op, "expects a floating-point tensor, got a ", dtype_tensor_name(t.dtype()));
+  TOCHA_CHECK(is_floating(t.dtype()), op, "expects a floating-point tensor, got a ", tensor_type_name(t));
 }
 
 // Runs fill(data, n) on t's elements: in place when t is a contiguous CPU tensor, else through a
@@ -260,7 +261,7 @@ void random_(const Tensor& t, Generator& gen, int64_t lo, int64_t hi) {
   int64_t dlo, dhi;
   dtype_int_range(t.dtype(), &dlo, &dhi);
   TOCHA_CHECK(lo >= dlo && hi <= dhi, "random", "range [", lo, ", ", hi, "] does not fit a ",
-              dtype_tensor_name(t.dtype()), " (integers ", dlo, " to ", dhi, ")");
+              tensor_type_name(t), " (integers ", dlo, " to ", dhi, ")");
   uint64_t range = uint64_t(hi) - uint64_t(lo) + 1;  // 0 when the range is all of int64
   if (device_fill_with<DeviceRandomIntKernel>(OpId::random, t, gen, [&](DeviceRandomIntKernel k, const Tensor& out) {
         k(out.raw_data(), out.numel(), t.device().index, lo, range);

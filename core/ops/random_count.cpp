@@ -1,6 +1,7 @@
 // poisson and binomial (see random_count.h): per-element rejection samplers in double on the
 // host, one generator lock per draw. Parameters are read as contiguous f64 copies.
 #include "core/ops/random_count.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/error.h"
 #include "core/ops/pointwise.h"
@@ -89,7 +90,7 @@ Tensor host_f64(const Tensor& t, const DimVec& shape) {
 Tensor poisson(const Tensor& rates, Generator& gen) {
   const char* op = "poisson";
   TOCHA_CHECK(is_floating(rates.dtype()), op, "expected rates as a floating point tensor, got a ",
-              dtype_tensor_name(rates.dtype()));
+              tensor_type_name(rates));
   Tensor r = host_f64(rates, rates.sizes());
   Tensor out = empty(rates.sizes(), DType::f64);
   const double* pr = r.data<double>();
@@ -105,8 +106,8 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator& gen) {
   const char* op = "binomial";
   check_same_device(op, count, prob);
   TOCHA_CHECK(is_floating(count.dtype()) && is_floating(prob.dtype()), op,
-              "expected count and prob as floating point tensors, got a ", dtype_tensor_name(count.dtype()), " and a ",
-              dtype_tensor_name(prob.dtype()));
+              "expected count and prob as floating point tensors, got a ", tensor_type_name(count), " and a ",
+              tensor_type_name(prob));
   DimVec shape;
   TOCHA_CHECK(broadcast_shapes(count.sizes(), prob.sizes(), &shape), op, "count of size ", shape_str(count.sizes()),
               " and prob of size ", shape_str(prob.sizes()), " do not broadcast");

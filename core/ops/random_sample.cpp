@@ -2,6 +2,7 @@
 // randperm. See random.h.
 #include <cmath>
 #include "core/autograd/record.h"
+#include "core/type_name.h"
 #include "core/kernel_registry.h"
 #include "core/ops/pointwise.h"
 #include "core/ops/random.h"
@@ -85,7 +86,7 @@ void multinomial_out(const Tensor& out, const Tensor& probs, Generator& gen, int
   TOCHA_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial", "expects a 1D or 2D tensor of weights, got size ",
               shape_str(probs.sizes()));
   TOCHA_CHECK(is_floating(probs.dtype()), "multinomial", "expects floating-point weights, got a ",
-              dtype_tensor_name(probs.dtype()));
+              tensor_type_name(probs));
   int64_t k = probs.size(probs.dim() - 1), rows = probs.dim() == 2 ? probs.size(0) : 1;
   TOCHA_CHECK(k > 0, "multinomial", "the weights have no categories (size ", shape_str(probs.sizes()), ")");
   TOCHA_CHECK(n > 0, "multinomial", "number of samples must be positive, got ", n);

@@ -3,6 +3,7 @@
 // argmax/argmin (max/min's indices).
 #include <cmath>
 #include "core/autocast.h"
+#include "core/type_name.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -47,7 +48,7 @@ double trace_value(const Tensor& a) { return reduce_value(OpId::sum, diagonal_vi
 // Torch7's renorm: a slice whose norm exceeds maxnorm is multiplied by maxnorm / (norm + 1e-7).
 static Tensor renorm_factors(const Tensor& a, double p, int64_t dim, double maxnorm) {
   TOCHA_CHECK(is_floating(a.dtype()), "renorm", "expected a floating point tensor, got a ",
-              dtype_tensor_name(a.dtype()));
+              tensor_type_name(a));
   TOCHA_CHECK(a.dim() > 0, "renorm", "expected a tensor with at least one dimension, got a 0-dim tensor");
   TOCHA_CHECK(p > 0, "renorm", "norm type p must be positive, got ", p);
   TOCHA_CHECK(maxnorm >= 0, "renorm", "maxnorm must be non-negative, got ", maxnorm);

@@ -1,6 +1,7 @@
 // Recurrent-layer front-ends: checks naming the op and what it received, contiguous operands,
 // zeros for missing initial states, the kernel call and the autograd node. See rnn.h.
 #include "core/ops/rnn.h"
+#include "core/type_name.h"
 #include "core/autograd/grad_mode.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
@@ -38,7 +39,7 @@ Layer check_layer(const char* op, RnnMode mode, const Tensor& x, const Tensor& h
   TOCHA_CHECK(int(mode) >= 0 && int(mode) < kNumRnnModes, op, "mode must be 0 (tanh), 1 (relu), 2 (LSTM) or 3 (GRU), "
               "got ", int(mode));
   TOCHA_CHECK(x.dim() == 3, op, "input must be 3D (seqLen x batch x features), got size ", shape_str(x.sizes()));
-  TOCHA_CHECK(is_floating(x.dtype()), op, "input is a ", dtype_tensor_name(x.dtype()),
+  TOCHA_CHECK(is_floating(x.dtype()), op, "input is a ", tensor_type_name(x),
               "; expected a floating-point tensor");
   TOCHA_CHECK(x.size(0) > 0 && x.size(1) > 0, op, "input is ", shape_str(x.sizes()),
               ": the sequence length and the batch size must be positive");
@@ -158,7 +159,7 @@ void rnn_layer_weight_grads(RnnMode mode, const Tensor& x, const Tensor& h0, con
   autograd::GradModeGuard off(false);
   TOCHA_CHECK(int(mode) >= 0 && int(mode) < kNumRnnModes, op, "invalid mode ", int(mode));
   TOCHA_CHECK(x.dim() == 3 && x.size(0) > 0 && x.size(1) > 0 && is_floating(x.dtype()), op,
-              "input must be a non-empty 3D floating-point tensor, got a ", dtype_tensor_name(x.dtype()), " of size ",
+              "input must be a non-empty 3D floating-point tensor, got a ", tensor_type_name(x), " of size ",
               shape_str(x.sizes()));
   TOCHA_CHECK(output.dim() == 3 && output.size(2) > 0, op, "output must be 3D, got size ", shape_str(output.sizes()));
   const int64_t T = x.size(0), B = x.size(1), I = x.size(2), H = output.size(2), GH = rnn_gates(mode) * H;

@@ -1,6 +1,7 @@
 // scatter_reduce front-end (see scatter_reduce.h): the checks of scatter, then sum and mean
 // through scatterAdd, prod/amax/amin through the scatterReduce kernels, one recorded node.
 #include "core/ops/scatter_reduce.h"
+#include "core/type_name.h"
 #include <cstring>
 #include "core/autograd/record.h"
 #include "core/error.h"
@@ -74,10 +75,10 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   const char* op = "scatterReduce";
   check_same_device(op, self, index);
   check_same_device(op, self, src);
-  TOCHA_CHECK(src.dtype() == self.dtype(), op, "src is a ", dtype_tensor_name(src.dtype()), " but the tensor is a ",
-              dtype_tensor_name(self.dtype()), "; expected one type");
+  TOCHA_CHECK(src.dtype() == self.dtype(), op, "src is a ", tensor_type_name(src), " but the tensor is a ",
+              tensor_type_name(self), "; expected one type");
   TOCHA_CHECK(!(kind == ScatterReduce::mean && self.dtype() == DType::b8), op, "reduce='mean' is not defined for a ",
-              dtype_tensor_name(self.dtype()));
+              tensor_type_name(self));
   Tensor idx = index_as_long(op, index, kMaxDims);
   TOCHA_CHECK(idx.dim() == self.dim(), op, "index has ", idx.dim(), " dimensions (size ", shape_str(idx.sizes()),
               ") but the tensor has ", self.dim(), " (size ", shape_str(self.sizes()), ")");

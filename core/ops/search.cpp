@@ -1,6 +1,7 @@
 // searchsorted, bucketize and argsort front-ends (see search.h): shape, dtype and sorter checks,
 // promotion to one dtype, contiguous operands, then the searchsorted kernel for (device, dtype).
 #include "core/ops/search.h"
+#include "core/type_name.h"
 #include <cstdint>
 #include "core/autograd/grad_mode.h"
 #include "core/error.h"
@@ -51,7 +52,7 @@ Tensor search_impl(const char* op, const Tensor& seq, const Tensor& values_in, b
   if (sorter_in.defined()) {
     check_same_device(op, seq, sorter_in);
     TOCHA_CHECK(sorter_in.dtype() == DType::i64, op, "sorter must be a torch.LongTensor, got a ",
-                dtype_tensor_name(sorter_in.dtype()));
+                tensor_type_name(sorter_in));
     TOCHA_CHECK(sorter_in.sizes() == seq.sizes(), op, "sorter of size ", shape_str(sorter_in.sizes()),
                 " must have the size of ", seq_name, ", ", shape_str(seq.sizes()));
     if (sorter_in.numel() > 0) {

@@ -1,6 +1,7 @@
 // unflatten, unbind, diagonal, broadcasting helpers, atleast_nd, hstack family, tensor_split, rot90
 // and repeat_interleave (see shape_extra.h): checks that name the op, then recorded primitives.
 #include "core/ops/shape_extra.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/error.h"
 #include "core/ops/flip.h"
@@ -253,7 +254,7 @@ namespace {
 // repeats as a CPU int64 vector, checked (integer dtype, 1D or one element, no negatives).
 Tensor checked_repeats(const char* op, const Tensor& repeats) {
   TOCHA_CHECK(repeats.dtype() == DType::i64 || repeats.dtype() == DType::i32 || repeats.dtype() == DType::u8, op,
-              "repeats must be an integer tensor (LongTensor), got a ", dtype_tensor_name(repeats.dtype()));
+              "repeats must be an integer tensor (LongTensor), got a ", tensor_type_name(repeats));
   TOCHA_CHECK(repeats.dim() <= 1, op, "repeats must be a number or a 1D tensor, got a tensor of size ",
               shape_str(repeats.sizes()));
   Tensor r = contiguous(to_dtype(to_device(repeats, Device{}), DType::i64));

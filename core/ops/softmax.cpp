@@ -14,6 +14,7 @@
 // runs later) then looks slower than the composite.
 #include <climits>
 #include "core/autocast.h"
+#include "core/type_name.h"
 #include "core/autograd/record.h"
 #include "core/kernel_registry.h"
 #include "core/ops/composite.h"
@@ -56,7 +57,7 @@ Tensor softmax_op(OpId op, const Tensor& x, int64_t dim) {
   const char* name = op_name(op);
   if (autocast::active() && !x.is_cpu() && autocast::needs_f32(x))  // Note [Autocast]: in f32 (CUDA list)
     return softmax_op(op, autocast::to_f32(x), dim);
-  TOCHA_CHECK(is_floating(x.dtype()), name, "expected a floating-point tensor, got a ", dtype_tensor_name(x.dtype()));
+  TOCHA_CHECK(is_floating(x.dtype()), name, "expected a floating-point tensor, got a ", tensor_type_name(x));
   const int d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), name);
   // A dim of size 0 gives an empty result (PyTorch 1.13 and Torch7 do; it was refused)
   int64_t outer = 1, n = x.dim() == 0 ? 1 : x.size(d), inner = 1;

@@ -2,6 +2,7 @@
 // sum/where/sort/gather for the NaN-skipping and moment functions, and the stats_scan kernels for
 // logcumsumexp, cummax and cummin.
 #include "core/ops/stats.h"
+#include "core/type_name.h"
 #include "core/ops/reduce_values.h"
 #include <cmath>
 #include "core/autograd/record.h"
@@ -44,7 +45,7 @@ uint32_t dims_mask(const char* op, const Tensor& x, const DimVec& dims) {
 
 void check_floating(const char* op, const Tensor& x) {
   TOCHA_CHECK(is_floating(x.dtype()), op, "expected a floating-point tensor (Float, Double, Half or BFloat16), got a ",
-              dtype_tensor_name(x.dtype()));
+              tensor_type_name(x));
 }
 
 Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype()); }

@@ -1,5 +1,6 @@
 // Front-ends of stats_pairwise.h: checks that name the op, then recorded primitives only.
 #include "core/ops/stats_pairwise.h"
+#include "core/type_name.h"
 #include <cmath>
 #include "core/autograd/record.h"
 #include "core/error.h"
@@ -35,7 +36,7 @@ Tensor cov(const Tensor& x_in, double correction, const Tensor& fweights, const 
     TOCHA_CHECK(fweights.dim() <= 1 && fweights.numel() == n, op, "fweights must be 1-D with ", n,
                 " elements (one per observation), got size ", shape_str(fweights.sizes()));
     TOCHA_CHECK(!is_floating(fweights.dtype()) && fweights.dtype() != DType::b8, op,
-                "fweights must be an integer tensor, got a ", dtype_tensor_name(fweights.dtype()));
+                "fweights must be an integer tensor, got a ", tensor_type_name(fweights));
     check_same_device(op, x, fweights);
     TOCHA_CHECK(n == 0 || item_at(min(fweights), 0) >= 0, op, "fweights cannot be negative");
     w = to_dtype(reshape(fweights, DimVec{n}), x.dtype());
@@ -44,7 +45,7 @@ Tensor cov(const Tensor& x_in, double correction, const Tensor& fweights, const 
     TOCHA_CHECK(aweights.dim() <= 1 && aweights.numel() == n, op, "aweights must be 1-D with ", n,
                 " elements (one per observation), got size ", shape_str(aweights.sizes()));
     TOCHA_CHECK(is_floating(aweights.dtype()), op, "aweights must be a floating-point tensor, got a ",
-                dtype_tensor_name(aweights.dtype()));
+                tensor_type_name(aweights));
     check_same_device(op, x, aweights);
     TOCHA_CHECK(n == 0 || item_at(min(aweights), 0) >= 0, op, "aweights cannot be negative");
     Tensor a = to_dtype(reshape(aweights, DimVec{n}), x.dtype());
@@ -133,8 +134,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
   TOCHA_CHECK(x1.dim() >= 2 && x2.dim() >= 2, op, "expected x1 and x2 with at least 2 dims, got sizes ",
               shape_str(x1.sizes()), " and ", shape_str(x2.sizes()));
   TOCHA_CHECK(is_floating(x1.dtype()) && x1.dtype() == x2.dtype(), op,
-              "expected two floating-point tensors of one type, got a ", dtype_tensor_name(x1.dtype()), " and a ",
-              dtype_tensor_name(x2.dtype()));
+              "expected two floating-point tensors of one type, got a ", tensor_type_name(x1), " and a ",
+              tensor_type_name(x2));
   TOCHA_CHECK(p >= 0 && !std::isnan(p), op, "p must be >= 0, got ", p);
   check_same_device(op, x1, x2);
   const int64_t m = x1.size(x1.dim() - 1);
@@ -183,8 +184,8 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
   const char* op = "cosineSimilarity";
   check_same_device(op, x1, x2);
   TOCHA_CHECK(is_floating(x1.dtype()) && is_floating(x2.dtype()), op,
-              "expected floating-point tensors (as PyTorch), got a ", dtype_tensor_name(x1.dtype()), " and a ",
-              dtype_tensor_name(x2.dtype()));
+              "expected floating-point tensors (as PyTorch), got a ", tensor_type_name(x1), " and a ",
+              tensor_type_name(x2));
   DimVec shape;
   TOCHA_CHECK(broadcast_shapes(x1.sizes(), x2.sizes(), &shape), op, "x1 of size ", shape_str(x1.sizes()),
               " and x2 of size ", shape_str(x2.sizes()), " do not broadcast");

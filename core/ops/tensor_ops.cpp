@@ -1,5 +1,6 @@
 // Factories, resize/set, cross-device copies and element access. See tensor_ops.h.
 #include "core/ops/tensor_ops.h"
+#include "core/type_name.h"
 #include "core/ops/pointwise.h"
 
 namespace tocha {
@@ -67,8 +68,8 @@ void set_storage_(const Tensor& t, const Ref<Storage>& storage, int64_t offset, 
 }
 
 void set_(const Tensor& t, const Tensor& src) {
-  TOCHA_CHECK(t.dtype() == src.dtype(), "set", "cannot make a ", dtype_tensor_name(t.dtype()),
-              " view a ", dtype_tensor_name(src.dtype()));
+  TOCHA_CHECK(t.dtype() == src.dtype(), "set", "cannot make a ", tensor_type_name(t),
+              " view a ", tensor_type_name(src));
   if (t.is_same(src)) return;
   t.impl()->set_storage(src.storage());
   t.impl()->set_geometry(src.sizes(), src.strides(), src.storage_offset());

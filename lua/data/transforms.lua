@@ -6,6 +6,7 @@
 local torch = require 'torch'
 local data = require 'data.env'
 local util = require 'data.util'
+local core = require 'data.transforms_core'
 
 local T = {}
 data.transforms = T
@@ -74,7 +75,7 @@ end
 function T.hflip(img)
   local x, flat = check_image('hflip', img)
   local w = x:size(3)
-  local out = x:index(3, torch.range(w, 1, -1):long())
+  local out = x:index(3, core.on_device(torch.range(w, 1, -1):long(), x))
   return flat and out[1] or out
 end
 

@@ -224,11 +224,13 @@ function F.autocontrast(img)
   return back(core.cast_trunc((xf - lo):cmul(scale):clamp(0, bound), x))
 end
 
--- torchvision's _scale_channel on one byte channel (any shape).
+-- torchvision's _scale_channel on one byte channel (any shape). The histogram is counted on the
+-- channel's device (:to keeps it; :long() would bring a CUDA channel to the CPU, Torch7's rule)
+-- in float64, exact for any pixel count; only its 256 counts come to the CPU, for the Lua loop.
 local function equalize_channel(ch)
-  local flat = ch:reshape(ch:nElement()):long()
-  local hist = torch.zeros(256):typeAs(core.to_float(ch)):indexAdd(1, flat + 1,
-    torch.ones(flat:nElement()):typeAs(core.to_float(ch))):double()
+  local flat = ch:reshape(ch:nElement()):to('int64') + 1
+  local hist = torch.zeros(256, { dtype = 'float64', device = ch:device() })
+    :indexAdd(1, flat, torch.onesLike(flat, { dtype = 'float64' })):double()
   local h, nonzero = {}, {}
   for i = 0, 255 do
     h[i] = hist[i + 1]
@@ -244,7 +246,7 @@ local function equalize_channel(ch)
     cum = cum + h[i]
     lut[i + 2] = math.min(math.max(math.floor((cum + math.floor(step / 2)) / step), 0), 255)
   end
-  return lut:typeAs(ch):index(1, flat + 1):viewAs(ch)
+  return lut:typeAs(ch):index(1, flat):viewAs(ch)
 end
 
 --- data.transforms.functional.equalize(img): histogram equalization of each channel (bytes;
@@ -253,7 +255,8 @@ end
 function F.equalize(img)
   local x, back = core.image('equalize', img)
   channels('equalize', x)
-  local b = core.is_byte(x) and x or (x * (256 - 1e-3)):clamp(0, 255):byte()
+  -- :to('uint8') keeps a CUDA image on its device (:byte() would bring it to the CPU)
+  local b = core.is_byte(x) and x or (x * (256 - 1e-3)):clamp(0, 255):to('uint8')
   local out = b:clone()
   for n = 1, b:size(1) do
     for c = 1, b:size(2) do out[n][c]:copy(equalize_channel(b[n][c])) end

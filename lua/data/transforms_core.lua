@@ -55,7 +55,7 @@ function core.max_value(x) return core.is_float(x) and 1 or 255 end
 --- core.to_float(x): x itself when floating, else its values as a float tensor (same device).
 function core.to_float(x)
   if core.is_float(x) then return x end
-  return x:type():find('Cuda') and x:cuda() or x:float()
+  return x:to('float32')  -- (x:cuda() would keep a CUDA byte image's dtype; :float() moves it to the CPU)
 end
 
 -- PyTorch's round is half-to-even; floor(x + 0.5) would lift every .5 that bilinear averages of

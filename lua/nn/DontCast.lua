@@ -76,10 +76,12 @@ function DontCast:accUpdateGradParameters(input, gradOutput, lr) grads(self, 'ac
 function DontCast:backward(input, gradOutput, scale) return grads(self, 'backward', input, gradOutput, scale or 1) end
 
 -- Dont cast (the essence thereof): only the outside-facing output and gradInput change type.
+-- (An empty tensor of the type is made with torch.Tensor():type(name): class metatables have no
+-- constructor, and :type keeps a CUDA type's device rule in one place.)
 function DontCast:type(name)
   if not name then return self._type end
-  if self.castout and tensor_type(self.output) ~= name then self.output = torch.getmetatable(name).new() end
-  if self.castin and tensor_type(self.gradInput) ~= name then self.gradInput = torch.getmetatable(name).new() end
+  if self.castout and tensor_type(self.output) ~= name then self.output = torch.Tensor():type(name) end
+  if self.castin and tensor_type(self.gradInput) ~= name then self.gradInput = torch.Tensor():type(name) end
   self._type = name
   return self
 end

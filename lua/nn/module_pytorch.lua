@@ -187,10 +187,12 @@ end
 -- ---- device and type moves ------------------------------------------------------------------
 
 -- The module's current tensor type: its _type, else that of its first parameter.
+-- The parameters first: a wrapper built around a converted module (nn.utils.spectralNorm(m:double()))
+-- keeps the _type of its construction, and trusting it made m:to('cuda') silently float32.
 local function current_type(m)
-  if type(m._type) == 'string' and types.dtype_of_name[m._type] then return m._type end
   local params = m:parameters()
   if params and params[1] then return params[1]:type() end
+  if type(m._type) == 'string' and types.dtype_of_name[m._type] then return m._type end
   return torch.getdefaulttensortype()
 end
 

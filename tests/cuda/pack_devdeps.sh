@@ -19,3 +19,11 @@ pkgs="$pkgs"$'\n'"libfftw3-single3"$'\n'"libfftw3-double3"
 echo "pack_devdeps: ${pkgs//$'\n'/ }"
 # shellcheck disable=SC2086  # one package name per word
 bash "$PACK" $pkgs
+# The prebuilt tree needs runtime libraries only, and what travels must stay under 64 MiB with the
+# build's tarball: drop pack.sh's headers and Catch2, the OpenMP OpenBLAS (env.sh puts the pthread
+# one, same soname, on the path) and Debian's LuaJIT when LuaJIT2 (what ldd found here) is packed.
+cd .devdeps/debs
+rm -f catch2_*.deb ./*-dev_*.deb libopenblas0-openmp_*.deb
+if ls libluajit2-5.1-2_*.deb > /dev/null 2>&1; then rm -f libluajit-5.1-2_*.deb libluajit-5.1-common_*.deb; fi
+cd ../..
+du -sh .devdeps

@@ -14,7 +14,10 @@
 # checkout when they differ. The embed and MPI example tests need tools the GPU machine lacks.
 # ONLY=tests runs the tests alone, ONLY=bench the benchmarks alone: the whole check can pass the
 # 600 s limit of one device call, so run it as two calls (the build or unpacking is redone).
-# Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [ONLY=tests|bench] [SKIP_ALL_TESTS=1] [SKIP_NN_SUITES=1]
+# BENCH_FIRST=1 runs the benchmarks before the tests; CUDA_TESTS_S and NN_SUITES_S cap the two test
+# runs (seconds, default 200 and 100) and DEADLINE_S all steps together, to fit both halves into
+# one call.
+# Usage: [OUT=dir] [TOCHA_CUDA_ARCH=90] [ONLY=tests|bench] [BENCH_FIRST=1] [SKIP_ALL_TESTS=1] [SKIP_NN_SUITES=1]
 #        [ALL_TESTS_EXCLUDE=regex] [PREBUILT=build.tgz BUILD_DIR=build] bash tests/cuda/run_device_checks.sh
 # (the slowest CPU-only suites are excluded from the whole-suite run by default, to fit the time.)
 set -uo pipefail
@@ -24,6 +27,14 @@ ARCH=${TOCHA_CUDA_ARCH:-90}
 JOBS=${JOBS:-$(nproc)}
 BUILD=${BUILD_DIR:-build-gpu}
 summary() { echo "$*" | tee -a "$OUT/summary.txt"; }
+# DEADLINE_S=n: every step's time cap is cut to what is left of n seconds from the start, so the
+# last steps are shortened (or given 1 s, under 10 s left) instead of the device call being killed.
+started=$(date +%s)
+cap() {
+  local left=$(( started + ${DEADLINE_S:-100000} - $(date +%s) ))
+  (( left < 10 )) && left=1  # (timeout 0 would mean no limit)
+  echo $(( left < $1 ? left : $1 ))
+}
 : > "$OUT/summary.txt"
 [ -f .devdeps/env.sh ] && source .devdeps/env.sh
 { date; nvidia-smi; nvcc --version; cmake --version | head -1; git log -1 --oneline 2>/dev/null; } > "$OUT/env.log" 2>&1
@@ -80,59 +91,70 @@ if ! smoke=$("$BUILD/tocha" -e 'assert(torch.cuda.isAvailable(), torch.cuda.unav
   exit 1
 fi
 summary "smoke test: ok ($smoke)"
-cd "$BUILD" || { summary "no build folder $BUILD"; exit 1; }
+[ -d "$BUILD" ] || { summary "no build folder $BUILD"; exit 1; }
 # Tests for the fake GPU stack (they replace LD_LIBRARY_PATH) and tests needing mpiexec when it is
 # missing are not for this machine.
 device_exclude='^cuda\.nn_|_cuda_dryrun$|fakegpu|^lua\.fuzz_cuda$'
 command -v mpiexec > /dev/null || device_exclude+='|^cuda\.nccl_'
+[ -x "$BUILD/tocha_tests" ] || device_exclude+='|^cpp\.'  # (pack_prebuilt.sh leaves it out)
 # Every state ctest reports for a test that did not pass.
 failed='\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception|ILLEGAL|Child aborted|OTHER_FAULT|BUS_ERROR)[^)]*\)'
-if [ "$ONLY" != bench ]; then
-t0=$(date +%s)
-# (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all. The
-# suites of the twelfth, thirteenth and sixteenth sessions' functions compare CUDA with CPU inside,
-# behind isAvailable.)
-timeout 200 ctest -R 'lua\.cuda|lua\.amp|alloc|cuda|^lua\.(products|predicates|det|arrange|search_unique|pointwise_extra|pointwise_extra_grad|pointwise_rows|stats|stats_more|stats_edges|linalg_ns|linalg_extra|shape_views|index_extra|scatter_reduce|shape_random|autograd_functional|checkpoint|distributions.*|profiler|tensorboard|optim_swa|optim_objects_more|fft|fft_stft|func|sparse|sparse_mm|special|misc_pytorch.*|tensor_pytorch.*|onnx.*|data_transforms_tv.*|linalg_more)$' \
-  -E "$device_exclude" -j6 --timeout 120 --output-on-failure \
-  > "$OUT/test_cuda.log" 2>&1
-rc=$?
-summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
-grep -E 'checked [0-9]+|SKIPPED|bit-identical|MLP:' "$OUT/test_cuda.log" | head -8 | while read -r l; do summary "  $l"; done
-grep -E "$failed" "$OUT/test_cuda.log" | head -12 | while read -r l; do summary "  $l"; done
-
-if [ "${SKIP_NN_SUITES:-0}" != 1 ]; then
+run_tests() {
+  cd "$BUILD" || return
   t0=$(date +%s)
-  timeout 100 ctest -R '^cuda\.nn_' -j"$JOBS" --timeout 90 --output-on-failure > "$OUT/test_nn_suites.log" 2>&1
+  # (cuda.lapack is here; the nn suites' cuda.nn_* run below, their CPU dry runs not at all. The
+  # suites of the twelfth, thirteenth and sixteenth sessions' functions compare CUDA with CPU inside,
+  # behind isAvailable.)
+  timeout "$(cap "${CUDA_TESTS_S:-200}")" ctest -R 'lua\.cuda|lua\.amp|alloc|cuda|^lua\.(products|predicates|det|arrange|search_unique|pointwise_extra|pointwise_extra_grad|pointwise_rows|stats|stats_more|stats_edges|linalg_ns|linalg_extra|shape_views|index_extra|scatter_reduce|shape_random|autograd_functional|checkpoint|distributions.*|profiler|tensorboard|optim_swa|optim_objects_more|fft|fft_stft|func|sparse|sparse_mm|special|misc_pytorch.*|tensor_pytorch.*|onnx.*|data_transforms_tv.*|linalg_more)$' \
+    -E "$device_exclude" -j6 --timeout 120 --output-on-failure \
+    > "$OUT/test_cuda.log" 2>&1
   rc=$?
-  summary "nn suites on CUDA (TOCHA_TEST_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_nn_suites.log" | tail -1)"
-  grep -E "$failed" "$OUT/test_nn_suites.log" | head -12 | while read -r l; do summary "  $l"; done
-fi
+  summary "cuda tests: rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_cuda.log" | tail -1)"
+  grep -E 'checked [0-9]+|SKIPPED|bit-identical|MLP:' "$OUT/test_cuda.log" | head -8 | while read -r l; do summary "  $l"; done
+  grep -E "$failed" "$OUT/test_cuda.log" | head -12 | while read -r l; do summary "  $l"; done
 
-if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
-  t0=$(date +%s)
-  timeout 240 ctest -j"$JOBS" -E "${ALL_TESTS_EXCLUDE:-lua.cli|lua.memory|lua.fuzz|serialize_safety|$device_exclude}" \
-    --output-on-failure > "$OUT/test_all.log" 2>&1
-  summary "all tests: rc=$? in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_all.log" | tail -1)"
-fi
-fi  # ONLY != bench
-cd ..
-if [ "$ONLY" = tests ]; then cat "$OUT/summary.txt"; exit 0; fi
+  if [ "${SKIP_NN_SUITES:-0}" != 1 ]; then
+    t0=$(date +%s)
+    timeout "$(cap "${NN_SUITES_S:-100}")" ctest -R '^cuda\.nn_' -j"$JOBS" --timeout 90 --output-on-failure > "$OUT/test_nn_suites.log" 2>&1
+    rc=$?
+    summary "nn suites on CUDA (TOCHA_TEST_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_nn_suites.log" | tail -1)"
+    grep -E "$failed" "$OUT/test_nn_suites.log" | head -12 | while read -r l; do summary "  $l"; done
+  fi
 
-for b in cuda cuda_train; do
-  log=$OUT/bench.log; [ "$b" = cuda_train ] && log=$OUT/bench_train.log
-  t0=$(date +%s)
-  timeout 140 "$BUILD/tocha" "bench/$b.lua" "$BUILD" > "$log" 2>&1
-  summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
-  cat "$log" >> "$OUT/summary.txt"
-done
-# Per-kernel GPU time of each training step, ours then PyTorch's (bench/cuda_profile.lua through the
-# CUPTI injection library), appended to bench_train.log: $OUT holds at most 8 files.
-kprof=$PWD/$BUILD/bench/libtocha_kprof.so
-if [ -f "$kprof" ] && [ "${SKIP_KPROF:-0}" != 1 ]; then
-  t0=$(date +%s)
-  CUDA_INJECTION64_PATH=$kprof timeout 120 "$BUILD/tocha" bench/cuda_profile.lua "$OUT/kprof.tmp" >> "$OUT/bench_train.log" 2>&1
-  summary "bench/cuda_profile.lua: rc=$? in $(( $(date +%s) - t0 ))s (tables in bench_train.log)"
-  { echo; echo "== per-kernel profiles (bench/cuda_profile.lua)"; cat "$OUT/kprof.tmp"; } >> "$OUT/bench_train.log" 2>&1
-  rm -f "$OUT/kprof.tmp"
-fi
+  if [ "${SKIP_ALL_TESTS:-0}" != 1 ]; then
+    t0=$(date +%s)
+    timeout "$(cap 240)" ctest -j"$JOBS" -E "${ALL_TESTS_EXCLUDE:-lua.cli|lua.memory|lua.fuzz|serialize_safety|$device_exclude}" \
+      --output-on-failure > "$OUT/test_all.log" 2>&1
+    summary "all tests: rc=$? in $(( $(date +%s) - t0 ))s; $(grep -E 'tests passed|tests failed' "$OUT/test_all.log" | tail -1)"
+  fi
+  cd ..
+}
+
+run_bench() {
+  for b in cuda cuda_train; do
+    log=$OUT/bench.log; [ "$b" = cuda_train ] && log=$OUT/bench_train.log
+    t0=$(date +%s)
+    timeout "$(cap 140)" "$BUILD/tocha" "bench/$b.lua" "$BUILD" > "$log" 2>&1
+    summary "bench/$b.lua: rc=$? in $(( $(date +%s) - t0 ))s"
+    cat "$log" >> "$OUT/summary.txt"
+  done
+  # Per-kernel GPU time of each training step, ours then PyTorch's (bench/cuda_profile.lua through the
+  # CUPTI injection library), appended to bench_train.log: $OUT holds at most 8 files.
+  kprof=$PWD/$BUILD/bench/libtocha_kprof.so
+  if [ -f "$kprof" ] && [ "${SKIP_KPROF:-0}" != 1 ]; then
+    t0=$(date +%s)
+    CUDA_INJECTION64_PATH=$kprof timeout "$(cap 120)" "$BUILD/tocha" bench/cuda_profile.lua "$OUT/kprof.tmp" >> "$OUT/bench_train.log" 2>&1
+    summary "bench/cuda_profile.lua: rc=$? in $(( $(date +%s) - t0 ))s (tables in bench_train.log)"
+    { echo; echo "== per-kernel profiles (bench/cuda_profile.lua)"; cat "$OUT/kprof.tmp"; } >> "$OUT/bench_train.log" 2>&1
+    rm -f "$OUT/kprof.tmp"
+  fi
+}
+
+# BENCH_FIRST=1 runs the benchmarks before the tests (when the call may not have time for both).
+case "$ONLY,${BENCH_FIRST:-0}" in
+  tests,*) run_tests ;;
+  bench,*) run_bench ;;
+  ,1) run_bench; run_tests ;;
+  *) run_tests; run_bench ;;
+esac
 cat "$OUT/summary.txt"

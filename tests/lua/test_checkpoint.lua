@@ -368,7 +368,7 @@ function tests.cuda()
   local x = torch.randn(4, 6):double()
   local want = mlp_grads(model, x:clone():requiresGrad(), function(m, v) return m:forward(v) end)
   model:cuda()
-  local xc = x:cuda():requiresGrad()
+  local xc = x:type('torch.CudaTensor'):requiresGrad()  -- the model's float32 (x:cuda() keeps f64)
   local got = mlp_grads(model, xc, function(m, v) return cp.checkpointSequential(m, 3, v) end)
   for i = 1, #want do tester:assertTensorEq(got[i]:cpu():double(), want[i], 1e-4, 'cuda gradient ' .. i) end
   -- Dropout on the device draws the same masks in the replay, and the stream after backward is

@@ -295,8 +295,15 @@ function tests.cudaMatchesCpu()
     local function same(a, b, what) tester:eq(flat(a), flat(b:float()), tname .. ' ' .. what) end
     local idx = randidx(20, 6)
     same(x:take(idx), g:take(idx:cuda()), 'take')
+    -- x is 5x4: indices along dim 2 (5x2, values 1..4; scatterReduce's below too), along dim 1
+    -- (2x4, values 1..5), a 1x1 index broadcast to x's 4 columns, and a table of indices
     local id2 = randidx(4, 5, 2)
-    same(x:takeAlongDim(id2, 1), g:takeAlongDim(id2:cuda(), 1), 'takeAlongDim')
+    same(x:takeAlongDim(id2, 2), g:takeAlongDim(id2:cuda(), 2), 'takeAlongDim dim 2')
+    local id1 = randidx(5, 2, 4)
+    same(x:takeAlongDim(id1, 1), g:takeAlongDim(id1:cuda(), 1), 'takeAlongDim dim 1')
+    same(x:takeAlongDim(id1:narrow(1, 1, 1):narrow(2, 1, 1), 1), g:takeAlongDim(id1:narrow(1, 1, 1):narrow(2, 1, 1):cuda(), 1),
+      'takeAlongDim broadcast')
+    same(x:takeAlongDim(id2:totable(), 2), g:takeAlongDim(id2:totable(), 2), 'takeAlongDim of a table')
     local src = sample(tname, 3, 6)
     same(x:put(idx, src, true), g:put(idx:cuda(), src:cuda(), true), 'put')
     local i1, i2 = randidx(5, 3), randidx(4, 3)
@@ -311,8 +318,8 @@ function tests.cudaMatchesCpu()
         end
       end
     end
-    local m = torch.rand(5, 4):gt(0.5)
-    same(x:maskedScatter(m, sample(tname, 3, 20)), g:maskedScatter(m:cuda(), sample(tname, 3, 20):cuda()), 'maskedScatter')
+    local m, ms = torch.rand(5, 4):gt(0.5), sample(tname, 3, 20)  -- (one source for both devices)
+    same(x:maskedScatter(m, ms), g:maskedScatter(m:cuda(), ms:cuda()), 'maskedScatter')
     same(x:isin(src), g:isin(src:cuda()), 'isin')
   end
   -- out-of-range indices on the device are errors too

@@ -296,17 +296,43 @@ function tests.errors()
   err('logProbs must be float or double', lp:half(), tg, { 5, 5 }, { 2, 2 })
 end
 
--- CUDA matches the CPU (values and gradients), lengths and targets on either device.
+-- Case A in float32 on a device (`to` moves a tensor there): values and gradients against PyTorch,
+-- targets and lengths on either device, padded and concatenated targets. The case runs on the CPU
+-- too (tests.float32Case), so that its own expectations are checked where there is no GPU.
+-- Note [CTC device case]: PyTorch's constants are the losses of logSoftmax(z) and its gradients in
+-- z (see logits above), so the case feeds z:logSoftmax(3) and differentiates in z; an earlier
+-- version fed the raw scores z as logProbs and compared their gradient with PyTorch's gradient in
+-- z, which only ever ran on a GPU and failed there by exactly what the CPU gives for it (14.6 in
+-- the losses, 0.26 in the gradient): the test, not the CUDA path, was wrong.
+local function float32_case(to, where)
+  local c = CASES.A
+  local z = to(logits(c.T, c.N, c.C):float()):requiresGrad()
+  local function cpu(t) return t:detach():cpu():double() end
+  local l = F.ctcLoss(z:logSoftmax(3), to(torch.LongTensor(c.targets)), to(torch.LongTensor(c.il)), c.tl, 'none')
+  tester:assert(l:isCuda() == z:isCuda(), where .. ' none: the loss is on the input\'s device')
+  near(cpu(l), PT.A.none.value, 1e-4, where .. ' none')
+  local w = to(weights(c.N):float())
+  near(cpu(torch.autograd.grad({ torch.cmul(l, w):sum() }, { z })[1]), PT.A.none.grad, 1e-4, where .. ' none gradient')
+  local mean = F.ctcLoss(z:logSoftmax(3), torch.LongTensor(c.targets), c.il, c.tl)
+  near(cpu(mean), PT.A.mean.value, 1e-4, where .. ' mean')
+  near(cpu(torch.autograd.grad({ mean }, { z })[1]), PT.A.mean.grad, 1e-4, where .. ' mean gradient')
+  local flat = to(torch.LongTensor{ 3, 4, 4, 5, 3, 2 })
+  near(cpu(F.ctcLoss(z:logSoftmax(3), flat, c.il, to(torch.IntTensor(c.tl)), { reduction = 'sum' })), PT.A.sum,
+    1e-4, where .. ' concatenated sum')
+  -- the gradient in logProbs themselves (Tocha's, not PyTorch's) equals the f64 CPU one
+  local lp64 = logits(c.T, c.N, c.C):logSoftmax(3):requiresGrad()
+  local g64 = torch.autograd.grad({ F.ctcLoss(lp64, torch.LongTensor(c.targets), c.il, c.tl) }, { lp64 })[1]
+  local lp = to(logits(c.T, c.N, c.C):float():logSoftmax(3)):requiresGrad()
+  local g = torch.autograd.grad({ F.ctcLoss(lp, torch.LongTensor(c.targets), c.il, c.tl) }, { lp })[1]
+  tester:assertTensorEq(cpu(g), g64, 1e-4, where .. ' mean gradient in logProbs')
+end
+
+function tests.float32Case() float32_case(function(t) return t end, 'CPU') end
+
+-- CUDA matches the CPU and PyTorch (values and gradients).
 function tests.cuda()
   if not torch.cuda.isAvailable() then return end
-  local c = CASES.A
-  local lp = logits(c.T, c.N, c.C):float()
-  local lpc = lp:cuda():requiresGrad()
-  local l = F.ctcLoss(lpc, torch.LongTensor(c.targets):cuda(), torch.LongTensor(c.il):cuda(), c.tl, 'none')
-  tester:assert(l:isCuda())
-  near(l:cpu():double(), PT.A.none.value, 1e-4, 'CUDA none')
-  local mean = F.ctcLoss(lpc, torch.LongTensor(c.targets), c.il, c.tl)
-  near(torch.autograd.grad({ mean }, { lpc })[1]:cpu():double(), PT.A.mean.grad, 1e-4, 'CUDA mean gradient')
+  float32_case(function(t) return t:cuda() end, 'CUDA')
 end
 
 tester:add(tests):run()

@@ -318,7 +318,8 @@ function tests.cudaMatchesCpu()
   local x = torch.randn(4, 3)
   local y = lin:forward(x):clone()
   local c = lin:clone():cuda()
-  tester:assertTensorEq(c:forward(x:cuda()):double(), y, 1e-4)
+  -- c is float32 (module:cuda()); x:cuda() would keep x's f64
+  tester:assertTensorEq(c:forward(x:type('torch.CudaTensor')):double(), y, 1e-4)
 end
 
 tester:add(tests):run()

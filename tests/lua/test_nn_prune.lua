@@ -304,8 +304,10 @@ function tests.cudaMatchesCpu()
   local g = lin.gradWeight_orig:clone()
   local c = lin:clone():cuda()
   c:zeroGradParameters()
-  tester:assertTensorEq(c:forward(x:cuda()):double(), y, 1e-4)
-  c:backward(x:cuda(), G:cuda())
+  -- c is float32 (module:cuda()); x:cuda() would keep x's f64
+  local xc, Gc = x:type('torch.CudaTensor'), G:type('torch.CudaTensor')
+  tester:assertTensorEq(c:forward(xc):double(), y, 1e-4)
+  c:backward(xc, Gc)
   tester:assertTensorEq(c.gradWeight_orig:double(), g, 1e-4)
 end
 

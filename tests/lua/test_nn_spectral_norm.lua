@@ -318,11 +318,25 @@ function tests.errors()
   tester:assert(not ok and tostring(err):find('test_nn_spectral_norm.lua', 1, true) ~= nil, tostring(err))
 end
 
+-- m:cpu() / m:to(...) keep the wrapped module's type: the wrapper's own _type (float, from its
+-- construction) used to win over its double parameters.
+function tests.moveKeepsTheParametersType()
+  local sn = nn.utils.spectralNorm(nn.Linear(3, 2):double())
+  sn._type = 'torch.FloatTensor'  -- as a wrapper built under the float default has it
+  sn:cpu()
+  tester:asserteq(sn:parameters()[1]:type(), 'torch.DoubleTensor')
+  sn:to('cpu')
+  tester:asserteq(sn:parameters()[1]:type(), 'torch.DoubleTensor')
+end
+
 function tests.cudaMatchesCpu()
   if not torch.cuda.isAvailable() then return end
   for name, n in pairs(cases) do
     local sn, x = build(name, n)
-    local g = sn:clone():cuda()
+    -- f64 on the device (x:cuda() keeps it): float32 cannot meet 1e-5 on linearEval's outputs
+    -- (~1e3) and gradients (~4e5). By name: sn:to('cuda') reads the wrapper's _type, which is
+    -- still the default torch.FloatTensor when the wrapped module was converted before wrapping.
+    local g = sn:clone():type('torch.CudaDoubleTensor')
     local xg = x:cuda()
     xg:requiresGrad()
     x:requiresGrad()

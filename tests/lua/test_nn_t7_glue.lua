@@ -243,6 +243,14 @@ function tests.dontCast()
   tester:assertTensorEq(xr.grad, gi, 1e-5)
   tester:assertTensorEq(lin.gradWeight, go:double():t() * x:double(), 1e-5)
   tester:asserteq(nn.DontCast(nn.Identity(), true, false, 'torch.DoubleTensor').castout, false)
+  -- converting to a type its output does not have yet (here f32 -> f64; under the replay, to CUDA)
+  -- makes an empty output and gradInput of that type
+  local df = nn.DontCast(nn.Linear(3, 2):float(), true)
+  local netd = nn.Sequential():add(df):double()
+  tester:asserteq(torch.type(df.output), 'torch.DoubleTensor', 'type() makes an output of the new type')
+  tester:asserteq(df.module.weight:type(), 'torch.FloatTensor', 'the f32 module keeps its type')
+  tester:asserteq(torch.type(netd:forward(x:double())), 'torch.DoubleTensor')
+  tester:asserteq(torch.type(netd:backward(x:double(), go:double())), 'torch.DoubleTensor')
   tester:asserteq(tostring(d), 'nn.DontCast @ nn.Linear(3 -> 2)')
   tester:asserteq(round_trip(d).moduleType, 'torch.DoubleTensor')
   tester:assertErrorPattern(function() nn.DontCast(nn.ZipTable(), true) end, 'cannot tell the module type')
@@ -257,7 +265,28 @@ function tests.dontCastWithoutCasts()
   tester:asserteq(torch.type(plain:forward(torch.randn(2, 3):double())), 'torch.DoubleTensor')
   tester:asserteq(torch.type(plain.output), 'torch.DoubleTensor')
 end
+
+-- On CUDA a DontCast keeps its module on the CPU (its point): the outside-facing output and
+-- gradInput are CUDA tensors, the module's parameters and gradients stay CPU f64.
+function tests.dontCastOnCuda()
+  if not torch.cuda.isAvailable() then return end
+  local lin = nn.Linear(3, 2):double()
+  local net = nn.Sequential():add(nn.DontCast(lin, true)):cuda()
+  tester:asserteq(lin.weight:type(), 'torch.DoubleTensor', 'the module stays on the CPU')
+  local x, go = torch.randn(4, 3), torch.randn(4, 2)
+  local y = net:forward(x:cuda())
+  tester:assert(torch.type(y) == 'torch.CudaTensor' and y:isCuda(), 'the output is cast out to CUDA')
+  tester:assertTensorEq(y:float(), lin:forward(x:double()):float(), 1e-6, 'DontCast output on CUDA')
+  lin:zeroGradParameters()
+  local gi = net:backward(x:cuda(), go:cuda())
+  tester:assert(torch.type(gi) == 'torch.CudaTensor' and gi:isCuda(), 'the gradInput is cast back to CUDA')
+  tester:assertTensorEq(gi:double(), go:double() * lin.weight, 1e-5, 'DontCast gradInput on CUDA')
+  tester:assertTensorEq(lin.gradWeight, go:double():t() * x:double(), 1e-5, 'DontCast gradWeight (CPU) from CUDA')
+end
+
 D.cpuOnly(tests, 'a DontCast without casts keeps its module on the CPU whatever type() asks', 'dontCastWithoutCasts')
+D.cpuOnly(tests, "a DontCast's module and its gradients stay on the CPU by design, which the replay refuses " ..
+  '(dontCastOnCuda checks it on CUDA)', 'dontCast', 'dontCastOnCuda')
 
 function tests.profile()
   local lin = nn.Linear(3, 2):double()

@@ -491,9 +491,27 @@ function tests.cudaMatchesCpu()
   local a = rnd(3, 4):cuda():requiresGrad()
   local b = rnd(2, 4, 5):cuda()
   torch.matmul(a, b):sum():backward()
-  local a2 = a:double():clone():requiresGrad()
+  -- a CPU leaf with a's values: detached, or its backward would also reach a through the move
+  local a2 = a:detach():double():clone():requiresGrad()
   torch.matmul(a2, b:double()):sum():backward()
   same(a2.grad, a.grad, 1e-4, 'matmul gradient on CUDA')
+  -- products of tensors moved between devices (x:double() of a CUDA tensor is on the CPU, x:cuda()
+  -- of a CPU one on the GPU): the gradient goes back to each leaf's device, and a second backward
+  -- adds into the .grad there
+  local c, d = a:detach():clone():requiresGrad(), a2:detach():clone():requiresGrad()
+  for pass = 1, 2 do
+    local ok, err = pcall(function()
+      torch.matmul(c:double(), b:double()):sum():backward()
+      torch.matmul(d:cuda(), b):sum():backward()
+    end)
+    tester:assert(ok, 'backward through device moves, pass ' .. pass .. ': ' .. tostring(err))
+  end
+  tester:asserteq(torch.type(c.grad), torch.type(c), 'the gradient of a CUDA leaf used on the CPU is on CUDA')
+  tester:asserteq(torch.type(d.grad), torch.type(d), 'the gradient of a CPU leaf used on CUDA is on the CPU')
+  if c.grad and d.grad then
+    same(a2.grad * 2, c.grad, 1e-10, 'gradient through a move to the CPU, twice')
+    same(a2.grad * 2, d.grad, 1e-4, 'gradient through a move to CUDA, twice')
+  end
 end
 
 tester:add(tests)

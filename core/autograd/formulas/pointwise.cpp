@@ -238,11 +238,16 @@ Grads vjp_where(Node& n, const Grads& g) {
   return {Tensor(), n.needs_input_grad(1) ? where(c, g[0], z) : Tensor(),
           n.needs_input_grad(2) ? where(c, z, g[0]) : Tensor()};
 }
-// copy: dtype conversion (one input) or an in-place copy into a destination (inputs: the old
-// destination, which gets no gradient, and the source).
+// copy: dtype conversion or clone (one input) or an in-place copy into a destination (inputs: the
+// old destination, which gets no gradient, and the source). A copy is the one op whose source and
+// result may lie on different devices (to_device copies into a new tensor there; x:double() of a
+// CUDA tensor, x:cuda(), dst:copy(src)): the gradient goes back to the source's device.
 Grads vjp_copy(Node& n, const Grads& g) {
-  if (n.next.size() == 1) return {g[0]};
-  return {Tensor(), g[0]};
+  const size_t src = n.next.size() == 1 ? 0 : 1;
+  Tensor gs = g[0];
+  if (gs.defined() && gs.device() != n.inputs[src].device) gs = to_device(gs, n.inputs[src].device);
+  if (src == 0) return {gs};
+  return {Tensor(), gs};
 }
 
 }  // namespace autograd

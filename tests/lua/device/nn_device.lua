@@ -12,9 +12,10 @@
 --
 -- Each module instance replays its first few calls of each kind (Jacobian loops call forward
 -- thousands of times); modules that draw random numbers are replayed but not compared (the CUDA
--- generator draws other numbers); a few classes are not replayed on their own (not_replayed). A
--- suite marks cases that cannot run on CUDA with D.cpuOnly(tests, why, names...): they run on the
--- CPU alone, and say so, under the switch only.
+-- generator draws other numbers); a few classes are not replayed on their own (not_replayed), nor
+-- are calls already on CUDA (Note [Calls already on CUDA]). A suite marks cases that cannot run
+-- on CUDA with D.cpuOnly(tests, why, names...): they run on the CPU alone, and say so, under the
+-- switch only.
 local D = {}
 D.device = os.getenv('TOCHA_TEST_DEVICE') or ''
 if D.device == '' then D.device = 'cpu' end
@@ -47,8 +48,8 @@ end
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/[^/]*$') or '.'
 local V = dofile(here .. '/replay_values.lua')(dry)
 local leaves, to_device, float_type, walk_modules = V.leaves, V.to_device, V.float_type, V.walk_modules
-local max_err, grads_of, is_criterion, clone_args, device_args = V.max_err, V.grads_of, V.is_criterion,
-  V.clone_args, V.device_args
+local max_err, grads_of, is_criterion, clone_args, device_args, on_device = V.max_err, V.grads_of,
+  V.is_criterion, V.clone_args, V.device_args, V.on_device
 
 -- Calls replayed per module instance and kind (forward, backward).
 local PER_INSTANCE = 2
@@ -78,7 +79,7 @@ local not_replayed = {
   ['nn.VolumetricMaxUnpooling'] = "reads the indices of its pooling module's last forward, which is not part of the call",
 }
 
-local stats = { calls = 0, classes = {}, random = {}, instrumented = {}, not_replayed = {} }
+local stats = { calls = 0, classes = {}, random = {}, instrumented = {}, not_replayed = {}, on_device = {} }
 local failures_out  -- the running test case's failure list (Tester.current_failures)
 local case_name, case_cpu_only = nil, {}
 local depth = 0
@@ -182,6 +183,16 @@ local function replayable(m)
   return not why
 end
 
+-- Note [Calls already on CUDA]: a suite's own CUDA check (m:cuda() then m:forward(x:cuda())) is
+-- not replayed: it has no CPU result to compare with, and the replay would pick the twin's type
+-- from a CPU name (a CudaDoubleTensor module became a float32 twin fed f64 inputs: "[addmm] mat1
+-- is a torch.DoubleTensor but mat2 is a torch.FloatTensor" on the GPU).
+local function already_on_device(m, ...)
+  if not on_device(m, pack(...)) then return false end
+  stats.on_device[torch.typename(m) or 'module'] = true
+  return true
+end
+
 -- Takes one of the instance's replays of `kind`, if any is left.
 local function take(m, kind)
   local r = replayed[m]
@@ -203,7 +214,7 @@ local function wrap(cls, kind)
   if type(orig) ~= 'function' then return end
   cls[kind] = function(m, ...)
     local go, snapshot, dargs, fargs = false, nil, nil, nil
-    local can = replayable(m) and not instrumented(m)
+    local can = replayable(m) and not instrumented(m) and not already_on_device(m, ...)
     if kind == 'forward' then  -- a backward replay needs the inputs of the last forward
       last_forward[m] = nil
       if can and backward_left(m) then
@@ -284,6 +295,10 @@ function Tester:run(...)
     for k in pairs(stats.instrumented) do hooked[#hooked + 1] = k end
     table.sort(hooked)
     if #hooked > 0 then print('  not replayed (methods set on the instance): ' .. table.concat(hooked, ', ')) end
+    local dev = {}
+    for k in pairs(stats.on_device) do dev[#dev + 1] = k end
+    table.sort(dev)
+    if #dev > 0 then print('  not replayed (the call was on CUDA already): ' .. table.concat(dev, ', ')) end
     for k, why in pairs(stats.not_replayed) do print('  not replayed alone: ' .. k .. ': ' .. why) end
   end
   local ok, err = pcall(run, self, ...)

@@ -23,10 +23,18 @@ return function(dry)
     return x
   end
 
-  local function is_floating(t)
-    local ty = t:type()
-    return ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor' or ty == 'torch.HalfTensor'
-      or ty == 'torch.BFloat16Tensor'
+  -- By dtype, not class name (a CUDA float32 tensor is a 'torch.CudaTensor').
+  local function is_floating(t) return t:isFloatingPoint() end
+
+  -- Whether a call already runs on CUDA: a tensor argument (args: packed) or m's first parameter
+  -- is on the device. Such a call (a suite's own device check) is not replayed: there is no CPU
+  -- result to compare with, and float_type's names are the CPU's.
+  local function on_device(m, args)
+    for i = 1, args.n do
+      for _, t in ipairs(leaves(args[i])) do if t:isCuda() then return true end end
+    end
+    local params = m.parameters and m:parameters()
+    return params ~= nil and params[1] ~= nil and params[1]:isCuda()
   end
 
   -- The CPU floating type of a call (its CPU arguments): the first floating input, else the first
@@ -119,6 +127,6 @@ return function(dry)
   return {
     leaves = leaves, to_device = to_device, is_floating = is_floating, float_type = float_type,
     walk_modules = walk_modules, max_err = max_err, grads_of = grads_of, is_criterion = is_criterion,
-    clone_args = clone_args, device_args = device_args, pack = pack, unpack = unpack,
+    clone_args = clone_args, device_args = device_args, on_device = on_device, pack = pack, unpack = unpack,
   }
 end
