@@ -69,9 +69,14 @@ local function close_loader(h, held)
   end
 end
 
+-- (interpreted: Note [Lua finalizers run interpreted], lua/hdf5/handles.lua)
+jit.off(close_loader)
+
 local function new_worker(h)
   local held = {}
-  return { h = ffi.gc(h, function(x) close_loader(x, held) end), pending = 0, held = held }
+  local finalize = function(x) close_loader(x, held) end
+  jit.off(finalize)
+  return { h = ffi.gc(h, finalize), pending = 0, held = held }
 end
 
 local function free_workers(self)
