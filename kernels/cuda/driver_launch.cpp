@@ -6,8 +6,9 @@
 // call before calling cuLaunchKernel; calling the driver directly with a handle cached per kernel
 // skips that. The driver's entry point comes from the runtime (cudaGetDriverEntryPointByVersion),
 // so nothing links libcuda. Only the contiguous pointwise kernels (the tiny ops) take this path,
-// and only with TOCHA_CUDA_DRIVER_LAUNCH=1, until bench/cuda.lua (its *_driver rows) and
-// bench/launch_ref.cu (launch_add1_driver) show on a GPU whether it is cheaper.
+// and only with TOCHA_CUDA_DRIVER_LAUNCH=1: on an H200 (three runs, bench/README.md) the driver's
+// launch from C was 0.2-0.3 us cheaper (bench/launch_ref.cu), but from Lua the *_driver rows of
+// bench/cuda.lua were within the runs' noise of the runtime's (better in two, worse in one).
 #include "kernels/cuda/driver_launch.h"
 #include "core/device_runtime.h"
 #include "core/error.h"
