@@ -75,7 +75,7 @@ function torch.resetPeakMemoryStats(device)
   end
   lib.check(C.tocha_memory_reset_peak((device == nil or device == 'cpu') and 0 or 1))
 end
---- Bytes allocated since the last collection that trigger one (at least; grows with live bytes).
+--- The growth of live tensor bytes since the last collection that triggers one (at least; grows with live bytes).
 --- Example: local old = torch.getGCThreshold(); torch.setGCThreshold(512 * 2^20); torch.setGCThreshold(old)
 function torch.setGCThreshold(bytes)
   -- a negative value became 0 (a collection on every allocation) and a string an FFI error
@@ -85,8 +85,9 @@ function torch.setGCThreshold(bytes)
   C.tocha_memory_set_gc_threshold(bytes)
 end
 --- torch.getGCThreshold(): the minimum GC threshold in bytes (default 256 MiB, set with
---- torch.setGCThreshold): once this many tensor bytes, or the live bytes after the last
---- collection if more, have been allocated since that collection, Tocha runs the Lua GC.
+--- torch.setGCThreshold): once live tensor memory has grown by this many bytes, or by the live
+--- bytes after the last collection if more, since that collection, Tocha runs the Lua GC
+--- (Note [Pressure is growth]: memory freed without Lua, such as library workspaces, does not count).
 --- Example: torch.getGCThreshold()
 function torch.getGCThreshold() return tonumber(C.tocha_memory_gc_threshold()) end
 
