@@ -13,8 +13,8 @@ struct Counters {
 };
 Counters g_counters[kNumDeviceTypes];
 // Note [Pressure is growth]: the flag is raised when live tensor bytes have grown past the
-// threshold since the last collection (g_since_gc: allocations minus frees since then; it goes
-// below 0 when incremental steps free older tensors), not when that many bytes were allocated.
+// threshold since the last collection (g_since_gc: allocations minus frees since then, counted from
+// its lowest point), not when that many bytes were allocated.
 // Memory freed without Lua's help (cuDNN, cuBLAS and cuSOLVER workspaces, a kernel's scratch, the
 // tensors a finished backward saved) is no garbage Lua could collect: counted as allocations, the
 // workspaces of a batch-1024 CNN step on the GPU (hundreds of MB for cuDNN's FFT algorithms) asked
@@ -51,6 +51,13 @@ void publish(DeviceType dev, int64_t live_delta, int64_t count) {
   while (live > peak && !c.peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
   if (!live_delta) return;
   int64_t since = g_since_gc.fetch_add(live_delta, std::memory_order_relaxed) + live_delta;
+  if (since < 0) {
+    // Frees of memory older than the last collection (a model dropped and freed by incremental
+    // steps): the growth counts from the lowest point, or 10 GB freed would let 10 GB more pile up
+    // before the next collection. (A racing update only shifts the count by one block.)
+    g_since_gc.compare_exchange_strong(since, 0, std::memory_order_relaxed);
+    return;
+  }
   if (live_delta > 0 && since > gc_threshold_now()) g_growth_device.store(int(dev), std::memory_order_relaxed);
 }
 

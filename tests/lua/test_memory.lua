@@ -80,6 +80,26 @@ function tests.theFlagFollowsGrowthNotAllocation()
   collectgarbage()
 end
 
+-- Frees of memory from before the last collection (here by a plain collectgarbage(), as by Lua's
+-- incremental steps) do not postpone the next one: the growth counts from the lowest point.
+function tests.freesBeforeTheLastCollectionDoNotPostponeTheNext()
+  local threshold = torch.getGCThreshold()
+  torch.setGCThreshold(8 * 2 ^ 20)
+  torch._lib.collect()  -- the pressure flag's own collection: the baseline is what lives now
+  local keep = {}
+  for i = 1, 16 do keep[i] = torch.FloatTensor(2 ^ 20) end  -- 64 MiB held: collections run
+  keep = nil
+  collectgarbage()  -- frees them without the pressure flag's collection
+  local start = torch.memoryStats().gcRequests
+  local again = {}
+  for i = 1, 20 do again[i] = torch.FloatTensor(2 ^ 20) end  -- 80 MiB: past max(8 MiB, ~64 MiB)
+  local raised = torch.memoryStats().gcRequests - start
+  torch.setGCThreshold(threshold)
+  again = nil
+  collectgarbage()
+  tester:assertge(raised, 1, '80 MiB of growth after 64 MiB were freed did not raise the flag')
+end
+
 -- A small MLP trained by autograd for many steps: saved tensors are freed by backward and the graph
 -- is released, so memory stays flat.
 function tests.trainingLoopKeepsMemoryFlat()
