@@ -222,6 +222,12 @@ class GraphTask {
       for (const Tensor& g : grads) any = any || g.defined();
       Grads out;
       if (run_it && any) {
+        // Note [In-place ops on views of tensors with history] (record.cpp)
+        TOCHA_CHECK(n->modified_through_view.empty(), "backward", "the result of ", n->name(),
+                    " was modified in place through a view (", n->modified_through_view,
+                    ") after it was computed: autograd cannot follow an in-place op on a view into "
+                    "the tensor it views; clone() the view before modifying it, or use an "
+                    "out-of-place op");
         out = n->apply(grads);
         if (!opts_.retain_graph) n->release_saved();
       }

@@ -94,6 +94,9 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Tensor> retained;     // gradients kept per output slot (retainGrad)
   std::vector<bool> retain_slot;
   bool released = false;            // saved tensors freed by a backward without retainGraph
+  // Non-empty when an in-place op wrote through a view into this node's result: a backward
+  // through it raises (Note [In-place ops on views of tensors with history], record.cpp).
+  std::string modified_through_view;
   uint64_t task_epoch = 0;          // Note [Graph task bookkeeping] (engine.cpp)
   int task_index = -1;
 

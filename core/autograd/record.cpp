@@ -123,7 +123,24 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
 // differentiable tensor from pieces, use torch.cat/stack or out-of-place index ops. A whole
 // (non-view) plain tensor written in place is recorded as in PyTorch (buf:copy(x) makes buf
 // carry x's history). Autograd cannot follow a write through a view into a base that has
-// history of its own, so that case is refused with an error naming the op.
+// history of its own: Note [In-place ops on views of tensors with history].
+//
+// Note [In-place ops on views of tensors with history]: PyTorch rebases the viewed tensor's history
+// onto the write (CopySlices); Tocha's views do not know their base tensor, so the write is
+// recorded as the view's new history and the node that computed the base (the first non-view node
+// up the view's history) is marked: a backward that reaches it raises, naming the op, instead of
+// ignoring the write. Code that modifies a view of a module output and never calls backward
+// (char-rnn's sample.lua: prediction:squeeze():div(temperature)) runs as in Torch7; refusing the
+// write itself stopped it.
+
+// Whether op's result shares its input's memory.
+static bool is_view_op(OpId op) {
+  switch (op) {
+    case OpId::narrow: case OpId::select: case OpId::transpose: case OpId::permute:
+    case OpId::view: case OpId::expand: case OpId::unfold: case OpId::asStrided: return true;
+    default: return false;
+  }
+}
 // Whether t is (a chain of views of) a leaf that requires grad: its history is only view ops
 // ending at the leaf's accumulator.
 static bool view_of_leaf(const Tensor& t) {
@@ -131,16 +148,22 @@ static bool view_of_leaf(const Tensor& t) {
   if (!m || !m->grad_fn) return false;
   const Node* n = m->grad_fn.get();
   for (;;) {
-    switch (n->op) {
-      case OpId::narrow: case OpId::select: case OpId::transpose: case OpId::permute:
-      case OpId::view: case OpId::expand: case OpId::unfold: case OpId::asStrided: break;
-      default: return false;
-    }
+    if (!is_view_op(n->op)) return false;
     if (n->next.empty() || !n->next[0].valid()) return false;
     const Node* up = n->next[0].node.get();
     if (dynamic_cast<const AccumulateGrad*>(up)) return true;
     n = up;
   }
+}
+
+// Marks the node that computed the tensor t views (Note [In-place ops on views of tensors with
+// history]): the first node up t's history that is not a view op.
+static void mark_viewed_node(const char* op, const Tensor& t) {
+  AutogradMeta* m = meta_if(t);
+  Node* n = m ? m->grad_fn.get() : nullptr;
+  while (n && is_view_op(n->op) && !n->next.empty() && n->next[0].valid()) n = n->next[0].node.get();
+  if (n && n->modified_through_view.empty())
+    n->modified_through_view = str_cat(op, " on a view of size ", shape_str(t.sizes()));
 }
 
 bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begin, const Tensor* const* end) {
@@ -156,9 +179,7 @@ bool prepare_in_place(const char* op, const Tensor& t, const Tensor* const* begi
   if (!t.impl()->is_view) return true;
   if (!t_requires) return false;  // plain buffer written through a view
   if (view_of_leaf(t)) return false;  // a slice of a parameter updated in place
-  TOCHA_CHECK(false, op, "in-place operation on a view (of size ", shape_str(t.sizes()),
-              ") of a tensor with autograd history: autograd cannot follow it into the viewed "
-              "tensor; use an out-of-place operation (or clone() the view first)");
+  mark_viewed_node(op, t);
   return true;
 }
 

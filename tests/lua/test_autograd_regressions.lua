@@ -313,5 +313,35 @@ function tests.retainGraphFalseWithCreateGraph()
   tester:assert(not pcall(function() y3:backward() end), 'backward with retainGraph = false frees it')
 end
 
+-- Note [In-place ops on views of tensors with history]: the write runs (char-rnn's sampling divides
+-- a view of the model's output), the values change, and only a backward through the modified
+-- tensor is refused, naming the op; a gradient that does not pass there is unaffected.
+function tests.inPlaceOnAViewOfATensorWithHistory()
+  require 'nn'
+  local lin = nn.Linear(4, 3):double()
+  local x = torch.randn(2, 4):double()
+  local o = lin:forward(x)
+  local before = o:clone()
+  o:narrow(2, 1, 2):div(2)
+  tester:assertTensorEq(o:narrow(2, 1, 2), before:narrow(2, 1, 2) / 2, 1e-12)
+  tester:assertTensorEq(o:narrow(2, 3, 1), before:narrow(2, 3, 1), 0)
+  local ok, err = pcall(function() o:sum():backward() end)
+  tester:assert(not ok and tostring(err):find('[backward] the result of nn.Linear was modified in place through a view (div on a view of size 2x2)', 1, true) ~= nil,
+    'backward through the modified output: ' .. tostring(err))
+  -- another tensor of the same graph, not through the modified one: its gradient is right
+  local a = torch.randn(3):double():requiresGrad()
+  local y, z = a * 2, a * 3
+  y:narrow(1, 1, 2):mul(3)
+  z:sum():backward()
+  tester:assertTensorEq(a.grad, torch.DoubleTensor(3):fill(3), 0)
+  tester:assertErrorPattern(function() y:sum():backward() end, 'modified in place through a view %(mul on a view of size 2%)')
+  -- under noGrad nothing is recorded or marked: mul's gradient (it saved b, not w), as PyTorch's
+  local b = torch.randn(3):double():requiresGrad()
+  local w = b * 2
+  torch.noGrad(function() w:narrow(1, 1, 1):fill(0) end)
+  w:sum():backward()
+  tester:assertTensorEq(b.grad, torch.DoubleTensor(3):fill(2), 0)
+end
+
 tester:add(tests)
 tester:run()
