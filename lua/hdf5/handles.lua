@@ -29,12 +29,12 @@ local function close_all(state)
   C.H5Fclose(state.id)
 end
 
--- Note [Lua finalizers run interpreted]: a Lua finalizer that calls C functions through the FFI,
--- when compiled code ran it (the collector steps at a trace exit and calls finalizers there),
--- hung LuaJIT 2.1-20230119 (Debian's luajit2) in an endless trace exit (lj_snap_restore under
--- lj_trace_exit): test_hdf5.lua spun at full CPU in CI, and about 1 run in 70 under
--- collectgarbage('setpause', 1); with the finalizer and close_all kept out of traces
--- (jit.off), no hang in 400 runs. Tocha's own tensor and storage finalizers are C functions.
+-- Note [Lua finalizers run interpreted]: run as the sentinel's finalizer, the compiled pairs() loop
+-- of close_all hung LuaJIT 2.1-20230119 (Debian's luajit2) in an endless trace exit (gdb on a
+-- debug build of it: lj_snap_restore under lj_trace_exit, the trace starting in close_all;
+-- upstream has reports of pairs() traces looping). test_hdf5.lua spun at full CPU in CI, and about
+-- 1 run in 70 under collectgarbage('setpause', 1); with the finalizer and close_all kept out of
+-- traces (jit.off), no hang in 400 runs. Tocha's own tensor and storage finalizers are C functions.
 jit.off(close_all)
 
 -- A new state for an open file id: { id, name, mode, writable, objects = {id -> kind}, closed }.
@@ -47,8 +47,8 @@ function H.newState(id, name, mode)
 end
 
 -- Closes the files whose finalizer was deferred (hdf5.open calls it first).
--- Inside an HDF5 callback nothing is closed (close_all would defer the file again: the loop never
--- ended); the files wait for the next drain.
+-- Inside an HDF5 callback nothing is closed (close_all would defer the file again, and the loop
+-- would never end); the files wait for the next drain.
 function H.drain()
   if L.inCallback then return end
   while #deferred > 0 do close_all(table.remove(deferred)) end

@@ -5,18 +5,9 @@ require 'nn'
 local tester = torch.Tester()
 local tests = torch.TestSuite()
 
--- char-rnn's util/OneHot: no backward of its own; fills the same output buffer at every call.
-local OneHot, parent = torch.class('nnversions.OneHot', 'nn.Module')
-function OneHot:__init(n)
-  parent.__init(self)
-  self.n = n
-  self._eye = torch.eye(n)
-end
-function OneHot:updateOutput(input)
-  self.output:resize(input:size(1), self.n):zero()
-  self.output:copy(self._eye:index(1, input:long()))
-  return self.output
-end
+-- char-rnn's util/OneHot (the copy the Torch7 programs' test runs): no backward of its own; fills
+-- the same output buffer at every call.
+dofile((debug.getinfo(1, 'S').source:sub(2):match('^(.*)/') or '.') .. '/torch7_programs/util/OneHot.lua')
 
 local function linear()
   local lin = nn.Linear(3, 2)
@@ -28,7 +19,7 @@ end
 
 function tests.aReusedInputBufferIsRefused()
   local lin = linear()
-  local m = nn.Sequential():add(nnversions.OneHot(3)):add(lin)
+  local m = nn.Sequential():add(OneHot(3)):add(lin)
   local loss = m(torch.Tensor({ 1 })):sum() + m(torch.Tensor({ 2 })):sum()
   -- before: gradWeight [[0, 2, 0], [0, 2, 0]] (both calls read the second one-hot row);
   -- PyTorch refuses a saved tensor modified in place the same way
@@ -37,8 +28,8 @@ end
 
 function tests.separateModulesGiveTheRightGradients()
   local lin = linear()
-  local a = nn.Sequential():add(nnversions.OneHot(3)):add(lin)
-  local b = nn.Sequential():add(nnversions.OneHot(3)):add(lin)  -- shared Linear, own buffers
+  local a = nn.Sequential():add(OneHot(3)):add(lin)
+  local b = nn.Sequential():add(OneHot(3)):add(lin)  -- shared Linear, own buffers
   local loss = a(torch.Tensor({ 1 })):sum() + b(torch.Tensor({ 2 })):sum()
   loss:backward()
   tester:eq(lin.gradWeight:totable(), { { 1, 1, 0 }, { 1, 1, 0 } })
@@ -47,7 +38,7 @@ end
 function tests.aTrainingLoopReusesItsBuffers()
   -- forward, backward, forward, backward: each backward runs before the buffer is written again
   local lin = linear()
-  local m = nn.Sequential():add(nnversions.OneHot(3)):add(lin)
+  local m = nn.Sequential():add(OneHot(3)):add(lin)
   for _, c in ipairs({ 1, 3, 2 }) do
     m(torch.Tensor({ c })):sum():backward()
   end
